@@ -1,0 +1,25 @@
+// What every reader yields: one row of cells with a location a person can find in the file.
+
+/** A cell as the source gave it: text, a number, a boolean, null, or (JSON) an array of scalars. */
+export type Cell = string | number | boolean | null | Cell[];
+
+export interface Location {
+  /** `line 17` (CSV: the physical line the record starts on), `sheet Products row 17` (XLSX), `item 16` (JSON/NDJSON). */
+  text: string;
+  /** Source file or URL as given on the command line (credentials stripped from URLs). */
+  source: string;
+  /** CSV/NDJSON: 1-based line; XLSX: 1-based row; JSON array: 1-based item index. */
+  line: number;
+  /** XLSX only: the sheet's name. */
+  sheet?: string;
+}
+
+export interface SourceRow {
+  location: Location;
+  /** Header -> cell, in header order. Built with a null prototype: `__proto__` is an ordinary key. */
+  cells: Record<string, Cell>;
+  /** 1-based index of the data row within its source (or sheet). */
+  index: number;
+  /** A row-level problem found while reading (ragged row, ...): the row is still yielded for the report. */
+  error?: { code: string; message: string };
+}
