@@ -1,5 +1,3 @@
 #!/usr/bin/env node
-// Thin launcher: the CLI lives in the library so tests and other programs can call main() directly.
-import { main } from '../dist/cli/main.js';
-
-process.exitCode = await main(process.argv.slice(2));
+// Thin launcher for the compiled CLI (built by `npm run build`, which `npm ci` runs through `prepare`).
+import '../dist/cli/run.js';

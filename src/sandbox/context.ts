@@ -36,6 +36,8 @@ export interface SandboxOptions {
   allowHosts?: string[];
   /** Random seed for faults and jitter, so a run can be repeated. */
   randomSeed?: number;
+  /** DAM collections carry `@readLink`/`@nextLink` (hypermedia enrichment). Default false: clients page by `$skip`. */
+  damLinks?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -55,6 +57,7 @@ export interface ResolvedOptions {
   fileQuota: number;
   allowHosts: string[];
   randomSeed: number | undefined;
+  damLinks: boolean;
 }
 
 export function resolveOptions(o: SandboxOptions): ResolvedOptions {
@@ -75,6 +78,7 @@ export function resolveOptions(o: SandboxOptions): ResolvedOptions {
     fileQuota: o.fileQuota ?? 10_000,
     allowHosts: o.allowHosts ?? [],
     randomSeed: o.randomSeed,
+    damLinks: o.damLinks ?? false,
   };
 }
 

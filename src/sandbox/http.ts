@@ -51,7 +51,11 @@ export function noContent(headers: Record<string, string> = {}): SandboxResponse
 }
 
 /** 401/403/429 from the API gateway: `{message, request_id}`. */
-export function gatewayError(status: number, message: string, headers: Record<string, string> = {}): SandboxResponse {
+export function gatewayError(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): SandboxResponse {
   return json(status, { message, request_id: requestId() }, headers);
 }
 
@@ -76,8 +80,15 @@ export function validationFailures(failures: Record<string, ValidationFailure[]>
 }
 
 /** Shorthand for one failure under one key. */
-export function validationFailure(key: string, propertyName: string, message: string, attempted: unknown): SandboxResponse {
-  return validationFailures({ [key]: [{ PropertyName: propertyName, ErrorMessage: message, AttemptedValue: attempted }] });
+export function validationFailure(
+  key: string,
+  propertyName: string,
+  message: string,
+  attempted: unknown,
+): SandboxResponse {
+  return validationFailures({
+    [key]: [{ PropertyName: propertyName, ErrorMessage: message, AttemptedValue: attempted }],
+  });
 }
 
 /** DAM body-check 400: `validationFailures.error` is an array of message strings. */
@@ -96,7 +107,11 @@ export function notFoundPath(method: string, rawPath: string): SandboxResponse {
 }
 
 export function methodNotAllowed(method: string, rawPath: string, allowed: string[]): SandboxResponse {
-  const res = problem(405, 'Method Not Allowed', `${method} is not supported on ${rawPath}; use ${allowed.join(', ')}`);
+  const res = problem(
+    405,
+    'Method Not Allowed',
+    `${method} is not supported on ${rawPath}; use ${allowed.join(', ')}`,
+  );
   res.headers = { ...res.headers, allow: allowed.join(', ') };
   return res;
 }

@@ -1,7 +1,7 @@
 // Starts a real sandbox on an ephemeral loopback port for one test file and stops it afterwards.
 import { afterAll, beforeAll } from 'vitest';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import type { SandboxOptions } from '../../src/sandbox/context.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 
 export interface SandboxFixture {
   /** The running sandbox; available inside tests (after beforeAll). */
@@ -37,7 +37,12 @@ export async function call(
     body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(baseUrl + path, { method: init.method ?? 'GET', headers, body, redirect: 'manual' });
+  const res = await fetch(baseUrl + path, {
+    method: init.method ?? 'GET',
+    headers,
+    body,
+    redirect: 'manual',
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {

@@ -1,0 +1,13 @@
+// The list of CLI commands. Each command is a yargs module built from (output, setExitCode).
+import type { CommandModule } from 'yargs';
+import type { Output } from '../output.js';
+import { sandboxCommand } from './sandbox.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: yargs command modules differ in their argument types
+export type CommandFactory = (out: Output, setExitCode: (code: number) => void) => CommandModule<any, any>;
+
+// biome-ignore lint/suspicious/noExplicitAny: yargs command modules differ in their argument types
+export function commands(out: Output, setExitCode: (code: number) => void): CommandModule<any, any>[] {
+  const factories: CommandFactory[] = [sandboxCommand];
+  return factories.map((make) => make(out, setExitCode));
+}

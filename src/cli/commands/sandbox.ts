@@ -1,0 +1,173 @@
+// `catalog-io sandbox`: run the local simulator of the Catalog and DAM APIs until interrupted.
+import type { CommandModule } from 'yargs';
+import { CatalogIoError } from '../../errors.js';
+import { type SandboxOptions, startSandbox } from '../../sandbox/index.js';
+import type { CommandFactory } from './index.js';
+
+interface SandboxArgs {
+  port: number;
+  host: string;
+  seed: 'demo' | 'empty';
+  'data-dir': string;
+  reset: boolean;
+  json: boolean;
+  latency: number;
+  'rate-limit'?: string;
+  'fault-rate': number;
+  'reset-rate': number;
+  'processing-ms': number;
+  'image-quota': number;
+  'file-quota': number;
+  'allow-host': string[];
+  'dam-links': boolean;
+  'random-seed'?: number;
+}
+
+export function parseRateLimit(text: string): { requests: number; windowSeconds: number } {
+  const match = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*s?\s*$/.exec(text);
+  const requests = Number(match?.[1]);
+  const windowSeconds = Number(match?.[2]);
+  if (!match || requests < 1 || windowSeconds <= 0) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `--rate-limit must look like REQUESTS/SECONDS, for example 50/10; got "${text}"`,
+    );
+  }
+  return { requests, windowSeconds };
+}
+
+function probability(name: string, value: number): number {
+  if (!(value >= 0 && value <= 1)) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `--${name} must be a probability between 0 and 1; got ${value}`,
+    );
+  }
+  return value;
+}
+
+export const sandboxCommand: CommandFactory = (out) =>
+  ({
+    command: 'sandbox',
+    describe: 'Run the local sandbox tenant (Catalog API, DAM API and an asset host) until interrupted',
+    builder: (y) =>
+      y
+        .option('port', { type: 'number', default: 4010, describe: 'Port to listen on (0 = any free port)' })
+        .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
+        .option('seed', {
+          choices: ['demo', 'empty'] as const,
+          default: 'demo' as const,
+          describe: 'Starting tenant',
+        })
+        .option('data-dir', {
+          type: 'string',
+          default: '.catalog-io/sandbox',
+          describe: 'Where the state is kept',
+        })
+        .option('reset', {
+          type: 'boolean',
+          default: false,
+          describe: 'Ignore the saved state and start from the seed',
+        })
+        .option('json', {
+          type: 'boolean',
+          default: false,
+          describe: 'Print one JSON line with the URLs and keys once listening',
+        })
+        .option('latency', {
+          type: 'number',
+          default: 0,
+          describe: 'Added latency per request in ms (+-25% jitter)',
+        })
+        .option('rate-limit', {
+          type: 'string',
+          describe: 'Requests per window per key, e.g. 50/10 (the real service allows 50 per 10 s)',
+        })
+        .option('fault-rate', { type: 'number', default: 0, describe: 'Probability of a random 500/502/503' })
+        .option('reset-rate', {
+          type: 'number',
+          default: 0,
+          describe: 'Probability of a connection destroyed mid-request',
+        })
+        .option('processing-ms', {
+          type: 'number',
+          default: 50,
+          describe: 'Background image processing time',
+        })
+        .option('image-quota', { type: 'number', default: 10_000, describe: 'Image library quota' })
+        .option('file-quota', { type: 'number', default: 10_000, describe: 'File library quota' })
+        .option('allow-host', {
+          type: 'string',
+          array: true,
+          default: [],
+          describe: 'Loopback host:port the DAM may fetch from',
+        })
+        .option('dam-links', {
+          type: 'boolean',
+          default: false,
+          describe: 'DAM collections carry @readLink/@nextLink',
+        })
+        .option('random-seed', { type: 'number', describe: 'Seed for faults and jitter, to repeat a run' }),
+    handler: async (args: SandboxArgs) => {
+      if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) {
+        throw new CatalogIoError(
+          'CONFIG_INVALID',
+          `--port must be a whole number from 0 to 65535; got ${args.port}`,
+        );
+      }
+      const options: SandboxOptions = {
+        port: args.port,
+        host: args.host,
+        seed: args.seed,
+        dataDir: args['data-dir'],
+        reset: args.reset,
+        latencyMs: args.latency,
+        rateLimit: args['rate-limit'] ? parseRateLimit(args['rate-limit']) : undefined,
+        faultRate: probability('fault-rate', args['fault-rate']),
+        resetRate: probability('reset-rate', args['reset-rate']),
+        processingMs: args['processing-ms'],
+        imageQuota: args['image-quota'],
+        fileQuota: args['file-quota'],
+        allowHosts: args['allow-host'],
+        damLinks: args['dam-links'],
+        randomSeed: args['random-seed'],
+      };
+      let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+      try {
+        sandbox = await startSandbox(options);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE') {
+          throw new CatalogIoError(
+            'CONFIG_INVALID',
+            `Port ${args.port} is already in use: pick another with --port (0 = any free port)`,
+          );
+        }
+        throw err;
+      }
+      const { catalogUrl, damUrl, assetsUrl, apiKey, readOnlyKey } = sandbox;
+      if (args.json) {
+        out.print(JSON.stringify({ catalogUrl, damUrl, assetsUrl, apiKey, readOnlyKey }));
+      } else {
+        out.error(
+          `Sandbox tenant (${sandbox.restored ? 'restored from' : `new, seed ${args.seed}, saved in`} ${args['data-dir']})`,
+        );
+        out.error(`  Catalog API  ${catalogUrl}`);
+        out.error(`  DAM API      ${damUrl}`);
+        out.error(`  Asset host   ${assetsUrl}`);
+        out.error(`  Stats        ${sandbox.origin}/_sandbox/stats`);
+        out.error(`  API key      ${apiKey}   (read-only: ${readOnlyKey})`);
+        out.error('Press Ctrl+C to stop.');
+      }
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await sandbox.close();
+    },
+  }) as CommandModule<object, SandboxArgs>;

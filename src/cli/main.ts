@@ -1,0 +1,48 @@
+// The command line: parse flags with yargs, call the library, turn errors into a message and an exit code.
+// Exit codes (docs/exit-codes.md): 0 ok, 1 some rows failed or were invalid, 2 fatal, 3 stopped on purpose.
+import yargs from 'yargs';
+import { CatalogIoError } from '../errors.js';
+import { commands } from './commands/index.js';
+import { EXIT, type Output, processOutput } from './output.js';
+
+/** Runs the CLI with the given arguments and resolves to the exit code; never throws. */
+export async function main(argv: string[], out: Output = processOutput()): Promise<number> {
+  let exitCode: number = EXIT.OK;
+  const cli = yargs(argv)
+    .scriptName('catalog-io')
+    .usage('$0 <command> [options]')
+    .strict()
+    .recommendCommands()
+    .demandCommand(1, 'Name a command: see catalog-io --help')
+    .help()
+    .alias('h', 'help')
+    .version(false)
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .exitProcess(false)
+    .fail((msg, err) => {
+      throw err ?? new CatalogIoError('CONFIG_INVALID', msg);
+    });
+  for (const command of commands(out, (code) => {
+    exitCode = code;
+  })) {
+    cli.command(command);
+  }
+  try {
+    await cli.parseAsync();
+    return exitCode;
+  } catch (err) {
+    return reportFatal(err, out);
+  }
+}
+
+export function reportFatal(err: unknown, out: Output): number {
+  if (err instanceof CatalogIoError) {
+    out.error(`catalog-io: ${err.message} [${err.code}]`);
+    return EXIT.FATAL;
+  }
+  // An unexpected failure is still one readable line; the stack only on request.
+  const message = err instanceof Error ? err.message : String(err);
+  out.error(`catalog-io: unexpected error: ${message} [INTERNAL]`);
+  if (process.env.CATALOG_IO_DEBUG && err instanceof Error && err.stack) out.error(err.stack);
+  return EXIT.FATAL;
+}

@@ -1,0 +1,77 @@
+// startSandbox(): the catalog API, the DAM API and a static asset host in one process, on one origin,
+// under three path prefixes. The sandbox follows the spec, never the client: it imports nothing
+// from the rest of src/.
+import { createAssetHost } from './assets/index.js';
+import { createCatalogService } from './catalog/index.js';
+import { monotonicNow, resolveOptions, type SandboxOptions, type ServiceContext } from './context.js';
+import { createDamService } from './dam/index.js';
+import type { SandboxService } from './http.js';
+import { Persistence } from './persist.js';
+import { PREFIX, SandboxServer } from './server.js';
+
+export type { SandboxOptions } from './context.js';
+
+export interface SandboxHandle {
+  catalogUrl: string;
+  damUrl: string;
+  assetsUrl: string;
+  apiKey: string;
+  readOnlyKey: string;
+  /** The origin; request counters are at `<origin>/_sandbox/stats`. */
+  origin: string;
+  /** Whether the state was restored from an earlier run's snapshot. */
+  restored: boolean;
+  /** The services themselves, for tests and benchmarks that build large tenants without HTTP. */
+  services: { catalog: SandboxService; dam: SandboxService };
+  /** Stops the server and background work, writing any pending snapshot. */
+  close(): Promise<void>;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  const resolved = resolveOptions(options);
+  const server = new SandboxServer(resolved);
+  const origin = await server.listen();
+  const urls = {
+    origin,
+    catalogUrl: origin + PREFIX.catalog,
+    damUrl: origin + PREFIX.dam,
+    assetsUrl: origin + PREFIX.assets,
+  };
+
+  let persistence: Persistence | undefined;
+  const ctx: ServiceContext = {
+    options: resolved,
+    urls,
+    markDirty: () => persistence?.markDirty(),
+    now: monotonicNow,
+  };
+  const dam = createDamService(ctx);
+  const catalog = createCatalogService(ctx, dam);
+  const assets = createAssetHost(ctx);
+
+  let restored = false;
+  if (resolved.dataDir) {
+    persistence = new Persistence(resolved.dataDir, { catalog, dam });
+    restored = !resolved.reset && persistence.load();
+    if (!restored) persistence.save();
+  }
+  server.mount({ catalog, dam, assets });
+
+  let closed = false;
+  return {
+    ...urls,
+    apiKey: resolved.apiKey,
+    readOnlyKey: resolved.readOnlyKey,
+    restored,
+    services: { catalog, dam },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await server.close();
+      await dam.close?.();
+      await catalog.close?.();
+      await assets.close?.();
+      persistence?.flush();
+    },
+  };
+}

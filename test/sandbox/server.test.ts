@@ -1,0 +1,293 @@
+// The sandbox's gateway and glue: auth, read-only key, URL length, rate limit, faults, counters,
+// persistence and the CLI's --json line. Real HTTP over loopback throughout.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+
+const fixture = useSandbox({ seed: 'demo' });
+
+async function stats(origin: string) {
+  return (await call(origin, '/_sandbox/stats')).body as {
+    total: number;
+    byMethod: Record<string, number>;
+    byStatus: Record<string, number>;
+  };
+}
+
+describe('auth: X-API-KEY on every request', () => {
+  it('missing key -> 401 with the gateway body {message, request_id}', async () => {
+    for (const base of [fixture.sb.catalogUrl, fixture.sb.damUrl]) {
+      const res = await call(base, base.endsWith('/dam') ? '/images' : '/Products', { key: null });
+      expect(res.status).toBe(401);
+      expect(Object.keys(res.body as object).sort()).toEqual(['message', 'request_id']);
+      expect(typeof (res.body as { message: unknown }).message).toBe('string');
+    }
+  });
+
+  it('empty key -> 401', async () => {
+    const res = await call(fixture.sb.catalogUrl, '/Products', { headers: { 'x-api-key': '' } });
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ message: expect.any(String), request_id: expect.any(String) });
+  });
+
+  it('unknown key -> 401', async () => {
+    const res = await call(fixture.sb.catalogUrl, '/Products', { key: 'not-a-key' });
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ message: expect.any(String), request_id: expect.any(String) });
+  });
+
+  it('read-only key may read', async () => {
+    const res = await call(fixture.sb.catalogUrl, '/Products?$top=1', { key: fixture.sb.readOnlyKey });
+    expect(res.status).toBe(200);
+  });
+
+  it('read-only key -> 403 on POST/PATCH/PUT/DELETE (catalog: problem details)', async () => {
+    for (const [method, path] of [
+      ['POST', '/Products'],
+      ['PATCH', '/Products(1)'],
+      ['PUT', '/Categories/layout'],
+      ['DELETE', '/Products(1)'],
+    ] as const) {
+      const res = await call(fixture.sb.catalogUrl, path, { method, key: fixture.sb.readOnlyKey, body: {} });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(res.body).toMatchObject({ status: 403, title: expect.any(String), detail: expect.any(String) });
+    }
+  });
+
+  it('read-only key -> 403 on DAM writes with the same shape as the 401', async () => {
+    const res = await call(fixture.sb.damUrl, '/images', {
+      method: 'POST',
+      key: fixture.sb.readOnlyKey,
+      body: { url: `${fixture.sb.assetsUrl}/x.png` },
+    });
+    expect(res.status).toBe(403);
+    expect(Object.keys(res.body as object).sort()).toEqual(['message', 'request_id']);
+  });
+});
+
+describe('gateway rules', () => {
+  it('URL longer than about 8,000 characters -> 414', async () => {
+    const refs = Array.from({ length: 800 }, (_, i) => `'ref-${i}'`).join(',');
+    const res = await call(
+      fixture.sb.catalogUrl,
+      `/Products?$filter=prod_ref in (${encodeURIComponent(refs)})`,
+      {
+        key: fixture.sb.apiKey,
+      },
+    );
+    expect(res.status).toBe(414);
+  });
+
+  it('a URL just under the limit is served', async () => {
+    const refs = Array.from({ length: 300 }, (_, i) => `'ref-${i}'`).join(',');
+    const url = `/Products?$filter=prod_ref in (${encodeURIComponent(refs)})`;
+    expect(fixture.sb.catalogUrl.length + url.length).toBeLessThan(8000);
+    const res = await call(fixture.sb.catalogUrl, url, { key: fixture.sb.apiKey });
+    expect(res.status).toBe(200);
+  });
+
+  it('unknown service prefix -> 404 problem details, never a hang', async () => {
+    const res = await call(fixture.sb.origin, '/nothing/here', { key: fixture.sb.apiKey });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ status: 404, title: 'Not Found' });
+  });
+
+  it('malformed JSON body on a catalog write -> 400 validationFailures', async () => {
+    const res = await call(fixture.sb.catalogUrl, '/Products', {
+      method: 'POST',
+      key: fixture.sb.apiKey,
+      body: '{"prod_ref": ',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ validationFailures: expect.any(Object) });
+  });
+
+  it('malformed JSON body on a DAM write -> 400 validationFailures.error messages', async () => {
+    const res = await call(fixture.sb.damUrl, '/images', {
+      method: 'POST',
+      key: fixture.sb.apiKey,
+      body: '{url',
+    });
+    expect(res.status).toBe(400);
+    const failures = (res.body as { validationFailures: { error: unknown[] } }).validationFailures;
+    expect(Array.isArray(failures.error)).toBe(true);
+    expect(typeof failures.error[0]).toBe('string');
+  });
+});
+
+describe('request counters at /_sandbox/stats', () => {
+  it('count catalog and DAM requests by method and status, not asset-host or stats requests', async () => {
+    const { origin, catalogUrl, damUrl, assetsUrl, apiKey } = fixture.sb;
+    expect((await call(origin, '/_sandbox/stats/reset', { method: 'POST' })).status).toBe(204);
+    await call(catalogUrl, '/Products?$top=1', { key: apiKey });
+    await call(catalogUrl, '/Products?$top=1', { key: null });
+    await call(damUrl, '/images?$top=1', { key: apiKey });
+    await call(assetsUrl, '/counted-not.png');
+    const s = await stats(origin);
+    expect(s.total).toBe(3);
+    expect(s.byMethod).toEqual({ GET: 3 });
+    expect(s.byStatus).toEqual({ '200': 2, '401': 1 });
+  });
+
+  it('POST /_sandbox/stats/reset zeroes them', async () => {
+    await call(fixture.sb.catalogUrl, '/Products?$top=1', { key: fixture.sb.apiKey });
+    await call(fixture.sb.origin, '/_sandbox/stats/reset', { method: 'POST' });
+    expect(await stats(fixture.sb.origin)).toEqual({ total: 0, byMethod: {}, byStatus: {} });
+  });
+});
+
+describe('fault and load knobs', () => {
+  it('--rate-limit N/W: beyond it 429 with Retry-After and the gateway body', async () => {
+    const sb = await startSandbox({ port: 0, rateLimit: { requests: 3, windowSeconds: 10 } });
+    try {
+      const statuses: number[] = [];
+      let last: Awaited<ReturnType<typeof call>> | undefined;
+      for (let i = 0; i < 5; i++) {
+        last = await call(sb.catalogUrl, '/Products?$top=1', { key: sb.apiKey });
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      const retryAfter = Number(last!.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(10);
+      expect(last!.body).toMatchObject({ message: expect.any(String), request_id: expect.any(String) });
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('--rate-limit is per key: the read-only key has its own window', async () => {
+    const sb = await startSandbox({ port: 0, rateLimit: { requests: 1, windowSeconds: 10 } });
+    try {
+      expect((await call(sb.catalogUrl, '/Products?$top=1', { key: sb.apiKey })).status).toBe(200);
+      expect((await call(sb.catalogUrl, '/Products?$top=1', { key: sb.apiKey })).status).toBe(429);
+      expect((await call(sb.catalogUrl, '/Products?$top=1', { key: sb.readOnlyKey })).status).toBe(200);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('--fault-rate 1: every request answers 500, 502 or 503 in the spec shapes', async () => {
+    const sb = await startSandbox({ port: 0, faultRate: 1, randomSeed: 7 });
+    try {
+      const seen = new Set<number>();
+      for (let i = 0; i < 20; i++) {
+        const res = await call(sb.catalogUrl, '/Products?$top=1', { key: sb.apiKey });
+        seen.add(res.status);
+        if (res.status === 500) expect(res.body).toMatchObject({ error: expect.any(String) });
+        else expect(res.body).toMatchObject({ message: expect.any(String), request_id: expect.any(String) });
+      }
+      expect([...seen].every((s) => [500, 502, 503].includes(s))).toBe(true);
+      expect(seen.size).toBeGreaterThan(1);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('--reset-rate 1: the connection is destroyed and the counters say so', async () => {
+    const sb = await startSandbox({ port: 0, resetRate: 1 });
+    try {
+      await expect(
+        fetch(`${sb.catalogUrl}/Products`, { headers: { 'x-api-key': sb.apiKey } }),
+      ).rejects.toThrow();
+      const s = await stats(sb.origin);
+      expect(s.byStatus.reset).toBe(1);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('--latency MS delays each request', async () => {
+    const sb = await startSandbox({ port: 0, latencyMs: 120 });
+    try {
+      const started = performance.now();
+      await call(sb.catalogUrl, '/Products?$top=1', { key: sb.apiKey });
+      // 120 ms with -25% jitter is at least 90 ms; this checks the knob works, not a speed.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(85);
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
+describe('state persists under --data-dir', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('a record created before a restart is there after it; --reset starts fresh', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'catalog-io-sandbox-'));
+    dirs.push(dataDir);
+    const first = await startSandbox({ port: 0, dataDir, seed: 'empty' });
+    const created = await call(first.catalogUrl, '/Products', {
+      method: 'POST',
+      key: first.apiKey,
+      body: { prod_ref: 'persisted-1', prod_title: 'Kept' },
+    });
+    expect(created.status).toBe(201);
+    await first.close();
+
+    const second = await startSandbox({ port: 0, dataDir, seed: 'empty' });
+    try {
+      expect(second.restored).toBe(true);
+      const found = await call(second.catalogUrl, `/Products?$filter=prod_ref eq 'persisted-1'`, {
+        key: second.apiKey,
+      });
+      expect((found.body as { value: unknown[] }).value).toHaveLength(1);
+    } finally {
+      await second.close();
+    }
+
+    const third = await startSandbox({ port: 0, dataDir, seed: 'empty', reset: true });
+    try {
+      expect(third.restored).toBe(false);
+      const found = await call(third.catalogUrl, `/Products?$filter=prod_ref eq 'persisted-1'`, {
+        key: third.apiKey,
+      });
+      expect((found.body as { value: unknown[] }).value).toHaveLength(0);
+    } finally {
+      await third.close();
+    }
+  });
+});
+
+describe('catalog-io sandbox --json --port 0', () => {
+  it('prints exactly one JSON line with the five fields once listening', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'catalog-io-cli-'));
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/run.ts', 'sandbox', '--json', '--port', '0', '--data-dir', dataDir],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let buffered = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          buffered += chunk.toString('utf8');
+          const nl = buffered.indexOf('\n');
+          if (nl !== -1) resolve(buffered.slice(0, nl));
+        });
+        child.on('exit', (code) => reject(new Error(`sandbox exited early with ${code}`)));
+      });
+      const info = JSON.parse(line) as Record<string, string>;
+      expect(Object.keys(info).sort()).toEqual([
+        'apiKey',
+        'assetsUrl',
+        'catalogUrl',
+        'damUrl',
+        'readOnlyKey',
+      ]);
+      const res = await call(info.catalogUrl!, '/Products?$top=1', { key: info.apiKey! });
+      expect(res.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
