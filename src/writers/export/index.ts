@@ -1,0 +1,6 @@
+// Export sinks by format. The export runner picks one from --format and --out.
+export { createCsvSink } from './csv.js';
+export { createNdjsonSink } from './ndjson.js';
+export { FORMULA_TRIGGER, unneutralise } from './safety.js';
+export type { ColumnKind, CsvOptions, ExportColumn, ExportSink, ExportValue, TableWriter } from './types.js';
+export { createXlsxSink } from './xlsx.js';

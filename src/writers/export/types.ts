@@ -1,0 +1,49 @@
+// The export writers' contract: the export runner opens one table per entity and writes rows of
+// values aligned with the table's columns. Formats differ only behind this interface.
+
+/** How a column's values are written: numbers as numbers, date-times as dates, codes as text. */
+export type ColumnKind = 'text' | 'number' | 'integer' | 'boolean' | 'date-time' | 'date';
+
+export interface ExportColumn {
+  header: string;
+  kind: ColumnKind;
+}
+
+/**
+ * A value as the API returned it. A multi-value field is an array: NDJSON keeps it, CSV and XLSX join
+ * it with the import's separator (`|`) so the file re-imports unchanged.
+ */
+export type ExportValue = string | number | boolean | null | undefined | ReadonlyArray<string | number>;
+
+/** The import's default separator for multi-value cells. */
+export const MULTI_SEPARATOR = '|';
+
+export function joinMulti(value: ExportValue): string | number | boolean | null | undefined {
+  return Array.isArray(value)
+    ? value.join(MULTI_SEPARATOR)
+    : (value as string | number | boolean | null | undefined);
+}
+
+export interface TableWriter {
+  /** `values[i]` belongs to `columns[i]`. Resolves when the row may be followed by another (backpressure). */
+  writeRow(values: readonly ExportValue[]): Promise<void>;
+  /** Ends the table (an XLSX sheet is committed; a CSV/NDJSON file is closed). */
+  close(): Promise<void>;
+}
+
+export interface ExportSink {
+  /** Opens the table of one entity; tables are written one after another. */
+  table(name: string, columns: readonly ExportColumn[]): Promise<TableWriter>;
+  /** Finishes every file. */
+  close(): Promise<void>;
+  /** The files written, for the summary. */
+  readonly files: readonly string[];
+}
+
+export interface CsvOptions {
+  /** Start each file with a UTF-8 byte order mark so Excel detects the encoding. */
+  bom?: boolean;
+  /** Keep cells that start with = + - @ tab or CR as they are (no spreadsheet-injection guard). */
+  raw?: boolean;
+  delimiter?: string;
+}

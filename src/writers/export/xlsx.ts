@@ -1,0 +1,122 @@
+// XLSX export with exceljs's streaming WorkbookWriter: constant memory at any catalog size. One sheet
+// per entity, a frozen bold header with an autofilter, column widths from the first rows, and typed
+// cells: numbers as numbers, date-times as dates, everything else as text — never as a formula.
+import ExcelJS from 'exceljs';
+import {
+  type ExportColumn,
+  type ExportSink,
+  type ExportValue,
+  joinMulti,
+  type TableWriter,
+} from './types.js';
+
+/** Rows held back to size the columns before the sheet's column definitions are written. */
+const SIZING_ROWS = 100;
+const MIN_WIDTH = 8;
+const MAX_WIDTH = 60;
+const DATE_TIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
+const DATE_FORMAT = 'yyyy-mm-dd';
+
+/** Excel limits sheet names to 31 characters without : \ / ? * [ ]. */
+export function sheetName(name: string, taken: Set<string>): string {
+  const base =
+    name
+      .replace(/[:\\/?*[\]]/g, ' ')
+      .slice(0, 31)
+      .trim() || 'Sheet';
+  let candidate = base;
+  for (let i = 2; taken.has(candidate.toLowerCase()); i++) candidate = `${base.slice(0, 28)} ${i}`;
+  taken.add(candidate.toLowerCase());
+  return candidate;
+}
+
+export function createXlsxSink(file: string): ExportSink {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    filename: file,
+    useStyles: true,
+    useSharedStrings: false,
+  });
+  const taken = new Set<string>();
+  return {
+    files: [file],
+    async table(name: string, columns: readonly ExportColumn[]): Promise<TableWriter> {
+      const sheet = workbook.addWorksheet(sheetName(name, taken), {
+        views: [{ state: 'frozen', ySplit: 1 }],
+      });
+      sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: Math.max(1, columns.length) } };
+      const pending: unknown[][] = [];
+      let sized = false;
+
+      const size = () => {
+        sized = true;
+        sheet.columns = columns.map((c, i) => {
+          let width = c.header.length + 2;
+          for (const row of pending) width = Math.max(width, displayLength(row[i]) + 1);
+          return { width: Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, width)), style: styleFor(c) };
+        });
+        const header = sheet.addRow(columns.map((c) => c.header));
+        header.font = { bold: true };
+        header.commit();
+        for (const row of pending) sheet.addRow(row).commit();
+        pending.length = 0;
+      };
+
+      return {
+        async writeRow(values) {
+          const cells = columns.map((c, i) => cellValue(c, values[i]));
+          if (!sized) {
+            pending.push(cells);
+            if (pending.length >= SIZING_ROWS) size();
+            return;
+          }
+          sheet.addRow(cells).commit();
+        },
+        async close() {
+          if (!sized) size();
+          sheet.commit();
+        },
+      };
+    },
+    async close() {
+      await workbook.commit();
+    },
+  };
+}
+
+function styleFor(column: ExportColumn): Partial<ExcelJS.Style> {
+  if (column.kind === 'date-time') return { numFmt: DATE_TIME_FORMAT };
+  if (column.kind === 'date') return { numFmt: DATE_FORMAT };
+  // '@' is Excel's Text format: codes typed into the sheet later stay text too (EANs keep their zeros).
+  if (column.kind === 'text') return { numFmt: '@' };
+  return {};
+}
+
+/** A value as an exceljs cell value of the column's kind. Strings are always plain strings. */
+export function cellValue(column: ExportColumn, value: ExportValue): ExcelJS.CellValue {
+  const v = joinMulti(value);
+  if (v === null || v === undefined || v === '') return null;
+  switch (column.kind) {
+    case 'number':
+    case 'integer': {
+      const n = typeof v === 'number' ? v : Number(v);
+      return Number.isFinite(n) && typeof v !== 'boolean' ? n : String(v);
+    }
+    case 'boolean':
+      return typeof v === 'boolean' ? v : String(v);
+    case 'date-time':
+    case 'date': {
+      const d = new Date(String(v));
+      return Number.isNaN(d.getTime()) ? String(v) : d;
+    }
+    default:
+      return String(v);
+  }
+}
+
+function displayLength(cell: unknown): number {
+  if (cell === null || cell === undefined) return 0;
+  if (cell instanceof Date) return 19;
+  const text = String(cell);
+  const nl = text.indexOf('\n');
+  return nl === -1 ? text.length : nl;
+}
