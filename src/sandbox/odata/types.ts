@@ -2,7 +2,15 @@
 // The engine is pure: it parses query options against a description of the queryable fields and
 // evaluates them against records through an accessor. It knows nothing of HTTP or storage.
 
-export type ODataType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'date-time' | 'string[]' | 'integer[]';
+export type ODataType =
+  | 'string'
+  | 'integer'
+  | 'number'
+  | 'boolean'
+  | 'date'
+  | 'date-time'
+  | 'string[]'
+  | 'integer[]';
 
 export type ComparisonOp = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
 export type FilterOp = ComparisonOp | 'in' | 'contains' | 'startswith' | 'endswith' | 'and' | 'or' | 'not';
@@ -33,13 +41,21 @@ export interface QuerySchema {
   allowOffsets?: boolean;
   /** How an unknown property is reported. Default: `Could not find a property named '<name>'`. Changelogs use `Unknown property: '<name>'`. */
   unknownPropertyMessage?: (name: string) => string;
+  /** Entity type named in the default unknown-property message (`... on type 'Product'.`). */
+  typeName?: string;
 }
 
 /** A parsed $filter. */
 export type FilterExpr =
   | { kind: 'compare'; op: ComparisonOp; field: string; culture?: string; value: Literal }
   | { kind: 'in'; field: string; culture?: string; values: Literal[] }
-  | { kind: 'func'; name: 'contains' | 'startswith' | 'endswith'; field: string; culture?: string; value: string }
+  | {
+      kind: 'func';
+      name: 'contains' | 'startswith' | 'endswith';
+      field: string;
+      culture?: string;
+      value: string;
+    }
   | { kind: 'and' | 'or'; left: FilterExpr; right: FilterExpr }
   | { kind: 'not'; expr: FilterExpr };
 
@@ -52,6 +68,8 @@ export type FieldAccessor<R> = (record: R, field: string, culture: string | unde
 export interface OrderBy {
   field: string;
   descending: boolean;
+  /** Set when a multilingual field was named with a culture suffix (`prod_title_fr asc`). */
+  culture?: string;
 }
 
 /**
