@@ -1,0 +1,299 @@
+// The HTTP core every client request goes through: one keep-alive undici Pool per origin, the run's
+// limiter, the run's counters and the retry policy. `ServiceHttp` binds it to one service (base URL
+// and key) and turns every answer into a parsed body or an ApiError.
+import { Pool } from 'undici';
+import { type CountersSnapshot, RunCounters } from './counters.js';
+import {
+  ApiError,
+  apiErrorFromNetwork,
+  apiErrorFromResponse,
+  badResponse,
+  header,
+  type ServiceName,
+} from './errors.js';
+import { createLimiter, type RateLimit, type RunLimiter } from './limiter.js';
+import { decideRetry, type RetryPolicy, retryPolicy, sleep } from './retry.js';
+import { encodePath, encodeQuery, type Query, trimBase } from './url.js';
+
+export const TIMEOUT_DEFAULTS = Object.freeze({
+  /** Wait for response headers, and between body chunks, ms. */
+  timeoutMs: 60_000,
+  connectTimeoutMs: 10_000,
+});
+
+export interface TransportOptions {
+  /** Requests in flight at once, and connections per origin. Default 8. */
+  concurrency?: number;
+  /** Requests per window; `null` for none. Default 50 per 10 s (the real service's limit). */
+  rateLimit?: RateLimit | null;
+  retry?: Partial<RetryPolicy>;
+  timeoutMs?: number;
+  connectTimeoutMs?: number;
+}
+
+/** What one run shares: connections, limiter, counters, retry policy. Close it when the run ends. */
+export class Transport {
+  readonly limiter: RunLimiter;
+  readonly counters = new RunCounters();
+  readonly policy: RetryPolicy;
+  readonly concurrency: number;
+  private readonly timeoutMs: number;
+  private readonly connectTimeoutMs: number;
+  private readonly pools = new Map<string, Pool>();
+  private closed = false;
+
+  constructor(options: TransportOptions = {}) {
+    this.concurrency = options.concurrency ?? 8;
+    this.limiter = createLimiter({
+      concurrency: this.concurrency,
+      ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+    });
+    this.policy = retryPolicy(options.retry);
+    this.timeoutMs = options.timeoutMs ?? TIMEOUT_DEFAULTS.timeoutMs;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs;
+  }
+
+  pool(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, {
+        connections: this.concurrency,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        connectTimeout: this.connectTimeoutMs,
+        keepAliveTimeout: 10_000,
+      });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  snapshot(): CountersSnapshot {
+    return this.counters.snapshot();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
+    await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => undefined)));
+    this.pools.clear();
+  }
+}
+
+export interface ServiceRequest {
+  method: string;
+  /** Raw path below the service URL: `/Products(12)`, `/CustomEntities('Store Locations')`. Encoded here. */
+  path: string;
+  query?: Query;
+  /** Sent as Accept-Language. */
+  culture?: string;
+  /** Sent as JSON. */
+  body?: unknown;
+}
+
+export interface ServiceResponse<T = unknown> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON; undefined for an empty body. */
+  body: T;
+  /** Attempts it took, retries included. */
+  attempts: number;
+  /** A DELETE whose earlier attempt failed with an unknown outcome and whose retry found nothing: already gone. */
+  alreadyGone?: boolean;
+}
+
+export interface ServiceConfig {
+  service: ServiceName;
+  /** Base URL of the service, e.g. `https://tenant.example/catalog/v2` (no trailing slash needed). */
+  baseUrl: string;
+  apiKey: string;
+  /** Other strings never to show in errors (e.g. a second key). */
+  secrets?: string[];
+}
+
+/** One service (catalog or DAM): base URL + key over the run's Transport. */
+export class ServiceHttp {
+  readonly service: ServiceName;
+  readonly baseUrl: string;
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly apiKey: string;
+  private readonly secrets: string[];
+
+  constructor(
+    private readonly transport: Transport,
+    config: ServiceConfig,
+  ) {
+    this.service = config.service;
+    this.baseUrl = trimBase(config.baseUrl);
+    const url = new URL(this.baseUrl);
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.apiKey = config.apiKey;
+    this.secrets = [config.apiKey, ...(config.secrets ?? [])];
+  }
+
+  get counters(): RunCounters {
+    return this.transport.counters;
+  }
+
+  /** The full encoded URL a request would be sent to (for length budgets). */
+  url(path: string, query?: Query): string {
+    return `${this.baseUrl}${encodePath(path)}${encodeQuery(query)}`;
+  }
+
+  request<T = unknown>(req: ServiceRequest): Promise<ServiceResponse<T>> {
+    const target = `${this.basePath}${encodePath(req.path)}${encodeQuery(req.query)}`;
+    return this.send<T>(req.method.toUpperCase(), target, req.path, req.culture, req.body);
+  }
+
+  /**
+   * Follows a link the service returned (`@nextLink`). It must point below this service's base URL:
+   * the key is never sent anywhere else.
+   */
+  follow<T = unknown>(link: string, culture?: string): Promise<ServiceResponse<T>> {
+    let url: URL;
+    try {
+      url = new URL(link, `${this.baseUrl}/`);
+    } catch {
+      return Promise.reject(
+        badResponse(this.describe('GET', link), 200, `returned a link that is not a URL: ${link}`),
+      );
+    }
+    if (url.origin !== this.origin || !url.pathname.startsWith(this.basePath)) {
+      return Promise.reject(
+        badResponse(
+          this.describe('GET', url.pathname),
+          200,
+          `returned a link outside ${this.baseUrl} (${url.origin}${url.pathname}); not followed`,
+        ),
+      );
+    }
+    const shownPath = decodeSafe(url.pathname.slice(this.basePath.length));
+    return this.send<T>('GET', `${url.pathname}${url.search}`, shownPath, culture, undefined);
+  }
+
+  private describe(method: string, path: string): { service: ServiceName; method: string; path: string } {
+    return { service: this.service, method, path };
+  }
+
+  private async send<T>(
+    method: string,
+    target: string,
+    shownPath: string,
+    culture: string | undefined,
+    body: unknown,
+  ): Promise<ServiceResponse<T>> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string> = {
+      'x-api-key': this.apiKey,
+      accept: 'application/json',
+      'user-agent': 'catalog-io',
+    };
+    if (culture) headers['accept-language'] = culture;
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    const { limiter, counters, policy } = this.transport;
+    let unknownOutcomeBefore = false;
+    for (let attempt = 1; ; attempt++) {
+      let failure: ApiError;
+      try {
+        const res = await limiter.schedule(() => this.once(method, target, headers, payload, attempt > 1));
+        if (res.status < 300) return { ...this.parse<T>(method, shownPath, res), attempts: attempt };
+        if (method === 'DELETE' && res.status === 404 && unknownOutcomeBefore) {
+          return {
+            status: res.status,
+            headers: res.headers,
+            body: undefined as T,
+            attempts: attempt,
+            alreadyGone: true,
+          };
+        }
+        failure = apiErrorFromResponse({
+          service: this.service,
+          method,
+          path: shownPath,
+          status: res.status,
+          headers: res.headers,
+          body: res.text,
+          secrets: this.secrets,
+        });
+      } catch (err) {
+        if (err instanceof ApiError) throw err;
+        failure = apiErrorFromNetwork(err, {
+          service: this.service,
+          method,
+          path: shownPath,
+          secrets: this.secrets,
+        });
+      }
+      failure.attempts = attempt;
+      const decision = decideRetry(policy, method, attempt, failure);
+      if (!decision.retry) {
+        if (decision.ambiguous) {
+          counters.recordAmbiguous();
+          throw failure.asAmbiguous();
+        }
+        throw failure;
+      }
+      if (failure.status === undefined || failure.status >= 500) unknownOutcomeBefore = true;
+      counters.recordRetryWait(decision.delayMs);
+      await sleep(decision.delayMs);
+    }
+  }
+
+  private async once(
+    method: string,
+    target: string,
+    headers: Record<string, string>,
+    payload: string | undefined,
+    isRetry: boolean,
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+    const bytesOut = payload === undefined ? 0 : Buffer.byteLength(payload);
+    try {
+      const res = await this.transport.pool(this.origin).request({
+        method: method as 'GET',
+        path: target,
+        headers,
+        ...(payload !== undefined ? { body: payload } : {}),
+      });
+      const text = await res.body.text();
+      this.transport.counters.recordAttempt(
+        method,
+        res.statusCode,
+        { in: Buffer.byteLength(text), out: bytesOut },
+        isRetry,
+      );
+      return { status: res.statusCode, headers: res.headers, text };
+    } catch (err) {
+      this.transport.counters.recordAttempt(method, 'network', { in: 0, out: 0 }, isRetry);
+      throw err;
+    }
+  }
+
+  private parse<T>(
+    method: string,
+    shownPath: string,
+    res: { status: number; headers: Record<string, string | string[] | undefined>; text: string },
+  ): Omit<ServiceResponse<T>, 'attempts'> {
+    if (res.text.trim() === '') return { status: res.status, headers: res.headers, body: undefined as T };
+    try {
+      return { status: res.status, headers: res.headers, body: JSON.parse(res.text) as T };
+    } catch {
+      const type = header(res.headers, 'content-type') ?? 'no content type';
+      throw badResponse(
+        this.describe(method, shownPath),
+        res.status,
+        `answered with a body that is not JSON (${type})`,
+      );
+    }
+  }
+}
+
+function decodeSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
