@@ -1,0 +1,152 @@
+// Diffing a draft against the record that exists: only what changed is written, and an unchanged
+// row costs no request. Values are compared the way the API means them (a number is a number, a
+// date-time is an instant, an empty string is no value), so an exported file re-imports unchanged.
+import type { Draft, FieldValue } from '../../mappers/types.js';
+import type { EntityModel, FieldModel } from '../../schema/model.js';
+
+/** The record as read back, one read per culture: `base` in the base language, `cultures` the others. */
+export interface ExistingRecord {
+  id: number | string;
+  base: Record<string, unknown>;
+  cultures: Record<string, Record<string, unknown>>;
+}
+
+export interface FieldChange {
+  field: string;
+  /** Set for a multilingual value in a language other than the base one... or the base one, when the field is multilingual. */
+  culture?: string;
+  old: unknown;
+  new: unknown;
+}
+
+export interface DiffResult {
+  changes: FieldChange[];
+  /** The PATCH body: changed fields only; multilingual ones as `{culture: value}` with the changed cultures. */
+  body: Record<string, unknown>;
+}
+
+/**
+ * The fields a draft would write, in their write shape: plain fields as values, multilingual fields as
+ * `{culture: value}` objects when the draft has values in several languages. `ids` are link fields
+ * already resolved from refs (`prod_id`, `cat_parent_id`, `cat_ids`).
+ */
+export function createBody(
+  draft: Draft,
+  entity: EntityModel,
+  baseLanguage: string,
+  ids: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(draft.fields)) {
+    const field = entity.field(name);
+    if (field?.multilingual && hasOtherCultures(draft, name)) body[name] = { [baseLanguage]: value };
+    else body[name] = value;
+  }
+  for (const [culture, values] of Object.entries(draft.cultures)) {
+    for (const [name, value] of Object.entries(values)) {
+      const current = body[name];
+      if (current && typeof current === 'object' && !Array.isArray(current))
+        (current as Record<string, unknown>)[culture] = value;
+      else body[name] = { [culture]: value };
+    }
+  }
+  Object.assign(body, ids);
+  return body;
+}
+
+function hasOtherCultures(draft: Draft, name: string): boolean {
+  return Object.values(draft.cultures).some((values) => name in values);
+}
+
+/** Compares a draft (with resolved link ids) to the existing record. */
+export function diffDraft(
+  draft: Draft,
+  existing: ExistingRecord,
+  entity: EntityModel,
+  baseLanguage: string,
+  ids: Record<string, unknown> = {},
+): DiffResult {
+  const changes: FieldChange[] = [];
+  const body: Record<string, unknown> = {};
+  const put = (field: FieldModel | undefined, name: string, culture: string | undefined, next: unknown) => {
+    if (culture !== undefined && field?.multilingual) {
+      const current = (body[name] ??= {}) as Record<string, unknown>;
+      current[culture] = next;
+    } else body[name] = next;
+  };
+
+  const consider = (name: string, culture: string | undefined, next: unknown, old: unknown) => {
+    const field = entity.field(name);
+    if (field && (field.readOnly || field.immutable)) return; // never written on update
+    if (sameValue(field, old, next)) return;
+    changes.push({ field: name, ...(culture !== undefined ? { culture } : {}), old: old ?? null, new: next });
+    put(field, name, culture, next);
+  };
+
+  for (const [name, value] of Object.entries(draft.fields)) {
+    const field = entity.field(name);
+    consider(name, field?.multilingual ? baseLanguage : undefined, value, existing.base[name]);
+  }
+  for (const [culture, values] of Object.entries(draft.cultures)) {
+    for (const [name, value] of Object.entries(values))
+      consider(name, culture, value, existing.cultures[culture]?.[name]);
+  }
+  for (const [name, value] of Object.entries(ids)) consider(name, undefined, value, existing.base[name]);
+  return { changes, body };
+}
+
+/** Equality as the API means it. */
+export function sameValue(field: FieldModel | undefined, a: unknown, b: unknown): boolean {
+  const x = normalise(field, a);
+  const y = normalise(field, b);
+  if (Array.isArray(x) || Array.isArray(y)) {
+    const xs = Array.isArray(x) ? x : x === null ? [] : [x];
+    const ys = Array.isArray(y) ? y : y === null ? [] : [y];
+    if (xs.length !== ys.length) return false;
+    // Links (category ids) are a set; other multi-values keep their order.
+    if (field?.references) {
+      const sx = [...xs].map(String).sort();
+      const sy = [...ys].map(String).sort();
+      return sx.every((v, i) => v === sy[i]);
+    }
+    return xs.every((v, i) => v === ys[i]);
+  }
+  return x === y;
+}
+
+type Normal = string | number | boolean | null | Normal[];
+
+function normalise(field: FieldModel | undefined, value: unknown): Normal {
+  if (value === undefined || value === null || value === '') return null;
+  if (Array.isArray(value)) {
+    const items = value.map((v) => normalise(field, v)).filter((v) => v !== null);
+    return items.length === 0 ? null : items;
+  }
+  // Asset fields may be written as one comma-separated string of names.
+  if (field?.asset && field.multiple && typeof value === 'string' && value.includes(',')) {
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+  }
+  switch (field?.type) {
+    case 'number':
+    case 'integer': {
+      const n = typeof value === 'number' ? value : Number(value);
+      return Number.isNaN(n) ? String(value) : n;
+    }
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      return String(value);
+    case 'date-time': {
+      const t = Date.parse(String(value));
+      return Number.isNaN(t) ? String(value) : t;
+    }
+    case 'date':
+      return String(value).slice(0, 10);
+    default:
+      return typeof value === 'object' ? JSON.stringify(value) : (value as string | number | boolean);
+  }
+}
+
+export type { FieldValue };

@@ -1,0 +1,138 @@
+// Diffing drafts against existing records: what counts as a change, and the PATCH body it gives.
+import { describe, expect, it } from 'vitest';
+import type { Draft } from '../../src/mappers/types.js';
+import { createBody, diffDraft, sameValue } from '../../src/runner/import/diff.js';
+import type { EntityModel, FieldModel } from '../../src/schema/model.js';
+
+function field(name: string, extra: Partial<FieldModel> = {}): FieldModel {
+  return {
+    name,
+    type: 'string',
+    readOnly: false,
+    immutable: false,
+    multilingual: false,
+    multiple: false,
+    required: false,
+    ...extra,
+  };
+}
+
+const fields = [
+  field('prod_id', { type: 'integer', readOnly: true }),
+  field('prod_ref', { immutable: true }),
+  field('prod_title', { multilingual: true }),
+  field('prod_weight', { type: 'number' }),
+  field('prod_date', { type: 'date-time' }),
+  field('prod_tags', { multiple: true }),
+  field('prod_images', { asset: 'image', multiple: true, multilingual: true }),
+  field('cat_ids', { type: 'integer', multiple: true, references: 'Categories' }),
+];
+const products: EntityModel = {
+  name: 'products',
+  kind: 'products',
+  path: '/Products',
+  idField: 'prod_id',
+  refField: 'prod_ref',
+  fields,
+  field: (n) => fields.find((f) => f.name === n),
+};
+
+function draft(fields: Draft['fields'], cultures: Draft['cultures'] = {}): Draft {
+  return {
+    entity: 'products',
+    ref: 'P-1',
+    command: 'MERGE',
+    fields: { prod_ref: 'P-1', ...fields },
+    cultures,
+    assets: [],
+    links: {},
+    source: { location: { text: 'line 2', source: 'feed.csv', line: 2 }, cells: {}, columns: {} },
+  };
+}
+
+describe('diffDraft', () => {
+  const existing = {
+    id: 7,
+    base: {
+      prod_id: 7,
+      prod_ref: 'P-1',
+      prod_title: 'Linen shirt',
+      prod_weight: 0.5,
+      prod_date: '2024-02-01T10:30:00Z',
+      prod_tags: ['summer', 'linen'],
+      prod_images: ['a.jpg', 'b.jpg'],
+      cat_ids: [3, 1],
+    },
+    cultures: { fr: { prod_title: 'Chemise en lin' } },
+  };
+
+  it('an identical draft is unchanged, across number, date-time, order-free links and languages', () => {
+    const d = draft(
+      {
+        prod_title: 'Linen shirt',
+        prod_weight: '0.50' as unknown as number,
+        prod_date: '2024-02-01T10:30:00.000Z',
+        prod_tags: ['summer', 'linen'],
+        prod_images: 'a.jpg,b.jpg',
+      },
+      { fr: { prod_title: 'Chemise en lin' } },
+    );
+    const result = diffDraft(d, existing, products, 'en', { cat_ids: [1, 3] });
+    expect(result.changes).toEqual([]);
+    expect(result.body).toEqual({});
+  });
+
+  it('a changed field gives a PATCH body with only that field, never the ref', () => {
+    const result = diffDraft(
+      draft({ prod_weight: 0.75, prod_title: 'Linen shirt' }),
+      existing,
+      products,
+      'en',
+    );
+    expect(result.changes).toEqual([{ field: 'prod_weight', old: 0.5, new: 0.75 }]);
+    expect(result.body).toEqual({ prod_weight: 0.75 });
+  });
+
+  it('a changed translation is sent as {culture: value} with only the changed culture', () => {
+    const result = diffDraft(draft({}, { fr: { prod_title: 'Chemise de lin' } }), existing, products, 'en');
+    expect(result.body).toEqual({ prod_title: { fr: 'Chemise de lin' } });
+    expect(result.changes).toEqual([
+      { field: 'prod_title', culture: 'fr', old: 'Chemise en lin', new: 'Chemise de lin' },
+    ]);
+  });
+
+  it('multi-values keep their order; links do not', () => {
+    const field = products.field('prod_tags');
+    expect(sameValue(field, ['a', 'b'], ['b', 'a'])).toBe(false);
+    expect(sameValue(products.field('cat_ids'), [1, 2], [2, 1])).toBe(true);
+    expect(sameValue(field, [], null)).toBe(true);
+    expect(sameValue(products.field('prod_title'), '', null)).toBe(true);
+  });
+});
+
+describe('createBody', () => {
+  it('puts every language of a multilingual field in one {culture: value} object', () => {
+    const body = createBody(
+      draft(
+        { prod_title: 'Linen shirt', prod_weight: 0.5 },
+        { fr: { prod_title: 'Chemise' }, es: { prod_title: 'Camisa' } },
+      ),
+      products,
+      'en',
+      { cat_ids: [4] },
+    );
+    expect(body).toEqual({
+      prod_ref: 'P-1',
+      prod_title: { en: 'Linen shirt', fr: 'Chemise', es: 'Camisa' },
+      prod_weight: 0.5,
+      cat_ids: [4],
+    });
+  });
+
+  it('a base-language-only value stays a plain string', () => {
+    expect(createBody(draft({ prod_title: 'Shirt' }), products, 'en')).toEqual({
+      prod_ref: 'P-1',
+      prod_title: 'Shirt',
+    });
+  });
+});
