@@ -13,7 +13,7 @@ export interface ExistingRecord {
 
 export interface FieldChange {
   field: string;
-  /** Set for a multilingual value in a language other than the base one... or the base one, when the field is multilingual. */
+  /** The language of a multilingual value (the base language included); absent for other fields. */
   culture?: string;
   old: unknown;
   new: unknown;
@@ -70,8 +70,9 @@ export function diffDraft(
   const body: Record<string, unknown> = {};
   const put = (field: FieldModel | undefined, name: string, culture: string | undefined, next: unknown) => {
     if (culture !== undefined && field?.multilingual) {
-      const current = (body[name] ??= {}) as Record<string, unknown>;
+      const current = (body[name] ?? {}) as Record<string, unknown>;
       current[culture] = next;
+      body[name] = current;
     } else body[name] = next;
   };
 
