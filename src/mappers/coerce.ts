@@ -1,0 +1,192 @@
+// Coercion of one source value to the type the field's schema asks for. Pure functions: a value in,
+// a typed value or "what was expected" out. The mapper turns a failure into a row issue.
+import type { Cell } from '../readers/types.js';
+import type { ConversionRule } from './profile-types.js';
+import type { Value } from './types.js';
+
+export type CoerceType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'date-time';
+export type Coerced = { ok: true; value: Value } | { ok: false; expected: string };
+
+const fail = (expected: string): Coerced => ({ ok: false, expected });
+
+export function coerce(cell: Exclude<Cell, Cell[]>, type: CoerceType, rule: ConversionRule): Coerced {
+  switch (type) {
+    case 'string':
+      return { ok: true, value: cell === null ? null : String(cell) };
+    case 'number':
+      return toNumber(cell, rule, false);
+    case 'integer':
+      return toNumber(cell, rule, true);
+    case 'boolean':
+      return toBoolean(cell);
+    case 'date':
+    case 'date-time':
+      return toDate(cell, type, rule);
+  }
+}
+
+const DIGITS = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+
+function toNumber(cell: Exclude<Cell, Cell[]>, rule: ConversionRule, integer: boolean): Coerced {
+  const expected = integer ? 'a whole number' : 'a number';
+  if (typeof cell === 'number') {
+    if (!Number.isFinite(cell)) return fail(expected);
+    return integer && !Number.isInteger(cell) ? fail(expected) : { ok: true, value: cell };
+  }
+  if (typeof cell !== 'string') return fail(expected);
+  let text = cell.trim();
+  if (rule.thousands) {
+    // A declared thousands mark is removed only where it groups three digits.
+    const mark = rule.thousands === '.' ? '\\.' : rule.thousands;
+    if (new RegExp(`\\d${mark}\\d{3}(?!\\d)`).test(text))
+      text = text.replace(new RegExp(`(?<=\\d)${mark}(?=\\d{3})`, 'g'), '');
+  }
+  const decimal = rule.decimal ?? (rule.thousands === '.' ? ',' : rule.thousands === ',' ? '.' : undefined);
+  if (decimal === ',') {
+    if (text.includes('.')) return fail(`${expected} with "," as decimal mark`);
+    text = text.replace(',', '.');
+  } else if (decimal === undefined) {
+    // Either mark is a decimal mark, but only one of them: "1,234.5" needs a declared thousands separator.
+    if (text.includes(',') && text.includes('.'))
+      return fail(`${expected} (thousands separators need "thousands" in the profile)`);
+    if ((text.match(/,/g) ?? []).length === 1) text = text.replace(',', '.');
+  }
+  if (!DIGITS.test(text)) return fail(expected);
+  const value = Number(text);
+  if (!Number.isFinite(value)) return fail(expected);
+  if (integer && !Number.isInteger(value)) return fail(expected);
+  return { ok: true, value };
+}
+
+const TRUE = new Set(['1', 'yes', 'true', 'y', 'on']);
+const FALSE = new Set(['0', 'no', 'false', 'n', 'off']);
+
+function toBoolean(cell: Exclude<Cell, Cell[]>): Coerced {
+  if (typeof cell === 'boolean') return { ok: true, value: cell };
+  const text = String(cell).trim().toLowerCase();
+  if (TRUE.has(text)) return { ok: true, value: true };
+  if (FALSE.has(text)) return { ok: true, value: false };
+  return fail('yes or no (1/0, true/false)');
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+
+interface Parts {
+  y: number;
+  mo: number;
+  d: number;
+  h: number;
+  mi: number;
+  s: number;
+  ms: number;
+  /** Offset in minutes when the text carried one (Z = 0). */
+  offset?: number;
+}
+
+function toDate(cell: Exclude<Cell, Cell[]>, type: 'date' | 'date-time', rule: ConversionRule): Coerced {
+  const expected =
+    type === 'date' ? 'a date (YYYY-MM-DD)' : 'a date and time (YYYY-MM-DD hh:mm[:ss], Z or an offset)';
+  if (typeof cell !== 'string') return fail(expected);
+  const text = cell.trim();
+  const parts = rule.dateFormat ? parseLayout(text, rule.dateFormat) : parseIso(text);
+  if (!parts || !validParts(parts))
+    return fail(rule.dateFormat ? `a date laid out as ${rule.dateFormat}` : expected);
+  if (type === 'date') {
+    return { ok: true, value: `${pad(parts.y, 4)}-${pad(parts.mo)}-${pad(parts.d)}` };
+  }
+  const wall = Date.UTC(parts.y, parts.mo - 1, parts.d, parts.h, parts.mi, parts.s, parts.ms);
+  const utc =
+    parts.offset !== undefined ? wall - parts.offset * 60_000 : localToUtc(wall, rule.timezone ?? 'UTC');
+  return { ok: true, value: new Date(utc).toISOString().replace('.000Z', 'Z') };
+}
+
+function parseIso(text: string): Parts | undefined {
+  const date = ISO_DATE.exec(text);
+  if (date) return { y: +date[1]!, mo: +date[2]!, d: +date[3]!, h: 0, mi: 0, s: 0, ms: 0 };
+  const m = ISO_DATE_TIME.exec(text);
+  if (!m) return undefined;
+  const parts: Parts = {
+    y: +m[1]!,
+    mo: +m[2]!,
+    d: +m[3]!,
+    h: +m[4]!,
+    mi: +m[5]!,
+    s: m[6] ? +m[6] : 0,
+    ms: m[7] ? Math.round(+`0.${m[7]}` * 1000) : 0,
+  };
+  const zone = m[8];
+  if (zone) {
+    if (zone.toUpperCase() === 'Z') parts.offset = 0;
+    else {
+      const sign = zone.startsWith('-') ? -1 : 1;
+      const digits = zone.slice(1).replace(':', '');
+      parts.offset = sign * (+digits.slice(0, 2) * 60 + +digits.slice(2));
+    }
+  }
+  return parts;
+}
+
+/** Reads `DD/MM/YYYY HH:mm` style layouts: each token is a run of digits, everything else must match. */
+function parseLayout(text: string, layout: string): Parts | undefined {
+  const tokens = ['YYYY', 'MM', 'DD', 'HH', 'mm', 'ss'] as const;
+  const order: string[] = [];
+  let pattern = '';
+  for (let i = 0; i < layout.length; ) {
+    const token = tokens.find((t) => layout.startsWith(t, i));
+    if (token) {
+      order.push(token);
+      pattern += token === 'YYYY' ? '(\\d{4})' : '(\\d{1,2})';
+      i += token.length;
+    } else {
+      pattern += layout[i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      i += 1;
+    }
+  }
+  const m = new RegExp(`^${pattern}$`).exec(text);
+  if (!m) return undefined;
+  const get = (t: string) => {
+    const at = order.indexOf(t);
+    return at < 0 ? 0 : +m[at + 1]!;
+  };
+  return { y: get('YYYY'), mo: get('MM'), d: get('DD'), h: get('HH'), mi: get('mm'), s: get('ss'), ms: 0 };
+}
+
+function validParts(p: Parts): boolean {
+  if (p.mo < 1 || p.mo > 12 || p.d < 1 || p.h > 23 || p.mi > 59 || p.s > 59) return false;
+  const days = new Date(Date.UTC(p.y, p.mo, 0)).getUTCDate();
+  return p.d <= days;
+}
+
+/** The UTC instant of a wall-clock time in an IANA zone (two passes settle DST edges). */
+export function localToUtc(wallAsUtc: number, timeZone: string): number {
+  let guess = wallAsUtc;
+  for (let i = 0; i < 2; i += 1) guess = wallAsUtc - zoneOffset(guess, timeZone);
+  return guess;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function zoneOffset(instant: number, timeZone: string): number {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  const p: Record<string, number> = {};
+  for (const part of f.formatToParts(new Date(instant)))
+    if (part.type !== 'literal') p[part.type] = +part.value;
+  const asUtc = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
+  return asUtc - Math.floor(instant / 1000) * 1000;
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');

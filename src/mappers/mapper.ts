@@ -1,0 +1,536 @@
+// Source row -> entity drafts. The plan for each header is worked out once (lazily: JSON rows may bring new
+// keys) and every row then runs the same small steps: fill down, command, cells -> values, fields rules,
+// grouping of product columns shared by variant rows.
+import { CatalogIoError } from '../errors.js';
+import type { Cell, SourceRow } from '../readers/types.js';
+import { describeValue } from '../schema/messages.js';
+import type { EntityModel, TenantModel } from '../schema/model.js';
+import { readAssetValue } from './assets.js';
+import { type CoerceType, coerce } from './coerce.js';
+import { ProductGroups } from './grouping.js';
+import type { ColumnRule, ConversionRule, FieldRule, Profile } from './profile-types.js';
+import { resolveName, type Target, tenantCulture } from './targets.js';
+import { COMMANDS, type Command, type Draft, type MappedRow, type RowIssue, type Value } from './types.js';
+
+export interface MapperOptions {
+  model: TenantModel;
+  profile: Profile;
+  /** Unknown and read-only columns are row errors instead of warnings. */
+  strict?: boolean;
+}
+
+export interface Mapper {
+  map(row: SourceRow): MappedRow;
+  /** File-level notes (unknown or ignored columns), each once. */
+  readonly warnings: string[];
+}
+
+interface ColumnPlan {
+  header: string;
+  target: Target;
+  rule: ConversionRule;
+}
+
+interface FieldPlan {
+  key: string;
+  target: Target;
+  rule: FieldRule;
+}
+
+/** A draft under construction for one entity of the row. */
+interface Part {
+  entity: EntityModel;
+  draft: Draft;
+  /** Some column gave this part a value. */
+  touched: boolean;
+}
+
+export function createMapper(options: MapperOptions): Mapper {
+  return new ProfileMapper(options);
+}
+
+class ProfileMapper implements Mapper {
+  readonly warnings: string[] = [];
+  private readonly model: TenantModel;
+  private readonly profile: Profile;
+  private readonly strict: boolean;
+  private readonly main: EntityModel;
+  private readonly variant: EntityModel | undefined;
+  private readonly entities: EntityModel[];
+  /** header -> plan; null: ignored; 'unknown' / 'readonly': reported as such. */
+  private readonly plans = new Map<string, ColumnPlan | null | 'unknown' | 'readonly'>();
+  private readonly fieldPlans: FieldPlan[];
+  private readonly commandColumn: string;
+  private readonly defaults: ConversionRule;
+  private readonly fillDown: { all: boolean; headers: Set<string> };
+  private readonly above = new Map<string, Cell>();
+  private readonly groups: ProductGroups | undefined;
+
+  constructor({ model, profile, strict = false }: MapperOptions) {
+    this.model = model;
+    this.profile = profile;
+    this.strict = strict;
+    const main = model.entity(profile.entity);
+    if (!main) {
+      throw new CatalogIoError(
+        'SCHEMA_UNKNOWN_ENTITY',
+        `Entity "${profile.entity}" is not in this tenant: it has ${model.entities.map((e) => e.name).join(', ')}`,
+      );
+    }
+    this.main = main;
+    if (profile.variants) {
+      if (main.kind !== 'products') {
+        throw profileError('$.variants', 'variant rows can only be grouped under products');
+      }
+      this.variant = model.entity('variants');
+      if (!this.variant) throw profileError('$.variants', 'this tenant has no variants');
+    }
+    this.entities = this.variant ? [main, this.variant] : [main];
+    this.commandColumn = profile.commandColumn ?? '_command';
+    this.defaults = {
+      trim: profile.trim ?? true,
+      ...(profile.split !== undefined && { split: profile.split }),
+      ...(profile.timezone !== undefined && { timezone: profile.timezone }),
+      ...(profile.decimal !== undefined && { decimal: profile.decimal }),
+      ...(profile.thousands !== undefined && { thousands: profile.thousands }),
+      ...(profile.dateFormat !== undefined && { dateFormat: profile.dateFormat }),
+    };
+    for (const [header, rule] of Object.entries(profile.columns ?? {}))
+      this.plans.set(header, this.planColumn(header, rule));
+    this.fieldPlans = Object.entries(profile.fields ?? {}).map(([key, rule]) => this.planField(key, rule));
+    this.fillDown = {
+      all: profile.fillDown === true,
+      headers: new Set(Array.isArray(profile.fillDown) ? profile.fillDown : []),
+    };
+    if (this.variant) this.groups = new ProductGroups(profile.groupWindow ?? 1000);
+  }
+
+  map(row: SourceRow): MappedRow {
+    const cells = this.fillDownCells(row.cells);
+    const issues: RowIssue[] = [];
+    if (row.error)
+      issues.push({
+        code: 'MAP_COERCE',
+        severity: 'error',
+        message: row.error.message,
+        brief: row.error.message,
+      });
+    const command = this.readCommand(cells, issues);
+    const result: MappedRow = {
+      location: row.location,
+      cells: row.cells,
+      drafts: [],
+      issues,
+      skipped: false,
+    };
+    if (command === 'IGNORE' || isBlankRow(row.cells)) {
+      result.skipped = true;
+      return result;
+    }
+    const parts = this.entities.map(
+      (entity): Part => ({ entity, touched: false, draft: emptyDraft(entity, command, row, cells) }),
+    );
+    for (const [header, cell] of Object.entries(cells)) {
+      if (header === this.commandColumn) continue;
+      const plan = this.planFor(header);
+      if (plan === null) continue;
+      if (plan === 'unknown' || plan === 'readonly') {
+        if (this.strict && !isBlank(cell)) issues.push(unknownColumnIssue(header, plan, this.main, cell));
+        continue;
+      }
+      this.assign(parts, plan.target, cell, plan.rule, header, issues);
+    }
+    for (const plan of this.fieldPlans) this.applyFieldRule(parts, plan, cells, issues);
+    for (const part of parts) part.draft.ref = refOf(part);
+    this.collect(result, parts, command);
+    return result;
+  }
+
+  /** Puts the row's parts into the result: a product once per group, its variant linked to it. */
+  private collect(result: MappedRow, parts: Part[], command: Command): void {
+    const [main, variant] = parts as [Part, Part | undefined];
+    if (!variant || !this.groups) {
+      result.drafts.push(main.draft);
+      return;
+    }
+    if (variant.touched) {
+      variant.draft.links.productRef = main.draft.ref || variant.draft.links.productRef;
+      if (main.draft.ref)
+        variant.draft.source.columns['link:productRef'] =
+          main.draft.source.columns[main.entity.refField] ?? '';
+    }
+    const productOnly = !variant.touched;
+    // A command applies to the most specific entity of the row: DELETE on a variant row deletes the variant.
+    if (!productOnly && command !== 'MERGE') main.draft.command = 'MERGE';
+    if (main.touched && (productOnly || command !== 'DELETE')) {
+      const seen = this.groups.see(main.draft, result.location.text);
+      if (seen.conflicts.length) result.issues.push(...seen.conflicts);
+      if (seen.first) result.drafts.push(main.draft);
+    }
+    if (variant.touched) result.drafts.push(variant.draft);
+  }
+
+  private readCommand(cells: Record<string, Cell>, issues: RowIssue[]): Command {
+    const cell = cells[this.commandColumn];
+    if (isBlank(cell)) return 'MERGE';
+    const text = String(cell).trim().toUpperCase();
+    if ((COMMANDS as readonly string[]).includes(text)) return text as Command;
+    issues.push({
+      code: 'MAP_COERCE',
+      severity: 'error',
+      column: this.commandColumn,
+      value: cell,
+      message: `must be one of ${COMMANDS.join(', ')}, got ${describeValue(cell)}`,
+      brief: `must be one of ${COMMANDS.join(', ')}`,
+    });
+    return 'MERGE';
+  }
+
+  private fillDownCells(cells: Record<string, Cell>): Record<string, Cell> {
+    if (!this.fillDown.all && this.fillDown.headers.size === 0) return cells;
+    const out: Record<string, Cell> = Object.create(null);
+    for (const [header, cell] of Object.entries(cells)) {
+      let value = cell;
+      if (this.fillsDown(header)) {
+        if (isBlank(cell)) value = this.above.get(header) ?? cell;
+        else this.above.set(header, cell);
+      }
+      out[header] = value;
+    }
+    return out;
+  }
+
+  private fillsDown(header: string): boolean {
+    if (this.fillDown.headers.has(header)) return true;
+    if (!this.fillDown.all) return false;
+    const plan = this.planFor(header);
+    // `true` fills the product columns (variant rows leave them blank); without variants, every column.
+    return typeof plan === 'object' && plan !== null && (!this.variant || plan.target.entity === this.main);
+  }
+
+  private planFor(header: string): ColumnPlan | null | 'unknown' | 'readonly' {
+    let plan = this.plans.get(header);
+    if (plan !== undefined) return plan;
+    plan = this.autoPlan(header);
+    this.plans.set(header, plan);
+    return plan;
+  }
+
+  private autoPlan(header: string): ColumnPlan | null | 'unknown' | 'readonly' {
+    if (this.profile.autoColumns === false) return null;
+    const target = resolveName(header.trim(), this.entities, this.model);
+    if (!target) {
+      this.warnings.push(
+        `column "${header}" does not match a field of ${this.entities.map((e) => e.name).join(' or ')}: ${this.strict ? 'rows with a value in it are invalid' : 'ignored'}`,
+      );
+      return 'unknown';
+    }
+    if (
+      target.kind === 'field' &&
+      (target.field.readOnly || (target.field.immutable && target.field.name !== target.entity.refField))
+    ) {
+      this.warnings.push(
+        `column "${header}" is the read-only field ${target.field.name}: ${this.strict ? 'rows with a value in it are invalid' : 'ignored'}`,
+      );
+      return 'readonly';
+    }
+    return { header, target, rule: this.defaults };
+  }
+
+  private planColumn(header: string, rule: string | ColumnRule | null): ColumnPlan | null {
+    if (rule === null) return null;
+    const path = `$.columns[${JSON.stringify(header)}]`;
+    const spec: ColumnRule = typeof rule === 'string' ? { field: rule } : rule;
+    const target = this.resolveTarget(spec.field, spec.culture, path);
+    return { header, target, rule: { ...this.defaults, ...spec } };
+  }
+
+  private planField(key: string, rule: FieldRule): FieldPlan {
+    const path = `$.fields[${JSON.stringify(key)}]`;
+    return { key, target: this.resolveTarget(key, rule.culture, path), rule: { ...this.defaults, ...rule } };
+  }
+
+  private resolveTarget(name: string, culture: string | undefined, path: string): Target {
+    const target = resolveName(name, this.entities, this.model);
+    if (!target) {
+      throw profileError(
+        path,
+        `"${name}" is not a field of ${this.entities.map((e) => e.name).join(' or ')}`,
+      );
+    }
+    if (culture === undefined) return target;
+    if (target.kind !== 'field' || !target.field.multilingual) {
+      throw profileError(`${path}.culture`, `"${name}" is not multilingual: a culture does not apply`);
+    }
+    const known = tenantCulture(culture, this.model);
+    if (!known) {
+      throw profileError(
+        `${path}.culture`,
+        `"${culture}" is not a language of this tenant (${this.model.languages.join(', ')})`,
+      );
+    }
+    return { ...target, culture: known };
+  }
+
+  private applyFieldRule(
+    parts: Part[],
+    plan: FieldPlan,
+    cells: Record<string, Cell>,
+    issues: RowIssue[],
+  ): void {
+    const { rule } = plan;
+    if (rule.constant !== undefined) {
+      this.assign(parts, plan.target, rule.constant, rule, `(constant ${plan.key})`, issues);
+    } else if (rule.template !== undefined) {
+      let any = false;
+      const text = rule.template.replace(/\{([^{}]+)\}/g, (_, name: string) => {
+        const cell = cells[name];
+        if (isBlank(cell)) return '';
+        any = true;
+        return String(cell).trim();
+      });
+      this.assign(parts, plan.target, any ? text.trim() : '', rule, rule.template, issues);
+    } else if (rule.from) {
+      const header = rule.from.find((h) => !isBlank(cells[h]));
+      this.assign(
+        parts,
+        plan.target,
+        header ? cells[header]! : '',
+        rule,
+        header ?? rule.from.join(' | '),
+        issues,
+      );
+    }
+  }
+
+  /** Converts one cell for its target and stores it in the right part of the row. */
+  private assign(
+    parts: Part[],
+    target: Target,
+    cell: Cell,
+    rule: ConversionRule,
+    column: string,
+    issues: RowIssue[],
+  ): void {
+    const part = parts.find((p) => p.entity === target.entity)!;
+    const multiple = target.kind === 'link' ? target.multiple : target.field.multiple;
+    const values = this.toValues(cell, rule, multiple, target, column, issues);
+    if (values === undefined) return;
+    part.touched = true;
+    const { draft } = part;
+    if (target.kind === 'link') {
+      const refs = (Array.isArray(values) ? values : [values]).filter((v) => v !== null).map(String);
+      const key = `link:${target.link}`;
+      draft.source.columns[key] = column;
+      if (target.link === 'categoryRefs') draft.links.categoryRefs = refs;
+      else if (target.link === 'byField') {
+        draft.links.byField = {
+          ...draft.links.byField,
+          [target.idField.name]: target.multiple ? refs : (refs[0] ?? ''),
+        };
+      } else draft.links[target.link] = refs[0] ?? '';
+      return;
+    }
+    const { field } = target;
+    const culture = field.multilingual ? (target.culture ?? this.model.baseLanguage) : undefined;
+    let stored: Value | Value[] | undefined = values;
+    if (field.asset) stored = this.toAssets(values, field.asset, field.name, culture, draft, column, issues);
+    if (stored === undefined) return;
+    if (culture && culture !== this.model.baseLanguage) {
+      draft.cultures[culture] = { ...draft.cultures[culture], [field.name]: stored };
+    } else {
+      draft.fields[field.name] = stored;
+    }
+    draft.source.columns[culture ? `${field.name}.${culture}` : field.name] = column;
+    draft.source.columns[field.name] ??= column;
+  }
+
+  /** Cell -> one value or a list; undefined when there is nothing to write or it could not be read. */
+  private toValues(
+    cell: Cell,
+    rule: ConversionRule,
+    multiple: boolean,
+    target: Target,
+    column: string,
+    issues: RowIssue[],
+  ): Value | Value[] | undefined {
+    let items: Cell[];
+    if (Array.isArray(cell)) {
+      if (!multiple) {
+        issues.push(coerceIssue(target, column, cell, 'a single value'));
+        return undefined;
+      }
+      items = cell;
+    } else {
+      let one: Cell = typeof cell === 'string' && rule.trim !== false ? cell.trim() : cell;
+      if (isBlank(one)) {
+        if (rule.default === undefined) return undefined;
+        one = rule.default;
+      }
+      const separator = rule.split === undefined ? '|' : rule.split;
+      items = multiple && typeof one === 'string' && separator !== false ? one.split(separator) : [one];
+    }
+    const out: Value[] = [];
+    for (const item of items) {
+      if (Array.isArray(item)) {
+        issues.push(coerceIssue(target, column, item, 'a single value in each list item'));
+        return undefined;
+      }
+      let value: Cell = typeof item === 'string' && rule.trim !== false ? item.trim() : item;
+      if (multiple && isBlank(value)) continue;
+      if (rule.map && value !== null) value = lookup(rule.map, String(value)) ?? value;
+      const type = coerceTypeOf(target, rule);
+      if (value === null) {
+        out.push(null);
+        continue;
+      }
+      const coerced = coerce(value, type, rule);
+      if (!coerced.ok) {
+        issues.push(coerceIssue(target, column, item, coerced.expected));
+        return undefined;
+      }
+      out.push(target.kind === 'field' ? canonicalEnum(coerced.value, target.field.enum) : coerced.value);
+    }
+    return multiple ? out : out[0];
+  }
+
+  private toAssets(
+    values: Value | Value[],
+    kind: 'image' | 'file',
+    field: string,
+    culture: string | undefined,
+    draft: Draft,
+    column: string,
+    issues: RowIssue[],
+  ): Value | Value[] | undefined {
+    const names: Value[] = [];
+    for (const value of Array.isArray(values) ? values : [values]) {
+      if (value === null || value === '') {
+        names.push(value);
+        continue;
+      }
+      const asset = readAssetValue(String(value), kind);
+      if (!asset.ok) {
+        issues.push({
+          code: 'MAP_COERCE',
+          severity: 'error',
+          field: culture ? `${field}.${culture}` : field,
+          column,
+          value,
+          message: `must be ${asset.expected}, got ${describeValue(value)}`,
+          brief: `must be ${asset.expected}`,
+        });
+        return undefined;
+      }
+      draft.assets.push({
+        field,
+        ...(culture && { culture }),
+        ...(asset.url && { url: asset.url }),
+        name: asset.name,
+        kind,
+      });
+      names.push(asset.name);
+    }
+    return Array.isArray(values) ? names : names[0];
+  }
+}
+
+function emptyDraft(
+  entity: EntityModel,
+  command: Command,
+  row: SourceRow,
+  cells: Record<string, Cell>,
+): Draft {
+  return {
+    entity: entity.name,
+    ref: '',
+    command,
+    fields: {},
+    cultures: {},
+    assets: [],
+    links: {},
+    source: { location: row.location, cells: row.cells === cells ? row.cells : cells, columns: {} },
+  };
+}
+
+function refOf(part: Part): string {
+  const value = part.draft.fields[part.entity.refField];
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+}
+
+function coerceTypeOf(target: Target, rule: ConversionRule): CoerceType {
+  if (rule.type) return rule.type;
+  if (target.kind === 'link') return 'string';
+  const { type } = target.field;
+  return type === 'object' || type === 'array' || type === 'unknown' ? 'string' : type;
+}
+
+/** Exact key first, then case-insensitive. */
+function lookup(table: Record<string, Value>, key: string): Value | undefined {
+  if (Object.hasOwn(table, key)) return table[key];
+  const lower = key.toLowerCase();
+  for (const [k, v] of Object.entries(table)) if (k.toLowerCase() === lower) return v;
+  return undefined;
+}
+
+/** `in stock` -> `In Stock` when the enum has it in another case; anything else is left for the validator. */
+function canonicalEnum(value: Value, allowed: Array<string | number> | undefined): Value {
+  if (!allowed || typeof value !== 'string' || allowed.includes(value)) return value;
+  const lower = value.toLowerCase();
+  const match = allowed.find((a) => String(a).toLowerCase() === lower);
+  return match === undefined ? value : match;
+}
+
+export function isBlank(cell: Cell | undefined): boolean {
+  return (
+    cell === undefined ||
+    cell === null ||
+    (typeof cell === 'string' && cell.trim() === '') ||
+    (Array.isArray(cell) && cell.length === 0)
+  );
+}
+
+function isBlankRow(cells: Record<string, Cell>): boolean {
+  for (const cell of Object.values(cells)) if (!isBlank(cell)) return false;
+  return true;
+}
+
+function coerceIssue(target: Target, column: string, value: Cell, expected: string): RowIssue {
+  const field =
+    target.kind === 'link'
+      ? `${target.idField.name}`
+      : target.culture
+        ? `${target.field.name}.${target.culture}`
+        : target.field.name;
+  return {
+    code: 'MAP_COERCE',
+    severity: 'error',
+    field,
+    column,
+    value,
+    message: `must be ${expected}, got ${describeValue(value)}`,
+    brief: `must be ${expected}`,
+  };
+}
+
+function unknownColumnIssue(
+  header: string,
+  plan: 'unknown' | 'readonly',
+  entity: EntityModel,
+  cell: Cell,
+): RowIssue {
+  const why =
+    plan === 'readonly' ? 'is a read-only field: leave it out' : `does not match a field of ${entity.name}`;
+  return {
+    code: 'MAP_UNKNOWN_COLUMN',
+    severity: 'error',
+    column: header,
+    value: cell,
+    message: why,
+    brief: why,
+  };
+}
+
+function profileError(path: string, what: string): CatalogIoError {
+  return new CatalogIoError('PROFILE_INVALID', `Profile is not valid: ${path} ${what}`, { path });
+}

@@ -1,0 +1,69 @@
+// The mapping profile: a small declarative vocabulary (no code evaluation) that turns source columns into
+// API fields. Its JSON Schema ships as `schemas/profile.schema.json`; `loadProfile` checks files against it.
+import type { Value } from './types.js';
+
+/** How one value is converted before it is written. Every key is optional; defaults come from the field's type. */
+export interface ConversionRule {
+  /** Coerce as this type instead of the field's schema type. */
+  type?: 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'date-time';
+  /** Separator for multi-value fields (default `|`); `false`: never split. */
+  split?: string | false;
+  /** Trim spaces around the value (default true). */
+  trim?: boolean;
+  /** Used when the cell is empty. */
+  default?: Value;
+  /** Value table applied before coercion (exact match, then case-insensitive): `{"Y": true, "N": false}`. */
+  map?: Record<string, Value>;
+  /** IANA time zone of local dates and times in the cell (default: the profile's, else UTC). */
+  timezone?: string;
+  /** Decimal separator: `.` or `,` (default: either, when the number has only one kind of mark). */
+  decimal?: '.' | ',';
+  /** Thousands separator allowed in numbers (default: none; a number with one is refused). */
+  thousands?: ',' | '.' | ' ' | "'";
+  /** Date layout of the cell when it is not ISO 8601: tokens `YYYY MM DD HH mm ss`, e.g. `DD/MM/YYYY HH:mm`. */
+  dateFormat?: string;
+}
+
+/** A source column mapped to a field (and a language for a multilingual field). */
+export interface ColumnRule extends ConversionRule {
+  field: string;
+  culture?: string;
+}
+
+/** A field filled from something other than one column. */
+export interface FieldRule extends ConversionRule {
+  culture?: string;
+  /** The same value on every row. */
+  constant?: Value | Value[];
+  /** Joins columns: `"{Brand} {Name}"`. Empty when every named column is empty. */
+  template?: string;
+  /** The first non-empty of these columns. */
+  from?: string[];
+}
+
+export interface Profile {
+  $schema?: string;
+  /** `products`, `variants`, `categories` or `custom:<denominator>`. */
+  entity: string;
+  /** Rows also carry variant columns (one row per variant): products are grouped by reference. */
+  variants?: boolean;
+  /** Source header -> field name (`prod_title_fr` works for a language), a rule, or `null` to ignore. */
+  columns?: Record<string, string | ColumnRule | null>;
+  /** Field name -> constant, template or first-of rule. */
+  fields?: Record<string, FieldRule>;
+  /** Headers not listed in `columns` map to the field of the same name (default true). */
+  autoColumns?: boolean;
+  /** Blank cells take the value of the row above: `true` for every product column, or a list of headers. */
+  fillDown?: boolean | string[];
+  /** How many recent product refs are remembered to group non-consecutive rows (default 1000). */
+  groupWindow?: number;
+  /** Column holding MERGE / NEW / UPDATE / DELETE / IGNORE (default `_command`). */
+  commandColumn?: string;
+  /** Defaults for every column. */
+  split?: string;
+  trim?: boolean;
+  timezone?: string;
+  decimal?: '.' | ',';
+  thousands?: ',' | '.' | ' ' | "'";
+  dateFormat?: string;
+}

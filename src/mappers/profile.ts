@@ -1,0 +1,128 @@
+// Loading a mapping profile: JSON parse, then Ajv against the shipped `schemas/profile.schema.json`.
+// A bad profile is ONE error (PROFILE_INVALID) that names the JSON path of the first real problem.
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject } from 'ajv';
+import { CatalogIoError } from '../errors.js';
+import type { Profile } from './profile-types.js';
+
+/** Where the profile schema ships: `schemas/` at the package root (from `src/` or from `dist/src/`). */
+export function profileSchemaPath(): string {
+  for (const up of ['../../schemas/profile.schema.json', '../../../schemas/profile.schema.json']) {
+    const candidate = fileURLToPath(new URL(up, import.meta.url));
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new CatalogIoError(
+    'INTERNAL',
+    'The profile schema (schemas/profile.schema.json) is missing from the install',
+  );
+}
+
+let compiled: (((data: unknown) => boolean) & { errors?: ErrorObject[] | null }) | undefined;
+function profileValidator() {
+  if (!compiled) {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    compiled = ajv.compile(JSON.parse(readFileSync(profileSchemaPath(), 'utf8')));
+  }
+  return compiled;
+}
+
+/** `/columns/Price/type` -> `$.columns["Price"].type`. */
+export function jsonPath(pointer: string): string {
+  if (!pointer) return '$';
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return `$${parts.map((p) => (/^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : /^\d+$/.test(p) ? `[${p}]` : `[${JSON.stringify(p)}]`)).join('')}`;
+}
+
+/** The most telling error: the deepest one, preferring concrete keywords over anyOf/oneOf summaries. */
+function pickError(errors: ErrorObject[]): ErrorObject {
+  const depth = (e: ErrorObject) =>
+    e.instancePath.split('/').length + (e.keyword === 'additionalProperties' ? 1 : 0);
+  const concrete = errors.filter((e) => !['anyOf', 'oneOf', 'allOf', 'if'].includes(e.keyword));
+  const pool = concrete.length ? concrete : errors;
+  return pool.reduce((best, e) => (depth(e) > depth(best) ? e : best), pool[0]!);
+}
+
+function describe(e: ErrorObject): string {
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return `unknown key "${String(e.params.additionalProperty)}"`;
+    case 'required':
+      return `"${String(e.params.missingProperty)}" is required`;
+    case 'enum':
+      return `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'pattern':
+      return e.instancePath === '/entity'
+        ? 'must be products, variants, categories or custom:<denominator>'
+        : `must match ${String(e.params.pattern)}`;
+    case 'oneOf':
+      return 'needs exactly one of "constant", "template" or "from"';
+    default:
+      return e.message ?? 'is not valid';
+  }
+}
+
+/** Checks a parsed profile; `where` names the file in the message. */
+export function parseProfile(data: unknown, where = 'profile'): Profile {
+  const validate = profileValidator();
+  if (!validate(data)) {
+    const e = pickError(validate.errors ?? []);
+    const path = e.keyword === 'additionalProperties' ? jsonPath(e.instancePath) : jsonPath(e.instancePath);
+    throw new CatalogIoError('PROFILE_INVALID', `Profile is not valid: ${path} ${describe(e)}`, {
+      location: where,
+      path,
+    });
+  }
+  const profile = data as Profile;
+  checkTimezones(profile, where);
+  return profile;
+}
+
+/** Time zones are checked here, once, with Intl (the schema cannot know the IANA list). */
+function checkTimezones(profile: Profile, where: string): void {
+  const zones: Array<[string, string | undefined]> = [['$.timezone', profile.timezone]];
+  for (const [header, rule] of Object.entries(profile.columns ?? {})) {
+    if (rule && typeof rule === 'object')
+      zones.push([`${jsonPath(`/columns/${header}`)}.timezone`, rule.timezone]);
+  }
+  for (const [field, rule] of Object.entries(profile.fields ?? {})) {
+    zones.push([`${jsonPath(`/fields/${field}`)}.timezone`, rule.timezone]);
+  }
+  for (const [path, zone] of zones) {
+    if (zone === undefined) continue;
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: zone });
+    } catch {
+      throw new CatalogIoError(
+        'PROFILE_INVALID',
+        `Profile is not valid: ${path} "${zone}" is not an IANA time zone`,
+        {
+          location: where,
+          path,
+        },
+      );
+    }
+  }
+}
+
+export async function loadProfile(file: string): Promise<Profile> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (cause) {
+    throw new CatalogIoError('PROFILE_INVALID', `Profile file cannot be read: ${file}`, { cause });
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (cause) {
+    throw new CatalogIoError('PROFILE_INVALID', `Profile is not valid JSON: ${(cause as Error).message}`, {
+      location: file,
+    });
+  }
+  return parseProfile(data, file);
+}

@@ -1,0 +1,113 @@
+// Checks drafts against the write-schemas: Ajv schemas compiled ONCE per run (lazily, per entity and mode),
+// errors turned into sentences that name the source column and value.
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { CatalogIoError } from '../errors.js';
+import type { Draft, FieldValue, RowIssue } from '../mappers/types.js';
+import { sentenceFor } from './messages.js';
+import type { EntityModel, TenantModel } from './model.js';
+import { buildWriteSchema, type WriteMode } from './write-schema.js';
+
+// ajv-formats is CommonJS: at run time the default import is the plugin function itself.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+export class DraftValidator {
+  private readonly ajv: Ajv;
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(private readonly model: TenantModel) {
+    this.ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(this.ajv, ['date', 'date-time']);
+  }
+
+  validate(draft: Draft): RowIssue[] {
+    const entity = this.model.entity(draft.entity);
+    if (!entity)
+      throw new CatalogIoError('SCHEMA_UNKNOWN_ENTITY', `Entity "${draft.entity}" is not in this tenant`);
+    if (draft.command === 'DELETE') {
+      return draft.ref
+        ? []
+        : [
+            issueFor(
+              draft,
+              entity.refField,
+              undefined,
+              `the reference ${entity.refField} is missing: every row needs one`,
+            ),
+          ];
+    }
+    const body = writeBody(draft, this.model);
+    const check = this.schemaFor(entity, draft.command === 'NEW' ? 'create' : 'upsert');
+    const issues: RowIssue[] = [];
+    if (!check(body)) {
+      const seen = new Set<string>();
+      for (const error of check.errors ?? []) {
+        const sentence = sentenceFor(error, { model: this.model, entity, body });
+        const key = `${sentence.field ?? ''}\u0000${sentence.brief}`;
+        // A multi-type schema can report one bad value twice (type, then enum): the first says enough.
+        if (seen.has(sentence.field ?? key)) continue;
+        seen.add(sentence.field ?? key);
+        issues.push(issueFor(draft, sentence.field, sentence.value, sentence.brief, sentence.message));
+      }
+    }
+    for (const [kind, refs] of Object.entries(draft.links)) {
+      const list =
+        kind === 'byField' ? Object.values(refs as Record<string, string | string[]>).flat() : [refs].flat();
+      if (list.some((r) => typeof r !== 'string' || r.trim() === '')) {
+        issues.push(issueFor(draft, `link:${kind}`, refs, 'a reference to another record is empty'));
+      }
+    }
+    return issues;
+  }
+
+  private schemaFor(entity: EntityModel, mode: WriteMode): ValidateFunction {
+    const key = `${entity.name}\u0000${mode}`;
+    let fn = this.compiled.get(key);
+    if (!fn) {
+      fn = this.ajv.compile(buildWriteSchema(entity, this.model, mode));
+      this.compiled.set(key, fn);
+    }
+    return fn;
+  }
+}
+
+/** The body as the import would send it: multilingual values as `{culture: value}` objects. */
+export function writeBody(draft: Draft, model: TenantModel): Record<string, unknown> {
+  const entity = model.entity(draft.entity);
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(draft.fields)) {
+    body[name] = entity?.field(name)?.multilingual ? { [model.baseLanguage]: value } : value;
+  }
+  for (const [culture, fields] of Object.entries(draft.cultures)) {
+    for (const [name, value] of Object.entries(fields)) {
+      const current = body[name];
+      const perCulture: Record<string, FieldValue> =
+        current && typeof current === 'object' && !Array.isArray(current)
+          ? (current as Record<string, FieldValue>)
+          : {};
+      perCulture[culture] = value;
+      body[name] = perCulture;
+    }
+  }
+  return body;
+}
+
+function issueFor(
+  draft: Draft,
+  field: string | undefined,
+  value: unknown,
+  brief: string,
+  message = brief,
+): RowIssue {
+  const columns = draft.source.columns;
+  const column = field === undefined ? undefined : (columns[field] ?? columns[field.split('.')[0]!]);
+  return {
+    code: 'VALIDATION',
+    severity: 'error',
+    ...(field !== undefined && { field }),
+    ...(column !== undefined && { column }),
+    ...(value !== undefined && { value }),
+    message,
+    brief,
+  };
+}
