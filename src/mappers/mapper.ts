@@ -8,6 +8,7 @@ import type { EntityModel, TenantModel } from '../schema/model.js';
 import { readAssetValue } from './assets.js';
 import { type CoerceType, coerce } from './coerce.js';
 import { ProductGroups } from './grouping.js';
+import { jsonPath } from './profile.js';
 import type { ColumnRule, ConversionRule, FieldRule, Profile } from './profile-types.js';
 import { resolveName, type Target, tenantCulture } from './targets.js';
 import { COMMANDS, type Command, type Draft, type MappedRow, type RowIssue, type Value } from './types.js';
@@ -239,14 +240,14 @@ class ProfileMapper implements Mapper {
 
   private planColumn(header: string, rule: string | ColumnRule | null): ColumnPlan | null {
     if (rule === null) return null;
-    const path = `$.columns[${JSON.stringify(header)}]`;
+    const path = jsonPath(`/columns/${escapePointer(header)}`);
     const spec: ColumnRule = typeof rule === 'string' ? { field: rule } : rule;
     const target = this.resolveTarget(spec.field, spec.culture, path);
     return { header, target, rule: { ...this.defaults, ...spec } };
   }
 
   private planField(key: string, rule: FieldRule): FieldPlan {
-    const path = `$.fields[${JSON.stringify(key)}]`;
+    const path = jsonPath(`/fields/${escapePointer(key)}`);
     return { key, target: this.resolveTarget(key, rule.culture, path), rule: { ...this.defaults, ...rule } };
   }
 
@@ -533,4 +534,8 @@ function unknownColumnIssue(
 
 function profileError(path: string, what: string): CatalogIoError {
   return new CatalogIoError('PROFILE_INVALID', `Profile is not valid: ${path} ${what}`, { path });
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }

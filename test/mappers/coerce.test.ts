@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { coerce } from '../../src/mappers/coerce.js';
+
+const ok = (value: unknown) => ({ ok: true, value });
+
+describe('coerce numbers', () => {
+  it('reads "." and "," decimals and a leading decimal mark', () => {
+    expect(coerce('12.5', 'number', {})).toEqual(ok(12.5));
+    expect(coerce('12,5', 'number', {})).toEqual(ok(12.5));
+    expect(coerce('.5', 'number', {})).toEqual(ok(0.5));
+    expect(coerce(' -3 ', 'number', {})).toEqual(ok(-3));
+    expect(coerce(7.25, 'number', {})).toEqual(ok(7.25));
+  });
+  it('refuses thousands separators unless declared', () => {
+    expect(coerce('1,234.5', 'number', {}).ok).toBe(false);
+    expect(coerce('1,234.5', 'number', { thousands: ',' })).toEqual(ok(1234.5));
+    expect(coerce('1.234,5', 'number', { thousands: '.' })).toEqual(ok(1234.5));
+    expect(coerce('1 234,5', 'number', { thousands: ' ', decimal: ',' })).toEqual(ok(1234.5));
+  });
+  it('refuses text and a declared decimal mark of the other kind', () => {
+    expect(coerce('12,5O', 'number', {})).toEqual({ ok: false, expected: 'a number' });
+    expect(coerce('12.5', 'number', { decimal: ',' }).ok).toBe(false);
+    expect(coerce('', 'number', {}).ok).toBe(false);
+  });
+  it('reads integers and refuses fractions', () => {
+    expect(coerce('42', 'integer', {})).toEqual(ok(42));
+    expect(coerce(42, 'integer', {})).toEqual(ok(42));
+    expect(coerce('4.2', 'integer', {})).toEqual({ ok: false, expected: 'a whole number' });
+    expect(coerce(4.2, 'integer', {}).ok).toBe(false);
+  });
+});
+
+describe('coerce booleans', () => {
+  it.each([
+    ['1', true],
+    ['0', false],
+    ['yes', true],
+    ['No', false],
+    ['true', true],
+    ['TRUE', true],
+    ['false', false],
+  ])('%s -> %s', (text, value) => {
+    expect(coerce(text, 'boolean', {})).toEqual(ok(value));
+  });
+  it('refuses anything else', () => {
+    expect(coerce('maybe', 'boolean', {}).ok).toBe(false);
+  });
+});
+
+describe('coerce dates', () => {
+  it('keeps ISO dates and turns date-times to UTC with Z', () => {
+    expect(coerce('2024-03-01', 'date', {})).toEqual(ok('2024-03-01'));
+    expect(coerce('2024-03-01T10:00:00+02:00', 'date-time', {})).toEqual(ok('2024-03-01T08:00:00Z'));
+    expect(coerce('2024-03-01 10:00', 'date-time', {})).toEqual(ok('2024-03-01T10:00:00Z'));
+    expect(coerce('2024-03-01', 'date-time', {})).toEqual(ok('2024-03-01T00:00:00Z'));
+  });
+  it('reads local times in an IANA time zone, across daylight saving time', () => {
+    expect(coerce('2024-01-15 10:00', 'date-time', { timezone: 'Europe/Paris' })).toEqual(
+      ok('2024-01-15T09:00:00Z'),
+    );
+    expect(coerce('2024-07-15 10:00', 'date-time', { timezone: 'Europe/Paris' })).toEqual(
+      ok('2024-07-15T08:00:00Z'),
+    );
+    expect(coerce('2024-07-15T10:00', 'date-time', { timezone: 'America/New_York' })).toEqual(
+      ok('2024-07-15T14:00:00Z'),
+    );
+  });
+  it('reads a declared layout', () => {
+    expect(coerce('31/12/2024', 'date', { dateFormat: 'DD/MM/YYYY' })).toEqual(ok('2024-12-31'));
+    expect(
+      coerce('31/12/2024 23:30', 'date-time', { dateFormat: 'DD/MM/YYYY HH:mm', timezone: 'Europe/Paris' }),
+    ).toEqual(ok('2024-12-31T22:30:00Z'));
+  });
+  it('refuses impossible dates and other layouts', () => {
+    expect(coerce('2024-02-30', 'date', {}).ok).toBe(false);
+    expect(coerce('12/31/2024', 'date', {}).ok).toBe(false);
+    expect(coerce('31/12/2024', 'date', { dateFormat: 'YYYY-MM-DD' }).ok).toBe(false);
+  });
+});

@@ -1,0 +1,375 @@
+import { describe, expect, it } from 'vitest';
+import { isCatalogIoError } from '../../src/errors.js';
+import { createMapper } from '../../src/mappers/mapper.js';
+import type { Profile } from '../../src/mappers/profile-types.js';
+import { demoModel } from './demo-model.js';
+import { csvRows, row } from './rows.js';
+
+const model = demoModel();
+const mapper = (profile: Profile, strict = false) => createMapper({ model, profile, strict });
+
+describe('mapping without a profile', () => {
+  it('maps API field names to themselves and <field>_<culture> to a language', () => {
+    const m = mapper({ entity: 'products' });
+    const out = m.map(
+      row({ prod_ref: 'P1', prod_title: 'Shirt', prod_title_fr: 'Chemise', prod_weight: '0,5' }),
+    );
+    expect(out.issues).toEqual([]);
+    expect(out.drafts).toHaveLength(1);
+    const d = out.drafts[0]!;
+    expect(d).toMatchObject({ entity: 'products', ref: 'P1', command: 'MERGE' });
+    expect(d.fields).toEqual({ prod_ref: 'P1', prod_title: 'Shirt', prod_weight: 0.5 });
+    expect(d.cultures).toEqual({ fr: { prod_title: 'Chemise' } });
+    expect(d.source.columns['prod_title.fr']).toBe('prod_title_fr');
+  });
+
+  it('warns once about unknown and read-only columns, and ignores them', () => {
+    const m = mapper({ entity: 'products' });
+    m.map(row({ prod_ref: 'P1', prod_id: '12', colour: 'red', prod_title_de: 'Hemd' }));
+    const out = m.map(row({ prod_ref: 'P2', prod_id: '13', colour: 'blue', prod_title_de: 'x' }, 3));
+    expect(out.issues).toEqual([]);
+    expect(out.drafts[0]!.fields).toEqual({ prod_ref: 'P2' });
+    expect(m.warnings).toHaveLength(3);
+    expect(m.warnings.join('\n')).toMatch(/column "colour" does not match a field of products: ignored/);
+    expect(m.warnings.join('\n')).toMatch(/"prod_id" is the read-only field prod_id/);
+  });
+
+  it('makes unknown columns row errors with strict', () => {
+    const out = mapper({ entity: 'products' }, true).map(row({ prod_ref: 'P1', colour: 'red' }));
+    expect(out.issues).toMatchObject([{ code: 'MAP_UNKNOWN_COLUMN', column: 'colour', severity: 'error' }]);
+  });
+
+  it('splits multi-values on | and reads reference columns', () => {
+    const out = mapper({ entity: 'products' }).map(
+      row({ prod_ref: 'P1', prod_tags: 'a | b||c', cat_refs: 'shirts|sale' }),
+    );
+    const d = out.drafts[0]!;
+    expect(d.fields.prod_tags).toEqual(['a', 'b', 'c']);
+    expect(d.links.categoryRefs).toEqual(['shirts', 'sale']);
+    expect(d.fields.cat_ids).toBeUndefined();
+  });
+
+  it('links variants to products and categories to parents by ref', () => {
+    const v = mapper({ entity: 'variants' }).map(row({ frmt_ref: 'V1', prod_ref: 'P1', frmt_price: '9.90' }));
+    expect(v.drafts[0]).toMatchObject({
+      entity: 'variants',
+      ref: 'V1',
+      links: { productRef: 'P1' },
+      fields: { frmt_price: 9.9 },
+    });
+    const c = mapper({ entity: 'categories' }).map(
+      row({ cat_ref: 'tees', cat_parent_ref: 'clothing', cat_title: 'Tees' }),
+    );
+    expect(c.drafts[0]).toMatchObject({ ref: 'tees', links: { parentRef: 'clothing' } });
+  });
+
+  it('maps custom entities by denominator', () => {
+    const out = mapper({ entity: 'custom:Store Locations' }).map(
+      row({ ce_ref: 'S1', ce_name_fr: 'Magasin', ce_active: 'yes' }),
+    );
+    expect(out.drafts[0]).toMatchObject({
+      entity: 'custom:Store Locations',
+      fields: { ce_ref: 'S1', ce_active: true },
+    });
+  });
+
+  it('refuses an entity the tenant does not have', () => {
+    expect(() => mapper({ entity: 'custom:Nope' })).toThrow(
+      expect.objectContaining({ code: 'SCHEMA_UNKNOWN_ENTITY' }),
+    );
+  });
+});
+
+describe('profile columns', () => {
+  const profile: Profile = {
+    entity: 'products',
+    columns: {
+      SKU: 'prod_ref',
+      Name: { field: 'prod_title' },
+      'Name (FR)': { field: 'prod_title', culture: 'FR' },
+      Weight: { field: 'prod_weight', thousands: ',' },
+      New: 'prod_is_new',
+      Season: { field: 'prod_season', map: { Sommer: 'summer', Winter: 'winter' } },
+      Labels: { field: 'prod_labels', split: ',' },
+      Launched: { field: 'prod_date', timezone: 'Europe/Paris' },
+      Pack: { field: 'prod_pack_size', default: 1 },
+      Internal: null,
+    },
+    fields: {
+      prod_brand: { constant: 'Acme' },
+      prod_description: { template: '{Name} by {Maker}' },
+      prod_release_date: { from: ['Released', 'Announced'], dateFormat: 'DD.MM.YYYY' },
+    },
+  };
+
+  it('applies every rule of the vocabulary', () => {
+    const out = mapper(profile).map(
+      row({
+        SKU: ' P1 ',
+        Name: 'Shirt',
+        'Name (FR)': 'Chemise',
+        Weight: '1,234.5',
+        New: 'TRUE',
+        Season: 'sommer',
+        Labels: 'Organic, vegan',
+        Launched: '2024-07-01 12:00',
+        Pack: '',
+        Internal: 'secret',
+        Maker: 'Acme Co',
+        Released: '',
+        Announced: '02.03.2024',
+      }),
+    );
+    expect(out.issues).toEqual([]);
+    const d = out.drafts[0]!;
+    expect(d.fields).toEqual({
+      prod_ref: 'P1',
+      prod_title: 'Shirt',
+      prod_weight: 1234.5,
+      prod_is_new: true,
+      prod_season: 'summer',
+      prod_labels: ['organic', 'vegan'],
+      prod_date: '2024-07-01T10:00:00Z',
+      prod_pack_size: 1,
+      prod_brand: 'Acme',
+      prod_description: 'Shirt by Acme Co',
+      prod_release_date: '2024-03-02',
+    });
+    expect(d.cultures).toEqual({ fr: { prod_title: 'Chemise' } });
+    expect(d.source.columns.prod_weight).toBe('Weight');
+    expect(d.source.columns.prod_release_date).toBe('Announced');
+  });
+
+  it('leaves a field out when a template finds every column empty', () => {
+    const out = mapper(profile).map(row({ SKU: 'P1', Name: '', Maker: '' }));
+    expect(out.drafts[0]!.fields.prod_description).toBeUndefined();
+  });
+
+  it('can keep spaces and turn auto-mapping off', () => {
+    const out = mapper({
+      entity: 'products',
+      autoColumns: false,
+      columns: { Ref: { field: 'prod_ref', trim: false } },
+    }).map(row({ Ref: ' P1 ', prod_title: 'ignored' }));
+    expect(out.drafts[0]!.fields).toEqual({ prod_ref: ' P1 ' });
+  });
+
+  it('reports a value that cannot be coerced, with its column and value', () => {
+    const out = mapper({ entity: 'variants', columns: { Price: 'frmt_price' } }).map(
+      row({ frmt_ref: 'V1', Price: '12,5O' }),
+    );
+    expect(out.issues).toEqual([
+      expect.objectContaining({
+        code: 'MAP_COERCE',
+        field: 'frmt_price',
+        column: 'Price',
+        value: '12,5O',
+        message: 'must be a number, got "12,5O"',
+      }),
+    ]);
+    expect(out.drafts[0]!.fields.frmt_price).toBeUndefined();
+  });
+
+  it('says which profile entry names an unknown field or language', () => {
+    const bad = (p: Profile) => {
+      try {
+        mapper(p);
+      } catch (err) {
+        if (isCatalogIoError(err, 'PROFILE_INVALID')) return err.message;
+      }
+      return 'no error';
+    };
+    expect(bad({ entity: 'products', columns: { Price: 'prod_price' } })).toMatch(
+      /\$\.columns\.Price "prod_price" is not a field of products/,
+    );
+    expect(
+      bad({ entity: 'products', columns: { 'T (DE)': { field: 'prod_title', culture: 'de' } } }),
+    ).toMatch(/\$\.columns\["T \(DE\)"\]\.culture "de" is not a language of this tenant \(en, fr, es\)/);
+    expect(bad({ entity: 'products', fields: { prod_brand: { constant: 'x', culture: 'fr' } } })).toMatch(
+      /not multilingual/,
+    );
+  });
+});
+
+describe('assets', () => {
+  it('turns http(s) URLs into assets to register and keeps plain names', () => {
+    const out = mapper({ entity: 'products' }).map(
+      row({
+        prod_ref: 'P1',
+        prod_images: 'http://127.0.0.1:4010/assets/shirt-front.jpg|shirt-back.png',
+        prod_images_fr: 'https://cdn.example.com/img/chemise%20face.webp',
+      }),
+    );
+    expect(out.issues).toEqual([]);
+    const d = out.drafts[0]!;
+    expect(d.fields.prod_images).toEqual(['shirt-front.jpg', 'shirt-back.png']);
+    expect(d.cultures.fr!.prod_images).toEqual(['chemise face.webp']);
+    expect(d.assets).toEqual([
+      {
+        field: 'prod_images',
+        culture: 'en',
+        url: 'http://127.0.0.1:4010/assets/shirt-front.jpg',
+        name: 'shirt-front.jpg',
+        kind: 'image',
+      },
+      { field: 'prod_images', culture: 'en', name: 'shirt-back.png', kind: 'image' },
+      {
+        field: 'prod_images',
+        culture: 'fr',
+        url: 'https://cdn.example.com/img/chemise%20face.webp',
+        name: 'chemise face.webp',
+        kind: 'image',
+      },
+    ]);
+  });
+
+  it.each([
+    ['ftp://host/a.jpg', 'an http or https URL'],
+    ['https://host/image.bmp', 'an image URL ending in .jpg'],
+    ['https://host/folder/', 'a URL ending in a filename with an extension'],
+    [`https://host/${'a'.repeat(256)}.jpg`, 'a filename of at most 255 characters'],
+    [`https://host/${'a'.repeat(2100)}.jpg`, 'a URL of at most 2048 characters'],
+  ])('refuses bad URL #%# without a request', (url, expected) => {
+    const out = mapper({ entity: 'variants' }).map(row({ frmt_ref: 'V1', frmt_image: url }));
+    expect(out.issues[0]).toMatchObject({ code: 'MAP_COERCE', column: 'frmt_image', field: 'frmt_image' });
+    expect(out.issues[0]!.message).toContain(expected);
+  });
+
+  it('accepts any extension for file fields', () => {
+    const out = mapper({ entity: 'products' }).map(
+      row({ prod_ref: 'P1', prod_manual: 'https://host/docs/care.pdf' }),
+    );
+    expect(out.drafts[0]!.assets).toEqual([
+      { field: 'prod_manual', url: 'https://host/docs/care.pdf', name: 'care.pdf', kind: 'file' },
+    ]);
+  });
+});
+
+describe('commands', () => {
+  it('reads _command per row; IGNORE and blank rows are skipped', () => {
+    const m = mapper({ entity: 'products' });
+    const rows = csvRows(
+      ['_command', 'prod_ref'],
+      [
+        ['', 'P1'],
+        ['new', 'P2'],
+        ['DELETE', 'P3'],
+        ['IGNORE', 'P4'],
+        ['', ''],
+        ['zap', 'P5'],
+      ],
+    );
+    const out = rows.map((r) => m.map(r));
+    expect(out.map((o) => o.drafts[0]?.command)).toEqual([
+      'MERGE',
+      'NEW',
+      'DELETE',
+      undefined,
+      undefined,
+      'MERGE',
+    ]);
+    expect(out.map((o) => o.skipped)).toEqual([false, false, false, true, true, false]);
+    expect(out[5]!.issues[0]!.message).toBe('must be one of MERGE, NEW, UPDATE, DELETE, IGNORE, got "zap"');
+  });
+});
+
+describe('one row per variant', () => {
+  const profile: Profile = {
+    entity: 'products',
+    variants: true,
+    columns: {
+      Handle: 'prod_ref',
+      Title: 'prod_title',
+      SKU: 'frmt_ref',
+      Price: 'frmt_price',
+      Size: 'frmt_size',
+    },
+  };
+
+  it("drafts each product once and links each row's variant to it", () => {
+    const m = mapper(profile);
+    const rows = csvRows(
+      ['Handle', 'Title', 'SKU', 'Price', 'Size'],
+      [
+        ['tee', 'Tee', 'tee-s', '10', 'S'],
+        ['tee', 'Tee', 'tee-m', '10', 'M'],
+        ['cap', 'Cap', 'cap-1', '5', ''],
+        ['tee', 'Tee', 'tee-l', '11', 'L'],
+      ],
+    );
+    const out = rows.map((r) => m.map(r));
+    expect(out.map((o) => o.drafts.map((d) => `${d.entity}:${d.ref}`))).toEqual([
+      ['products:tee', 'variants:tee-s'],
+      ['variants:tee-m'],
+      ['products:cap', 'variants:cap-1'],
+      ['variants:tee-l'],
+    ]);
+    expect(out[1]!.drafts[0]!.links.productRef).toBe('tee');
+    expect(out.flatMap((o) => o.issues)).toEqual([]);
+  });
+
+  it('reports product values that disagree between rows of the same product', () => {
+    const m = mapper(profile);
+    const rows = csvRows(
+      ['Handle', 'Title', 'SKU'],
+      [
+        ['tee', 'Tee', 'tee-s'],
+        ['tee', 'T-shirt', 'tee-m'],
+      ],
+    );
+    const [, second] = rows.map((r) => m.map(r));
+    expect(second!.issues).toEqual([
+      expect.objectContaining({
+        field: 'prod_title',
+        column: 'Title',
+        message: 'disagrees with line 2 for product "tee": "T-shirt" here, "Tee" there',
+      }),
+    ]);
+  });
+
+  it('forgets products beyond the window (bounded memory) and drafts them again', () => {
+    const m = mapper({ ...profile, groupWindow: 1 });
+    const rows = csvRows(
+      ['Handle', 'SKU'],
+      [
+        ['a', 'a1'],
+        ['b', 'b1'],
+        ['a', 'a2'],
+      ],
+    );
+    const out = rows.map((r) => m.map(r));
+    expect(out[2]!.drafts.map((d) => d.entity)).toEqual(['products', 'variants']);
+  });
+
+  it('fills blank product columns down from the row above (Vendure style)', () => {
+    const m = mapper({
+      entity: 'products',
+      variants: true,
+      fillDown: true,
+      columns: { slug: 'prod_ref', name: 'prod_title', sku: 'frmt_ref' },
+    });
+    const rows = csvRows(
+      ['name', 'slug', 'sku'],
+      [
+        ['Laptop', 'laptop', 'L1'],
+        ['', '', 'L2'],
+        ['Phone', 'phone', 'P1'],
+      ],
+    );
+    const out = rows.map((r) => m.map(r));
+    expect(out[1]!.drafts).toHaveLength(1);
+    expect(out[1]!.drafts[0]).toMatchObject({
+      entity: 'variants',
+      ref: 'L2',
+      links: { productRef: 'laptop' },
+    });
+    expect(out[1]!.cells.slug).toBe('');
+    expect(out[2]!.drafts.map((d) => d.ref)).toEqual(['phone', 'P1']);
+  });
+
+  it('applies DELETE to the variant of a variant row, not to its product', () => {
+    const m = mapper({ ...profile, commandColumn: 'Cmd' });
+    const out = m.map(row({ Handle: 'tee', SKU: 'tee-s', Cmd: 'DELETE' }));
+    expect(out.drafts.map((d) => `${d.entity}:${d.command}`)).toEqual(['variants:DELETE']);
+  });
+});
