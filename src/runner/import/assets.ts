@@ -1,0 +1,221 @@
+// Registering image and file URLs in the DAM before the catalog writes that name them.
+// - The same URL is registered once per run: concurrent requests for it share one promise.
+// - A cache file (URL -> reference) skips URLs registered by earlier runs (`--refresh-assets` ignores it).
+// - 409 "already exists" follows the duplicate policy; 409 quota stops every later registration;
+//   a 400 fails only the rows that use that URL. Two URLs with the same file name are reported.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { AssetKind, DamClient } from '../../api/dam.js';
+import { isApiError } from '../../api/errors.js';
+
+export type DuplicatePolicy = 'reuse' | 'replace' | 'fail';
+
+export type AssetStatus = 'registered' | 'reused' | 'cached' | 'planned' | 'failed';
+
+export interface AssetOutcome {
+  url: string;
+  kind: AssetKind;
+  /** The DAM reference the catalog write names. */
+  reference: string;
+  status: AssetStatus;
+  /** Why it failed, in the DAM's words. */
+  message?: string;
+}
+
+export interface AssetRegistrarOptions {
+  onDuplicate: DuplicatePolicy;
+  /** Where URLs registered by earlier runs are remembered; undefined: no cache. */
+  cacheFile?: string;
+  /** Ignore what the cache says (it is still updated). */
+  refresh?: boolean;
+  /** --plan: decide references, register nothing. */
+  plan?: boolean;
+  /** How long `replace` waits for an image to leave processing before giving up. */
+  replaceWaitMs?: number;
+}
+
+interface CacheEntry {
+  reference: string;
+  kind: AssetKind;
+  registeredAt: string;
+}
+
+/** Enough for a very large feed's distinct URLs; older entries fall out first. */
+const CACHE_LIMIT = 200_000;
+
+/** The DAM reference of a URL: the decoded file name of its path. */
+export function referenceOf(url: string): string {
+  const path = new URL(url).pathname;
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
+
+export class AssetRegistrar {
+  private readonly inFlight = new Map<string, Promise<AssetOutcome>>();
+  /** Outcomes of this run by URL (bounded like the cache). */
+  private readonly done = new Map<string, AssetOutcome>();
+  /** Reference -> the URL that claimed it this run. */
+  private readonly claimed = new Map<string, string>();
+  private readonly cache = new Map<string, CacheEntry>();
+  private quotaMessage: Partial<Record<AssetKind, string>> = {};
+  private readonly registeredImages: string[] = [];
+  /** Distinct URLs by outcome. */
+  readonly counts: Record<AssetStatus, number> = {
+    registered: 0,
+    reused: 0,
+    cached: 0,
+    planned: 0,
+    failed: 0,
+  };
+
+  constructor(
+    private readonly dam: DamClient,
+    private readonly options: AssetRegistrarOptions,
+  ) {
+    if (options.cacheFile) this.loadCache(options.cacheFile);
+  }
+
+  /** Images registered by this run (for --wait-for-images). */
+  get newImages(): readonly string[] {
+    return this.registeredImages;
+  }
+
+  register(kind: AssetKind, url: string): Promise<AssetOutcome> {
+    const known = this.done.get(url) ?? this.inFlight.get(url);
+    if (known) return Promise.resolve(known);
+    const reference = referenceOf(url);
+    const claimedBy = this.claimed.get(reference);
+    if (claimedBy !== undefined && claimedBy !== url) {
+      return Promise.resolve(
+        this.count({
+          url,
+          kind,
+          reference,
+          status: 'failed',
+          message: `The file name '${reference}' is already used in this run by ${claimedBy}; the DAM keys assets by file name, so rename one of them`,
+        }),
+      );
+    }
+    this.claimed.set(reference, url);
+    const pending = this.registerOnce(kind, url, reference).then((outcome) => {
+      this.inFlight.delete(url);
+      remember(this.done, url, outcome);
+      return outcome;
+    });
+    this.inFlight.set(url, pending);
+    return pending.then((o) => this.count(o));
+  }
+
+  private count(outcome: AssetOutcome): AssetOutcome {
+    this.counts[outcome.status] += 1;
+    return outcome;
+  }
+
+  private async registerOnce(kind: AssetKind, url: string, reference: string): Promise<AssetOutcome> {
+    const cached = this.options.refresh ? undefined : this.cache.get(url);
+    if (cached && cached.kind === kind) return { url, kind, reference: cached.reference, status: 'cached' };
+    if (this.options.plan) return { url, kind, reference, status: 'planned' };
+    const quota = this.quotaMessage[kind];
+    if (quota) return { url, kind, reference, status: 'failed', message: quota };
+
+    try {
+      const created = await this.dam.register(kind, url);
+      if (kind === 'image') this.registeredImages.push(created.reference);
+      this.rememberInCache(url, kind, created.reference);
+      return { url, kind, reference: created.reference, status: 'registered' };
+    } catch (err) {
+      if (!isApiError(err)) throw err;
+      const message = err.failures.map((f) => f.message).join('; ') || err.message;
+      if (err.status === 409 && /limit reached/i.test(message)) {
+        this.quotaMessage[kind] = message;
+        return { url, kind, reference, status: 'failed', message };
+      }
+      if (err.status === 409) return this.onDuplicate(kind, url, reference, message);
+      if (err.ambiguous) {
+        // The POST may have gone through: the asset exists now or it does not.
+        if (await this.exists(kind, reference)) {
+          this.rememberInCache(url, kind, reference);
+          return { url, kind, reference, status: 'registered' };
+        }
+        return { url, kind, reference, status: 'failed', message };
+      }
+      return { url, kind, reference, status: 'failed', message };
+    }
+  }
+
+  private async onDuplicate(
+    kind: AssetKind,
+    url: string,
+    reference: string,
+    message: string,
+  ): Promise<AssetOutcome> {
+    switch (this.options.onDuplicate) {
+      case 'fail':
+        return { url, kind, reference, status: 'failed', message };
+      case 'reuse':
+        this.rememberInCache(url, kind, reference);
+        return { url, kind, reference, status: 'reused' };
+      case 'replace': {
+        const deadline = Date.now() + (this.options.replaceWaitMs ?? 60_000);
+        for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
+          try {
+            await this.dam.patchAsset(kind, reference, { url });
+            if (kind === 'image') this.registeredImages.push(reference);
+            this.rememberInCache(url, kind, reference);
+            return { url, kind, reference, status: 'registered' };
+          } catch (err) {
+            // 409 while the image is being processed: wait for it, then replace.
+            if (!isApiError(err) || err.status !== 409 || Date.now() + wait > deadline) {
+              const why = isApiError(err)
+                ? err.failures.map((f) => f.message).join('; ') || err.message
+                : String(err);
+              return { url, kind, reference, status: 'failed', message: why };
+            }
+            await new Promise((resolve) => setTimeout(resolve, wait));
+          }
+        }
+      }
+    }
+  }
+
+  private async exists(kind: AssetKind, reference: string): Promise<boolean> {
+    for await (const _ of this.dam.existing(kind, [reference])) return true;
+    return false;
+  }
+
+  private rememberInCache(url: string, kind: AssetKind, reference: string): void {
+    remember(this.cache, url, { reference, kind, registeredAt: new Date().toISOString() });
+  }
+
+  private loadCache(file: string): void {
+    try {
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as { entries?: Record<string, CacheEntry> };
+      for (const [url, entry] of Object.entries(parsed.entries ?? {})) {
+        if (entry && typeof entry.reference === 'string') remember(this.cache, url, entry);
+      }
+    } catch {
+      // No cache yet, or an unreadable one: start empty (it is only a cache).
+    }
+  }
+
+  /** Writes the cache file atomically. */
+  saveCache(): void {
+    const file = this.options.cacheFile;
+    if (!file || this.options.plan) return;
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ version: 1, entries: Object.fromEntries(this.cache) }));
+    renameSync(tmp, file);
+  }
+}
+
+/** Insert into a Map used as a bounded, oldest-first cache. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > CACHE_LIMIT) map.delete(map.keys().next().value as string);
+}
