@@ -1,0 +1,198 @@
+// The CSV reader core: text in, header and rows out. It knows nothing of files, URLs or bytes.
+import { CatalogIoError } from '../../errors.js';
+import { checkHeaders, emptyCells } from '../headers.js';
+import type { Cell, SourceRow } from '../types.js';
+import { type CsvRecord, csvRecords, guessDelimiter } from './records.js';
+
+export interface CsvSettings {
+  source: string;
+  /** Fixed delimiter; guessed among `, ; TAB |` when absent. */
+  delimiter?: string;
+  /** 1-based physical line of the header; records above it are skipped. */
+  headerRow: number;
+  /** Trim spaces around cells; when undefined, on if the header is space-padded. */
+  trim?: boolean;
+  maxCellBytes: number;
+}
+
+export interface OpenedTable {
+  headers: string[];
+  delimiter?: string;
+  notes: string[];
+  rows: AsyncIterable<SourceRow>;
+}
+
+const SAMPLE_CHARS = 64 * 1024;
+
+export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings): Promise<OpenedTable> {
+  const notes: string[] = [];
+  const { sample, text: replayed } = await sampleText(text, SAMPLE_CHARS);
+  if (sample.trim() === '') {
+    throw new CatalogIoError('SOURCE_EMPTY', `Empty file: ${settings.source} holds no text`);
+  }
+  let delimiter = settings.delimiter;
+  if (!delimiter) {
+    delimiter = guessDelimiter(skipLines(sample, settings.headerRow - 1));
+    notes.push(`delimiter ${delimiterName(delimiter)} detected`);
+  }
+  // A record larger than a few cells' limit means an unclosed quote or a giant cell.
+  const records = csvRecords(replayed, delimiter, Math.max(settings.maxCellBytes * 4, 1 << 20));
+  const iterator = records[Symbol.asyncIterator]();
+
+  let header: CsvRecord | undefined;
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) break;
+    if (next.value.line >= settings.headerRow && !isBlank(next.value.cells)) {
+      header = next.value;
+      break;
+    }
+  }
+  if (!header) {
+    throw new CatalogIoError('CSV_HEADER_EMPTY', `No header: ${settings.source} has no header row`, {
+      location: `line ${settings.headerRow}`,
+    });
+  }
+  let trim = settings.trim;
+  if (trim === undefined && isPadded(header.cells)) {
+    trim = true;
+    notes.push('cells trimmed (the header is space-padded)');
+  }
+  const headers = checkHeaders(
+    trim ? repairPaddedQuotes(header.cells, delimiter) : header.cells,
+    `line ${header.line}`,
+  );
+  const rows = dataRows(iterator, headers, { ...settings, delimiter, trim: Boolean(trim) });
+  return { headers, delimiter, notes, rows };
+}
+
+async function* dataRows(
+  records: AsyncIterator<CsvRecord>,
+  headers: string[],
+  settings: CsvSettings & { delimiter: string; trim: boolean },
+): AsyncGenerator<SourceRow> {
+  let index = 0;
+  const width = headers.length;
+  for (;;) {
+    const next = await records.next();
+    if (next.done) return;
+    const { line } = next.value;
+    let values = next.value.cells;
+    if (settings.trim) values = repairPaddedQuotes(values, settings.delimiter).map((value) => value.trim());
+    if (isBlank(values)) continue;
+    // A line ending in the delimiter gives one empty cell more: not an error.
+    if (values.length === width + 1 && values[width] === '') values.pop();
+    const location = `line ${line}`;
+    const cells = emptyCells<Cell>();
+    for (let i = 0; i < width; i++) {
+      const value = values[i] ?? '';
+      if (value.length * 3 > settings.maxCellBytes && Buffer.byteLength(value) > settings.maxCellBytes) {
+        throw new CatalogIoError(
+          'CELL_TOO_LARGE',
+          `Cell too large: ${Buffer.byteLength(value)} bytes, the limit is ${settings.maxCellBytes} (raise maxCellBytes if the data is genuine)`,
+          { location: `${location}, column "${headers[i]}"` },
+        );
+      }
+      cells[headers[i]!] = value;
+    }
+    index++;
+    const row: SourceRow = { location: { text: location, source: settings.source, line }, cells, index };
+    if (values.length !== width) {
+      row.error = {
+        code: 'CSV_ROW_LENGTH',
+        message: `Wrong number of cells: the row has ${values.length}, the header has ${width} (${location})`,
+      };
+    }
+    yield row;
+  }
+}
+
+function isBlank(cells: string[]): boolean {
+  for (const cell of cells) if (cell.trim() !== '') return false;
+  return true;
+}
+
+/** Most header names start or end with spaces: a fixed-width, padded file (the last name often is not). */
+function isPadded(cells: string[]): boolean {
+  if (cells.length < 2) return false;
+  const padded = cells.filter((cell) => cell !== cell.trim()).length;
+  return padded * 2 > cells.length;
+}
+
+/**
+ * In a padded file a quote after spaces (` "paper, stretch" `) is not seen as a quote by the parser,
+ * which splits the cell at the delimiter inside. Join such pieces back and remove the quotes.
+ */
+function repairPaddedQuotes(cells: string[], delimiter: string): string[] {
+  let out: string[] | undefined;
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i]!;
+    if (cell.startsWith('"') || !cell.trimStart().startsWith('"')) {
+      out?.push(cell);
+      continue;
+    }
+    out ??= cells.slice(0, i);
+    let j = i;
+    let joined = cell.trim();
+    while (!closesQuote(joined) && j < cells.length - 1) {
+      j++;
+      joined = `${joined}${delimiter}${cells[j]!}`.trim();
+    }
+    out.push(
+      closesQuote(joined) ? joined.slice(1, -1).replaceAll('""', '"') : cells.slice(i, j + 1).join(delimiter),
+    );
+    i = j;
+  }
+  return out ?? cells;
+}
+
+/** `"..."` with an odd run of quotes at the end: the quote that opened the cell is closed. */
+function closesQuote(text: string): boolean {
+  if (text.length < 2 || !text.endsWith('"')) return false;
+  let quotes = 0;
+  for (let k = text.length - 1; k > 0 && text[k] === '"'; k--) quotes++;
+  return quotes % 2 === 1;
+}
+
+function delimiterName(delimiter: string): string {
+  return delimiter === '\t' ? 'TAB' : `"${delimiter}"`;
+}
+
+function skipLines(text: string, count: number): string {
+  let at = 0;
+  for (let i = 0; i < count && at !== -1; i++) {
+    const next = text.indexOf('\n', at);
+    at = next === -1 ? -1 : next + 1;
+  }
+  return at === -1 ? '' : text.slice(at);
+}
+
+/** Reads at least `size` characters ahead for detection; the text is replayed whole afterwards. */
+async function sampleText(
+  text: AsyncIterable<string>,
+  size: number,
+): Promise<{ sample: string; text: AsyncIterable<string> }> {
+  const iterator = text[Symbol.asyncIterator]();
+  const head: string[] = [];
+  let length = 0;
+  let ended = false;
+  while (length < size) {
+    const next = await iterator.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    head.push(next.value);
+    length += next.value.length;
+  }
+  async function* replay(): AsyncGenerator<string> {
+    yield* head;
+    if (ended) return;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  return { sample: head.join(''), text: replay() };
+}

@@ -1,0 +1,170 @@
+// openSource(): the one entry point. It turns a path, `-` or a URL into bytes (sources/), detects
+// gzip, format and encoding, and hands text or bytes to the format's reader core.
+import { Readable } from 'node:stream';
+import { CatalogIoError } from '../errors.js';
+import { readCsv } from './csv/csv.js';
+import { decode, detectEncoding, looksBinary } from './encoding.js';
+import { detectFormat, type Format, isZip } from './format.js';
+import { readJson } from './json/json.js';
+import { readNdjson } from './json/ndjson.js';
+import { type ReaderOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import type { ByteSource } from './sources/byte-source.js';
+import { openFile, openStdin } from './sources/file.js';
+import { gunzip, HEAD_BYTES, isGzip, peek } from './sources/peek.js';
+import { openUrl } from './sources/url.js';
+import type { SourceRow } from './types.js';
+import { readXlsx } from './xlsx/xlsx.js';
+
+export interface OpenedSource {
+  format: Format;
+  /** Text encoding used (CSV, JSON, NDJSON); undefined for XLSX. */
+  encoding?: string;
+  /** CSV only. */
+  delimiter?: string;
+  /**
+   * Column names. CSV/XLSX: the header row (XLSX with several sheets: the first sheet's).
+   * JSON/NDJSON: the union of the keys seen so far; it grows while rows are read.
+   */
+  headers: string[];
+  /** The data rows, pulled one at a time; row-level problems are in `row.error`. */
+  rows: AsyncIterable<SourceRow>;
+  /** Bytes taken from the source so far (compressed size for `.gz`): for progress against totalBytes. */
+  bytesRead(): number;
+  totalBytes?: number;
+  /** What was detected or assumed, for people: `encoding windows-1252 detected`. */
+  notes: string[];
+  /** The source as it may be shown (URL credentials stripped). */
+  source: string;
+  close(): Promise<void>;
+}
+
+/** Opens a source and reads its header (and first row): file-level problems throw here, coded. */
+export async function openSource(spec: string, options: ReaderOptions = {}): Promise<OpenedSource> {
+  const settings = resolveOptions(options);
+  const bytes = await openBytes(spec, settings);
+  try {
+    return await openFromBytes(bytes, settings);
+  } catch (err) {
+    await bytes.close();
+    throw err;
+  }
+}
+
+async function openBytes(spec: string, settings: ResolvedOptions): Promise<ByteSource> {
+  if (spec === '-') return openStdin(settings.stdin);
+  if (/^https?:\/\//i.test(spec)) return openUrl(spec, settings.timeoutMs);
+  return openFile(spec);
+}
+
+async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Promise<OpenedSource> {
+  const notes: string[] = [];
+  const name = bytes.name;
+  let { head, chunks } = await peek(bytes.chunks);
+  const gzipped = isGzip(head);
+  if (gzipped) {
+    ({ head, chunks } = await peek(gunzip(chunks, name)));
+    notes.push('gzip decompressed');
+  }
+  if (head.length === 0) throw new CatalogIoError('SOURCE_EMPTY', `Empty file: ${name} holds no data`);
+  const detected = detectFormat(bytes.fileName, head, settings.format);
+  const format = detected.format;
+  notes.push(...detected.notes);
+  const base = { format, notes, bytesRead: bytes.bytesRead, totalBytes: bytes.totalBytes, source: name };
+
+  if (format === 'xlsx') {
+    if (!isZip(head)) {
+      throw new CatalogIoError('XLSX_CORRUPT', `Not an XLSX workbook: ${name} is not a zip archive`);
+    }
+    const table = await readXlsx(Readable.from(chunks), {
+      source: name,
+      sheets: settings.sheets,
+      headerRow: settings.headerRow,
+      maxCellBytes: settings.maxCellBytes,
+    });
+    notes.push(...table.notes);
+    return finish({ ...base, headers: table.headers, rows: table.rows }, bytes);
+  }
+
+  if (isZip(head)) {
+    throw new CatalogIoError(
+      'CSV_NOT_CSV',
+      `Not ${format.toUpperCase()}: ${name} is a zip archive (an XLSX workbook?); use --format xlsx`,
+    );
+  }
+  if (looksBinary(head)) {
+    throw new CatalogIoError(
+      format === 'csv' ? 'CSV_NOT_CSV' : 'ENCODING_UNSUPPORTED',
+      `Not a text file: ${name} holds binary data, expected ${format.toUpperCase()} text`,
+    );
+  }
+  const { encoding, notes: encodingNotes } = detectEncoding(
+    head,
+    head.length < HEAD_BYTES,
+    settings.encoding,
+    name,
+  );
+  notes.push(...encodingNotes);
+  const text = decode(chunks, encoding, name);
+
+  if (format === 'csv') {
+    const table = await readCsv(text, {
+      source: name,
+      delimiter: settings.delimiter,
+      headerRow: settings.headerRow ?? 1,
+      trim: settings.trim,
+      maxCellBytes: settings.maxCellBytes,
+    });
+    notes.push(...table.notes);
+    return finish(
+      { ...base, encoding, delimiter: table.delimiter, headers: table.headers, rows: table.rows },
+      bytes,
+    );
+  }
+
+  const jsonSettings = { source: name, maxCellBytes: settings.maxCellBytes };
+  if (format === 'ndjson') {
+    const table = readNdjson(text, jsonSettings);
+    return finish({ ...base, encoding, headers: table.headers, rows: table.rows }, bytes);
+  }
+  // A syntax error is located by reading the file again from the start (files only).
+  const reopen = bytes.reopen;
+  const again = reopen
+    ? async () => {
+        const fresh = await reopen();
+        const freshChunks = gzipped ? gunzip(fresh.chunks, name) : fresh.chunks;
+        return { text: decode(freshChunks, encoding, name), close: fresh.close };
+      }
+    : undefined;
+  const table = readJson(text, { ...jsonSettings, jsonPath: settings.jsonPath, notes, reopen: again });
+  return finish({ ...base, encoding, headers: table.headers, rows: table.rows }, bytes);
+}
+
+/** Reads the first row now, so that a file with no data (or broken at its start) fails at open. */
+async function finish(opened: Omit<OpenedSource, 'close'>, bytes: ByteSource): Promise<OpenedSource> {
+  const iterator = opened.rows[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (first.done) {
+    throw new CatalogIoError('CSV_NO_DATA', `No data: ${opened.source} has a header but no data rows`);
+  }
+  async function* rows(): AsyncGenerator<SourceRow> {
+    try {
+      yield first.value;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    } finally {
+      await iterator.return?.();
+      await bytes.close();
+    }
+  }
+  return {
+    ...opened,
+    rows: rows(),
+    close: async () => {
+      await iterator.return?.();
+      await bytes.close();
+    },
+  };
+}
