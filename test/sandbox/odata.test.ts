@@ -367,6 +367,12 @@ describe('$filter: malformed expressions', () => {
     expect(parse(`${'('.repeat(50)}prod_id eq 1${')'.repeat(50)}`)).toMatchObject({ kind: 'compare' });
   });
 
+  test('more than 2,000 conditions is an ODataError, not a stack overflow', () => {
+    const chain = (n: number) => Array.from({ length: n }, (_, i) => `prod_id eq ${i}`).join(' or ');
+    expect(parse(chain(2000)).kind).toBe('or');
+    expect(rejects(chain(2001)).message).toContain('more than 2000 conditions');
+  });
+
   test('the error carries the parameter, the property and the text sent', () => {
     const error = rejects('prod_id eq 1)');
     expect(error.parameter).toBe('$filter');

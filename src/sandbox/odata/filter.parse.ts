@@ -71,6 +71,11 @@ const FLIPPED: Record<ComparisonOp, ComparisonOp> = {
 };
 /** Bounds recursion so deeply nested input is a clear error instead of a stack overflow. */
 const MAX_DEPTH = 100;
+/**
+ * Bounds the number of conditions: and/or chains build left-deep trees that later passes walk
+ * recursively. 2,000 is far above what fits in a URL of the service's ~8,000-character limit.
+ */
+const MAX_CONDITIONS = 2000;
 
 type FieldToken = { field: QueryField; culture?: string; name: string };
 type LiteralToken = Extract<Token, { kind: 'string' | 'number' | 'date' | 'datetime' | 'word' }>;
@@ -85,6 +90,7 @@ export function parseFilter(text: string, schema: QuerySchema): FilterExpr {
 class FilterParser {
   private index = 0;
   private depth = 0;
+  private conditions = 0;
   /** The one culture this filter may use, fixed by the first `<field>_<culture>` seen. */
   private culture: { name: string; from: string } | undefined;
 
@@ -142,6 +148,12 @@ class FilterParser {
 
   private parsePrimary(): FilterExpr {
     const token = this.next();
+    if (token.kind !== 'lparen' && ++this.conditions > MAX_CONDITIONS) {
+      throw this.error(
+        token,
+        `the filter has more than ${MAX_CONDITIONS} conditions; split it into several requests.`,
+      );
+    }
     if (token.kind === 'lparen') {
       const expr = this.parseOr();
       const close = this.next();
