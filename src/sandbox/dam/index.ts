@@ -15,6 +15,7 @@ import {
   type SandboxResponse,
   type SandboxService,
 } from '../http.js';
+import { DEMO_FILES, DEMO_IMAGES } from '../seed/assets.js';
 import { type FetchLimits, SourceFetcher } from './fetch-source.js';
 import {
   type AssetKind,
@@ -29,10 +30,6 @@ import { msg } from './messages.js';
 import { FILE_QUERY, IMAGE_QUERY, listCollection } from './query.js';
 import { joinTags, type StoredFile, type StoredImage, showFile, showImage } from './records.js';
 import { type SeedFile, type SeedImage, seedFiles, seedImages } from './seed.js';
-
-// Replaced by DEMO_IMAGES / DEMO_FILES from ../seed/assets.js once that module is in the tree.
-const PENDING_DEMO_IMAGES: SeedImage[] = [];
-const PENDING_DEMO_FILES: SeedFile[] = [];
 
 import { checkSourceUrl, hostStanding, type SourceUrl } from './source-url.js';
 import { ProcessingWorker } from './worker.js';
@@ -81,7 +78,7 @@ class Dam implements DamService {
     this.worker = new ProcessingWorker(ctx.options.processingMs, (reference) =>
       this.finishProcessing(reference),
     );
-    if (ctx.options.seed === 'demo') this.seed(PENDING_DEMO_IMAGES, PENDING_DEMO_FILES);
+    if (ctx.options.seed === 'demo') this.seed(DEMO_IMAGES, DEMO_FILES);
   }
 
   private seed(images: readonly SeedImage[], files: readonly SeedFile[]): void {
