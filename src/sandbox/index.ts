@@ -46,7 +46,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     now: monotonicNow,
   };
   const dam = createDamService(ctx);
-  const catalog = createCatalogService(ctx, dam);
+  const catalog: SandboxService = createCatalogService(ctx, dam);
   const assets = createAssetHost(ctx);
 
   let restored = false;

@@ -1,4 +1,5 @@
 // Starts a real sandbox on an ephemeral loopback port for one test file and stops it afterwards.
+import { request } from 'undici';
 import { afterAll, beforeAll } from 'vitest';
 import type { SandboxOptions } from '../../src/sandbox/context.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
@@ -24,7 +25,10 @@ export function useSandbox(options: SandboxOptions = {}): SandboxFixture {
   };
 }
 
-/** fetch with the read-write key, against a path below a service URL. */
+/**
+ * One HTTP request with undici's `request` (not fetch: fetch adds `accept-language: *` and other
+ * browser headers by itself, and the services must be tested with exactly the headers we send).
+ */
 export async function call(
   baseUrl: string,
   path: string,
@@ -37,18 +41,22 @@ export async function call(
     body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(baseUrl + path, {
-    method: init.method ?? 'GET',
+  const res = await request(baseUrl + path, {
+    method: (init.method ?? 'GET') as 'GET',
     headers,
-    body,
-    redirect: 'manual',
+    ...(body !== undefined ? { body } : {}),
   });
-  const text = await res.text();
+  const text = await res.body.text();
+  const responseHeaders = new Headers();
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) responseHeaders.append(name, v);
+  }
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
     // plain-text body: keep the text
   }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+  return { status: res.statusCode, headers: responseHeaders, body: parsed, text };
 }
