@@ -1,6 +1,7 @@
 // The list of CLI commands. Each command is a yargs module built from (output, setExitCode).
 import type { CommandModule } from 'yargs';
 import type { Output } from '../output.js';
+import { previewCommand } from './preview.js';
 import { sandboxCommand } from './sandbox.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: yargs command modules differ in their argument types
@@ -8,6 +9,6 @@ export type CommandFactory = (out: Output, setExitCode: (code: number) => void) 
 
 // biome-ignore lint/suspicious/noExplicitAny: yargs command modules differ in their argument types
 export function commands(out: Output, setExitCode: (code: number) => void): CommandModule<any, any>[] {
-  const factories: CommandFactory[] = [sandboxCommand];
+  const factories: CommandFactory[] = [sandboxCommand, previewCommand];
   return factories.map((make) => make(out, setExitCode));
 }
