@@ -1,7 +1,16 @@
 // The tenant's data model as the client understands it, built from `$metadata` at run time.
 // Nothing about fields is hard-coded: everything below is read from the tenant's schemas.
 
-export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'date-time' | 'object' | 'array' | 'unknown';
+export type FieldType =
+  | 'string'
+  | 'integer'
+  | 'number'
+  | 'boolean'
+  | 'date'
+  | 'date-time'
+  | 'object'
+  | 'array'
+  | 'unknown';
 
 export interface FieldModel {
   name: string;
@@ -25,6 +34,8 @@ export interface FieldModel {
   references?: string;
   required: boolean;
   description?: string;
+  /** Multilingual fields that have only some of the tenant's languages: those (else absent: all of them). */
+  languages?: string[];
 }
 
 export type EntityKind = 'products' | 'variants' | 'categories' | 'custom';
@@ -44,6 +55,8 @@ export interface EntityModel {
   /** Fields in the schema's order. */
   fields: FieldModel[];
   field(name: string): FieldModel | undefined;
+  /** The resource's JSON Schema as `$metadata` gave it (for tools that need more than the model holds). */
+  schema?: Record<string, unknown>;
 }
 
 export interface TenantModel {

@@ -3,12 +3,13 @@ import type { CommandModule } from 'yargs';
 import type { Output } from '../output.js';
 import { previewCommand } from './preview.js';
 import { sandboxCommand } from './sandbox.js';
+import { schemaCommand } from './schema.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: yargs command modules differ in their argument types
 export type CommandFactory = (out: Output, setExitCode: (code: number) => void) => CommandModule<any, any>;
 
 // biome-ignore lint/suspicious/noExplicitAny: yargs command modules differ in their argument types
 export function commands(out: Output, setExitCode: (code: number) => void): CommandModule<any, any>[] {
-  const factories: CommandFactory[] = [sandboxCommand, previewCommand];
+  const factories: CommandFactory[] = [sandboxCommand, previewCommand, schemaCommand];
   return factories.map((make) => make(out, setExitCode));
 }

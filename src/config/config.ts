@@ -1,0 +1,260 @@
+// Connection settings, checked once at the edge. Precedence: flags > environment > config file.
+//   flags        --catalog-url --dam-url --api-key --config --concurrency --rate-limit --timeout --schemas
+//   environment  CATALOG_URL, DAM_URL, CATALOG_API_KEY
+//   config file  catalog-io.config.json in the working directory, or the file given with --config
+// With no catalog URL anywhere, commands run against the embedded sandbox (see connect.ts).
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { RateLimit } from '../api/limiter.js';
+import { CatalogIoError } from '../errors.js';
+
+export const CONFIG_FILE_NAME = 'catalog-io.config.json';
+
+/** What a person can set, from any source. */
+export interface ConnectionSettings {
+  catalogUrl?: string;
+  damUrl?: string;
+  apiKey?: string;
+  /** Requests in flight at once (and connections per origin). */
+  concurrency?: number;
+  /** Requests per window, or null for no client-side limit. */
+  rateLimit?: RateLimit | null;
+  /** Wait for an answer, ms. */
+  timeoutMs?: number;
+  /** Attempts per request, retries included. */
+  maxAttempts?: number;
+  /** A schema cache folder to read instead of the live `$metadata`. */
+  schemasDir?: string;
+}
+
+/** CLI flags as yargs gives them (kebab-case keys are also camel-cased by yargs). */
+export interface ConnectionFlags {
+  catalogUrl?: string;
+  damUrl?: string;
+  apiKey?: string;
+  config?: string;
+  concurrency?: number;
+  rateLimit?: string;
+  timeout?: number;
+  schemas?: string;
+}
+
+export interface ResolvedSettings extends ConnectionSettings {
+  /** Where each setting came from, for messages (never the values of secrets). */
+  sources: Partial<Record<keyof ConnectionSettings, 'flag' | 'env' | 'file'>>;
+  /** The config file read, if any. */
+  configFile?: string;
+}
+
+export interface ResolveOptions {
+  flags?: ConnectionFlags;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const flags = options.flags ?? {};
+
+  const fileSettings = readConfigFile(flags.config, cwd);
+  const envSettings: ConnectionSettings = dropUndefined({
+    catalogUrl: nonEmpty(env.CATALOG_URL),
+    damUrl: nonEmpty(env.DAM_URL),
+    apiKey: nonEmpty(env.CATALOG_API_KEY),
+  });
+  const flagSettings: ConnectionSettings = dropUndefined({
+    catalogUrl: nonEmpty(flags.catalogUrl),
+    damUrl: nonEmpty(flags.damUrl),
+    apiKey: nonEmpty(flags.apiKey),
+    concurrency: flags.concurrency,
+    rateLimit: flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit, '--rate-limit'),
+    timeoutMs: flags.timeout,
+    schemasDir: nonEmpty(flags.schemas),
+  });
+
+  const resolved: ResolvedSettings = { sources: {} };
+  const layers: Array<[ConnectionSettings, 'file' | 'env' | 'flag']> = [
+    [fileSettings.settings, 'file'],
+    [envSettings, 'env'],
+    [flagSettings, 'flag'],
+  ];
+  for (const [layer, source] of layers) {
+    for (const [key, value] of Object.entries(layer) as Array<[keyof ConnectionSettings, unknown]>) {
+      if (value === undefined) continue;
+      (resolved as unknown as Record<string, unknown>)[key] = value;
+      resolved.sources[key] = source;
+    }
+  }
+  if (fileSettings.file) resolved.configFile = fileSettings.file;
+  if (resolved.schemasDir && fileSettings.file && resolved.sources.schemasDir === 'file') {
+    resolved.schemasDir = path.resolve(path.dirname(fileSettings.file), resolved.schemasDir);
+  }
+  check(resolved);
+  return resolved;
+}
+
+function check(s: ResolvedSettings): void {
+  for (const key of ['catalogUrl', 'damUrl'] as const) {
+    const value = s[key];
+    if (value === undefined) continue;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw invalid(`${label(key, s)} is not a URL: ${JSON.stringify(value)}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw invalid(`${label(key, s)} must be http or https, found ${url.protocol}`);
+    if (url.username || url.password)
+      throw invalid(`${label(key, s)} must not carry credentials: give the key with CATALOG_API_KEY`);
+    if (url.search || url.hash)
+      throw invalid(`${label(key, s)} must not have a query or fragment: ${url.origin}${url.pathname}`);
+  }
+  if (
+    s.concurrency !== undefined &&
+    (!Number.isInteger(s.concurrency) || s.concurrency < 1 || s.concurrency > 64)
+  ) {
+    throw invalid(`${label('concurrency', s)} must be a whole number from 1 to 64, found ${s.concurrency}`);
+  }
+  if (s.timeoutMs !== undefined && (!Number.isFinite(s.timeoutMs) || s.timeoutMs < 100)) {
+    throw invalid(`${label('timeoutMs', s)} must be at least 100 ms, found ${s.timeoutMs}`);
+  }
+  if (
+    s.maxAttempts !== undefined &&
+    (!Number.isInteger(s.maxAttempts) || s.maxAttempts < 1 || s.maxAttempts > 20)
+  ) {
+    throw invalid(`${label('maxAttempts', s)} must be a whole number from 1 to 20, found ${s.maxAttempts}`);
+  }
+  if (s.catalogUrl !== undefined && s.apiKey === undefined) {
+    throw new CatalogIoError(
+      'CONFIG_MISSING',
+      `No API key for ${s.catalogUrl}: set CATALOG_API_KEY (or --api-key, or apiKey in ${CONFIG_FILE_NAME})`,
+    );
+  }
+}
+
+/** `50/10` (requests per seconds), `50` (per 10 s) or `off`. */
+export function parseRateLimit(text: string, where: string): RateLimit | null {
+  const t = text.trim().toLowerCase();
+  if (t === 'off' || t === 'none' || t === '0') return null;
+  const m = /^(\d+)(?:\s*\/\s*(\d+(?:\.\d+)?)\s*s?)?$/.exec(t);
+  if (!m) throw invalid(`${where} reads REQUESTS/SECONDS (e.g. 50/10) or off, found ${JSON.stringify(text)}`);
+  const requests = Number(m[1]);
+  const windowSeconds = m[2] === undefined ? 10 : Number(m[2]);
+  if (requests < 1 || windowSeconds <= 0)
+    throw invalid(`${where} must allow at least 1 request in a window over 0 s`);
+  return { requests, windowSeconds };
+}
+
+interface FileSettings {
+  settings: ConnectionSettings;
+  file?: string;
+}
+
+function readConfigFile(explicit: string | undefined, cwd: string): FileSettings {
+  const file = explicit ? path.resolve(cwd, explicit) : path.join(cwd, CONFIG_FILE_NAME);
+  if (!existsSync(file)) {
+    if (explicit) throw new CatalogIoError('CONFIG_MISSING', `The config file ${file} does not exist`);
+    return { settings: {} };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `The config file ${file} is not valid JSON: ${(err as Error).message}`,
+    );
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) {
+    throw new CatalogIoError('CONFIG_INVALID', `The config file ${file} must hold a JSON object`);
+  }
+  const o = json as Record<string, unknown>;
+  const known = new Set([
+    '$schema',
+    'catalogUrl',
+    'damUrl',
+    'apiKey',
+    'concurrency',
+    'rateLimit',
+    'timeoutMs',
+    'maxAttempts',
+    'schemas',
+  ]);
+  const unknown = Object.keys(o).filter((k) => !known.has(k));
+  if (unknown.length > 0) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `Unknown setting ${unknown.map((k) => JSON.stringify(k)).join(', ')} in ${file}; known: ${[...known].filter((k) => k !== '$schema').join(', ')}`,
+    );
+  }
+  const where = (key: string) => `${key} in ${file}`;
+  const string = (key: string): string | undefined => {
+    const v = o[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string') throw invalid(`${where(key)} must be a string, found ${JSON.stringify(v)}`);
+    return nonEmpty(v);
+  };
+  const number = (key: string): number | undefined => {
+    const v = o[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'number') throw invalid(`${where(key)} must be a number, found ${JSON.stringify(v)}`);
+    return v;
+  };
+  let rateLimit: RateLimit | null | undefined;
+  const rl = o.rateLimit;
+  if (rl === null || rl === 'off') rateLimit = null;
+  else if (typeof rl === 'string') rateLimit = parseRateLimit(rl, where('rateLimit'));
+  else if (rl && typeof rl === 'object') {
+    const r = rl as Record<string, unknown>;
+    if (
+      typeof r.requests !== 'number' ||
+      typeof r.windowSeconds !== 'number' ||
+      r.requests < 1 ||
+      r.windowSeconds <= 0
+    ) {
+      throw invalid(`${where('rateLimit')} must be { "requests": N, "windowSeconds": S }, "N/S" or null`);
+    }
+    rateLimit = { requests: r.requests, windowSeconds: r.windowSeconds };
+  } else if (rl !== undefined)
+    throw invalid(`${where('rateLimit')} must be { "requests": N, "windowSeconds": S }, "N/S" or null`);
+  return {
+    file,
+    settings: dropUndefined({
+      catalogUrl: string('catalogUrl'),
+      damUrl: string('damUrl'),
+      apiKey: string('apiKey'),
+      concurrency: number('concurrency'),
+      rateLimit,
+      timeoutMs: number('timeoutMs'),
+      maxAttempts: number('maxAttempts'),
+      schemasDir: string('schemas'),
+    }),
+  };
+}
+
+function label(key: keyof ConnectionSettings, s: ResolvedSettings): string {
+  const names: Record<string, [string, string, string]> = {
+    catalogUrl: ['--catalog-url', 'CATALOG_URL', 'catalogUrl'],
+    damUrl: ['--dam-url', 'DAM_URL', 'damUrl'],
+    concurrency: ['--concurrency', 'concurrency', 'concurrency'],
+    timeoutMs: ['--timeout', 'timeoutMs', 'timeoutMs'],
+    maxAttempts: ['maxAttempts', 'maxAttempts', 'maxAttempts'],
+  };
+  const [flag, env, file] = names[key] ?? [key, key, key];
+  const source = s.sources[key];
+  return source === 'flag' ? flag : source === 'env' ? env : `${file} in ${s.configFile ?? CONFIG_FILE_NAME}`;
+}
+
+function invalid(message: string): CatalogIoError {
+  return new CatalogIoError('CONFIG_INVALID', message);
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function dropUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,150 @@
+// connect(): what every command calls to reach a tenant. Resolves the settings, starts the embedded
+// sandbox when no catalog URL is configured, and builds both clients over one run Transport
+// (one limiter, one set of counters, one pool per origin).
+import path from 'node:path';
+import { CatalogClient } from '../api/catalog.js';
+import type { CountersSnapshot } from '../api/counters.js';
+import { DamClient } from '../api/dam.js';
+import { ServiceHttp, Transport } from '../api/transport.js';
+import { CatalogIoError } from '../errors.js';
+import { loadTenantModel } from '../schema/load.js';
+import type { TenantModel } from '../schema/model.js';
+import { defaultSchemasDir, tenantName } from '../schema/raw.js';
+import {
+  type ConnectionFlags,
+  type ConnectionSettings,
+  type ResolvedSettings,
+  resolveSettings,
+} from './config.js';
+
+export interface ConnectOptions {
+  /** CLI flags (highest precedence). */
+  flags?: ConnectionFlags;
+  /** Settings given by a library caller; they win over flags, env and file. */
+  settings?: ConnectionSettings;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Told one line when the embedded sandbox is used (the command prints it first). */
+  announce?: (line: string) => void;
+  /** Embedded sandbox only: start from the seed, ignoring the persisted state. */
+  resetSandbox?: boolean;
+}
+
+export interface TenantInfo {
+  /** Filesystem-safe tenant name (schema cache folder): from the catalog URL's host and path; `sandbox` when embedded. */
+  name: string;
+  catalogUrl: string;
+  damUrl: string | undefined;
+  /** Running against the embedded sandbox. */
+  embedded: boolean;
+  /** Where `schema pull` writes by default. */
+  defaultSchemasDir: string;
+  /** The schema cache in use (`--schemas`), when offline. */
+  schemasDir: string | undefined;
+  /** The tenant's model: from the schema cache when one is configured, else live; fetched once. */
+  model(): Promise<TenantModel>;
+}
+
+export interface Connection {
+  catalog: CatalogClient;
+  /** Throws CONFIG_MISSING when no DAM URL is configured. */
+  dam: DamClient;
+  tenant: TenantInfo;
+  /** The run's shared transport: limiter and counters. */
+  transport: Transport;
+  snapshot(): CountersSnapshot;
+  close(): Promise<void>;
+}
+
+export async function connect(options: ConnectOptions = {}): Promise<Connection> {
+  const cwd = options.cwd ?? process.cwd();
+  const resolved: ResolvedSettings = resolveSettings({
+    ...(options.flags ? { flags: options.flags } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    cwd,
+  });
+  const settings: ConnectionSettings = { ...resolved, ...(options.settings ?? {}) };
+
+  let catalogUrl = settings.catalogUrl;
+  let damUrl = settings.damUrl;
+  let apiKey = settings.apiKey;
+  let stopSandbox: (() => Promise<void>) | undefined;
+  const embedded = catalogUrl === undefined;
+  if (embedded) {
+    // Loaded only when needed: a real tenant never starts the simulator.
+    const { startSandbox } = await import('../sandbox/index.js');
+    const dataDir = path.join(cwd, '.catalog-io', 'sandbox');
+    const sandbox = await startSandbox({
+      port: 0,
+      dataDir,
+      ...(options.resetSandbox ? { reset: true } : {}),
+    });
+    catalogUrl = sandbox.catalogUrl;
+    damUrl = sandbox.damUrl;
+    apiKey = sandbox.apiKey;
+    stopSandbox = () => sandbox.close();
+    options.announce?.(
+      `Using the embedded sandbox tenant at ${sandbox.catalogUrl} (no CATALOG_URL set; state kept in ${path.relative(cwd, dataDir) || dataDir})`,
+    );
+  }
+  if (catalogUrl === undefined || apiKey === undefined) {
+    throw new CatalogIoError('CONFIG_MISSING', 'No catalog URL or API key configured');
+  }
+
+  const transport = new Transport({
+    ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
+    // The embedded sandbox has no rate limit of its own: pacing it like the real service only slows a trial run.
+    ...(settings.rateLimit !== undefined
+      ? { rateLimit: settings.rateLimit }
+      : embedded
+        ? { rateLimit: null }
+        : {}),
+    ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
+    ...(settings.maxAttempts !== undefined ? { retry: { maxAttempts: settings.maxAttempts } } : {}),
+  });
+  const catalog = new CatalogClient(
+    new ServiceHttp(transport, { service: 'Catalog API', baseUrl: catalogUrl, apiKey }),
+  );
+  const dam = damUrl
+    ? new DamClient(new ServiceHttp(transport, { service: 'DAM API', baseUrl: damUrl, apiKey }))
+    : undefined;
+
+  const name = embedded ? 'sandbox' : tenantName(catalogUrl);
+  let modelPromise: Promise<TenantModel> | undefined;
+  const schemasDir = settings.schemasDir ? path.resolve(cwd, settings.schemasDir) : undefined;
+  const tenant: TenantInfo = {
+    name,
+    catalogUrl,
+    damUrl,
+    embedded,
+    defaultSchemasDir: defaultSchemasDir(name, cwd),
+    schemasDir,
+    model() {
+      modelPromise ??= loadTenantModel(schemasDir ? { schemasDir } : { client: catalog });
+      return modelPromise;
+    },
+  };
+
+  let closed = false;
+  return {
+    catalog,
+    get dam(): DamClient {
+      if (!dam) {
+        throw new CatalogIoError(
+          'CONFIG_MISSING',
+          'No DAM URL configured: set DAM_URL (or --dam-url, or damUrl in the config file)',
+        );
+      }
+      return dam;
+    },
+    tenant,
+    transport,
+    snapshot: () => transport.snapshot(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await transport.close();
+      await stopSandbox?.();
+    },
+  };
+}

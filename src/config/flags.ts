@@ -1,0 +1,46 @@
+// The connection flags every command that talks to a tenant accepts, as yargs options, and the way
+// from parsed argv to ConnectionFlags. Commands add them with `.options(connectionOptions)`.
+import type { Options } from 'yargs';
+import type { ConnectionFlags } from './config.js';
+
+export const connectionOptions = {
+  'catalog-url': {
+    type: 'string',
+    describe: 'Catalog API base URL (env CATALOG_URL); none: the embedded sandbox',
+  },
+  'dam-url': { type: 'string', describe: 'DAM API base URL (env DAM_URL)' },
+  'api-key': { type: 'string', describe: 'Tenant API key (env CATALOG_API_KEY; prefer the environment)' },
+  config: { type: 'string', describe: 'Config file (default ./catalog-io.config.json when present)' },
+  concurrency: { type: 'number', describe: 'Requests in flight at once (default 8)' },
+  'rate-limit': { type: 'string', describe: 'Requests per window, REQUESTS/SECONDS or off (default 50/10)' },
+  timeout: { type: 'number', describe: 'Wait for an answer, ms (default 60000)' },
+  schemas: {
+    type: 'string',
+    describe: 'Read tenant schemas from this cache folder (offline) instead of $metadata',
+  },
+} as const satisfies Record<string, Options>;
+
+/** Picks the connection flags out of yargs' argv. */
+export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFlags {
+  const flags: ConnectionFlags = {};
+  const s = (key: string) => (typeof argv[key] === 'string' ? (argv[key] as string) : undefined);
+  const n = (key: string) =>
+    typeof argv[key] === 'number' && !Number.isNaN(argv[key]) ? (argv[key] as number) : undefined;
+  const catalogUrl = s('catalog-url');
+  const damUrl = s('dam-url');
+  const apiKey = s('api-key');
+  const config = s('config');
+  const concurrency = n('concurrency');
+  const rateLimit = s('rate-limit');
+  const timeout = n('timeout');
+  const schemas = s('schemas');
+  if (catalogUrl !== undefined) flags.catalogUrl = catalogUrl;
+  if (damUrl !== undefined) flags.damUrl = damUrl;
+  if (apiKey !== undefined) flags.apiKey = apiKey;
+  if (config !== undefined) flags.config = config;
+  if (concurrency !== undefined) flags.concurrency = concurrency;
+  if (rateLimit !== undefined) flags.rateLimit = rateLimit;
+  if (timeout !== undefined) flags.timeout = timeout;
+  if (schemas !== undefined) flags.schemas = schemas;
+  return flags;
+}
