@@ -3,7 +3,7 @@
 import type { CommandModule } from 'yargs';
 import { type OpenedSource, openSource, type ReaderOptions, type SourceRow } from '../../readers/index.js';
 import type { Cell } from '../../readers/types.js';
-import { EXIT, type Output } from '../output.js';
+import { EXIT } from '../output.js';
 import type { CommandFactory } from './index.js';
 
 interface PreviewArgs {
