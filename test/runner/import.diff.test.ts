@@ -1,7 +1,7 @@
 // Diffing drafts against existing records: what counts as a change, and the PATCH body it gives.
 import { describe, expect, it } from 'vitest';
 import type { Draft } from '../../src/mappers/types.js';
-import { createBody, diffDraft, sameValue } from '../../src/runner/import/diff.js';
+import { diffDraft, sameValue } from '../../src/runner/import/diff.js';
 import type { EntityModel, FieldModel } from '../../src/schema/model.js';
 
 function field(name: string, extra: Partial<FieldModel> = {}): FieldModel {
@@ -107,32 +107,5 @@ describe('diffDraft', () => {
     expect(sameValue(products.field('cat_ids'), [1, 2], [2, 1])).toBe(true);
     expect(sameValue(field, [], null)).toBe(true);
     expect(sameValue(products.field('prod_title'), '', null)).toBe(true);
-  });
-});
-
-describe('createBody', () => {
-  it('puts every language of a multilingual field in one {culture: value} object', () => {
-    const body = createBody(
-      draft(
-        { prod_title: 'Linen shirt', prod_weight: 0.5 },
-        { fr: { prod_title: 'Chemise' }, es: { prod_title: 'Camisa' } },
-      ),
-      products,
-      'en',
-      { cat_ids: [4] },
-    );
-    expect(body).toEqual({
-      prod_ref: 'P-1',
-      prod_title: { en: 'Linen shirt', fr: 'Chemise', es: 'Camisa' },
-      prod_weight: 0.5,
-      cat_ids: [4],
-    });
-  });
-
-  it('a base-language-only value stays a plain string', () => {
-    expect(createBody(draft({ prod_title: 'Shirt' }), products, 'en')).toEqual({
-      prod_ref: 'P-1',
-      prod_title: 'Shirt',
-    });
   });
 });

@@ -25,39 +25,6 @@ export interface DiffResult {
   body: Record<string, unknown>;
 }
 
-/**
- * The fields a draft would write, in their write shape: plain fields as values, multilingual fields as
- * `{culture: value}` objects when the draft has values in several languages. `ids` are link fields
- * already resolved from refs (`prod_id`, `cat_parent_id`, `cat_ids`).
- */
-export function createBody(
-  draft: Draft,
-  entity: EntityModel,
-  baseLanguage: string,
-  ids: Record<string, unknown> = {},
-): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(draft.fields)) {
-    const field = entity.field(name);
-    if (field?.multilingual && hasOtherCultures(draft, name)) body[name] = { [baseLanguage]: value };
-    else body[name] = value;
-  }
-  for (const [culture, values] of Object.entries(draft.cultures)) {
-    for (const [name, value] of Object.entries(values)) {
-      const current = body[name];
-      if (current && typeof current === 'object' && !Array.isArray(current))
-        (current as Record<string, unknown>)[culture] = value;
-      else body[name] = { [culture]: value };
-    }
-  }
-  Object.assign(body, ids);
-  return body;
-}
-
-function hasOtherCultures(draft: Draft, name: string): boolean {
-  return Object.values(draft.cultures).some((values) => name in values);
-}
-
 /** Compares a draft (with resolved link ids) to the existing record. */
 export function diffDraft(
   draft: Draft,

@@ -11,8 +11,9 @@ import { recordPath } from '../../api/catalog.js';
 import { ApiError, isApiError } from '../../api/errors.js';
 import type { AssetRef, Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
+import { writeBody } from '../../schema/validator.js';
 import type { AssetOutcome, AssetRegistrar } from './assets.js';
-import { createBody, diffDraft, type ExistingRecord, type FieldChange } from './diff.js';
+import { diffDraft, type ExistingRecord, type FieldChange } from './diff.js';
 
 export type WriteOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'skipped' | 'failed';
 export type PlanOutcome = 'would-create' | 'would-update' | 'would-delete';
@@ -188,11 +189,7 @@ export class ImportExecutor {
           return withAssets({ draft, outcome: 'updated', id: found.id, status: 204, changes: diff.changes });
         }
         if (this.ctx.settings.plan) return withAssets({ draft, outcome: 'would-create' });
-        const id = await this.create(
-          entity,
-          draft,
-          createBody(draft, entity, this.ctx.model.baseLanguage, ids),
-        );
+        const id = await this.create(entity, draft, { ...writeBody(draft, this.ctx.model), ...ids });
         this.rememberId(entity.name, draft.ref, id);
         return withAssets({ draft, outcome: 'created', id, status: 201 });
       } catch (err) {
