@@ -4,12 +4,13 @@ import type { Output } from '../output.js';
 import { previewCommand } from './preview.js';
 import { sandboxCommand } from './sandbox.js';
 import { schemaCommand } from './schema.js';
+import { validateCommand } from './validate.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: yargs command modules differ in their argument types
 export type CommandFactory = (out: Output, setExitCode: (code: number) => void) => CommandModule<any, any>;
 
 // biome-ignore lint/suspicious/noExplicitAny: yargs command modules differ in their argument types
 export function commands(out: Output, setExitCode: (code: number) => void): CommandModule<any, any>[] {
-  const factories: CommandFactory[] = [sandboxCommand, previewCommand, schemaCommand];
+  const factories: CommandFactory[] = [sandboxCommand, previewCommand, validateCommand, schemaCommand];
   return factories.map((make) => make(out, setExitCode));
 }

@@ -1,0 +1,21 @@
+// Where validate and profile init get the tenant's model: a schema cache folder (offline, no request
+// and no sandbox started), or connect() and `$metadata` (the connection is closed once the model is read).
+import { type ConnectionFlags, connect } from '../config/index.js';
+import { loadTenantModel } from '../schema/load.js';
+import type { TenantModel } from '../schema/model.js';
+
+export interface ModelSourceOptions {
+  flags: ConnectionFlags;
+  /** Told one line when the embedded sandbox is used. */
+  announce?: (line: string) => void;
+}
+
+export async function tenantModelFor({ flags, announce }: ModelSourceOptions): Promise<TenantModel> {
+  if (flags.schemas) return loadTenantModel({ schemasDir: flags.schemas });
+  const connection = await connect({ flags, ...(announce && { announce }) });
+  try {
+    return await connection.tenant.model();
+  } finally {
+    await connection.close();
+  }
+}
