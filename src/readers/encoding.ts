@@ -89,23 +89,27 @@ export async function* decode(
 ): AsyncGenerator<string> {
   if (encoding === 'utf-8' || encoding === 'utf-16le' || encoding === 'utf-16be') {
     const decoder = new TextDecoder(encoding, { fatal: encoding === 'utf-8' });
-    let offset = 0;
-    try {
-      for await (const chunk of chunks) {
-        const text = decoder.decode(chunk, { stream: true });
-        offset += chunk.length;
-        if (text) yield text;
+    // Where we are, so that invalid bytes can be named by line.
+    let line = 1;
+    let carried = Buffer.alloc(0);
+    for await (const chunk of chunks) {
+      let text: string;
+      try {
+        text = decoder.decode(chunk, { stream: true });
+      } catch {
+        throw invalidUtf8(sourceName, line, Buffer.concat([carried, chunk]));
       }
-      const rest = decoder.decode();
-      if (rest) yield rest;
-    } catch (err) {
-      if (err instanceof CatalogIoError || !(err instanceof TypeError)) throw err;
-      throw new CatalogIoError(
-        'ENCODING_UNSUPPORTED',
-        `Invalid UTF-8 in ${sourceName}: the file is not UTF-8 after all; name its encoding with --encoding (e.g. windows-1252)`,
-        { location: `byte ${offset + 1} or after` },
-      );
+      carried = chunk.subarray(Math.max(0, chunk.length - 3));
+      line += countLines(text);
+      if (text) yield text;
     }
+    let rest: string;
+    try {
+      rest = decoder.decode();
+    } catch {
+      throw invalidUtf8(sourceName, line, carried);
+    }
+    if (rest) yield rest;
     return;
   }
   const decoder = iconv.getDecoder(encoding);
@@ -115,4 +119,22 @@ export async function* decode(
   }
   const rest = decoder.end();
   if (rest) yield rest;
+}
+
+function countLines(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
+/** The line of the first invalid sequence: decode leniently and look for the replacement character. */
+function invalidUtf8(sourceName: string, lineAtChunk: number, chunk: Buffer): CatalogIoError {
+  const lenient = new TextDecoder('utf-8').decode(chunk);
+  const bad = lenient.indexOf('\ufffd');
+  const line = lineAtChunk + (bad > 0 ? countLines(lenient.slice(0, bad)) : 0);
+  return new CatalogIoError(
+    'ENCODING_UNSUPPORTED',
+    `Invalid UTF-8 in ${sourceName}: the bytes are not UTF-8 here; name the file's encoding with --encoding (e.g. windows-1252)`,
+    { location: `line ${line}` },
+  );
 }

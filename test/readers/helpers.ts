@@ -6,7 +6,12 @@ import { Readable } from 'node:stream';
 import { expect } from 'vitest';
 import type { ErrorCode } from '../../src/errors.js';
 import { CatalogIoError } from '../../src/errors.js';
-import { type OpenedSource, openSource, type ReaderOptions, type SourceRow } from '../../src/readers/index.js';
+import {
+  type OpenedSource,
+  openSource,
+  type ReaderOptions,
+  type SourceRow,
+} from '../../src/readers/index.js';
 
 export const REALWORLD = '/work/shared/data/realworld';
 

@@ -2,7 +2,7 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readAll, REALWORLD, tempFile } from './helpers.js';
+import { REALWORLD, readAll, tempFile } from './helpers.js';
 
 const file = (name: string) => join(REALWORLD, name);
 

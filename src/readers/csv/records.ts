@@ -55,6 +55,11 @@ export async function* csvRecords(
   }
 
   for await (const chunk of normalizeNewlines(text)) {
+    // No line break, no record can end here: wait for more text instead of parsing again.
+    if (!chunk.includes('\n') && partial.length + chunk.length <= maxRecordChars) {
+      partial += chunk;
+      continue;
+    }
     const input = partial + chunk;
     const result = parser.parse(input, baseIndex, true);
     const cursor: number = result.meta.cursor;

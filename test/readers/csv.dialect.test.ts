@@ -1,0 +1,158 @@
+// CSV dialects: delimiters, line endings, quoting, header position, blank lines, ragged rows, headers.
+import { describe, expect, it } from 'vitest';
+import { openSource } from '../../src/readers/index.js';
+import { expectCode, plain, readAll, tempFile } from './helpers.js';
+
+describe('CSV delimiters', () => {
+  for (const [name, delimiter] of [
+    ['comma', ','],
+    ['semicolon', ';'],
+    ['tab', '\t'],
+    ['pipe', '|'],
+  ] as const) {
+    it(`detects ${name}`, async () => {
+      const text = ['sku,name,price', 'A1,"Hat, red",9.5', 'B2,Cap,3'].join('\n').replaceAll(',', delimiter);
+      // The quoted cell keeps a comma inside even when the delimiter is not a comma.
+      const fixed = text.replace(`Hat${delimiter} red`, 'Hat, red');
+      const { source, rows } = await readAll(tempFile(`d-${name}.csv`, fixed));
+      expect(source.delimiter).toBe(delimiter);
+      expect(plain(rows[0])).toEqual({ sku: 'A1', name: 'Hat, red', price: '9.5' });
+      expect(rows).toHaveLength(2);
+    });
+  }
+
+  it('takes the delimiter option over detection', async () => {
+    const { source, rows } = await readAll(tempFile('forced.csv', 'a;b,c\n1;2,3\n'), { delimiter: ',' });
+    expect(source.delimiter).toBe(',');
+    expect(source.headers).toEqual(['a;b', 'c']);
+    expect(rows[0]!.cells['a;b']).toBe('1;2');
+  });
+
+  it('rejects a delimiter that cannot be one', async () => {
+    await expectCode(openSource(tempFile('bad-delim.csv', 'a\n1\n'), { delimiter: '"' }), 'CONFIG_INVALID');
+  });
+});
+
+describe('CSV line endings and quoting', () => {
+  it('reads CRLF, LF, a mix, and no final newline the same way', async () => {
+    const variants = [
+      'sku,name\r\nA,x\r\nB,y\r\n',
+      'sku,name\nA,x\nB,y\n',
+      'sku,name\r\nA,x\nB,y',
+      'sku,name\rA,x\rB,y\r',
+    ];
+    for (const [i, text] of variants.entries()) {
+      const { rows } = await readAll(tempFile(`eol-${i}.csv`, text));
+      expect(rows.map(plain), JSON.stringify(text)).toEqual([
+        { sku: 'A', name: 'x' },
+        { sku: 'B', name: 'y' },
+      ]);
+      expect(rows.map((row) => row.location.line)).toEqual([2, 3]);
+    }
+  });
+
+  it('keeps quoted cells spanning lines and reports the line each record starts on', async () => {
+    const text = 'sku,description\nA,"first\nsecond\r\nthird"\nB,"say ""hi"""\n\n\nC,plain\n';
+    const { rows } = await readAll(tempFile('multiline.csv', text));
+    expect(rows.map((row) => row.location.text)).toEqual(['line 2', 'line 5', 'line 8']);
+    expect(rows[0]!.cells.description).toBe('first\nsecond\nthird');
+    expect(rows[1]!.cells.description).toBe('say "hi"');
+  });
+
+  it('reports a quote that never closes as one file error with its line', async () => {
+    const source = await openSource(tempFile('unclosed.csv', 'sku,name\nA,x\nB,"never closed\nC,z\n'));
+    const rows = source.rows[Symbol.asyncIterator]();
+    expect((await rows.next()).value?.cells.sku).toBe('A');
+    const error = await expectCode(rows.next(), 'CSV_QUOTE_NOT_CLOSED');
+    expect(error.location).toBe('line 3');
+  });
+});
+
+describe('CSV header', () => {
+  it('reads the header from headerRow and skips the lines above it', async () => {
+    const text = 'Supplier export\ngenerated 2024-01-01\nsku;name\nA;x\n';
+    const { source, rows } = await readAll(tempFile('header-row.csv', text), { headerRow: 3 });
+    expect(source.headers).toEqual(['sku', 'name']);
+    expect(source.delimiter).toBe(';');
+    expect(rows[0]!.location.text).toBe('line 4');
+  });
+
+  it('skips blank lines before the header and between rows', async () => {
+    const { source, rows } = await readAll(tempFile('blank.csv', '\n\nsku,name\n\nA,x\n   \nB,y\n\n'));
+    expect(source.headers).toEqual(['sku', 'name']);
+    expect(rows.map((row) => [row.location.line, row.index])).toEqual([
+      [5, 1],
+      [7, 2],
+    ]);
+  });
+
+  it('drops a trailing empty header from a trailing delimiter', async () => {
+    const { source, rows } = await readAll(tempFile('trailing.csv', 'a;b;\n1;2;\n3;4\n'));
+    expect(source.headers).toEqual(['a', 'b']);
+    expect(rows.map((row) => row.error)).toEqual([undefined, undefined]);
+  });
+
+  it('an empty header name is a file error naming the column', async () => {
+    const error = await expectCode(openSource(tempFile('empty-h.csv', 'a,,c\n1,2,3\n')), 'CSV_HEADER_EMPTY');
+    expect(error.message).toContain('column 2');
+    expect(error.location).toBe('line 1');
+  });
+
+  it('a duplicate header name is a file error naming it', async () => {
+    const error = await expectCode(
+      openSource(tempFile('dup-h.csv', 'sku,name,sku\n1,2,3\n')),
+      'CSV_HEADER_DUPLICATE',
+    );
+    expect(error.message).toContain('"sku"');
+  });
+});
+
+describe('CSV ragged rows', () => {
+  it('a row with more or fewer cells is a row error with both counts; reading goes on', async () => {
+    const { rows } = await readAll(tempFile('ragged.csv', 'a,b,c\n1,2,3\n1,2\n1,2,3,4\n1,2,3,\n5,6,7\n'));
+    expect(rows).toHaveLength(5);
+    expect(rows[0]!.error).toBeUndefined();
+    expect(rows[1]!.error?.code).toBe('CSV_ROW_LENGTH');
+    expect(rows[1]!.error?.message).toContain('has 2');
+    expect(rows[1]!.error?.message).toContain('has 3');
+    expect(rows[1]!.cells.c).toBe('');
+    expect(rows[2]!.error?.code).toBe('CSV_ROW_LENGTH');
+    expect(rows[2]!.error?.message).toContain('has 4');
+    // a line ending in the delimiter: tolerated
+    expect(rows[3]!.error).toBeUndefined();
+    expect(plain(rows[4])).toEqual({ a: '5', b: '6', c: '7' });
+  });
+});
+
+describe('CSV trimming', () => {
+  it('trims when asked, and repairs a quote after padding', async () => {
+    const text = 'sku , tags , name\nA1 , "red, blue" , Hat\n';
+    const { rows } = await readAll(tempFile('trim.csv', text), { trim: true });
+    expect(plain(rows[0])).toEqual({ sku: 'A1', tags: 'red, blue', name: 'Hat' });
+    expect(rows[0]!.error).toBeUndefined();
+  });
+
+  it('keeps spaces when the header is not padded', async () => {
+    const { source, rows } = await readAll(tempFile('notrim.csv', 'sku,name\nA, spaced \n'));
+    expect(source.notes.join()).not.toContain('trimmed');
+    expect(rows[0]!.cells.name).toBe(' spaced ');
+  });
+
+  it('turns trimming off when asked even for a padded header', async () => {
+    const { rows } = await readAll(tempFile('padded-off.csv', 'sku  ,name  \nA    ,x     \n'), {
+      trim: false,
+    });
+    expect(rows[0]!.cells.sku).toBe('A    ');
+  });
+});
+
+describe('cell and row objects', () => {
+  it('keys such as __proto__ and constructor are ordinary columns', async () => {
+    const { rows } = await readAll(tempFile('proto.csv', '__proto__,constructor,prototype\n{"x":1},a,b\n'));
+    const cells = rows[0]!.cells;
+    expect(Object.getPrototypeOf(cells)).toBeNull();
+    expect(cells.__proto__).toBe('{"x":1}');
+    expect(cells.constructor).toBe('a');
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});
