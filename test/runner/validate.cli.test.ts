@@ -1,0 +1,185 @@
+// `catalog-io validate` end to end: main([...]) against a real sandbox over loopback.
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Papa from 'papaparse';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { memoryOutput } from '../../src/cli/output.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const fixture = useSandbox();
+let dir: string;
+
+const connection = () => [
+  '--catalog-url',
+  fixture.sb.catalogUrl,
+  '--dam-url',
+  fixture.sb.damUrl,
+  '--api-key',
+  fixture.sb.apiKey,
+];
+
+async function stats(): Promise<number> {
+  const res = await fetch(`${fixture.sb.origin}/_sandbox/stats`);
+  return ((await res.json()) as { total: number }).total;
+}
+
+async function run(args: string[]) {
+  const out = memoryOutput();
+  const code = await main(args, out);
+  const all = [...out.stdout, ...out.stderr].join('\n');
+  expect(all).not.toContain(fixture.sb.apiKey);
+  return { code, out };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'validate-cli-'));
+  await writeFile(
+    join(dir, 'good.csv'),
+    'prod_ref,prod_title,prod_title_fr,prod_weight,prod_tags\nCLI-1,Shirt,Chemise,"0,5",a|b\nCLI-2,Pants,Pantalon,.7,\n',
+  );
+  await writeFile(
+    join(dir, 'bad.csv'),
+    '_command,prod_ref,prod_title,prod_weight,prod_season\n,CLI-1,Shirt,12;5O,summer\n,CLI-2,Pants,1,monsoon\nmerge,CLI-3,Hat,2,winter\nIGNORE,CLI-4,,x,\n',
+  );
+  await writeFile(join(dir, 'variants.csv'), 'Product,SKU,Price\nCLI-1,CLI-1-S,9.90\nCLI-1,CLI-1-M,abc\n');
+  await writeFile(
+    join(dir, 'variants.json'),
+    JSON.stringify({
+      entity: 'variants',
+      columns: { Product: 'prod_ref', SKU: 'frmt_ref', Price: 'frmt_price' },
+    }),
+  );
+});
+
+describe('catalog-io validate', () => {
+  it('exits 0 when every row is valid, and reads only $metadata', async () => {
+    const before = await stats();
+    const { code, out } = await run(['validate', join(dir, 'good.csv'), ...connection()]);
+    expect(code).toBe(0);
+    expect(out.stderr.join('\n')).toContain('2 rows: 2 valid, 0 invalid, 0 skipped');
+    const res = await fetch(`${fixture.sb.origin}/_sandbox/stats`);
+    const after = (await res.json()) as { total: number; byMethod: Record<string, number> };
+    expect(after.total).toBeGreaterThan(before);
+    expect(Object.keys(after.byMethod)).toEqual(['GET']);
+  });
+
+  it('exits 1 with some invalid rows; --json prints the summary object', async () => {
+    const report = join(dir, 'report.csv');
+    const rejects = join(dir, 'rejects.csv');
+    const { code, out } = await run([
+      'validate',
+      join(dir, 'bad.csv'),
+      '--json',
+      '--report',
+      report,
+      '--rejects',
+      rejects,
+      ...connection(),
+    ]);
+    expect(code).toBe(1);
+    expect(out.stdout).toHaveLength(1);
+    const summary = JSON.parse(out.stdout[0]!);
+    expect(summary).toMatchObject({ rows: 4, outcomes: { valid: 1, invalid: 2, skipped: 1 } });
+    expect(summary.topErrors).toEqual([
+      { message: 'column "prod_weight": must be a number', count: 1 },
+      { message: 'column "prod_season": must be one of "spring", "summer", "autumn", "winter"', count: 1 },
+    ]);
+    const lines = Papa.parse<Record<string, string>>(await readFile(report, 'utf8'), {
+      header: true,
+      skipEmptyLines: true,
+    }).data;
+    expect(lines.map((l) => [l.location, l.outcome])).toEqual([
+      ['line 2', 'invalid'],
+      ['line 3', 'invalid'],
+      ['line 4', 'valid'],
+      ['line 5', 'skipped'],
+    ]);
+    expect(lines[0]).toMatchObject({
+      entity: 'products',
+      ref: 'CLI-1',
+      field: 'prod_weight',
+      column: 'prod_weight',
+      value: '12;5O',
+    });
+    const rejected = Papa.parse<Record<string, string>>(await readFile(rejects, 'utf8'), {
+      header: true,
+      skipEmptyLines: true,
+    });
+    expect(rejected.meta.fields).toEqual([
+      '_command',
+      'prod_ref',
+      'prod_title',
+      'prod_weight',
+      'prod_season',
+      '_error',
+    ]);
+    expect(rejected.data.map((r) => r.prod_ref)).toEqual(['CLI-1', 'CLI-2']);
+  });
+
+  it('uses a profile and prints the most frequent problems on stderr', async () => {
+    const { code, out } = await run([
+      'validate',
+      join(dir, 'variants.csv'),
+      '--profile',
+      join(dir, 'variants.json'),
+      ...connection(),
+    ]);
+    expect(code).toBe(1);
+    const text = out.stderr.join('\n');
+    expect(text).toContain('2 rows: 1 valid, 1 invalid, 0 skipped');
+    expect(text).toMatch(/most frequent problems:\n\s+1 {2}column "Price": must be a number/);
+  });
+
+  it('validates offline with --schemas: no request reaches the tenant', async () => {
+    const schemas = join(dir, 'schemas');
+    expect((await run(['schema', 'pull', '--out', schemas, ...connection()])).code).toBe(0);
+    const before = await stats();
+    const { code } = await run([
+      'validate',
+      join(dir, 'good.csv'),
+      '--schemas',
+      schemas,
+      '--catalog-url',
+      fixture.sb.catalogUrl,
+    ]);
+    expect(code).toBe(0);
+    expect(await stats()).toBe(before);
+  });
+
+  it('exits 2 on a fatal problem: missing file, bad profile, unknown entity', async () => {
+    const missing = await run(['validate', join(dir, 'nope.csv'), ...connection()]);
+    expect(missing.code).toBe(2);
+    expect(missing.out.stderr.join('\n')).toMatch(/\[SOURCE_NOT_FOUND\]/);
+    await writeFile(
+      join(dir, 'bad-profile.json'),
+      JSON.stringify({ entity: 'products', columns: { A: { field: 'prod_ref', split: 3 } } }),
+    );
+    const badProfile = await run([
+      'validate',
+      join(dir, 'good.csv'),
+      '--profile',
+      join(dir, 'bad-profile.json'),
+      ...connection(),
+    ]);
+    expect(badProfile.code).toBe(2);
+    expect(badProfile.out.stderr).toEqual([
+      expect.stringMatching(/Profile is not valid: \$\.columns\.A\.split .*\[PROFILE_INVALID\]$/),
+    ]);
+    const entity = await run(['validate', join(dir, 'good.csv'), '--entity', 'custom:Nope', ...connection()]);
+    expect(entity.code).toBe(2);
+    expect(entity.out.stderr.join('\n')).toMatch(/\[SCHEMA_UNKNOWN_ENTITY\]/);
+  });
+
+  it('--strict makes unknown columns row errors; without it they are one warning', async () => {
+    await writeFile(join(dir, 'extra.csv'), 'prod_ref,colour\nCLI-9,red\n');
+    const lenient = await run(['validate', join(dir, 'extra.csv'), ...connection()]);
+    expect(lenient.code).toBe(0);
+    expect(lenient.out.stderr.join('\n')).toContain(
+      'warning: column "colour" does not match a field of products: ignored',
+    );
+    const strict = await run(['validate', join(dir, 'extra.csv'), '--strict', ...connection()]);
+    expect(strict.code).toBe(1);
+  });
+});

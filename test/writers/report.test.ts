@@ -1,0 +1,93 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import Papa from 'papaparse';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openReport, REPORT_COLUMNS, type ReportLine } from '../../src/writers/report.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'report-'));
+});
+
+const lines: ReportLine[] = [
+  {
+    location: 'line 2',
+    entity: 'products',
+    ref: 'P1',
+    outcome: 'valid',
+    field: '',
+    column: '',
+    value: '',
+    message: '',
+  },
+  {
+    location: 'line 3',
+    entity: 'variants',
+    ref: 'V1',
+    outcome: 'invalid',
+    field: 'frmt_price',
+    column: 'Price',
+    value: '12,5O',
+    message: 'column "Price": must be a number, got "12,5O"',
+  },
+  {
+    location: 'line 4',
+    entity: 'products',
+    ref: '',
+    outcome: 'skipped',
+    field: '',
+    column: '',
+    value: '=SUM(A1)',
+    message: '',
+  },
+];
+
+async function write(name: string): Promise<string> {
+  const path = join(dir, name);
+  const report = await openReport(path);
+  for (const line of lines) await report.write(line);
+  await report.close();
+  return path;
+}
+
+describe('report files', () => {
+  it('CSV: a header and one line per row, quotes and all', async () => {
+    const parsed = Papa.parse<ReportLine>(await readFile(await write('r.csv'), 'utf8'), {
+      header: true,
+      skipEmptyLines: true,
+    });
+    expect(parsed.meta.fields).toEqual(REPORT_COLUMNS);
+    expect(parsed.data).toEqual(lines);
+  });
+
+  it('JSON Lines: one object per row', async () => {
+    const text = await readFile(await write('r.jsonl'), 'utf8');
+    expect(
+      text
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(lines);
+  });
+
+  it('XLSX: frozen header, autofilter, invalid rows highlighted', async () => {
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(await write('r.xlsx'));
+    const sheet = workbook.getWorksheet('Report')!;
+    expect(sheet.getRow(1).values).toEqual([undefined, ...REPORT_COLUMNS]);
+    expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    expect(sheet.autoFilter).toBeTruthy();
+    expect(sheet.getRow(3).getCell(8).value).toBe('column "Price": must be a number, got "12,5O"');
+    const fill = (row: number) =>
+      (sheet.getRow(row).getCell(1).fill as ExcelJS.FillPattern | undefined)?.fgColor?.argb;
+    expect(fill(3)).toBe('FFFFC7CE');
+    expect(fill(2)).toBeUndefined();
+    expect(sheet.rowCount).toBe(4);
+  });
+
+  it('refuses an extension it cannot write', async () => {
+    await expect(openReport(join(dir, 'r.txt'))).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+  });
+});
