@@ -210,7 +210,10 @@ function collection(view: CollectionView, target: CollectionTarget): SandboxResp
   return json(200, body);
 }
 
+/** `url?query`, percent-encoded but keeping `$` and `,` readable (`?$top=2&$select=a,b`). */
 export function withQuery(url: string, q: URLSearchParams): string {
-  const s = q.toString();
-  return s ? `${url}?${s}` : url;
+  const enc = (s: string) => encodeURIComponent(s).replace(/%24/g, '$').replace(/%2C/g, ',');
+  const parts: string[] = [];
+  for (const [k, v] of q) parts.push(`${enc(k)}=${enc(v)}`);
+  return parts.length ? `${url}?${parts.join('&')}` : url;
 }

@@ -246,7 +246,7 @@ export class CatalogService implements SandboxService {
   private list(req: SandboxRequest, resource: Resource, url: string, culture: string): SandboxResponse {
     return runCollectionQuery(this.view(resource), {
       url,
-      context: `${this.base}/$metadata#${resource.def.collection}`,
+      context: `${this.base}/$metadata#${contextName(resource)}`,
       query: req.query,
       culture,
     });
@@ -268,7 +268,7 @@ export class CatalogService implements SandboxService {
       '@readLink': entityUrl,
       '@editLink': entityUrl,
       '@etag': `W/"${typeof modified === 'string' ? Date.parse(modified) : 0}"`,
-      '@context': `${this.base}/$metadata#${resource.def.collection}/$entity`,
+      '@context': `${this.base}/$metadata#${contextName(resource)}/$entity`,
       value: view.present(record, culture, select, expand),
     });
   }
@@ -637,6 +637,14 @@ function v2Shape(r: AttributeSetRecord): Record<string, unknown> {
     ProductLayout: r.product_layout,
     VariantLayout: r.variant_layout,
   };
+}
+
+/** The `@context` fragment: the collection, or `CustomEntities('<denominator>')` percent-encoded. */
+function contextName(resource: Resource): string {
+  const def = resource.def;
+  return def.kind === 'CustomEntity'
+    ? `CustomEntities('${encodeURIComponent(def.collection)}')`
+    : def.collection;
 }
 
 function intKey(segment: Segment): number | undefined {
