@@ -91,7 +91,7 @@ export async function* decode(
     const decoder = new TextDecoder(encoding, { fatal: encoding === 'utf-8' });
     // Where we are, so that invalid bytes can be named by line.
     let line = 1;
-    let carried = Buffer.alloc(0);
+    let carried: Buffer = Buffer.alloc(0);
     for await (const chunk of chunks) {
       let text: string;
       try {
