@@ -117,7 +117,9 @@ export class CatalogClient {
       otherParams,
       ...(options.extraFilter ? { combine: (c: string) => `(${c}) and (${options.extraFilter})` } : {}),
       ...(options.budget !== undefined ? { budget: options.budget } : {}),
-      ...(options.maxValues !== undefined ? { maxValues: options.maxValues } : {}),
+      // At most one page of values per chunk: matches on a unique field then fit in one page, so no
+      // continuation link (whose length the service decides) is ever needed.
+      maxValues: options.maxValues ?? Number(otherParams.$top),
       ...(options.fieldCulture !== undefined ? { culture: options.fieldCulture } : {}),
     };
     for (const filter of chunkIn(field, values, chunkOptions)) {
