@@ -2,6 +2,7 @@
 import type { CommandModule } from 'yargs';
 import type { Output } from '../output.js';
 import { previewCommand } from './preview.js';
+import { profileCommand } from './profile.js';
 import { sandboxCommand } from './sandbox.js';
 import { schemaCommand } from './schema.js';
 import { validateCommand } from './validate.js';
@@ -11,6 +12,12 @@ export type CommandFactory = (out: Output, setExitCode: (code: number) => void) 
 
 // biome-ignore lint/suspicious/noExplicitAny: yargs command modules differ in their argument types
 export function commands(out: Output, setExitCode: (code: number) => void): CommandModule<any, any>[] {
-  const factories: CommandFactory[] = [sandboxCommand, previewCommand, validateCommand, schemaCommand];
+  const factories: CommandFactory[] = [
+    sandboxCommand,
+    previewCommand,
+    validateCommand,
+    profileCommand,
+    schemaCommand,
+  ];
   return factories.map((make) => make(out, setExitCode));
 }

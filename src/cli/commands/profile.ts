@@ -1,0 +1,92 @@
+// `catalog-io profile init <file> --entity E [--out profile.json]`: drafts a mapping profile from the file's
+// headers and the tenant's fields, and lists the columns it could not place.
+import { writeFile } from 'node:fs/promises';
+import { dirname, relative } from 'node:path';
+import type { CommandModule } from 'yargs';
+import { connectionFlagsFrom, connectionOptions } from '../../config/index.js';
+import { CatalogIoError } from '../../errors.js';
+import { draftProfile } from '../../mappers/init.js';
+import { profileSchemaPath } from '../../mappers/profile.js';
+import { openSource } from '../../readers/index.js';
+import { tenantModelFor } from '../../runner/model-source.js';
+import { EXIT } from '../output.js';
+import type { CommandFactory } from './index.js';
+import { readerOptionsFrom, withReaderOptions } from './validate.js';
+
+interface ProfileArgs {
+  action: string;
+  source: string;
+  entity: string;
+  variants: boolean;
+  out?: string;
+  [key: string]: unknown;
+}
+
+/** JSON sources grow their header as records are read: this many are looked at. */
+const HEADER_SAMPLE_ROWS = 200;
+
+export const profileCommand: CommandFactory = (out, setExitCode) =>
+  ({
+    command: 'profile <action> <source>',
+    describe: "Draft a mapping profile from a file's headers (init)",
+    builder: (y) =>
+      withReaderOptions(
+        y
+          .positional('action', { choices: ['init'] as const, describe: 'init: write a draft profile' })
+          .positional('source', {
+            type: 'string',
+            describe: 'The feed whose headers are matched',
+            demandOption: true,
+          })
+          .option('entity', {
+            type: 'string',
+            default: 'products',
+            describe: 'products | variants | categories | custom:<denominator>',
+          })
+          .option('variants', {
+            type: 'boolean',
+            default: false,
+            describe: 'Rows also carry variant columns (one row per variant)',
+          })
+          .option('out', { type: 'string', describe: 'Write the profile here (default: stdout)' })
+          .options(connectionOptions),
+      ),
+    handler: async (args: ProfileArgs) => {
+      const model = await tenantModelFor({
+        flags: connectionFlagsFrom(args),
+        announce: (line) => out.error(line),
+      });
+      if (!model.entity(args.entity)) {
+        throw new CatalogIoError(
+          'SCHEMA_UNKNOWN_ENTITY',
+          `Entity "${args.entity}" is not in this tenant: it has ${model.entities.map((e) => e.name).join(', ')}`,
+        );
+      }
+      const source = await openSource(args.source, readerOptionsFrom(args));
+      let headers: string[];
+      try {
+        let n = 0;
+        for await (const _ of source.rows) if (++n >= HEADER_SAMPLE_ROWS) break;
+        headers = [...source.headers];
+      } finally {
+        await source.close();
+      }
+      const { profile, unplaced } = draftProfile(headers, model, args.entity, args.variants);
+      const schema = args.out ? relative(dirname(args.out), profileSchemaPath()) : profileSchemaPath();
+      const text = `${JSON.stringify({ $schema: schema.split('\\').join('/'), ...profile }, null, 2)}\n`;
+      if (args.out) {
+        await writeFile(args.out, text);
+        out.error(`profile written to ${args.out}`);
+      } else {
+        out.print(text.trimEnd());
+      }
+      const placed = headers.length - unplaced.length;
+      out.error(`${placed} of ${headers.length} columns placed`);
+      if (unplaced.length) {
+        out.error(
+          `not placed (written as null, ignored until you map them): ${unplaced.map((h) => `"${h}"`).join(', ')}`,
+        );
+      }
+      setExitCode(EXIT.OK);
+    },
+  }) as CommandModule<object, ProfileArgs>;
