@@ -1,0 +1,141 @@
+// Bad input: each file-level problem is ONE coded CatalogIoError with a location where one exists,
+// never a stack trace and never a hang. gzip is decompressed transparently.
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import ExcelJS from 'exceljs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CatalogIoError } from '../../src/errors.js';
+import { openSource } from '../../src/readers/index.js';
+import { collect, expectCode, readAll, tempFile } from './helpers.js';
+
+let workbook: Buffer;
+
+beforeAll(async () => {
+  const book = new ExcelJS.Workbook();
+  const sheet = book.addWorksheet('Data');
+  sheet.addRow(['sku', 'name']);
+  for (let i = 0; i < 2000; i++) sheet.addRow([`S${i}`, `name ${i} ${'x'.repeat(40)}`]);
+  workbook = Buffer.from(await book.xlsx.writeBuffer());
+});
+
+/** Opens and reads everything: the error may come at open or while reading. */
+async function readThrough(path: string, options = {}) {
+  const source = await openSource(path, options);
+  return collect(source);
+}
+
+describe('bad input', () => {
+  it('a missing file', async () => {
+    await expectCode(openSource('/no/such/dir/feed.csv'), 'SOURCE_NOT_FOUND');
+  });
+
+  it('an empty file', async () => {
+    for (const name of ['empty.csv', 'empty.json', 'empty.ndjson', 'empty.xlsx']) {
+      await expectCode(openSource(tempFile(name, '')), 'SOURCE_EMPTY');
+    }
+  });
+
+  it('a file of blank lines', async () => {
+    await expectCode(openSource(tempFile('blank-lines.csv', '\n\n  \n')), 'SOURCE_EMPTY');
+  });
+
+  it('a header-only file has no data', async () => {
+    const error = await expectCode(openSource(tempFile('header-only.csv', 'sku,name\n')), 'CSV_NO_DATA');
+    expect(error.message).toContain('no data rows');
+  });
+
+  it('a binary file named .csv is not a CSV', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]),
+      randomBytes(4000),
+    ]);
+    await expectCode(openSource(tempFile('image.csv', bytes)), 'CSV_NOT_CSV');
+  });
+
+  it('a workbook named .csv is not a CSV, and the message says what it is', async () => {
+    const error = await expectCode(openSource(tempFile('book.csv', workbook)), 'CSV_NOT_CSV');
+    expect(error.message).toContain('xlsx');
+  });
+
+  it('a truncated workbook is XLSX_CORRUPT, not a hang', async () => {
+    const path = tempFile('truncated.xlsx', workbook.subarray(0, Math.floor(workbook.length / 2)));
+    await expectCode(readThrough(path), 'XLSX_CORRUPT');
+  });
+
+  it('a workbook with corrupt bytes is XLSX_CORRUPT', async () => {
+    const damaged = Buffer.from(workbook);
+    Buffer.alloc(2000, 0x41).copy(damaged, 400);
+    await expectCode(readThrough(tempFile('damaged.xlsx', damaged)), 'XLSX_CORRUPT');
+  });
+
+  it('text named .xlsx is XLSX_CORRUPT', async () => {
+    await expectCode(openSource(tempFile('text.xlsx', 'sku,name\nA,x\n')), 'XLSX_CORRUPT');
+  });
+
+  it('a 10 MB cell is CELL_TOO_LARGE with its location; a raised limit reads it', async () => {
+    const big = 'x'.repeat(10 * 1024 * 1024);
+    const path = tempFile('big-cell.csv', `sku,description\nA,small\nB,"${big}"\nC,small\n`);
+    const error = await expectCode(readThrough(path), 'CELL_TOO_LARGE');
+    expect(error.location).toBe('line 3');
+    const unquoted = tempFile('big-unquoted.csv', `sku,description\nA,small\nB,${big}\nC,small\n`);
+    const again = await expectCode(readThrough(unquoted), 'CELL_TOO_LARGE');
+    expect(again.location).toBe('line 3');
+    const { rows } = await readAll(path, { maxCellBytes: 16 * 1024 * 1024 });
+    expect(rows[1]!.cells.description).toHaveLength(big.length);
+  });
+
+  it('a cell above a lowered limit names its column', async () => {
+    const error = await expectCode(
+      readThrough(tempFile('limit.csv', 'sku,name\nA,0123456789012345678901234567890123456789\n'), {
+        maxCellBytes: 16,
+      }),
+      'CELL_TOO_LARGE',
+    );
+    expect(error.location).toBe('line 2, column "name"');
+  });
+
+  it('a too large JSON string is CELL_TOO_LARGE with the item', async () => {
+    const path = tempFile('big.json', JSON.stringify([{ id: 1 }, { id: 2, text: 'y'.repeat(2000) }]));
+    const error = await expectCode(readThrough(path, { maxCellBytes: 1000 }), 'CELL_TOO_LARGE');
+    expect(error.location).toBe('item 2, column "text"');
+  });
+
+  it('an unknown format option', async () => {
+    await expectCode(openSource(tempFile('f.csv', 'a\n1\n'), { format: 'parquet' }), 'FORMAT_UNKNOWN');
+  });
+
+  it('JSON that holds no records', async () => {
+    await expectCode(openSource(tempFile('scalar.json', '{"a": 1}')), 'JSON_NOT_RECORDS');
+  });
+
+  it('errors never carry a stack trace in their message', async () => {
+    try {
+      await openSource(tempFile('text2.xlsx', 'not a zip'));
+    } catch (err) {
+      expect(err).toBeInstanceOf(CatalogIoError);
+      expect((err as Error).message).not.toMatch(/\n\s+at /);
+    }
+  });
+});
+
+describe('gzip', () => {
+  it('.csv.gz is decompressed transparently; the format comes from the inner extension', async () => {
+    const { source, rows } = await readAll(tempFile('feed.csv.gz', gzipSync('sku;name\nA;x\nB;y\n')));
+    expect(source.format).toBe('csv');
+    expect(source.notes).toContain('gzip decompressed');
+    expect(rows).toHaveLength(2);
+  });
+
+  it('.json.gz too', async () => {
+    const { rows } = await readAll(tempFile('feed.json.gz', gzipSync('[{"id":1},{"id":2}]')));
+    expect(rows.map((row) => row.cells.id)).toEqual([1, 2]);
+  });
+
+  it('corrupt gzip is one error', async () => {
+    const bytes = gzipSync('sku;name\n'.repeat(1000));
+    await expectCode(
+      readThrough(tempFile('bad.csv.gz', bytes.subarray(0, bytes.length - 30))),
+      'SOURCE_UNREADABLE',
+    );
+  });
+});
