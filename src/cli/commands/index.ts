@@ -1,6 +1,7 @@
 // The list of CLI commands. Each command is a yargs module built from (output, setExitCode).
 import type { CommandModule } from 'yargs';
 import type { Output } from '../output.js';
+import { importCommand } from './import.js';
 import { previewCommand } from './preview.js';
 import { profileCommand } from './profile.js';
 import { sandboxCommand } from './sandbox.js';
@@ -18,6 +19,7 @@ export function commands(out: Output, setExitCode: (code: number) => void): Comm
     validateCommand,
     profileCommand,
     schemaCommand,
+    importCommand,
   ];
   return factories.map((make) => make(out, setExitCode));
 }

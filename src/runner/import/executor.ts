@@ -83,12 +83,14 @@ export class ImportExecutor {
 
   /** Categories still waiting for a parent at the end of the file: the parent is missing, or they form a cycle. */
   async finish(): Promise<DraftResult[]> {
+    if (this.pendingCategories.length === 0) return [];
+    // One last try: parents may have been written by the batches since.
+    const entity = this.entity(this.pendingCategories[0]!.entity);
+    const written = await this.writeCategories(entity, []);
     const pending = this.pendingCategories;
     this.pendingCategories = [];
-    if (pending.length === 0) return [];
-    const entity = this.entity(pending[0]!.entity);
     const refs = new Set(pending.map((d) => d.ref));
-    return pending.map((draft) => {
+    const failed = pending.map((draft) => {
       const parent = draft.links.parentRef!;
       const cycle = refs.has(parent);
       return {
@@ -99,6 +101,7 @@ export class ImportExecutor {
           : `the parent category '${parent}' is neither in the file nor in the tenant (${entity.refField})`,
       };
     });
+    return [...written, ...failed];
   }
 
   // -- writes ---------------------------------------------------------------------------------

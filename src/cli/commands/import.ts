@@ -1,0 +1,243 @@
+// `catalog-io import <source>`: the nightly supplier-feed job. Thin: flags -> options, connect,
+// importFile(), then the summary on stderr (or one JSON object on stdout) and the exit code.
+import path from 'node:path';
+import type { CommandModule } from 'yargs';
+import { connect, connectionFlagsFrom, connectionOptions } from '../../config/index.js';
+import { CatalogIoError } from '../../errors.js';
+import type { DuplicatePolicy } from '../../runner/import/assets.js';
+import { type ImportMode, type ImportSummary, importFile, type RowOutcome } from '../../runner/import/run.js';
+import { EXIT, type Output } from '../output.js';
+import { createProgress } from '../progress.js';
+import type { CommandFactory } from './index.js';
+import { profileFrom, readerOptionsFrom, withReaderOptions } from './validate.js';
+
+interface ImportArgs {
+  source: string;
+  entity?: string;
+  profile?: string;
+  mode: ImportMode;
+  plan: boolean;
+  report?: string;
+  rejects?: string;
+  'batch-size': number;
+  'max-errors'?: number;
+  strict: boolean;
+  'delete-variants': boolean;
+  'on-duplicate-asset': DuplicatePolicy;
+  'refresh-assets': boolean;
+  'wait-for-images': boolean;
+  json: boolean;
+  quiet: boolean;
+  concurrency?: number;
+  [key: string]: unknown;
+}
+
+export const importCommand: CommandFactory = (out, setExitCode) =>
+  ({
+    command: 'import <source>',
+    describe:
+      'Register images in the DAM, then create or update records by reference, writing only what changed',
+    builder: (y) =>
+      withReaderOptions(
+        y
+          .positional('source', {
+            type: 'string',
+            describe: 'File path, http(s) URL, or - for stdin',
+            demandOption: true,
+          })
+          .option('entity', {
+            type: 'string',
+            describe:
+              "products | variants | categories | custom:<denominator> (default: the profile's, else products)",
+          })
+          .option('profile', {
+            type: 'string',
+            describe: 'Mapping profile (JSON); none: headers are field names',
+          })
+          .option('mode', {
+            choices: ['upsert', 'create', 'update'] as const,
+            default: 'upsert' as const,
+            describe: 'Command of rows without _command: upsert = MERGE, create = NEW, update = UPDATE',
+          })
+          .option('plan', {
+            type: 'boolean',
+            default: false,
+            describe: 'Look up and diff only: say what would change, write nothing',
+          })
+          .option('report', { type: 'string', describe: 'Per-row report file: .csv, .jsonl or .xlsx' })
+          .option('rejects', {
+            type: 'string',
+            describe: "Failed and invalid rows in the input's format, with an _error column",
+          })
+          .option('batch-size', {
+            type: 'number',
+            default: 100,
+            describe: 'Records looked up per batch (1-100)',
+          })
+          .option('max-errors', {
+            type: 'number',
+            describe: 'Stop (exit 3) once this many rows failed or were invalid',
+          })
+          .option('strict', {
+            type: 'boolean',
+            default: false,
+            describe: 'Columns that match no field make rows invalid',
+          })
+          .option('delete-variants', {
+            type: 'boolean',
+            default: false,
+            describe:
+              'DELETE of a product also deletes its variants (otherwise they stay, without a product)',
+          })
+          .option('on-duplicate-asset', {
+            choices: ['reuse', 'replace', 'fail'] as const,
+            default: 'reuse' as const,
+            describe:
+              'When the DAM already has an asset of that name: use it, replace its content, or fail the row',
+          })
+          .option('refresh-assets', {
+            type: 'boolean',
+            default: false,
+            describe: 'Ignore the cache of URLs registered by earlier runs',
+          })
+          .option('wait-for-images', {
+            type: 'boolean',
+            default: false,
+            describe: 'Wait until the new images are processed and report those that failed',
+          })
+          .option('json', {
+            type: 'boolean',
+            default: false,
+            describe: 'Print the summary as one JSON object on stdout',
+          })
+          .option('quiet', { type: 'boolean', default: false, describe: 'No progress' })
+          .options(connectionOptions)
+          .alias('rate-limit', 'rate'),
+      ),
+    handler: async (args: ImportArgs) => {
+      const batchSize = args['batch-size'];
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100) {
+        throw new CatalogIoError(
+          'CONFIG_INVALID',
+          `--batch-size must be a whole number from 1 to 100; got ${batchSize}`,
+        );
+      }
+      const maxErrors = args['max-errors'];
+      if (maxErrors !== undefined && (!Number.isInteger(maxErrors) || maxErrors < 1)) {
+        throw new CatalogIoError(
+          'CONFIG_INVALID',
+          `--max-errors must be a whole number of at least 1; got ${maxErrors}`,
+        );
+      }
+      const profile = await profileFrom(args);
+      const connection = await connect({
+        flags: connectionFlagsFrom(args),
+        announce: (line) => out.error(line),
+      });
+      const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
+      try {
+        const model = await connection.tenant.model();
+        const summary = await importFile({
+          source: args.source,
+          readerOptions: readerOptionsFrom(args),
+          profile,
+          model,
+          catalog: connection.catalog,
+          dam: () => connection.dam,
+          mode: args.mode,
+          plan: args.plan,
+          batchSize,
+          concurrency: args.concurrency ?? 8,
+          ...(maxErrors !== undefined && { maxErrors }),
+          strict: args.strict,
+          deleteVariants: args['delete-variants'],
+          onDuplicateAsset: args['on-duplicate-asset'],
+          refreshAssets: args['refresh-assets'],
+          assetCacheFile: path.join(process.cwd(), '.catalog-io', 'assets', `${connection.tenant.name}.json`),
+          waitForImages: args['wait-for-images'],
+          ...(args.report && { reportFile: args.report }),
+          ...(args.rejects && { rejectsFile: args.rejects }),
+          counters: () => connection.snapshot(),
+          onProgress: (p) =>
+            progress.update({
+              done: p.rows,
+              bytesRead: p.bytesRead,
+              ...(p.totalBytes !== undefined && { totalBytes: p.totalBytes }),
+              counts: countsText(p.outcomes),
+              ...(p.requests && { requests: p.requests.requests, rateLimited: p.requests.rateLimited }),
+            }),
+        });
+        progress.stop();
+        printSummary(out, summary, args);
+        setExitCode(exitCodeOf(summary));
+      } finally {
+        progress.stop();
+        await connection.close();
+      }
+    },
+  }) as CommandModule<object, ImportArgs>;
+
+export function exitCodeOf(summary: ImportSummary): number {
+  if (summary.stopped) return EXIT.STOPPED;
+  const bad = summary.outcomes.failed + summary.outcomes.invalid + summary.failedImages.length;
+  return bad > 0 ? EXIT.ROWS_FAILED : EXIT.OK;
+}
+
+function countsText(outcomes: Record<RowOutcome, number>): string {
+  return Object.entries(outcomes)
+    .filter(([, n]) => n > 0)
+    .map(([o, n]) => `${o} ${n}`)
+    .join(' · ');
+}
+
+function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
+  if (args.json) {
+    out.print(
+      JSON.stringify({
+        source: s.source,
+        plan: s.plan,
+        rows: s.rows,
+        outcomes: Object.fromEntries(
+          Object.entries(s.outcomes).filter(([o, n]) => n > 0 || !o.startsWith('would-')),
+        ),
+        topErrors: s.topErrors,
+        warnings: s.warnings,
+        assets: s.assets,
+        failedImages: s.failedImages,
+        requests: s.requests,
+        stopped: s.stopped,
+        durationMs: s.durationMs,
+        ...(args.report && { report: args.report }),
+        ...(args.rejects && { rejects: args.rejects }),
+      }),
+    );
+    return;
+  }
+  const seconds = (s.durationMs / 1000).toFixed(1);
+  out.error(`${s.source}: ${s.rows} rows in ${seconds} s${s.plan ? ' (plan: nothing was written)' : ''}`);
+  out.error(`  ${countsText(s.outcomes) || 'nothing to do'}`);
+  const a = s.assets;
+  if (a.registered + a.reused + a.cached + a.planned + a.failed > 0) {
+    out.error(
+      `  assets: ${a.registered} registered, ${a.reused} reused, ${a.cached} known from earlier runs${a.planned ? `, ${a.planned} to register` : ''}, ${a.failed} failed`,
+    );
+  }
+  if (s.failedImages.length) out.error(`  images that failed processing: ${s.failedImages.join(', ')}`);
+  const methods = Object.entries(s.requests.byMethod)
+    .map(([m, n]) => `${m} ${n}`)
+    .join(', ');
+  out.error(
+    `  requests: ${s.requests.total}${methods ? ` (${methods})` : ''}, ${s.requests.retries} retries, ${s.requests.rateLimited} × 429`,
+  );
+  for (const note of s.notes) out.error(`note: ${note}`);
+  for (const warning of s.warnings) out.error(`warning: ${warning}`);
+  if (s.topErrors.length) {
+    out.error('most frequent problems:');
+    for (const { message, count } of s.topErrors) out.error(`${String(count).padStart(7)}  ${message}`);
+  }
+  if (s.stopped)
+    out.error(`stopped: --max-errors ${args['max-errors']} reached; rows after that were not read`);
+  if (args.report) out.error(`report: ${args.report}`);
+  if (args.rejects && s.outcomes.failed + s.outcomes.invalid > 0)
+    out.error(`rejects: ${args.rejects} (fix them and run again)`);
+}

@@ -1,0 +1,110 @@
+// The first half of validate and import, shared so both judge a row the same way: map the source
+// row to drafts, validate every draft against the write-schemas, flag duplicate refs, and keep the
+// counts of the most frequent problems in bounded memory.
+import { createMapper, type Mapper } from '../mappers/mapper.js';
+import type { Profile } from '../mappers/profile-types.js';
+import type { Command, MappedRow, RowIssue } from '../mappers/types.js';
+import type { SourceRow } from '../readers/types.js';
+import { describeValue, fullSentence } from '../schema/messages.js';
+import type { TenantModel } from '../schema/model.js';
+import { DraftValidator } from '../schema/validator.js';
+import { DEFAULT_REF_LIMIT, RefTracker } from './ref-tracker.js';
+
+export interface CheckOptions {
+  model: TenantModel;
+  profile: Profile;
+  strict?: boolean;
+  /** Refs remembered for the duplicate check (default 1,000,000). */
+  refLimit?: number;
+  /** The command of rows without a `_command` cell (import `--mode`); default MERGE. */
+  defaultCommand?: Command;
+}
+
+export interface CheckedRow {
+  mapped: MappedRow;
+  /** Problems that make the row invalid. */
+  errors: RowIssue[];
+  /** The row asks to be skipped (IGNORE, or blank). */
+  skipped: boolean;
+}
+
+/** How many distinct problem kinds are counted; beyond, new kinds are not (memory stays bounded). */
+const MAX_KINDS = 10_000;
+
+export class RowChecker {
+  private readonly mapper: Mapper;
+  private readonly validator: DraftValidator;
+  private readonly refs: RefTracker;
+  private readonly kinds = new Map<string, number>();
+  private readonly commandColumn: string;
+
+  constructor(private readonly options: CheckOptions) {
+    this.mapper = createMapper({
+      model: options.model,
+      profile: options.profile,
+      strict: options.strict ?? false,
+    });
+    this.validator = new DraftValidator(options.model);
+    this.refs = new RefTracker(options.refLimit ?? DEFAULT_REF_LIMIT);
+    this.commandColumn = options.profile.commandColumn ?? '_command';
+  }
+
+  check(row: SourceRow): CheckedRow {
+    const mapped = this.mapper.map(row);
+    const issues = [...mapped.issues];
+    const { model, profile, defaultCommand } = this.options;
+    const explicit = isGiven(row.cells[this.commandColumn]);
+    // Products of a one-row-per-variant feed repeat by design: the grouping checks them instead.
+    const groupedProducts = profile.variants === true;
+    for (const draft of mapped.drafts) {
+      if (defaultCommand && !explicit && draft.command === 'MERGE') draft.command = defaultCommand;
+      issues.push(...this.validator.validate(draft));
+      if (!draft.ref || (groupedProducts && draft.entity === profile.entity)) continue;
+      const first = this.refs.check(draft.entity, draft.ref, row.location.text);
+      if (first !== undefined) {
+        const column = draft.source.columns[model.entity(draft.entity)?.refField ?? ''];
+        const brief = `duplicate reference: already used by ${first}`;
+        issues.push({
+          code: 'VALIDATION',
+          severity: 'error',
+          ...(column !== undefined && { column }),
+          value: draft.ref,
+          brief,
+          message: `${brief} (${describeValue(draft.ref)})`,
+        });
+      }
+    }
+    const errors = issues.filter((i) => i.severity === 'error');
+    for (const issue of errors) this.countKind(fullSentence(undefined, issue.column, issue.brief));
+    return { mapped, errors, skipped: errors.length === 0 && mapped.skipped };
+  }
+
+  /** Counts a problem kind for the summary's most frequent problems. */
+  countKind(kind: string): void {
+    const count = this.kinds.get(kind);
+    if (count !== undefined) this.kinds.set(kind, count + 1);
+    else if (this.kinds.size < MAX_KINDS) this.kinds.set(kind, 1);
+  }
+
+  topErrors(top = 10): Array<{ message: string; count: number }> {
+    return [...this.kinds.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([message, count]) => ({ message, count }));
+  }
+
+  /** File-level notes: unknown or ignored columns, and a duplicate check that stopped at its limit. */
+  warnings(): string[] {
+    const warnings = [...this.mapper.warnings];
+    if (this.refs.overflowed) {
+      warnings.push(
+        `more than ${this.options.refLimit ?? DEFAULT_REF_LIMIT} references: duplicates were checked for the first ones only`,
+      );
+    }
+    return warnings;
+  }
+}
+
+function isGiven(cell: unknown): boolean {
+  return cell !== undefined && cell !== null && String(cell).trim() !== '';
+}

@@ -1,0 +1,430 @@
+// The import pipeline: reader -> check (map + validate, exactly as `validate`) -> batches of valid
+// drafts -> executor (lookups, DAM, writes) -> one report line per source row. Memory is bounded by
+// the batch: rows are pulled from the reader only when the previous batch is done.
+import type { CatalogClient } from '../../api/catalog.js';
+import type { CountersSnapshot } from '../../api/counters.js';
+import type { DamClient } from '../../api/dam.js';
+import type { Profile } from '../../mappers/profile-types.js';
+import type { Command, Draft } from '../../mappers/types.js';
+import { openSource, type ReaderOptions } from '../../readers/index.js';
+import type { Cell, SourceRow } from '../../readers/types.js';
+import { cellText, fullSentence } from '../../schema/messages.js';
+import type { TenantModel } from '../../schema/model.js';
+import {
+  type ImportReportLine,
+  type ImportReportWriter,
+  openImportReport,
+} from '../../writers/import-report.js';
+import { openRejects, type RejectsWriter, rejectsFormatFor } from '../../writers/rejects.js';
+import { type CheckedRow, RowChecker } from '../check.js';
+import { AssetRegistrar, type AssetStatus, type DuplicatePolicy } from './assets.js';
+import { type DraftResult, ImportExecutor, type PlanOutcome, type WriteOutcome } from './executor.js';
+
+export type ImportMode = 'upsert' | 'create' | 'update';
+export type RowOutcome = WriteOutcome | PlanOutcome | 'invalid';
+
+export const ROW_OUTCOMES: readonly RowOutcome[] = [
+  'created',
+  'updated',
+  'unchanged',
+  'deleted',
+  'skipped',
+  'invalid',
+  'failed',
+  'would-create',
+  'would-update',
+  'would-delete',
+];
+
+export interface ImportOptions {
+  source: string;
+  readerOptions?: ReaderOptions;
+  profile: Profile;
+  model: TenantModel;
+  catalog: CatalogClient;
+  /** Needed only when the feed names image or file URLs. */
+  dam: () => DamClient;
+  mode?: ImportMode;
+  /** Look up and diff only; write nothing. */
+  plan?: boolean;
+  /** Drafts per batch (one lookup request per 100 refs). Default 100. */
+  batchSize?: number;
+  /** Writes in flight at once. Default 4. */
+  concurrency?: number;
+  /** Stop on purpose once this many rows failed or were invalid. */
+  maxErrors?: number;
+  strict?: boolean;
+  deleteVariants?: boolean;
+  onDuplicateAsset?: DuplicatePolicy;
+  refreshAssets?: boolean;
+  /** URL -> DAM reference cache of earlier runs. */
+  assetCacheFile?: string;
+  /** Poll the images registered by this run until processed, and report the ones that failed. */
+  waitForImages?: boolean | { timeoutMs?: number; intervalMs?: number };
+  reportFile?: string;
+  rejectsFile?: string;
+  /** The run's request counters (from the connection). */
+  counters?: () => CountersSnapshot;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+export interface ImportProgress {
+  rows: number;
+  outcomes: Record<RowOutcome, number>;
+  bytesRead: number;
+  totalBytes?: number;
+  requests?: CountersSnapshot;
+}
+
+export interface ImportSummary {
+  source: string;
+  rows: number;
+  outcomes: Record<RowOutcome, number>;
+  topErrors: Array<{ message: string; count: number }>;
+  warnings: string[];
+  notes: string[];
+  /** Distinct URLs by registration outcome. */
+  assets: Record<AssetStatus, number>;
+  /** Images registered by this run whose processing failed (`--wait-for-images`). */
+  failedImages: string[];
+  requests: { total: number; byMethod: Record<string, number>; retries: number; rateLimited: number };
+  /** `--max-errors` was reached and the run stopped early. */
+  stopped: boolean;
+  plan: boolean;
+  durationMs: number;
+}
+
+const DEFAULT_BATCH = 100;
+const MODE_COMMAND: Record<ImportMode, Command> = { upsert: 'MERGE', create: 'NEW', update: 'UPDATE' };
+
+interface RowWork {
+  row: SourceRow;
+  checked: CheckedRow;
+}
+
+export async function importFile(options: ImportOptions): Promise<ImportSummary> {
+  const started = Date.now();
+  const opened = await openSource(options.source, options.readerOptions);
+  let report: ImportReportWriter | undefined;
+  let rejects: RejectsWriter | undefined;
+  try {
+    if (options.reportFile) report = await openImportReport(options.reportFile);
+    if (options.rejectsFile) {
+      rejects = await openRejects(options.rejectsFile, {
+        format: rejectsFormatFor(opened.format),
+        headers: opened.headers,
+        ...(opened.delimiter !== undefined && { delimiter: opened.delimiter }),
+      });
+    }
+    const run = new ImportRun(options, report, rejects, () => ({
+      bytesRead: opened.bytesRead(),
+      ...(opened.totalBytes !== undefined && { totalBytes: opened.totalBytes }),
+    }));
+    const summary = await run.execute(opened.rows);
+    await Promise.all([report?.close(), rejects?.close()]);
+    return { ...summary, source: opened.source, notes: opened.notes, durationMs: Date.now() - started };
+  } catch (err) {
+    await Promise.allSettled([report?.close(), rejects?.close()]);
+    throw err;
+  } finally {
+    await opened.close();
+  }
+}
+
+class ImportRun {
+  private readonly checker: RowChecker;
+  private readonly executor: ImportExecutor;
+  private registrar: AssetRegistrar | undefined;
+  private readonly outcomes = Object.fromEntries(ROW_OUTCOMES.map((o) => [o, 0])) as Record<
+    RowOutcome,
+    number
+  >;
+  private rows = 0;
+  private errors = 0;
+  /** Rows whose drafts are waiting for a later batch (categories waiting for a parent). */
+  private readonly waiting = new Map<Draft, RowWork>();
+  /** Image reference -> the first rows that use it (only for --wait-for-images). */
+  private readonly imageRows = new Map<string, string[]>();
+
+  constructor(
+    private readonly options: ImportOptions,
+    private readonly report: ImportReportWriter | undefined,
+    private readonly rejects: RejectsWriter | undefined,
+    private readonly position: () => { bytesRead: number; totalBytes?: number },
+  ) {
+    this.checker = new RowChecker({
+      model: options.model,
+      profile: options.profile,
+      ...(options.strict !== undefined && { strict: options.strict }),
+      defaultCommand: MODE_COMMAND[options.mode ?? 'upsert'],
+    });
+    const registrar = () => {
+      this.registrar ??= new AssetRegistrar(options.dam(), {
+        onDuplicate: options.onDuplicateAsset ?? 'reuse',
+        ...(options.assetCacheFile !== undefined && { cacheFile: options.assetCacheFile }),
+        ...(options.refreshAssets !== undefined && { refresh: options.refreshAssets }),
+        ...(options.plan !== undefined && { plan: options.plan }),
+      });
+      return this.registrar;
+    };
+    this.executor = new ImportExecutor({
+      catalog: options.catalog,
+      model: options.model,
+      // The DAM client is created only if some row names a URL.
+      get assets() {
+        return registrar();
+      },
+      settings: {
+        plan: options.plan ?? false,
+        concurrency: options.concurrency ?? 4,
+        deleteVariants: options.deleteVariants ?? false,
+      },
+    });
+  }
+
+  async execute(
+    rows: AsyncIterable<SourceRow>,
+  ): Promise<Omit<ImportSummary, 'source' | 'notes' | 'durationMs'>> {
+    const batchSize = this.options.batchSize ?? DEFAULT_BATCH;
+    let batch: RowWork[] = [];
+    let drafts = 0;
+    let keys = new Set<string>();
+    let stopped = false;
+
+    for await (const row of rows) {
+      const checked = this.checker.check(row);
+      if (checked.errors.length > 0 || checked.skipped || checked.mapped.drafts.length === 0) {
+        await this.finishRow({ row, checked }, []);
+        if (this.stopNow()) {
+          stopped = true;
+          break;
+        }
+        continue;
+      }
+      // A ref twice in one batch would be looked up before its first write: start a new batch.
+      const rowKeys = checked.mapped.drafts.map((d) => `${d.entity}\u0000${d.ref}`);
+      if (rowKeys.some((k) => keys.has(k)) || drafts + rowKeys.length > batchSize) {
+        await this.runBatch(batch);
+        batch = [];
+        drafts = 0;
+        keys = new Set();
+        if (this.stopNow()) {
+          stopped = true;
+          break;
+        }
+      }
+      batch.push({ row, checked });
+      drafts += rowKeys.length;
+      for (const k of rowKeys) keys.add(k);
+    }
+    if (!stopped) {
+      await this.runBatch(batch);
+      await this.settle(await this.executor.finish());
+    }
+    this.registrar?.saveCache();
+    const failedImages = stopped ? [] : await this.waitForImages();
+
+    const requests = this.options.counters?.();
+    return {
+      rows: this.rows,
+      outcomes: this.outcomes,
+      topErrors: this.checker.topErrors(),
+      warnings: this.checker.warnings(),
+      assets: this.registrar?.counts ?? { registered: 0, reused: 0, cached: 0, planned: 0, failed: 0 },
+      failedImages,
+      requests: {
+        total: requests?.requests ?? 0,
+        byMethod: requests?.byMethod ?? {},
+        retries: requests?.retries ?? 0,
+        rateLimited: requests?.rateLimited ?? 0,
+      },
+      stopped,
+      plan: this.options.plan ?? false,
+    };
+  }
+
+  private stopNow(): boolean {
+    return this.options.maxErrors !== undefined && this.errors >= this.options.maxErrors;
+  }
+
+  private async runBatch(batch: RowWork[]): Promise<void> {
+    if (batch.length === 0) return;
+    const owner = new Map<Draft, RowWork>();
+    for (const work of batch) for (const d of work.checked.mapped.drafts) owner.set(d, work);
+    for (const [d, work] of owner) this.waiting.set(d, work);
+    const results = await this.executor.run([...owner.keys()]);
+    await this.settle(results);
+  }
+
+  /** Writes the rows all of whose drafts have a result, in source order. */
+  private async settle(results: DraftResult[]): Promise<void> {
+    const byRow = new Map<RowWork, DraftResult[]>();
+    for (const r of results) {
+      const work = this.waiting.get(r.draft);
+      if (!work) continue;
+      this.waiting.delete(r.draft);
+      const list = byRow.get(work) ?? [];
+      list.push(r);
+      byRow.set(work, list);
+    }
+    const complete = [...byRow.entries()]
+      .filter(([work]) => work.checked.mapped.drafts.every((d) => !this.waiting.has(d)))
+      .sort((a, b) => a[0].row.index - b[0].row.index || a[0].row.location.line - b[0].row.location.line);
+    for (const [work, list] of complete) await this.finishRow(work, list);
+  }
+
+  private async finishRow(work: RowWork, results: DraftResult[]): Promise<void> {
+    const { row } = work;
+    const line = reportLine(work, results, this.options.profile.entity);
+    this.rows += 1;
+    this.outcomes[line.outcome as RowOutcome] += 1;
+    if (line.outcome === 'failed') {
+      this.errors += 1;
+      this.checker.countKind(results.find((r) => r.outcome === 'failed')?.message ?? line.message);
+    } else if (line.outcome === 'invalid') this.errors += 1;
+    if (this.options.waitForImages) this.noteImages(row, results);
+    await this.report?.write(line);
+    if ((line.outcome === 'invalid' || line.outcome === 'failed') && this.rejects) {
+      await this.rejects.write(row.cells as Record<string, Cell>, line.message);
+    }
+    this.options.onProgress?.({
+      rows: this.rows,
+      outcomes: this.outcomes,
+      ...this.position(),
+      ...(this.options.counters && { requests: this.options.counters() }),
+    });
+  }
+
+  private noteImages(row: SourceRow, results: DraftResult[]): void {
+    for (const r of results) {
+      for (const a of r.assets ?? []) {
+        if (a.kind !== 'image' || a.status !== 'registered') continue;
+        const rows = this.imageRows.get(a.reference) ?? [];
+        if (rows.length < 5) rows.push(row.location.text);
+        this.imageRows.set(a.reference, rows);
+      }
+    }
+  }
+
+  /** --wait-for-images: poll this run's new images until processed; report those that ended in error. */
+  private async waitForImages(): Promise<string[]> {
+    const wait = this.options.waitForImages;
+    if (!wait || !this.registrar || this.options.plan) return [];
+    const settings = typeof wait === 'object' ? wait : {};
+    const dam = this.options.dam();
+    const failed: string[] = [];
+    for (const reference of new Set(this.registrar.newImages)) {
+      const record = await dam.waitForImage(reference, settings);
+      if (record.status === 'Er') {
+        failed.push(reference);
+        const rows = this.imageRows.get(reference) ?? [];
+        await this.report?.write({
+          location: rows.join('; '),
+          entity: 'images',
+          ref: reference,
+          outcome: 'failed',
+          id: '',
+          status: '',
+          changed: '',
+          field: '',
+          column: '',
+          value: '',
+          message: `the DAM could not process image '${reference}' (status Er); rows using it: ${rows.join(', ') || 'see the report'}`,
+          assets: '',
+        });
+      } else if (record.status !== 'Ok') {
+        failed.push(reference);
+      }
+    }
+    return failed;
+  }
+}
+
+const PRIORITY: RowOutcome[] = [
+  'failed',
+  'invalid',
+  'would-create',
+  'created',
+  'would-update',
+  'updated',
+  'would-delete',
+  'deleted',
+  'unchanged',
+  'skipped',
+];
+
+/** One report line for a source row: the most telling outcome of its drafts, every message. */
+function reportLine(work: RowWork, results: DraftResult[], defaultEntity: string): ImportReportLine {
+  const { checked, row } = work;
+  const main = checked.mapped.drafts[checked.mapped.drafts.length - 1];
+  const base = {
+    location: row.location.text,
+    entity: main?.entity ?? defaultEntity,
+    ref: main?.ref ?? '',
+  };
+  if (checked.errors.length > 0) {
+    const e = checked.errors;
+    return {
+      ...base,
+      outcome: 'invalid',
+      id: '',
+      status: '',
+      changed: '',
+      field: e.map((i) => i.field ?? '').join('; '),
+      column: e.map((i) => i.column ?? '').join('; '),
+      value: e.map((i) => (i.value === undefined ? '' : cellText(i.value as never))).join('; '),
+      message: e.map((i) => fullSentence(undefined, i.column, i.message)).join('; '),
+      assets: '',
+    };
+  }
+  if (results.length === 0) {
+    return {
+      ...base,
+      outcome: 'skipped',
+      id: '',
+      status: '',
+      changed: '',
+      field: '',
+      column: '',
+      value: '',
+      message: '',
+      assets: '',
+    };
+  }
+  const outcome = PRIORITY.find((p) => results.some((r) => r.outcome === p)) ?? 'skipped';
+  const mainResult = results.find((r) => r.draft === main) ?? results[results.length - 1]!;
+  const several = results.length > 1;
+  const messages = results
+    .filter((r) => r.message || (several && r.draft !== main))
+    .map((r) =>
+      several
+        ? `${r.draft.entity} ${r.draft.ref}: ${r.outcome}${r.message ? ` — ${r.message}` : ''}`
+        : r.message!,
+    );
+  const changes = results.flatMap((r) =>
+    (r.changes ?? []).map((c) => {
+      const name = c.culture ? `${c.field}_${c.culture}` : c.field;
+      return r.outcome === 'would-update' ? `${name}: ${show(c.old)} -> ${show(c.new)}` : name;
+    }),
+  );
+  return {
+    ...base,
+    outcome,
+    id: mainResult.id === undefined ? '' : String(mainResult.id),
+    status: mainResult.status === undefined ? '' : String(mainResult.status),
+    changed: changes.join('; '),
+    field: '',
+    column: '',
+    value: '',
+    message: messages.join('; '),
+    assets: results
+      .flatMap((r) => r.assets ?? [])
+      .map((a) => `${a.url} ${a.status}${a.message ? ` (${a.message})` : ''}`)
+      .join('; '),
+  };
+}
+
+function show(value: unknown): string {
+  if (value === null || value === undefined) return '(empty)';
+  return typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value);
+}
