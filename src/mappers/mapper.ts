@@ -79,6 +79,8 @@ class ProfileMapper implements Mapper {
       );
     }
     this.main = main;
+    if (profile.parentColumn && !profile.variants)
+      throw profileError('$.parentColumn', 'needs "variants": true');
     if (profile.variants) {
       if (main.kind !== 'products') {
         throw profileError('$.variants', 'variant rows can only be grouped under products');
@@ -132,7 +134,7 @@ class ProfileMapper implements Mapper {
       (entity): Part => ({ entity, touched: false, draft: emptyDraft(entity, command, row, cells) }),
     );
     for (const [header, cell] of Object.entries(cells)) {
-      if (header === this.commandColumn) continue;
+      if (header === this.commandColumn || header === this.profile.parentColumn) continue;
       const plan = this.planFor(header);
       if (plan === null) continue;
       if (plan === 'unknown' || plan === 'readonly') {
@@ -143,7 +145,8 @@ class ProfileMapper implements Mapper {
     }
     for (const plan of this.fieldPlans) this.applyFieldRule(parts, plan, cells, issues);
     for (const part of parts) part.draft.ref = refOf(part);
-    this.collect(result, parts, command);
+    if (this.profile.parentColumn) this.collectByParent(result, parts, cells);
+    else this.collect(result, parts, command);
     return result;
   }
 
@@ -169,6 +172,20 @@ class ProfileMapper implements Mapper {
       if (seen.first) result.drafts.push(main.draft);
     }
     if (variant.touched) result.drafts.push(variant.draft);
+  }
+
+  /** Parent-column feeds: a row with a parent is that product's variant; a row without one is a product. */
+  private collectByParent(result: MappedRow, parts: Part[], cells: Record<string, Cell>): void {
+    const [main, variant] = parts as [Part, Part];
+    const column = this.profile.parentColumn!;
+    const parent = cells[column];
+    if (isBlank(parent)) {
+      result.drafts.push(main.draft);
+      return;
+    }
+    variant.draft.links.productRef = String(parent).trim();
+    variant.draft.source.columns['link:productRef'] = column;
+    result.drafts.push(variant.draft);
   }
 
   private readCommand(cells: Record<string, Cell>, issues: RowIssue[]): Command {
@@ -356,6 +373,9 @@ class ProfileMapper implements Mapper {
     issues: RowIssue[],
   ): Value | Value[] | undefined {
     let items: Cell[];
+    if (Array.isArray(cell) && !multiple && rule.join !== undefined) {
+      cell = cell.map((item) => (item === null ? '' : String(item))).join(rule.join);
+    }
     if (Array.isArray(cell)) {
       if (!multiple) {
         issues.push(coerceIssue(target, column, cell, 'a single value'));

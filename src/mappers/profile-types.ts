@@ -20,6 +20,8 @@ export interface ConversionRule {
   decimal?: '.' | ',';
   /** Thousands separator allowed in numbers (default: none; a number with one is refused). */
   thousands?: ',' | '.' | ' ' | "'";
+  /** A list value (JSON array) for a single-value field is joined with this text (default: refused). */
+  join?: string;
   /** Date layout of the cell when it is not ISO 8601: tokens `YYYY MM DD HH mm ss`, e.g. `DD/MM/YYYY HH:mm`. */
   dateFormat?: string;
 }
@@ -55,6 +57,11 @@ export interface Profile {
   autoColumns?: boolean;
   /** Blank cells take the value of the row above: `true` for every product column, or a list of headers. */
   fillDown?: boolean | string[];
+  /**
+   * Column that names a row's parent product (WooCommerce `Parent`, Bagisto `parent_sku`): a row with a value
+   * there is a variant of that product (its product columns are ignored); a row without one is a product.
+   */
+  parentColumn?: string;
   /** How many recent product refs are remembered to group non-consecutive rows (default 1000). */
   groupWindow?: number;
   /** Column holding MERGE / NEW / UPDATE / DELETE / IGNORE (default `_command`). */

@@ -54,7 +54,7 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     topErrors: [],
     warnings: [],
   };
-  const groupedProducts = options.profile.variants === true;
+  const groupedProducts = options.profile.variants === true && !options.profile.parentColumn;
 
   for await (const row of options.rows) {
     const mapped = mapper.map(row);

@@ -373,3 +373,66 @@ describe('one row per variant', () => {
     expect(out.drafts.map((d) => `${d.entity}:${d.command}`)).toEqual(['variants:DELETE']);
   });
 });
+
+describe('parent column (WooCommerce, Bagisto)', () => {
+  it('makes rows with a parent variants of it and rows without one products', () => {
+    const m = mapper({
+      entity: 'products',
+      variants: true,
+      parentColumn: 'Parent',
+      columns: { SKU: 'frmt_ref', Name: 'prod_title', Price: 'frmt_price' },
+      fields: { prod_ref: { from: ['SKU'] } },
+    });
+    const rows = csvRows(
+      ['SKU', 'Parent', 'Name', 'Price'],
+      [
+        ['hoodie', '', 'Hoodie', ''],
+        ['hoodie-red', 'hoodie', 'Hoodie - Red', '45'],
+      ],
+    );
+    const [product, variant] = rows.map((r) => m.map(r));
+    expect(product!.drafts).toEqual([
+      expect.objectContaining({
+        entity: 'products',
+        ref: 'hoodie',
+        fields: { prod_title: 'Hoodie', prod_ref: 'hoodie' },
+      }),
+    ]);
+    expect(variant!.drafts).toEqual([
+      expect.objectContaining({
+        entity: 'variants',
+        ref: 'hoodie-red',
+        links: { productRef: 'hoodie' },
+        fields: { frmt_ref: 'hoodie-red', frmt_price: 45 },
+      }),
+    ]);
+    expect(m.warnings).toEqual([]);
+  });
+
+  it('needs variants: true', () => {
+    expect(() => mapper({ entity: 'products', parentColumn: 'Parent' })).toThrow(
+      /\$\.parentColumn needs "variants": true/,
+    );
+  });
+});
+
+describe('list values', () => {
+  it('joins a JSON list for a single-value field when asked, refuses it otherwise', () => {
+    const joined = mapper({
+      entity: 'products',
+      columns: { brands: { field: 'prod_brand', join: ', ' } },
+    }).map(row({ prod_ref: 'P', brands: ['Acme', 'Globex'] }));
+    expect(joined.drafts[0]!.fields.prod_brand).toBe('Acme, Globex');
+    const refused = mapper({ entity: 'products', columns: { brands: 'prod_brand' } }).map(
+      row({ prod_ref: 'P', brands: ['Acme'] }),
+    );
+    expect(refused.issues[0]!.message).toBe('must be a single value, got ["Acme"]');
+  });
+
+  it('takes JSON lists as they are for multi-value fields', () => {
+    const out = mapper({ entity: 'products' }).map(
+      row({ prod_ref: 'P', prod_tags: ['a', 'b'], prod_pack_size: 3 }),
+    );
+    expect(out.drafts[0]!.fields).toEqual({ prod_ref: 'P', prod_tags: ['a', 'b'], prod_pack_size: 3 });
+  });
+});
