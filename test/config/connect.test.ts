@@ -1,0 +1,86 @@
+// connect(): the embedded sandbox when no catalog URL is set, a remote tenant otherwise.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '../../src/config/connect.js';
+import { isCatalogIoError } from '../../src/errors.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const fixture = useSandbox();
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'catalog-io-connect-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('connect', () => {
+  it('with no catalog URL starts the embedded sandbox, says so first, and persists under .catalog-io/sandbox', async () => {
+    const lines: string[] = [];
+    const c = await connect({ cwd: dir, env: {}, announce: (l) => lines.push(l) });
+    try {
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^Using the embedded sandbox tenant at http:\/\/127\.0\.0\.1:\d+\/\S* \(no CATALOG_URL set/,
+      );
+      expect(c.tenant).toMatchObject({ name: 'sandbox', embedded: true });
+      expect(c.tenant.defaultSchemasDir).toBe(path.join(dir, '.catalog-io', 'schemas', 'sandbox'));
+      const model = await c.tenant.model();
+      expect(model.entity('products')).toBeDefined();
+      const first = await c.catalog.getEntity<{ prod_ref: string }>('/Products(1)');
+      expect(typeof first.prod_ref).toBe('string');
+      expect(c.snapshot().requests).toBeGreaterThan(0);
+    } finally {
+      await c.close();
+    }
+    expect(existsSync(path.join(dir, '.catalog-io', 'sandbox'))).toBe(true);
+  });
+
+  it('with a catalog URL talks to it, names the tenant from its host and path, and never announces a sandbox', async () => {
+    const sb = fixture.sb;
+    const lines: string[] = [];
+    const c = await connect({
+      cwd: dir,
+      env: { CATALOG_URL: sb.catalogUrl, CATALOG_API_KEY: sb.apiKey },
+      announce: (l) => lines.push(l),
+    });
+    try {
+      expect(lines).toEqual([]);
+      expect(c.tenant.embedded).toBe(false);
+      expect(c.tenant.name).toMatch(/^127\.0\.0\.1_\d+_catalog$/);
+      // No DAM URL configured: asking for the DAM client is a coded error.
+      let caught: unknown;
+      try {
+        void c.dam;
+      } catch (err) {
+        caught = err;
+      }
+      expect(isCatalogIoError(caught, 'CONFIG_MISSING')).toBe(true);
+      expect((await c.catalog.metadata()).value['x-languages']).toEqual(['en', 'fr', 'es']);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('a wrong key is API_UNAUTHORIZED and the key is not in the message', async () => {
+    const sb = fixture.sb;
+    const c = await connect({
+      cwd: dir,
+      env: {},
+      flags: { catalogUrl: sb.catalogUrl, damUrl: sb.damUrl, apiKey: 'wrong-key-abcdef' },
+    });
+    try {
+      const err = await c.catalog.get('/Products').catch((e: unknown) => e);
+      expect(isCatalogIoError(err, 'API_UNAUTHORIZED')).toBe(true);
+      expect(JSON.stringify(err)).not.toContain('wrong-key-abcdef');
+      expect((err as Error).message).not.toContain('wrong-key-abcdef');
+      const damErr = await c.dam.getImage('nothing.jpg').catch((e: unknown) => e);
+      expect(isCatalogIoError(damErr, 'API_UNAUTHORIZED')).toBe(true);
+    } finally {
+      await c.close();
+    }
+  });
+});
