@@ -63,7 +63,9 @@ export const previewCommand: CommandFactory = (out, setExitCode) =>
         jsonPath: args['json-path'],
         trim: args.trim,
       };
-      const source = await openSource(args.source, options);
+      // yargs-parser turns a lone `-` (stdin) into an empty string.
+      const spec = args.source === '' ? '-' : args.source;
+      const source = await openSource(spec, options);
       try {
         const rows = await firstRows(source, Math.max(0, args.limit));
         const info = args.json ? out.error : out.print;
