@@ -2,7 +2,7 @@
 // and benchmarks that need a large tenant without going through HTTP.
 import type { AssetDirectory, ServiceContext } from '../context.js';
 import type { SandboxService } from '../http.js';
-import { type BulkOptions, bulkProducts } from '../seed/bulk.js';
+import type { BulkOptions } from '../seed/bulk.js';
 import { seedDemo, seedEmpty } from '../seed/demo.js';
 import { CatalogService } from './service.js';
 
@@ -25,6 +25,5 @@ export function seedBulkProducts(
 ): { firstId: number; lastId: number } {
   if (!(service instanceof CatalogService))
     throw new TypeError('seedBulkProducts needs the catalog service of a sandbox');
-  const range = bulkProducts(service.store, n, options);
-  return range;
+  return service.addBulkProducts(n, options);
 }

@@ -23,6 +23,7 @@ import {
   parseOrderBy,
 } from '../odata/index.js';
 import { ODataError } from '../odata/types.js';
+import { type BulkOptions, bulkProducts } from '../seed/bulk.js';
 import { tenantSchema } from '../seed/tenant.js';
 import { CHANGELOG_QUERY_SCHEMA, type ChangelogEntry, firstValueOnly } from './changelog.js';
 import { requestCulture } from './culture.js';
@@ -76,6 +77,13 @@ export class CatalogService implements SandboxService {
 
   private view(r: Resource): CollectionView {
     return this.views.get(r)!;
+  }
+
+  /** Large tenants without HTTP (tests, benchmarks): see seedBulkProducts. No changelog entries. */
+  addBulkProducts(n: number, options: BulkOptions = {}): { firstId: number; lastId: number } {
+    const range = bulkProducts(this.store, n, this.ctx.now(), options);
+    this.ctx.markDirty();
+    return range;
   }
 
   close(): void {

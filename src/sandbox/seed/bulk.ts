@@ -12,6 +12,7 @@ export interface BulkOptions {
 export function bulkProducts(
   store: CatalogStore,
   n: number,
+  now: Date,
   options: BulkOptions = {},
 ): { firstId: number; lastId: number } {
   const prefix = options.prefix ?? 'BULK-';
@@ -19,7 +20,7 @@ export function bulkProducts(
   const categoryIds = [...store.categories.table.allIds()];
   const products = store.products.table;
   const variants = store.variants.table;
-  const at = new Date().toISOString();
+  const at = now.toISOString();
   const firstId = products.nextId;
   for (let i = 0; i < n; i++) {
     const id = products.allocateId();

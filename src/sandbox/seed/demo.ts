@@ -99,6 +99,7 @@ const PRODUCTS: DemoProduct[] = [
     tags: ['cotton', 'classic'],
     variants: [
       ['WHT-M', WHITE, 'M', 65, 8],
+      ['WHT-L', WHITE, 'L', 65, 6],
       ['BLU-L', BLUE, 'L', 65, 5],
     ],
   },
@@ -161,7 +162,11 @@ const PRODUCTS: DemoProduct[] = [
     weight: 0.4,
     season: 'autumn',
     tags: ['knit'],
-    variants: [['BLK-S', BLACK, 'S', 69, 4]],
+    variants: [
+      ['BLK-S', BLACK, 'S', 69, 4],
+      ['BLK-M', BLACK, 'M', 69, 6],
+      ['GRN-M', GREEN, 'M', 69, 3],
+    ],
   },
   {
     ref: 'CHINO-TROUSERS',
@@ -264,6 +269,7 @@ const PRODUCTS: DemoProduct[] = [
     variants: [
       ['BLU-S', BLUE, 'S', 75, 9],
       ['BLU-M', BLUE, 'M', 75, 12],
+      ['BLU-L', BLUE, 'L', 75, 7],
     ],
   },
   {
@@ -300,7 +306,10 @@ const PRODUCTS: DemoProduct[] = [
     weight: 0.35,
     labels: ['organic'],
     tags: ['bag', 'canvas'],
-    variants: [['NAT-U', WHITE, 'U', 29, 30]],
+    variants: [
+      ['NAT-U', WHITE, 'U', 29, 30],
+      ['BLK-U', BLACK, 'U', 29, 12],
+    ],
   },
   {
     ref: 'LEATHER-BACKPACK',
@@ -316,7 +325,10 @@ const PRODUCTS: DemoProduct[] = [
     images: [],
     weight: 1.2,
     tags: ['bag', 'leather'],
-    variants: [['BRN-U', BROWN, 'U', 189, 3]],
+    variants: [
+      ['BRN-U', BROWN, 'U', 189, 3],
+      ['BLK-U', BLACK, 'U', 189, 2],
+    ],
   },
   {
     ref: 'WOOL-SCARF',
@@ -336,6 +348,7 @@ const PRODUCTS: DemoProduct[] = [
     variants: [
       ['GRN-U', GREEN, 'U', 39, 20],
       ['BLK-U', BLACK, 'U', 39, 25],
+      ['BLU-U', BLUE, 'U', 39, 14],
     ],
   },
   {
