@@ -1,6 +1,7 @@
 // The list of CLI commands. Each command is a yargs module built from (output, setExitCode).
 import type { CommandModule } from 'yargs';
 import type { Output } from '../output.js';
+import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
 import { previewCommand } from './preview.js';
 import { profileCommand } from './profile.js';
@@ -20,6 +21,7 @@ export function commands(out: Output, setExitCode: (code: number) => void): Comm
     profileCommand,
     schemaCommand,
     importCommand,
+    exportCommand,
   ];
   return factories.map((make) => make(out, setExitCode));
 }

@@ -1,0 +1,182 @@
+// `catalog-io export [entities...] --out FILE|DIR`: the whole catalog (or what changed since a moment) to
+// XLSX, CSV or NDJSON that re-imports unchanged. Thin: flags -> options, connect, exportCatalog(), then
+// the summary on stderr (or one JSON object on stdout).
+import type { CommandModule } from 'yargs';
+import type { CountersSnapshot } from '../../api/counters.js';
+import { connect, connectionFlagsFrom, connectionOptions } from '../../config/index.js';
+import { CatalogIoError } from '../../errors.js';
+import {
+  EXPORT_FORMATS,
+  type ExportProgress,
+  type ExportResult,
+  exportCatalog,
+  parseSince,
+} from '../../runner/export/index.js';
+import { EXIT, type Output } from '../output.js';
+import { createProgress, type Progress } from '../progress.js';
+import type { CommandFactory } from './index.js';
+
+interface ExportArgs {
+  entities?: string[];
+  out: string;
+  format?: string;
+  languages?: string;
+  filter?: string;
+  select?: string;
+  since?: string;
+  bom: boolean;
+  raw: boolean;
+  json: boolean;
+  quiet: boolean;
+  [key: string]: unknown;
+}
+
+export const exportCommand: CommandFactory = (out, setExitCode) =>
+  ({
+    command: 'export [entities..]',
+    describe:
+      'Export the catalog to XLSX, CSV or NDJSON that re-imports unchanged (entities: products variants categories custom:<denominator> attribute-sets; none: all)',
+    builder: (y) =>
+      y
+        .positional('entities', {
+          type: 'string',
+          array: true,
+          describe: 'products | variants | categories | custom:<denominator> | attribute-sets',
+        })
+        .option('out', {
+          type: 'string',
+          demandOption: true,
+          describe: 'Output file (catalog.xlsx, products.csv) or folder (one CSV/NDJSON file per entity)',
+        })
+        .option('format', {
+          type: 'string',
+          choices: [...EXPORT_FORMATS],
+          describe: 'xlsx | csv | ndjson (default: from the --out extension, else xlsx)',
+        })
+        .option('languages', {
+          type: 'string',
+          describe: 'all, or a list such as en,fr (the base language is always exported)',
+        })
+        .option('filter', { type: 'string', describe: 'OData $filter applied to every read' })
+        .option('select', {
+          type: 'string',
+          describe: 'Fields to export, e.g. prod_title,prod_price (ids and refs always are)',
+        })
+        .option('since', {
+          type: 'string',
+          describe: 'Only items changed after this ISO date-time (with Z), or "last": since the last export',
+        })
+        .option('bom', {
+          type: 'boolean',
+          default: false,
+          describe: 'CSV: start with a UTF-8 byte order mark (Excel)',
+        })
+        .option('raw', {
+          type: 'boolean',
+          default: false,
+          describe: 'CSV: keep cells starting with = + - @ as they are (no spreadsheet-injection guard)',
+        })
+        .option('json', {
+          type: 'boolean',
+          default: false,
+          describe: 'Print the summary as one JSON object on stdout',
+        })
+        .option('quiet', { type: 'boolean', default: false, describe: 'No progress' })
+        .options(connectionOptions),
+    handler: async (args: ExportArgs) => {
+      const since = args.since !== undefined ? parseSince(args.since) : undefined;
+      const languages = listFlag('languages', args.languages);
+      const select = listFlag('select', args.select);
+      const connection = await connect({
+        flags: connectionFlagsFrom(args),
+        announce: (line) => out.error(line),
+      });
+      const quiet = args.quiet || args.json;
+      let progress: Progress | undefined;
+      let current = '';
+      const onProgress = (p: ExportProgress) => {
+        if (p.entity !== current) {
+          progress?.stop();
+          current = p.entity;
+          progress = createProgress(out, `export ${p.entity}`, { quiet });
+        }
+        const counters = connection.snapshot();
+        progress?.update({
+          done: p.rows,
+          ...(p.total !== undefined && { total: p.total }),
+          ...(p.phase === 'changelog' && { counts: 'reading the changelog' }),
+          requests: counters.requests,
+          rateLimited: counters.rateLimited,
+        });
+      };
+      try {
+        const model = await connection.tenant.model();
+        const result = await exportCatalog({
+          catalog: connection.catalog,
+          model,
+          tenant: connection.tenant.name,
+          ...(args.entities && { entities: args.entities }),
+          out: args.out,
+          ...(args.format && { format: args.format }),
+          ...(languages && {
+            languages: languages.length === 1 && languages[0] === 'all' ? 'all' : languages,
+          }),
+          ...(args.filter && { filter: args.filter }),
+          ...(select && { select }),
+          ...(since && { since }),
+          csv: { bom: args.bom, raw: args.raw },
+          onProgress,
+        });
+        progress?.stop();
+        printSummary(out, result, connection.snapshot(), args);
+        setExitCode(EXIT.OK);
+      } finally {
+        progress?.stop();
+        await connection.close();
+      }
+    },
+  }) as CommandModule<object, ExportArgs>;
+
+function listFlag(name: string, value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (items.length === 0) throw new CatalogIoError('CONFIG_INVALID', `--${name} is empty: name at least one`);
+  return items;
+}
+
+function printSummary(out: Output, result: ExportResult, counters: CountersSnapshot, args: ExportArgs): void {
+  if (args.json) {
+    out.print(
+      JSON.stringify({
+        format: result.format,
+        files: result.files,
+        entities: result.entities,
+        requests: {
+          total: counters.requests,
+          byMethod: counters.byMethod,
+          rateLimited: counters.rateLimited,
+        },
+        startedAt: result.startedAt,
+        durationMs: result.durationMs,
+        notes: result.notes,
+      }),
+    );
+    return;
+  }
+  for (const e of result.entities) {
+    const since = e.since ? ` changed since ${e.since}` : '';
+    out.error(`${e.entity}: ${e.rows} rows${since}`);
+  }
+  for (const file of result.files) out.error(`wrote ${file}`);
+  const methods = Object.entries(counters.byMethod)
+    .map(([method, n]) => `${method} ${n}`)
+    .join(', ');
+  const limited = counters.rateLimited ? `, ${counters.rateLimited} × 429` : '';
+  out.error(
+    `${counters.requests} requests (${methods || 'none'}${limited}) in ${(result.durationMs / 1000).toFixed(1)} s`,
+  );
+  for (const note of result.notes) out.error(`note: ${note}`);
+}

@@ -1,0 +1,93 @@
+// Incremental export: which items changed after a moment, from the entity's changelog, and the record
+// of past exports that `--since last` reads (`.catalog-io/exports/<tenant>.json`).
+// The changelog records creations and modifications, never deletions: a deleted item never shows.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { CatalogClient } from '../../api/catalog.js';
+import { gt, utcDateTime } from '../../api/filter.js';
+import { CatalogIoError } from '../../errors.js';
+import type { EntityModel } from '../../schema/model.js';
+
+/**
+ * The ids of the items with a changelog entry after `since`, ascending. The set holds one id per changed
+ * item (not per entry): an incremental export is expected to touch a fraction of the catalog.
+ */
+export async function changedIds(
+  catalog: CatalogClient,
+  entity: EntityModel,
+  since: Date,
+): Promise<Array<number | string>> {
+  const ids = new Set<number | string>();
+  for await (const entry of catalog.changelog<{ item_id?: unknown }>(entity.path, {
+    filter: gt('modified_at', since),
+    orderby: 'id asc',
+  })) {
+    const id = entry.item_id;
+    if (typeof id === 'number' || (typeof id === 'string' && id !== '')) ids.add(id);
+  }
+  return [...ids].sort((a, b) =>
+    typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b)),
+  );
+}
+
+/** `--since` as given: an ISO date-time with its zone, or `last`. */
+export function parseSince(text: string): Date | 'last' {
+  if (text.trim().toLowerCase() === 'last') return 'last';
+  const iso = text.trim();
+  // A plain day means its start, in UTC.
+  const value = /^\d{4}-\d{2}-\d{2}$/.test(iso) ? `${iso}T00:00:00Z` : iso;
+  try {
+    return utcDateTime(value);
+  } catch {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `--since ${text}: expected an ISO date-time with its zone (2024-05-01T08:00:00Z) or "last"`,
+    );
+  }
+}
+
+/** Start times of the last successful export of each entity of one tenant. */
+export class ExportHistory {
+  readonly file: string;
+
+  constructor(cwd: string, tenant: string) {
+    this.file = join(cwd, '.catalog-io', 'exports', `${tenant.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
+  }
+
+  /** When the last successful export of `entity` started, if one is recorded. */
+  last(entity: string): Date | undefined {
+    const at = this.read()[entity];
+    if (typeof at !== 'string') return undefined;
+    const date = new Date(at);
+    return Number.isNaN(date.getTime()) ? undefined : date;
+  }
+
+  /** Records a successful export of `entity` that started at `startedAt` (written atomically). */
+  record(entity: string, startedAt: Date): void {
+    const all = { ...this.read(), [entity]: startedAt.toISOString() };
+    mkdirSync(dirname(this.file), { recursive: true });
+    const temp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(temp, `${JSON.stringify(all, null, 2)}\n`);
+    renameSync(temp, this.file);
+  }
+
+  private read(): Record<string, unknown> {
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch {
+      return {};
+    }
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : {};
+    } catch {
+      throw new CatalogIoError(
+        'CONFIG_INVALID',
+        `The export history ${this.file} is not valid JSON: fix or delete it (the next --since last then exports everything)`,
+      );
+    }
+  }
+}
