@@ -194,6 +194,20 @@ class ImportRun {
     for await (const row of rows) {
       const checked = this.checker.check(row);
       if (checked.errors.length > 0 || checked.skipped || checked.mapped.drafts.length === 0) {
+        // Behind a pending batch it waits its turn, so the report stays in source order.
+        if (batch.length > 0) {
+          batch.push({ row, checked });
+          if (batch.length < batchSize * 10) continue;
+          await this.runBatch(batch);
+          batch = [];
+          drafts = 0;
+          keys = new Set();
+          if (this.stopNow()) {
+            stopped = true;
+            break;
+          }
+          continue;
+        }
         await this.finishRow({ row, checked }, []);
         if (this.stopNow()) {
           stopped = true;
@@ -250,14 +264,18 @@ class ImportRun {
   private async runBatch(batch: RowWork[]): Promise<void> {
     if (batch.length === 0) return;
     const owner = new Map<Draft, RowWork>();
-    for (const work of batch) for (const d of work.checked.mapped.drafts) owner.set(d, work);
+    const idle: RowWork[] = [];
+    for (const work of batch) {
+      if (!hasWork(work)) idle.push(work);
+      else for (const d of work.checked.mapped.drafts) owner.set(d, work);
+    }
     for (const [d, work] of owner) this.waiting.set(d, work);
     const results = await this.executor.run([...owner.keys()]);
-    await this.settle(results);
+    await this.settle(results, idle);
   }
 
-  /** Writes the rows all of whose drafts have a result, in source order. */
-  private async settle(results: DraftResult[]): Promise<void> {
+  /** Writes the rows all of whose drafts have a result, and the batch's rows without work, in source order. */
+  private async settle(results: DraftResult[], idle: RowWork[] = []): Promise<void> {
     const byRow = new Map<RowWork, DraftResult[]>();
     for (const r of results) {
       const work = this.waiting.get(r.draft);
@@ -267,7 +285,7 @@ class ImportRun {
       list.push(r);
       byRow.set(work, list);
     }
-    const complete = [...byRow.entries()]
+    const complete = [...byRow.entries(), ...idle.map((w): [RowWork, DraftResult[]] => [w, []])]
       .filter(([work]) => work.checked.mapped.drafts.every((d) => !this.waiting.has(d)))
       .sort((a, b) => a[0].row.index - b[0].row.index || a[0].row.location.line - b[0].row.location.line);
     for (const [work, list] of complete) await this.finishRow(work, list);
@@ -338,6 +356,12 @@ class ImportRun {
     }
     return failed;
   }
+}
+
+/** A row that reaches the executor: valid, not skipped, with drafts. */
+function hasWork(work: RowWork): boolean {
+  const { checked } = work;
+  return checked.errors.length === 0 && !checked.skipped && checked.mapped.drafts.length > 0;
 }
 
 const PRIORITY: RowOutcome[] = [
