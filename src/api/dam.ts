@@ -197,6 +197,12 @@ export function assetPath(kind: AssetKind, reference: string): string {
 }
 
 function referenceFromLocation(location: string): string | undefined {
-  const m = /\(([^()]*)\)\/?$/.exec(decodeURIComponent(location));
+  let decoded = location;
+  try {
+    decoded = decodeURIComponent(location);
+  } catch {
+    // a malformed escape: read the Location as sent
+  }
+  const m = /\(([^()]*)\)\/?$/.exec(decoded);
   return m ? m[1]!.replace(/^'(.*)'$/, '$1') : undefined;
 }

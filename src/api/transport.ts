@@ -161,7 +161,8 @@ export class ServiceHttp {
         badResponse(this.describe('GET', link), 200, `returned a link that is not a URL: ${link}`),
       );
     }
-    if (url.origin !== this.origin || !url.pathname.startsWith(this.basePath)) {
+    const below = url.pathname === this.basePath || url.pathname.startsWith(`${this.basePath}/`);
+    if (url.origin !== this.origin || !below) {
       return Promise.reject(
         badResponse(
           this.describe('GET', url.pathname),
