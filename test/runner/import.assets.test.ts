@@ -1,0 +1,196 @@
+// Images and files named by URL: registered once per URL per run and across runs (cache file), the
+// duplicate policies on 409, a URL the DAM refuses, two URLs with one file name, --wait-for-images.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, useSandbox } from '../helpers/sandbox.js';
+import { byRef, damImages, importWith, readCsv, resetStats, stats, tempDir, writeFeed } from './import.support.js';
+
+// Processing slow enough that a PATCH right after a POST meets the 409 of an image in processing.
+const fixture = useSandbox({ seed: 'empty', processingMs: 400 });
+let dir: string;
+
+beforeAll(() => {
+  dir = tempDir('import-assets');
+});
+
+const url = (name: string) => `${fixture.sb.assetsUrl}/${name}`;
+
+async function postImage(imageUrl: string): Promise<void> {
+  const res = await call(fixture.sb.damUrl, '/images', {
+    method: 'POST',
+    key: fixture.sb.apiKey,
+    body: { url: imageUrl },
+  });
+  expect(res.status, res.text).toBe(201);
+}
+
+async function image(reference: string): Promise<Record<string, unknown>> {
+  const res = await call(fixture.sb.damUrl, `/images(${encodeURIComponent(reference)})`, { key: fixture.sb.apiKey });
+  expect(res.status, res.text).toBe(200);
+  const body = res.body as { value?: Record<string, unknown> } & Record<string, unknown>;
+  return body.value ?? body;
+}
+
+describe('registration and reuse', () => {
+  it('two rows with one URL: one POST /images, both rows name the reference', async () => {
+    const { sb } = fixture;
+    const feed = await writeFeed(
+      dir,
+      'shared.csv',
+      `prod_ref,prod_title,prod_images\nI-1,One,${url('shared-1.jpg')}\nI-2,Two,${url('shared-1.jpg')}\n`,
+    );
+    const before = (await damImages(sb)).length;
+    await resetStats(sb);
+    const report = `${dir}/shared.report.csv`;
+    const summary = await importWith(sb, feed, { reportFile: report });
+    expect(summary.outcomes.created).toBe(2);
+    expect(summary.assets).toMatchObject({ registered: 1 });
+    // 2 catalog POSTs + 1 DAM POST.
+    expect((await stats(sb)).byMethod.POST).toBe(3);
+    expect((await damImages(sb)).length).toBe(before + 1);
+    const products = await byRef(sb, '/Products', 'prod_ref');
+    expect(products.get('I-1')!.prod_images).toEqual(['shared-1.jpg']);
+    expect(products.get('I-2')!.prod_images).toEqual(['shared-1.jpg']);
+    const lines = await readCsv(report);
+    expect(lines[0]!.assets).toBe(`${url('shared-1.jpg')} registered`);
+  });
+
+  it('across runs: the cache file spares every DAM POST; --refresh-assets checks again', async () => {
+    const { sb } = fixture;
+    const cacheFile = `${dir}/cache/assets.json`;
+    const first = await writeFeed(
+      dir,
+      'cache1.csv',
+      `prod_ref,prod_title,prod_images\nJ-1,One,${url('cached-1.png')}\nJ-2,Two,${url('cached-2.png')}\n`,
+    );
+    expect((await importWith(sb, first, { assetCacheFile: cacheFile })).assets.registered).toBe(2);
+
+    // New products naming the same URLs: only the catalog POSTs are sent.
+    const second = await writeFeed(
+      dir,
+      'cache2.csv',
+      `prod_ref,prod_title,prod_images\nJ-3,Three,${url('cached-1.png')}\nJ-4,Four,${url('cached-2.png')}\n`,
+    );
+    await resetStats(sb);
+    const cached = await importWith(sb, second, { assetCacheFile: cacheFile });
+    expect(cached.outcomes.created).toBe(2);
+    expect(cached.assets).toMatchObject({ cached: 2, registered: 0 });
+    expect((await stats(sb)).byMethod.POST).toBe(2);
+
+    // --refresh-assets ignores the cache: the DAM answers 409 and the existing image is reused.
+    const third = await writeFeed(
+      dir,
+      'cache3.csv',
+      `prod_ref,prod_title,prod_images\nJ-5,Five,${url('cached-1.png')}\n`,
+    );
+    await resetStats(sb);
+    const refreshed = await importWith(sb, third, { assetCacheFile: cacheFile, refreshAssets: true });
+    expect(refreshed.outcomes.created).toBe(1);
+    expect(refreshed.assets).toMatchObject({ reused: 1, cached: 0 });
+    expect((await stats(sb)).byMethod.POST).toBe(2);
+    expect((await stats(sb)).byStatus['409']).toBe(1);
+  });
+});
+
+describe('409: the DAM already has that name', () => {
+  it('reuse (the default) names the existing image', async () => {
+    const { sb } = fixture;
+    await postImage(url('dup-reuse.jpg'));
+    const feed = await writeFeed(dir, 'reuse.csv', `prod_ref,prod_title,prod_images\nU-1,One,${url('dup-reuse.jpg')}\n`);
+    const summary = await importWith(sb, feed);
+    expect(summary.outcomes.created).toBe(1);
+    expect(summary.assets.reused).toBe(1);
+    expect((await byRef(sb, '/Products', 'prod_ref')).get('U-1')!.prod_images).toEqual(['dup-reuse.jpg']);
+  });
+
+  it('fail: the row fails with the DAM message', async () => {
+    const { sb } = fixture;
+    await postImage(url('dup-fail.jpg'));
+    const feed = await writeFeed(
+      dir,
+      'fail.csv',
+      `prod_ref,prod_title,prod_images\nF-1,One,${url('dup-fail.jpg')}\nF-2,Two,\n`,
+    );
+    const report = `${dir}/fail.report.csv`;
+    const summary = await importWith(sb, feed, { onDuplicateAsset: 'fail', reportFile: report });
+    expect(summary.outcomes).toMatchObject({ created: 1, failed: 1 });
+    const line = (await readCsv(report))[0]!;
+    expect(line.outcome).toBe('failed');
+    expect(line.message).toContain(url('dup-fail.jpg'));
+    expect(line.message).toMatch(/already exists/);
+    expect((await byRef(sb, '/Products', 'prod_ref')).has('F-1')).toBe(false);
+  });
+
+  it('replace: waits out the 409 of an image still processing, then replaces its content', async () => {
+    const { sb } = fixture;
+    await postImage(url('dup-replace.jpg'));
+    expect((await image('dup-replace.jpg')).status).toBe('Up');
+    const newer = `${sb.assetsUrl}/v2/dup-replace.jpg?w=20&h=10`;
+    const feed = await writeFeed(dir, 'replace.csv', `prod_ref,prod_title,prod_images\nQ-1,One,"${newer}"\n`);
+    await resetStats(sb);
+    const summary = await importWith(sb, feed, { onDuplicateAsset: 'replace' });
+    expect(summary.outcomes.created).toBe(1);
+    expect(summary.assets.registered).toBe(1);
+    const s = await stats(sb);
+    // The POST (409 duplicate) and at least one PATCH refused while processing.
+    expect(s.byStatus['409']).toBeGreaterThanOrEqual(2);
+    const record = await image('dup-replace.jpg');
+    expect(record.originalUrl).toBe(newer);
+  });
+});
+
+describe('URLs the DAM refuses', () => {
+  it('a 400 fails only the rows using that URL', async () => {
+    const { sb } = fixture;
+    const broken = url('gone.jpg?status=404');
+    const feed = await writeFeed(
+      dir,
+      'refused.csv',
+      `prod_ref,prod_title,prod_images\nG-1,One,${broken}\nG-2,Two,${url('fine-g.jpg')}\nG-3,Three,${broken}\n`,
+    );
+    const report = `${dir}/refused.report.csv`;
+    const summary = await importWith(sb, feed, { reportFile: report });
+    expect(summary.outcomes).toMatchObject({ created: 1, failed: 2 });
+    expect(summary.assets).toMatchObject({ registered: 1, failed: 1 });
+    const lines = await readCsv(report);
+    expect(lines.map((l) => l.outcome)).toEqual(['failed', 'created', 'failed']);
+    expect(lines[0]!.message).toContain(broken);
+    expect(lines[0]!.message).toMatch(/404/);
+    expect(lines[2]!.message).toBe(lines[0]!.message);
+  });
+
+  it('two different URLs with the same file name: the second is reported', async () => {
+    const { sb } = fixture;
+    const a = `${sb.assetsUrl}/a/same-name.jpg`;
+    const b = `${sb.assetsUrl}/b/same-name.jpg`;
+    const feed = await writeFeed(dir, 'same.csv', `prod_ref,prod_title,prod_images\nN-1,One,${a}\nN-2,Two,${b}\n`);
+    const report = `${dir}/same.report.csv`;
+    const summary = await importWith(sb, feed, { reportFile: report, concurrency: 1 });
+    expect(summary.outcomes).toMatchObject({ created: 1, failed: 1 });
+    const failed = (await readCsv(report)).find((l) => l.outcome === 'failed')!;
+    expect(failed.message).toMatch(/file name 'same-name.jpg' is already used in this run by/);
+  });
+});
+
+describe('--wait-for-images', () => {
+  it('reports an image whose processing failed, with the rows that use it', async () => {
+    const { sb } = fixture;
+    const bad = url('bad-proc.png?process=fail');
+    const feed = await writeFeed(
+      dir,
+      'wait.csv',
+      `prod_ref,prod_title,prod_images\nH-1,One,${bad}\nH-2,Two,${url('good-proc.png')}\n`,
+    );
+    const report = `${dir}/wait.report.csv`;
+    const summary = await importWith(sb, feed, {
+      reportFile: report,
+      waitForImages: { timeoutMs: 10_000, intervalMs: 100 },
+    });
+    expect(summary.outcomes.created).toBe(2);
+    expect(summary.failedImages).toEqual(['bad-proc.png']);
+    const lines = await readCsv(report);
+    const imageLine = lines.find((l) => l.entity === 'images')!;
+    expect(imageLine).toMatchObject({ ref: 'bad-proc.png', outcome: 'failed', location: 'line 2' });
+    expect(imageLine.message).toMatch(/could not process image 'bad-proc.png' \(status Er\)/);
+    expect((await image('good-proc.png')).status).toBe('Ok');
+  });
+});
