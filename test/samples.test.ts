@@ -1,0 +1,152 @@
+// Every sample feed, and the real-world files with their sample profiles, validate against the demo tenant.
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { memoryOutput } from '../src/cli/output.js';
+import { useSandbox } from './helpers/sandbox.js';
+
+const fixture = useSandbox();
+const REALWORLD = '/work/shared/data/realworld';
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'samples-'));
+});
+
+async function validate(args: string[]) {
+  const report = join(dir, `report-${Math.random().toString(36).slice(2)}.jsonl`);
+  const out = memoryOutput();
+  const connection = [
+    '--catalog-url',
+    fixture.sb.catalogUrl,
+    '--dam-url',
+    fixture.sb.damUrl,
+    '--api-key',
+    fixture.sb.apiKey,
+  ];
+  const code = await main(['validate', ...args, '--json', '--report', report, ...connection], out);
+  const summary = out.stdout.length ? JSON.parse(out.stdout[0]!) : undefined;
+  const lines =
+    code === 2
+      ? []
+      : (await readFile(report, 'utf8'))
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+  return { code, summary, lines, stderr: out.stderr };
+}
+
+const entities = (lines: Array<{ entity: string }>) => {
+  const counts: Record<string, number> = {};
+  for (const l of lines) counts[l.entity] = (counts[l.entity] ?? 0) + 1;
+  return counts;
+};
+
+describe('samples/', () => {
+  it.each([
+    [
+      'products CSV with languages and image URLs',
+      ['samples/products.csv', '--profile', 'samples/profiles/products.json'],
+      4,
+    ],
+    [
+      'one row per variant',
+      ['samples/variants-per-row.csv', '--profile', 'samples/profiles/variants-per-row.json'],
+      5,
+    ],
+    ['category tree', ['samples/categories.csv', '--entity', 'categories'], 5],
+    ['XLSX, Products sheet', ['samples/catalog.xlsx', '--sheet', 'Products'], 3],
+    [
+      'XLSX, Categories sheet',
+      ['samples/catalog.xlsx', '--sheet', 'Categories', '--entity', 'categories'],
+      2,
+    ],
+    [
+      'NDJSON with nested names',
+      ['samples/products.ndjson', '--profile', 'samples/profiles/products-ndjson.json'],
+      3,
+    ],
+  ])('%s: every row valid', async (_, args, rows) => {
+    const { code, summary, stderr } = await validate(args);
+    expect(stderr.filter((l) => !l.startsWith('Using the embedded'))).toEqual([]);
+    expect(code).toBe(0);
+    expect(summary).toMatchObject({
+      rows,
+      outcomes: { valid: rows, invalid: 0, skipped: 0 },
+      topErrors: [],
+      warnings: [],
+    });
+  });
+
+  it('groups the per-variant rows under two products', async () => {
+    const { lines } = await validate([
+      'samples/variants-per-row.csv',
+      '--profile',
+      'samples/profiles/variants-per-row.json',
+    ]);
+    expect(lines.map((l) => l.ref)).toEqual([
+      'SMP-CHINO-SAND-32',
+      'SMP-CHINO-SAND-34',
+      'SMP-CHINO-NAVY-32',
+      'SMP-CAP-RED',
+      'SMP-CAP-BLUE',
+    ]);
+  });
+});
+
+describe('real-world feeds with the sample profiles', () => {
+  it('WooCommerce CSV: parents are products, variations their variants', async () => {
+    const { code, summary, lines } = await validate([
+      `${REALWORLD}/woocommerce_sample_products.csv`,
+      '--profile',
+      'samples/profiles/woocommerce.json',
+    ]);
+    expect(code).toBe(0);
+    expect(summary.outcomes).toEqual({ valid: 25, invalid: 0, skipped: 0 });
+    expect(entities(lines)).toEqual({ products: 18, variants: 7 });
+  });
+
+  it('Bagisto XLSX: parent_sku links the variants', async () => {
+    const { code, summary, lines } = await validate([
+      `${REALWORLD}/bagisto_products.xlsx`,
+      '--profile',
+      'samples/profiles/bagisto.json',
+    ]);
+    expect(code).toBe(0);
+    expect(summary.outcomes).toEqual({ valid: 11, invalid: 0, skipped: 0 });
+    expect(entities(lines)).toEqual({ products: 7, variants: 4 });
+  });
+
+  it('DummyJSON array: each item a product with one variant', async () => {
+    const { code, summary } = await validate([
+      `${REALWORLD}/dummyjson_products.json`,
+      '--profile',
+      'samples/profiles/dummyjson.json',
+    ]);
+    expect(code).toBe(0);
+    expect(summary.outcomes).toEqual({ valid: 194, invalid: 0, skipped: 0 });
+  });
+
+  it('Google Retail NDJSON: string prices and enum availability mapped', async () => {
+    const { code, summary } = await validate([
+      `${REALWORLD}/google-retail_products.ndjson`,
+      '--profile',
+      'samples/profiles/google-retail.json',
+    ]);
+    expect(code).toBe(0);
+    expect(summary.outcomes).toEqual({ valid: 316, invalid: 0, skipped: 0 });
+  });
+
+  it('without a profile, a real-world file is mostly unknown columns and rows without a reference', async () => {
+    const { code, summary } = await validate([`${REALWORLD}/woocommerce_sample_products.csv`]);
+    expect(code).toBe(1);
+    expect(summary.outcomes.invalid).toBe(25);
+    expect(summary.topErrors[0]).toEqual({
+      message: 'the reference prod_ref is missing: every row needs one',
+      count: 25,
+    });
+    expect(summary.warnings).toContain('column "SKU" does not match a field of products: ignored');
+  });
+});
