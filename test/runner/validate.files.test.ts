@@ -1,0 +1,181 @@
+// validateFile() on each input format: the rejects file follows the input's format and reads back.
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import Papa from 'papaparse';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { validateFile, validateRows } from '../../src/runner/validate.js';
+import { demoModel } from '../mappers/demo-model.js';
+import { csvRows } from '../mappers/rows.js';
+
+const model = demoModel();
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'validate-files-'));
+});
+
+describe('validateFile', () => {
+  it('XLSX input: XLSX rejects with _error, XLSX report with the invalid row highlighted', async () => {
+    const source = join(dir, 'in.xlsx');
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('Feed');
+    sheet.addRow(['SKU', 'Price']);
+    sheet.addRow(['V1', 9.5]);
+    sheet.addRow(['V2', 'cheap']);
+    await workbook.xlsx.writeFile(source);
+    const result = await validateFile({
+      source,
+      model,
+      profile: { entity: 'variants', columns: { SKU: 'frmt_ref', Price: 'frmt_price' } },
+      reportFile: join(dir, 'report.xlsx'),
+      rejectsFile: join(dir, 'rejects.xlsx'),
+    });
+    expect(result.outcomes).toEqual({ valid: 1, invalid: 1, skipped: 0 });
+    const rejects = new ExcelJS.Workbook();
+    await rejects.xlsx.readFile(join(dir, 'rejects.xlsx'));
+    const rows = rejects.worksheets[0]!.getSheetValues()
+      .filter(Boolean)
+      .map((r) => (r as unknown[]).slice(1));
+    expect(rows).toEqual([
+      ['SKU', 'Price', '_error'],
+      ['V2', 'cheap', 'column "Price": must be a number, got "cheap"'],
+    ]);
+    const report = new ExcelJS.Workbook();
+    await report.xlsx.readFile(join(dir, 'report.xlsx'));
+    const invalid = report.worksheets[0]!.getRow(3);
+    expect(invalid.getCell(1).value).toBe('sheet Feed row 3');
+    expect((invalid.getCell(4).fill as ExcelJS.FillPattern).fgColor?.argb).toBe('FFFFC7CE');
+  });
+
+  it('JSON input: NDJSON rejects keep nested objects', async () => {
+    const source = join(dir, 'in.json');
+    await writeFile(
+      source,
+      JSON.stringify([
+        { sku: 'P1', name: { en: 'Mug', fr: 'Tasse' }, weight: 0.3 },
+        { sku: 'P2', name: { en: 'Pan' }, weight: 'heavy' },
+      ]),
+    );
+    const result = await validateFile({
+      source,
+      model,
+      profile: {
+        entity: 'products',
+        columns: {
+          sku: 'prod_ref',
+          'name.en': 'prod_title',
+          'name.fr': { field: 'prod_title', culture: 'fr' },
+          weight: 'prod_weight',
+        },
+      },
+      reportFile: join(dir, 'report.jsonl'),
+      rejectsFile: join(dir, 'rejects.ndjson'),
+    });
+    expect(result.outcomes.invalid).toBe(1);
+    const rejected = (await readFile(join(dir, 'rejects.ndjson'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rejected).toEqual([
+      {
+        sku: 'P2',
+        name: { en: 'Pan' },
+        weight: 'heavy',
+        _error: 'column "weight": must be a number, got "heavy"',
+      },
+    ]);
+    const report = (await readFile(join(dir, 'report.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(report.map((l) => [l.location, l.ref, l.outcome])).toEqual([
+      ['item 1', 'P1', 'valid'],
+      ['item 2', 'P2', 'invalid'],
+    ]);
+  });
+
+  it('CSV input with ";": the rejects file keeps the delimiter', async () => {
+    const source = join(dir, 'in.csv');
+    await writeFile(source, 'prod_ref;prod_pack_size\nP1;2\nP2;2,5\n');
+    await validateFile({
+      source,
+      model,
+      profile: { entity: 'products' },
+      rejectsFile: join(dir, 'rejects.csv'),
+    });
+    const parsed = Papa.parse<string[]>(await readFile(join(dir, 'rejects.csv'), 'utf8'), {
+      skipEmptyLines: true,
+    });
+    expect(parsed.meta.delimiter).toBe(';');
+    expect(parsed.data).toEqual([
+      ['prod_ref', 'prod_pack_size', '_error'],
+      ['P2', '2,5', 'column "prod_pack_size": must be a whole number, got "2,5"'],
+    ]);
+  });
+});
+
+describe('validateRows', () => {
+  it('reports duplicate refs with the first location, and counts the top errors', async () => {
+    const rows = csvRows(
+      ['frmt_ref', 'frmt_stock'],
+      [
+        ['V1', '1'],
+        ['V2', 'x'],
+        ['V1', '2'],
+        ['V3', 'y'],
+      ],
+    );
+    const summary = await validateRows({ rows: iterate(rows), model, profile: { entity: 'variants' } });
+    expect(summary.outcomes).toEqual({ valid: 1, invalid: 3, skipped: 0 });
+    expect(summary.topErrors).toEqual([
+      { message: 'column "frmt_stock": must be a whole number', count: 2 },
+      { message: 'column "frmt_ref": duplicate reference: already used by line 2', count: 1 },
+    ]);
+  });
+
+  it('stops checking duplicates past its limit and says so', async () => {
+    const rows = csvRows(['frmt_ref'], [['V1'], ['V2'], ['V3'], ['V1']]);
+    const summary = await validateRows({
+      rows: iterate(rows),
+      model,
+      profile: { entity: 'variants' },
+      refLimit: 2,
+    });
+    expect(summary.outcomes.invalid).toBe(1);
+    expect(summary.warnings).toEqual([
+      'more than 2 references: duplicates were checked for the first ones only',
+    ]);
+  });
+
+  it('pulls rows one at a time (a slow report writer holds the reader back)', async () => {
+    let pulled = 0;
+    let maxAhead = 0;
+    let written = 0;
+    async function* source() {
+      for (const row of csvRows(
+        ['frmt_ref'],
+        Array.from({ length: 50 }, (_, i) => [`V${i}`]),
+      )) {
+        pulled += 1;
+        maxAhead = Math.max(maxAhead, pulled - written);
+        yield row;
+      }
+    }
+    const report = {
+      write: async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        written += 1;
+      },
+      close: async () => {},
+    };
+    await validateRows({ rows: source(), model, profile: { entity: 'variants' }, report });
+    expect(written).toBe(50);
+    expect(maxAhead).toBe(1);
+  });
+});
+
+async function* iterate<T>(items: T[]): AsyncGenerator<T> {
+  for (const item of items) yield item;
+}
