@@ -84,14 +84,32 @@ export async function readAll(
   const out: Array<Record<string, unknown>> = [];
   let next: string | undefined = `${sb.catalogUrl}${path}${path.includes('?') ? '&' : '?'}$top=100`;
   while (next) {
-    const res = await call(next, '', { key: sb.apiKey, headers: { 'accept-language': culture } });
-    if (res.status !== 200) throw new Error(`GET ${next}: ${res.status} ${res.text}`);
+    const res = await patientGet(next, sb.apiKey, culture);
     const body = res.body as { value: Array<Record<string, unknown>>; '@nextLink'?: string };
     out.push(...body.value);
     next = body['@nextLink'];
   }
   return out;
 }
+
+/** A GET that waits out the faults a test sandbox may be set to inject (429, 5xx, resets). */
+async function patientGet(url: string, key: string, culture: string): Promise<Awaited<ReturnType<typeof call>>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await call(url, '', { key, headers: { 'accept-language': culture } });
+      if (res.status === 200) return res;
+      if (attempt >= 20 || (res.status !== 429 && res.status < 500)) {
+        throw new Error(`GET ${url}: ${res.status} ${res.text}`);
+      }
+      await sleep(res.status === 429 ? 1000 : 50);
+    } catch (err) {
+      if (attempt >= 20 || !(err instanceof Error) || err.message.startsWith('GET ')) throw err;
+      await sleep(50);
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Records by their ref field. */
 export async function byRef(
