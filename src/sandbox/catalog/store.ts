@@ -45,7 +45,8 @@ export interface AttributeSetRecord extends StoredRecord {
 
 export interface CatalogState {
   version: 1;
-  tables: Record<string, { nextId: number; records: StoredRecord[] }>;
+  /** Per table: the field names once, then one array of values per record (half the size of objects). */
+  tables: Record<string, { nextId: number; fields: string[]; rows: unknown[][] }>;
   categoryLayout: Layout | null;
   customLayouts: Record<string, Layout>;
   changelog: ChangelogState;
@@ -400,8 +401,14 @@ export class CatalogStore {
 
   snapshot(): CatalogState {
     const tables: CatalogState['tables'] = {};
-    for (const [name, table] of this.allTables())
-      tables[name] = { nextId: table.nextId, records: [...table.values()] };
+    for (const [name, table] of this.allTables()) {
+      const fields = new Set<string>();
+      for (const r of table.values()) for (const k of Object.keys(r)) fields.add(k);
+      const names = [...fields];
+      const rows: unknown[][] = [];
+      for (const r of table.values()) rows.push(names.map((k) => r[k] ?? null));
+      tables[name] = { nextId: table.nextId, fields: names, rows };
+    }
     return {
       version: 1,
       tables,
@@ -416,7 +423,13 @@ export class CatalogStore {
     for (const [name, table] of this.allTables()) {
       const saved = state.tables[name];
       if (!saved) continue;
-      for (const r of saved.records) table.insert(r);
+      for (const row of saved.rows) {
+        const record: StoredRecord = {};
+        saved.fields.forEach((k, i) => {
+          record[k] = row[i];
+        });
+        table.insert(record);
+      }
       table.nextId = Math.max(table.nextId, saved.nextId);
     }
     this.categoryLayout = state.categoryLayout;
