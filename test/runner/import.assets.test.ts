@@ -2,7 +2,16 @@
 // duplicate policies on 409, a URL the DAM refuses, two URLs with one file name, --wait-for-images.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { byRef, damImages, importWith, readCsv, resetStats, stats, tempDir, writeFeed } from './import.support.js';
+import {
+  byRef,
+  damImages,
+  importWith,
+  readCsv,
+  resetStats,
+  stats,
+  tempDir,
+  writeFeed,
+} from './import.support.js';
 
 // Processing slow enough that a PATCH right after a POST meets the 409 of an image in processing.
 const fixture = useSandbox({ seed: 'empty', processingMs: 400 });
@@ -24,7 +33,9 @@ async function postImage(imageUrl: string): Promise<void> {
 }
 
 async function image(reference: string): Promise<Record<string, unknown>> {
-  const res = await call(fixture.sb.damUrl, `/images(${encodeURIComponent(reference)})`, { key: fixture.sb.apiKey });
+  const res = await call(fixture.sb.damUrl, `/images(${encodeURIComponent(reference)})`, {
+    key: fixture.sb.apiKey,
+  });
   expect(res.status, res.text).toBe(200);
   const body = res.body as { value?: Record<string, unknown> } & Record<string, unknown>;
   return body.value ?? body;
@@ -95,7 +106,11 @@ describe('409: the DAM already has that name', () => {
   it('reuse (the default) names the existing image', async () => {
     const { sb } = fixture;
     await postImage(url('dup-reuse.jpg'));
-    const feed = await writeFeed(dir, 'reuse.csv', `prod_ref,prod_title,prod_images\nU-1,One,${url('dup-reuse.jpg')}\n`);
+    const feed = await writeFeed(
+      dir,
+      'reuse.csv',
+      `prod_ref,prod_title,prod_images\nU-1,One,${url('dup-reuse.jpg')}\n`,
+    );
     const summary = await importWith(sb, feed);
     expect(summary.outcomes.created).toBe(1);
     expect(summary.assets.reused).toBe(1);
@@ -162,7 +177,11 @@ describe('URLs the DAM refuses', () => {
     const { sb } = fixture;
     const a = `${sb.assetsUrl}/a/same-name.jpg`;
     const b = `${sb.assetsUrl}/b/same-name.jpg`;
-    const feed = await writeFeed(dir, 'same.csv', `prod_ref,prod_title,prod_images\nN-1,One,${a}\nN-2,Two,${b}\n`);
+    const feed = await writeFeed(
+      dir,
+      'same.csv',
+      `prod_ref,prod_title,prod_images\nN-1,One,${a}\nN-2,Two,${b}\n`,
+    );
     const report = `${dir}/same.report.csv`;
     const summary = await importWith(sb, feed, { reportFile: report, concurrency: 1 });
     expect(summary.outcomes).toMatchObject({ created: 1, failed: 1 });

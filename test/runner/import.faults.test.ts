@@ -3,7 +3,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { damImages, importWith, readAll, readCsv, resetStats, stats, tempDir, writeFeed } from './import.support.js';
+import {
+  damImages,
+  importWith,
+  readAll,
+  readCsv,
+  resetStats,
+  stats,
+  tempDir,
+  writeFeed,
+} from './import.support.js';
 
 const clean = useSandbox({ seed: 'empty' });
 const faulty = useSandbox({
@@ -35,12 +44,22 @@ beforeAll(async () => {
 
 /** The tenant's records, keyed by ref, without ids and server timestamps (they differ between tenants). */
 async function state(sb: SandboxHandle) {
-  const strip = (records: Array<Record<string, unknown>>, ref: string, links: Record<string, Map<unknown, unknown>>) => {
+  const strip = (
+    records: Array<Record<string, unknown>>,
+    ref: string,
+    links: Record<string, Map<unknown, unknown>>,
+  ) => {
     const out: Record<string, Record<string, unknown>> = {};
     for (const r of records) {
       const copy: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(r)) {
-        if (k.endsWith('_created_at') || k.endsWith('_modified_at') || k === 'prod_id' || k === 'cat_id' || k === 'frmt_id')
+        if (
+          k.endsWith('_created_at') ||
+          k.endsWith('_modified_at') ||
+          k === 'prod_id' ||
+          k === 'cat_id' ||
+          k === 'frmt_id'
+        )
           continue;
         copy[k] = v;
       }

@@ -80,7 +80,10 @@ describe('create, update, unchanged', () => {
 describe('_command and --mode', () => {
   it('MERGE, NEW on an existing ref, UPDATE on a missing ref, DELETE, IGNORE', async () => {
     const { sb } = fixture;
-    await importWith(sb, await writeFeed(dir, 'cmd-base.csv', 'prod_ref,prod_title\nC-1,One\nC-2,Two\nC-3,Three\n'));
+    await importWith(
+      sb,
+      await writeFeed(dir, 'cmd-base.csv', 'prod_ref,prod_title\nC-1,One\nC-2,Two\nC-3,Three\n'),
+    );
     const feed = await writeFeed(
       dir,
       'cmd.csv',
@@ -194,7 +197,11 @@ describe('the API refuses what the schema allowed', () => {
 
     const rejected = await readCsv(rejects);
     expect(rejected).toHaveLength(1);
-    expect(rejected[0]!).toMatchObject({ prod_ref: 'X-2', prod_title: 'Broken', prod_images: 'no-such-image.jpg' });
+    expect(rejected[0]!).toMatchObject({
+      prod_ref: 'X-2',
+      prod_title: 'Broken',
+      prod_images: 'no-such-image.jpg',
+    });
     expect(rejected[0]!._error).toContain('no-such-image.jpg');
   });
 });
@@ -202,7 +209,14 @@ describe('the API refuses what the schema allowed', () => {
 describe('--plan', () => {
   it('writes nothing and says what would change, old -> new', async () => {
     const { sb } = fixture;
-    await importWith(sb, await writeFeed(dir, 'plan-base.csv', 'prod_ref,prod_title,prod_weight\nP-1,Cup,0.3\nP-2,Mug,0.4\nP-4,Jug,2\n'));
+    await importWith(
+      sb,
+      await writeFeed(
+        dir,
+        'plan-base.csv',
+        'prod_ref,prod_title,prod_weight\nP-1,Cup,0.3\nP-2,Mug,0.4\nP-4,Jug,2\n',
+      ),
+    );
     const feed = await writeFeed(
       dir,
       'plan.csv',

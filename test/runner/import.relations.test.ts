@@ -25,7 +25,10 @@ describe('products and variants', () => {
       ].join('\n'),
     );
     const report = `${dir}/one-file.report.csv`;
-    const summary = await importWith(sb, feed, { profile: { entity: 'products', variants: true }, reportFile: report });
+    const summary = await importWith(sb, feed, {
+      profile: { entity: 'products', variants: true },
+      reportFile: report,
+    });
     expect(summary.outcomes.failed + summary.outcomes.invalid).toBe(0);
     expect(summary.rows).toBe(3);
     const products = await byRef(sb, '/Products', 'prod_ref');
@@ -146,7 +149,9 @@ describe('category trees', () => {
     expect(lines.get('B-a')!.message).toBe(
       "the parent category 'B-b' is part of a cycle of parents in the file: B-a -> B-b -> B-c -> B-a",
     );
-    expect(lines.get('B-b')!.message).toMatch(/part of a cycle of parents in the file: B-b -> B-c -> B-a -> B-b/);
+    expect(lines.get('B-b')!.message).toMatch(
+      /part of a cycle of parents in the file: B-b -> B-c -> B-a -> B-b/,
+    );
     expect(lines.get('B-fine')!.outcome).toBe('created');
     const cats = await byRef(sb, '/Categories', 'cat_ref');
     expect(['B-orphan', 'B-a', 'B-b', 'B-c'].some((r) => cats.has(r))).toBe(false);
@@ -175,7 +180,7 @@ describe('custom entities', () => {
     const feed = await writeFeed(
       dir,
       'stores.csv',
-      'ce_ref,ce_name,ce_name_fr,ce_city,ce_active\nS-1,Main store,Magasin principal,Lyon,true\nS-2,Outlet,Magasin d\'usine,Paris,false\n',
+      "ce_ref,ce_name,ce_name_fr,ce_city,ce_active\nS-1,Main store,Magasin principal,Lyon,true\nS-2,Outlet,Magasin d'usine,Paris,false\n",
     );
     const summary = await importWith(sb, feed, { entity });
     expect(summary.outcomes.created).toBe(2);
@@ -187,7 +192,7 @@ describe('custom entities', () => {
     const changed = await writeFeed(
       dir,
       'stores2.csv',
-      'ce_ref,ce_name,ce_name_fr,ce_city,ce_active\nS-1,Main store,Magasin principal,Lyon,true\nS-2,Outlet,Magasin d\'usine,Lille,false\n',
+      "ce_ref,ce_name,ce_name_fr,ce_city,ce_active\nS-1,Main store,Magasin principal,Lyon,true\nS-2,Outlet,Magasin d'usine,Lille,false\n",
     );
     const again = await importWith(sb, changed, { entity });
     expect(again.outcomes).toMatchObject({ unchanged: 1, updated: 1 });

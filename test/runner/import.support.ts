@@ -35,7 +35,11 @@ export type RunOptions = Partial<Omit<ImportOptions, 'source' | 'model' | 'catal
 };
 
 /** importFile over a fresh connection (its own counters), closed afterwards. */
-export async function importWith(sb: SandboxHandle, source: string, options: RunOptions = {}): Promise<ImportSummary> {
+export async function importWith(
+  sb: SandboxHandle,
+  source: string,
+  options: RunOptions = {},
+): Promise<ImportSummary> {
   const connection = await connectTo(sb);
   try {
     const { entity, profile, ...rest } = options;
@@ -73,7 +77,8 @@ export async function resetStats(sb: SandboxHandle): Promise<void> {
   await call(sb.origin, '/_sandbox/stats/reset', { method: 'POST' });
 }
 
-export const writesOf = (s: Stats) => (s.byMethod.POST ?? 0) + (s.byMethod.PATCH ?? 0) + (s.byMethod.DELETE ?? 0);
+export const writesOf = (s: Stats) =>
+  (s.byMethod.POST ?? 0) + (s.byMethod.PATCH ?? 0) + (s.byMethod.DELETE ?? 0);
 
 /** Every record of a catalog collection (paged by the API's own links), read in one culture. */
 export async function readAll(
@@ -93,7 +98,11 @@ export async function readAll(
 }
 
 /** A GET that waits out the faults a test sandbox may be set to inject (429, 5xx, resets). */
-async function patientGet(url: string, key: string, culture: string): Promise<Awaited<ReturnType<typeof call>>> {
+async function patientGet(
+  url: string,
+  key: string,
+  culture: string,
+): Promise<Awaited<ReturnType<typeof call>>> {
   for (let attempt = 1; ; attempt++) {
     try {
       const res = await call(url, '', { key, headers: { 'accept-language': culture } });
