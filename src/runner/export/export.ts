@@ -16,7 +16,7 @@ import type {
 import { planTable, resolveLanguages, type TablePlan } from './columns.js';
 import { allPages, type BasePage, type MergedRecord, mergeCultures, pagesOfIds, readAhead } from './pages.js';
 import { RefCache } from './refs.js';
-import { changedIds, ExportHistory } from './since.js';
+import { changedIds, changelogMark, ExportHistory } from './since.js';
 import { type ExportFormat, type ExportTarget, openSink, resolveTarget } from './target.js';
 
 /** The legacy attribute-set list, exported as read-only reference data. */
@@ -100,12 +100,15 @@ export async function exportCatalog(options: ExportOptions): Promise<ExportResul
 
   const sink = timed(openSink(target, options.csv ?? {}));
   const results: EntityExport[] = [];
+  /** entity -> where its next `--since last` starts. */
+  const marks = new Map<string, Date>();
   try {
     for (const entity of entities) {
       if (typeof entity === 'string') {
         results.push(await exportAttributeSets(catalog, model, sink, options, notes));
         continue;
       }
+      marks.set(entity.name, (await changelogMark(catalog, entity)) ?? startedAt);
       results.push(
         await exportEntity(catalog, model, plans.get(entity.name)!, sink, options, history, notes),
       );
@@ -116,7 +119,7 @@ export async function exportCatalog(options: ExportOptions): Promise<ExportResul
     throw err;
   }
   await sink.close();
-  for (const result of results) history.record(result.entity, startedAt);
+  for (const [entity, mark] of marks) history.record(entity, mark);
   return {
     format: target.format,
     files: [...sink.files],

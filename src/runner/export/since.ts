@@ -30,6 +30,23 @@ export async function changedIds(
   );
 }
 
+/**
+ * Where `--since last` should start next time, in the service's own clock: just before the newest
+ * changelog entry at the start of this export (client and server clocks need not agree). Undefined when
+ * the changelog is empty. One request.
+ */
+export async function changelogMark(catalog: CatalogClient, entity: EntityModel): Promise<Date | undefined> {
+  for await (const entry of catalog.changelog<{ modified_at?: unknown }>(entity.path, {
+    orderby: 'modified_at desc',
+    pageSize: 1,
+  })) {
+    const at = typeof entry.modified_at === 'string' ? new Date(entry.modified_at) : undefined;
+    // 1 ms earlier: a change in the same millisecond as the newest entry is exported again, never missed.
+    return at && !Number.isNaN(at.getTime()) ? new Date(at.getTime() - 1) : undefined;
+  }
+  return undefined;
+}
+
 /** `--since` as given: an ISO date-time with its zone, or `last`. */
 export function parseSince(text: string): Date | 'last' {
   if (text.trim().toLowerCase() === 'last') return 'last';
