@@ -179,6 +179,27 @@ describe('catalog writes', () => {
     failuresOf(await client.send('PATCH', `/Variants(${v})`, { prod_id: 99999 }), 'prod_id');
   });
 
+  it('deleting a category moves its children to the root and drops it from product cat_ids', async () => {
+    const parent = client.idOf(await client.send('POST', '/Categories', { cat_ref: 'GONE-PARENT' }));
+    const child = client.idOf(
+      await client.send('POST', '/Categories', { cat_ref: 'KEPT-CHILD', cat_parent_id: parent }),
+    );
+    const keep = client.idOf(await client.send('POST', '/Categories', { cat_ref: 'KEPT-OTHER' }));
+    const prod = client.idOf(
+      await client.send('POST', '/Products', { prod_ref: 'IN-TWO', cat_ids: [parent, keep] }),
+    );
+    expect((await client.send('DELETE', `/Categories(${parent})`)).status).toBe(204);
+    expect(await value(client, `/Categories(${child})`)).toMatchObject({ cat_parent_id: null });
+    expect((await value(client, `/Products(${prod})`)).cat_ids).toEqual([keep]);
+  });
+
+  it('a PATCH that changes nothing answers 204 and keeps the modification date', async () => {
+    const id = client.idOf(await client.send('POST', '/Products', { prod_ref: 'SAME', prod_brand: 'A' }));
+    const before = await value(client, `/Products(${id})`);
+    expect((await client.send('PATCH', `/Products(${id})`, { prod_brand: 'A' })).status).toBe(204);
+    expect((await value(client, `/Products(${id})`)).prod_modified_at).toBe(before.prod_modified_at);
+  });
+
   it('a custom entity POST answers its /item(<id>) Location', async () => {
     const r = await client.send('POST', "/CustomEntities('Store%20Locations')", {
       ce_ref: 'STORE-NANTES',

@@ -181,7 +181,7 @@ function collection(view: CollectionView, target: CollectionTarget): SandboxResp
       v: view.read(view.table.get(id)!, orderBy.field, orderBy.culture ?? target.culture),
     }));
     const direction = orderBy.descending ? -1 : 1;
-    keyed.sort((a, b) => direction * compareForOrder(a.v, b.v) || a.id - b.id);
+    keyed.sort(orderComparator(keyed, direction));
     ordered = keyed.map((k) => k.id);
     start = skip;
   } else {
@@ -208,6 +208,26 @@ function collection(view: CollectionView, target: CollectionTarget): SandboxResp
     body['@nextLink'] = withQuery(target.url, next);
   }
   return json(200, body);
+}
+
+/** Sorts by value then id; plain numbers or strings (the common case) skip the generic comparison. */
+function orderComparator(
+  keyed: Array<{ id: number; v: unknown }>,
+  direction: number,
+): (a: { id: number; v: unknown }, b: { id: number; v: unknown }) => number {
+  const kinds = new Set(keyed.map((k) => (k.v === null || k.v === undefined ? 'null' : typeof k.v)));
+  kinds.delete('null');
+  const kind = kinds.size === 1 ? [...kinds][0] : undefined;
+  if (kind === 'number' || kind === 'string') {
+    // Nulls first ascending, as compareForOrder does.
+    return (a, b) => {
+      const x = a.v as number | string | null | undefined;
+      const y = b.v as number | string | null | undefined;
+      const c = x == null ? (y == null ? 0 : -1) : y == null ? 1 : x < y ? -1 : x > y ? 1 : 0;
+      return direction * c || a.id - b.id;
+    };
+  }
+  return (a, b) => direction * compareForOrder(a.v, b.v) || a.id - b.id;
 }
 
 /** `url?query`, percent-encoded but keeping `$` and `,` readable (`?$top=2&$select=a,b`). */
