@@ -77,6 +77,7 @@ describe('changelog records', () => {
     const after = await log(`/Categories/Changelog?$filter=${q(`item_id eq ${id}`)}`);
     expect(after['@count']).toBe(before);
     expect((await log('/Categories/Changelog'))['@count']).toBe(total);
+    expect((await log(`/Categories(${id})/Changelog`))['@count']).toBe(before);
   });
 
   it('each collection and each custom entity type has its own changelog, per item too', async () => {

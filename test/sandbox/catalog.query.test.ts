@@ -103,6 +103,13 @@ describe('catalog $filter', () => {
     expect(f[0]!.ErrorMessage).toContain('prod_nope');
   });
 
+  it('one filter may use only one language', async () => {
+    failuresOf(
+      await client.get(`/Products?$filter=${q("prod_title_fr eq 'a' or prod_title_en eq 'b'")}`),
+      '$filter',
+    );
+  });
+
   it('date-times are filtered in UTC; an offset is a 400', async () => {
     const body = await list(
       `/Products?$filter=${q('prod_date ge 2024-03-19T00:00:00Z and prod_date lt 2024-03-20T00:00:00Z')}&$select=prod_ref`,

@@ -195,11 +195,12 @@ export class CatalogService implements SandboxService {
         return this.remove(resource, id);
       });
     }
-    if (id === undefined || !record) return this.notFound(resource, first);
     const [sub, ...deeper] = rest as [Segment, ...Segment[]];
-    if (sub.name === 'Changelog' && !sub.key && deeper.length === 0) {
+    // The changelog outlives its item (rule 7): a deleted item's entries stay readable.
+    if (id !== undefined && sub.name === 'Changelog' && !sub.key && deeper.length === 0) {
       return this.only(req, ['GET'], () => this.changelog(req, resource, id));
     }
+    if (id === undefined || !record) return this.notFound(resource, first);
     // Embedded collections: /Products(1)/Variants, /Categories(1)/Products, /Categories(1)/Variants.
     const embedded = this.embedded(resource, id, sub.name);
     if (!embedded || deeper.length > 0) return notFoundPath(req.method, req.rawPath);
