@@ -126,3 +126,18 @@ describe('NDJSON', () => {
     expect(rows).toHaveLength(2);
   });
 });
+
+describe('safe keys in flat records', () => {
+  it('a flat NDJSON record keeps __proto__ as an ordinary key', async () => {
+    const { rows } = await readAll(
+      tempFile('flat-proto.ndjson', '{"__proto__": "x", "constructor": 1, "id": 2}\n'),
+    );
+    const cells = rows[0]!.cells;
+    expect(Object.getPrototypeOf(cells)).toBeNull();
+    expect(Object.entries(cells)).toEqual([
+      ['__proto__', 'x'],
+      ['constructor', 1],
+      ['id', 2],
+    ]);
+  });
+});

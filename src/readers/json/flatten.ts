@@ -24,33 +24,61 @@ export function flattenRecord(
   maxCellBytes: number,
   location: string,
 ): Record<string, Cell> {
+  if (isFlat(record, maxCellBytes)) {
+    // Already a row: keep the parsed object (its keys are own data properties, `__proto__` included)
+    // and only cut its prototype, instead of copying it.
+    for (const key of Object.keys(record)) headers.add(key);
+    return Object.setPrototypeOf(record, null) as Record<string, Cell>;
+  }
   const cells = emptyCells<Cell>();
-  const put = (name: string, value: Cell) => {
-    if (
-      typeof value === 'string' &&
-      value.length * 3 > maxCellBytes &&
-      Buffer.byteLength(value) > maxCellBytes
-    ) {
-      throw new CatalogIoError('CELL_TOO_LARGE', `Cell too large: the limit is ${maxCellBytes} bytes`, {
-        location: `${location}, column "${name}"`,
-      });
-    }
-    cells[name] = value;
-    headers.add(name);
-  };
-  const walk = (object: object, prefix: string) => {
-    for (const key of Object.keys(object)) {
-      const value = (object as Record<string, unknown>)[key];
-      const name = prefix ? `${prefix}.${key}` : key;
-      if (value === null || typeof value !== 'object') put(name, toScalar(value));
-      else if (Array.isArray(value))
-        put(name, value.every(isScalar) ? value.map(toScalar) : JSON.stringify(value));
-      else if (Object.keys(value).length === 0) put(name, null);
-      else walk(value, name);
-    }
-  };
-  walk(record, '');
+  flattenInto(cells, record, '', { headers, maxCellBytes, location });
   return cells;
+}
+
+/** Every value is a scalar (short enough not to need the size check): nothing to flatten. */
+function isFlat(record: object, maxCellBytes: number): boolean {
+  const third = maxCellBytes / 3;
+  for (const key in record) {
+    const value = (record as Record<string, unknown>)[key];
+    if (value !== null && typeof value === 'object') return false;
+    if (typeof value === 'string' && value.length > third) return false;
+  }
+  return true;
+}
+
+interface FlattenContext {
+  headers: HeaderUnion;
+  maxCellBytes: number;
+  location: string;
+}
+
+// Module-level functions rather than closures: this runs once per record.
+function flattenInto(
+  cells: Record<string, Cell>,
+  object: object,
+  prefix: string,
+  context: FlattenContext,
+): void {
+  for (const key of Object.keys(object)) {
+    const value = (object as Record<string, unknown>)[key];
+    const name = prefix ? `${prefix}.${key}` : key;
+    if (value === null || typeof value !== 'object') put(cells, name, toScalar(value), context);
+    else if (Array.isArray(value)) {
+      put(cells, name, value.every(isScalar) ? value.map(toScalar) : JSON.stringify(value), context);
+    } else if (Object.keys(value).length === 0) put(cells, name, null, context);
+    else flattenInto(cells, value, name, context);
+  }
+}
+
+function put(cells: Record<string, Cell>, name: string, value: Cell, context: FlattenContext): void {
+  const limit = context.maxCellBytes;
+  if (typeof value === 'string' && value.length * 3 > limit && Buffer.byteLength(value) > limit) {
+    throw new CatalogIoError('CELL_TOO_LARGE', `Cell too large: the limit is ${limit} bytes`, {
+      location: `${context.location}, column "${name}"`,
+    });
+  }
+  cells[name] = value;
+  context.headers.add(name);
 }
 
 function isScalar(value: unknown): boolean {
