@@ -66,6 +66,8 @@ export type Collection<T = Record<string, unknown>> = {
   '@count': number;
   '@nextLink'?: string;
   value: T[];
+  /** Parent-scoped collections only. */
+  ContinuationToken?: string | null;
 };
 
 /** The path and query of an absolute `@nextLink`, below the catalog URL. */

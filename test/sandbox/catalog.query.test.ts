@@ -161,6 +161,17 @@ describe('embedded paths', () => {
     const body = await list(`/Categories(${cat})/Products?$select=prod_ref`);
     expect(body.value.map((p) => p.prod_ref)).toEqual(['LINEN-SHIRT', 'OXFORD-SHIRT']);
     expect(body['@readLink']).toBe(`${client.url}/Categories(${cat})/Products?$select=prod_ref`);
+    expect(body).toMatchObject({
+      Count: 2,
+      Skip: 0,
+      Top: 100,
+      HasNext: false,
+      ContinuationToken: null,
+      Cultures: ['en'],
+    });
+    const paged = await list(`/Categories(${cat})/Products?$top=1`, { 'accept-language': 'fr' });
+    expect(paged).toMatchObject({ Count: 2, Top: 1, HasNext: true, Cultures: ['fr'] });
+    expect(paged.ContinuationToken).toBe(new URL(paged['@nextLink']!).searchParams.get('$skipToken'));
     const one = await client.get(`/Categories(${cat})/Products(${body.value[1]!.prod_id})`);
     expect((one.body as { value: { prod_ref: string } }).value.prod_ref).toBe('OXFORD-SHIRT');
   });

@@ -196,16 +196,30 @@ function collection(view: CollectionView, target: CollectionTarget): SandboxResp
     '@count': matches.length,
     value: pageIds.map((id) => view.present(view.table.get(id)!, target.culture, select, expand)),
   };
-  if (pageSize > 0 && end < ordered.length) {
+  const hasNext = pageSize > 0 && end < ordered.length;
+  let continuation: string | null = null;
+  if (hasNext) {
     const next = new URLSearchParams(q);
     if (orderBy || view.smallPages !== undefined) {
       next.delete('$skipToken');
       next.set('$skip', String(end));
     } else {
+      continuation = encodeToken(pageIds[pageIds.length - 1]!);
       next.delete('$skip');
-      next.set('$skipToken', encodeToken(pageIds[pageIds.length - 1]!));
+      next.set('$skipToken', continuation);
     }
     body['@nextLink'] = withQuery(target.url, next);
+  }
+  if (target.scope) {
+    // Collections scoped to a parent also carry the spec's pagination metadata.
+    Object.assign(body, {
+      Count: matches.length,
+      Skip: start,
+      Top: pageSize,
+      HasNext: hasNext,
+      ContinuationToken: continuation,
+      Cultures: [target.culture],
+    });
   }
   return json(200, body);
 }
