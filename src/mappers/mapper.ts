@@ -126,14 +126,18 @@ class ProfileMapper implements Mapper {
       issues,
       skipped: false,
     };
-    if (command === 'IGNORE' || isBlankRow(row.cells)) {
+    if (command === 'IGNORE') {
       result.skipped = true;
       return result;
     }
     const parts = this.entities.map(
       (entity): Part => ({ entity, touched: false, draft: emptyDraft(entity, command, row, cells) }),
     );
-    for (const [header, cell] of Object.entries(cells)) {
+    let blank = true;
+    // for-in over the reader's null-prototype cells: no inherited keys, and no entry arrays per row.
+    for (const header in cells) {
+      const cell = cells[header]!;
+      if (blank && !isBlank(row.cells[header])) blank = false;
       if (header === this.commandColumn || header === this.profile.parentColumn) continue;
       const plan = this.planFor(header);
       if (plan === null) continue;
@@ -142,6 +146,10 @@ class ProfileMapper implements Mapper {
         continue;
       }
       this.assign(parts, plan.target, cell, plan.rule, header, issues);
+    }
+    if (blank) {
+      result.skipped = true;
+      return result;
     }
     for (const plan of this.fieldPlans) this.applyFieldRule(parts, plan, cells, issues);
     for (const part of parts) part.draft.ref = refOf(part);
@@ -330,7 +338,7 @@ class ProfileMapper implements Mapper {
     column: string,
     issues: RowIssue[],
   ): void {
-    const part = parts.find((p) => p.entity === target.entity)!;
+    const part = parts.length === 1 ? parts[0]! : parts.find((p) => p.entity === target.entity)!;
     const multiple = target.kind === 'link' ? target.multiple : target.field.multiple;
     const values = this.toValues(cell, rule, multiple, target, column, issues);
     if (values === undefined) return;
@@ -355,7 +363,9 @@ class ProfileMapper implements Mapper {
     if (field.asset) stored = this.toAssets(values, field.asset, field.name, culture, draft, column, issues);
     if (stored === undefined) return;
     if (culture && culture !== this.model.baseLanguage) {
-      draft.cultures[culture] = { ...draft.cultures[culture], [field.name]: stored };
+      const forCulture = draft.cultures[culture];
+      if (forCulture) forCulture[field.name] = stored;
+      else draft.cultures[culture] = { [field.name]: stored };
     } else {
       draft.fields[field.name] = stored;
     }
@@ -509,11 +519,6 @@ export function isBlank(cell: Cell | undefined): boolean {
     (typeof cell === 'string' && cell.trim() === '') ||
     (Array.isArray(cell) && cell.length === 0)
   );
-}
-
-function isBlankRow(cells: Record<string, Cell>): boolean {
-  for (const cell of Object.values(cells)) if (!isBlank(cell)) return false;
-  return true;
 }
 
 function coerceIssue(target: Target, column: string, value: Cell, expected: string): RowIssue {

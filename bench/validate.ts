@@ -1,0 +1,198 @@
+// Validate benchmark: a hand-written papaparse -> map -> Ajv loop against our validate pipeline (reader,
+// mapper, write-schema validator, report written), on the same generated CSV, side by side in one run.
+// Each case runs in its own child process, so peak RSS is per case. Targets: ours >= 90% of the
+// hand-written loop's rows/s, peak RSS < 200 MB.
+//
+//   npx tsx bench/validate.ts                          200k rows
+//   CATALOG_IO_BENCH_ROWS=1000000 npx tsx bench/validate.ts
+import { spawn } from 'node:child_process';
+import { createReadStream, createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import Papa from 'papaparse';
+import type { Profile } from '../src/mappers/profile-types.js';
+import { validateFile } from '../src/runner/validate.js';
+import { loadTenantModel, pullSchemas } from '../src/schema/load.js';
+
+type Impl = 'hand-written' | 'catalog-io';
+
+interface CaseResult {
+  impl: Impl;
+  rows: number;
+  invalid: number;
+  seconds: number;
+  peakRssMb: number;
+}
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const DATA = join(HERE, '.data');
+const ROWS = Number(process.env.CATALOG_IO_BENCH_ROWS ?? 200_000);
+
+const PROFILE: Profile = {
+  entity: 'products',
+  columns: {
+    sku: 'prod_ref',
+    name: 'prod_title',
+    name_fr: { field: 'prod_title', culture: 'fr' },
+    description: 'prod_description',
+    weight: 'prod_weight',
+    pack: 'prod_pack_size',
+    tags: 'prod_tags',
+    category: 'cat_refs',
+    released: 'prod_release_date',
+  },
+};
+
+/** One row in 100 has a bad weight, so both sides exercise their error paths. */
+async function generate(rows: number): Promise<string> {
+  mkdirSync(DATA, { recursive: true });
+  const path = join(DATA, `validate-${rows}.csv`);
+  if (existsSync(path)) return path;
+  const out = createWriteStream(path);
+  const write = (s: string) =>
+    out.write(s) ? Promise.resolve() : new Promise<void>((r) => out.once('drain', () => r()));
+  await write('sku,name,name_fr,description,weight,pack,tags,category,released\n');
+  for (let i = 0; i < rows; i += 1) {
+    const weight = i % 100 === 7 ? '1,2O' : `${(i % 997) / 10}`.replace('.', ',');
+    await write(
+      `SKU-${String(i).padStart(8, '0')},"Product ${i}, classic","Produit ${i}",A description for product ${i} with words,"${weight}",${1 + (i % 12)},a|b|tag${i % 50},CAT-${i % 40},2025-0${1 + (i % 9)}-1${i % 10}\n`,
+    );
+  }
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+  return path;
+}
+
+/** The loop a developer would write by hand for this one file: no profile, no report. */
+async function handWritten(path: string): Promise<{ rows: number; invalid: number }> {
+  const ajv = new Ajv({ allErrors: true });
+  const check = ajv.compile({
+    type: 'object',
+    required: ['prod_ref'],
+    additionalProperties: false,
+    properties: {
+      prod_ref: { type: 'string', maxLength: 64 },
+      prod_title: {
+        type: 'object',
+        properties: { en: { type: 'string', maxLength: 255 }, fr: { type: 'string', maxLength: 255 } },
+      },
+      prod_description: { type: 'object', properties: { en: { type: 'string', maxLength: 4000 } } },
+      prod_weight: { type: 'number' },
+      prod_pack_size: { type: 'integer' },
+      prod_tags: { type: 'array', items: { type: 'string', maxLength: 50 } },
+      prod_release_date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+    },
+  });
+  let rows = 0;
+  let invalid = 0;
+  await new Promise<void>((resolve, reject) => {
+    Papa.parse<Record<string, string>>(createReadStream(path), {
+      header: true,
+      skipEmptyLines: true,
+      step: ({ data }) => {
+        rows += 1;
+        const weight = Number(data.weight!.replace(',', '.'));
+        const body = {
+          prod_ref: data.sku,
+          prod_title: { en: data.name, fr: data.name_fr },
+          prod_description: { en: data.description },
+          prod_weight: Number.isNaN(weight) ? data.weight : weight,
+          prod_pack_size: Number(data.pack),
+          prod_tags: data.tags!.split('|'),
+          prod_release_date: data.released,
+        };
+        const categories = data.category!.split('|');
+        if (!check(body) || categories.length === 0) invalid += 1;
+      },
+      complete: () => resolve(),
+      error: reject,
+    });
+  });
+  return { rows, invalid };
+}
+
+async function ours(path: string, schemasDir: string): Promise<{ rows: number; invalid: number }> {
+  const model = await loadTenantModel({ schemasDir });
+  const result = await validateFile({
+    source: path,
+    model,
+    profile: PROFILE,
+    reportFile: join(DATA, 'validate-report.csv'),
+  });
+  return { rows: result.rows, invalid: result.outcomes.invalid };
+}
+
+function runCase(impl: Impl, path: string, schemasDir: string): Promise<CaseResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(import.meta.url), '--case', impl, path, schemasDir],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let text = '';
+    child.stdout.on('data', (chunk) => {
+      text += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`bench case ${impl} exited with ${code}`));
+      else resolve(JSON.parse(text.trim().split('\n').pop()!) as CaseResult);
+    });
+  });
+}
+
+export async function run(): Promise<void> {
+  const path = await generate(ROWS);
+  const schemasDir = join(DATA, 'schemas');
+  if (!existsSync(join(schemasDir, 'index.json'))) {
+    // The demo tenant's schemas, pulled once from an in-process sandbox; the cases then read no network.
+    const { startSandbox } = await import('../src/sandbox/index.js');
+    const { connect } = await import('../src/config/index.js');
+    const sandbox = await startSandbox({ port: 0 });
+    const connection = await connect({
+      settings: { catalogUrl: sandbox.catalogUrl, damUrl: sandbox.damUrl, apiKey: sandbox.apiKey },
+    });
+    try {
+      await pullSchemas(connection.catalog, schemasDir);
+    } finally {
+      await connection.close();
+      await sandbox.close();
+    }
+  }
+  process.stdout.write(
+    `validate: ${ROWS} CSV rows, ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}\n`,
+  );
+  const results: CaseResult[] = [];
+  for (const impl of ['hand-written', 'catalog-io'] as const)
+    results.push(await runCase(impl, path, schemasDir));
+  for (const r of results) {
+    process.stdout.write(
+      `  ${r.impl.padEnd(13)} ${Math.round(r.rows / r.seconds)
+        .toLocaleString('en')
+        .padStart(9)} rows/s  ${r.seconds.toFixed(2)} s  ${r.invalid} invalid  peak RSS ${r.peakRssMb} MB\n`,
+    );
+  }
+  const [hand, cio] = results as [CaseResult, CaseResult];
+  const ratio = hand.seconds / cio.seconds;
+  process.stdout.write(
+    `  ratio catalog-io / hand-written: ${(ratio * 100).toFixed(0)}% (target >= 90%); catalog-io peak RSS ${cio.peakRssMb} MB (target < 200 MB)\n`,
+  );
+}
+
+const invokedDirectly = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
+if (invokedDirectly) {
+  const index = process.argv.indexOf('--case');
+  if (index >= 0) {
+    const [impl, path, schemasDir] = process.argv.slice(index + 1) as [Impl, string, string];
+    const started = process.hrtime.bigint();
+    const counts = impl === 'hand-written' ? await handWritten(path) : await ours(path, schemasDir);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+    process.stdout.write(`${JSON.stringify({ impl, ...counts, seconds, peakRssMb } satisfies CaseResult)}\n`);
+  } else {
+    await run();
+  }
+}
