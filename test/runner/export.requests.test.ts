@@ -54,7 +54,14 @@ describe('requests of an export', () => {
     expect(n).toBeGreaterThanOrEqual(BULK);
     const out = join(dir, 'products.csv');
     const requests = await counted(() =>
-      exportCatalog({ catalog: connection.catalog, model, tenant: 't', entities: ['products'], out, cwd: dir }),
+      exportCatalog({
+        catalog: connection.catalog,
+        model,
+        tenant: 't',
+        entities: ['products'],
+        out,
+        cwd: dir,
+      }),
     );
     expect(readFileSync(out, 'utf8').trim().split('\r\n')).toHaveLength(n + 1);
     expect(requests).toBeLessThanOrEqual(3 * Math.ceil(n / 100) + CONSTANT);
