@@ -10,11 +10,25 @@ export class HeaderUnion {
   readonly names: string[] = [];
   private readonly seen = new Set<string>();
 
+  private lastKeys: string[] = [];
+
   add(name: string): void {
     if (!this.seen.has(name)) {
       this.seen.add(name);
       this.names.push(name);
     }
+  }
+
+  /** Adds a record's keys; records of one shape (the usual case) are recognised without lookups. */
+  addAll(keys: string[]): void {
+    const last = this.lastKeys;
+    if (keys.length === last.length) {
+      let same = true;
+      for (let i = 0; i < keys.length && same; i++) same = keys[i] === last[i];
+      if (same) return;
+    }
+    for (const key of keys) this.add(key);
+    this.lastKeys = keys;
   }
 }
 
@@ -24,10 +38,11 @@ export function flattenRecord(
   maxCellBytes: number,
   location: string,
 ): Record<string, Cell> {
-  if (isFlat(record, maxCellBytes)) {
+  const keys = Object.keys(record);
+  if (isFlat(record, keys, maxCellBytes)) {
     // Already a row: keep the parsed object (its keys are own data properties, `__proto__` included)
     // and only cut its prototype, instead of copying it.
-    for (const key of Object.keys(record)) headers.add(key);
+    headers.addAll(keys);
     return Object.setPrototypeOf(record, null) as Record<string, Cell>;
   }
   const cells = emptyCells<Cell>();
@@ -36,9 +51,9 @@ export function flattenRecord(
 }
 
 /** Every value is a scalar (short enough not to need the size check): nothing to flatten. */
-function isFlat(record: object, maxCellBytes: number): boolean {
+function isFlat(record: object, keys: string[], maxCellBytes: number): boolean {
   const third = maxCellBytes / 3;
-  for (const key in record) {
+  for (const key of keys) {
     const value = (record as Record<string, unknown>)[key];
     if (value !== null && typeof value === 'object') return false;
     if (typeof value === 'string' && value.length > third) return false;
