@@ -1,6 +1,15 @@
 // The changelog: one entry per changed attribute of every creation and modification (never
 // deletions), kept per collection with an index by item, and queried with the spec's seven rules.
+import { json, type SandboxResponse } from '../http.js';
+import {
+  compareForOrder,
+  evaluateFilter,
+  parseFilter,
+  parseIntOption,
+  parseOrderBy,
+} from '../odata/index.js';
 import type { FilterExpr, QueryField, QuerySchema } from '../odata/types.js';
+import { withQuery } from './query.js';
 
 export interface ChangelogEntry {
   id: number;
@@ -159,4 +168,55 @@ function onlyField(expr: FilterExpr): string | undefined {
     default:
       return expr.field;
   }
+}
+
+/** A changelog read with the spec's rules; ODataError (400) for what they refuse. */
+export function changelogCollection(
+  all: readonly ChangelogEntry[],
+  q: URLSearchParams,
+  url: string,
+  context: string,
+): SandboxResponse {
+  const filterText = q.get('$filter');
+  const filter =
+    filterText !== null && filterText.trim() !== ''
+      ? firstValueOnly(parseFilter(filterText, CHANGELOG_QUERY_SCHEMA))
+      : undefined;
+  const orderText = q.get('$orderby');
+  // Rule 3: several fields are unreliable; the first is used.
+  const orderBy =
+    orderText !== null && orderText.trim() !== ''
+      ? parseOrderBy(orderText, CHANGELOG_QUERY_SCHEMA, { firstOnly: true })
+      : undefined;
+  const top = parseIntOption('$top', q.get('$top'), { min: 1, max: 100 }) ?? 100;
+  const skip = parseIntOption('$skip', q.get('$skip'), { min: 0 }) ?? 0;
+
+  const get = (e: ChangelogEntry, field: string): unknown => {
+    const v = (e as unknown as Record<string, unknown>)[field];
+    return field === 'modified_at' ? new Date(v as string) : v;
+  };
+  const matches = filter ? all.filter((e) => evaluateFilter(filter, e, get)) : all.slice();
+  if (orderBy) {
+    const direction = orderBy.descending ? -1 : 1;
+    matches.sort(
+      (a, b) => direction * compareForOrder(get(a, orderBy.field), get(b, orderBy.field)) || b.id - a.id,
+    );
+  } else {
+    matches.reverse(); // newest first
+  }
+  const page = matches.slice(skip, skip + top);
+  const body: Record<string, unknown> = {
+    '@readLink': withQuery(url, q),
+    '@context': context,
+    '@count': matches.length,
+    value: page,
+  };
+  if (skip + page.length < matches.length) {
+    const next = new URLSearchParams(q);
+    next.delete('$skipToken');
+    next.set('$skip', String(skip + page.length));
+    next.set('$top', String(top));
+    body['@nextLink'] = withQuery(url, next);
+  }
+  return json(200, body);
 }

@@ -15,17 +15,12 @@ import {
   type ValidationFailure,
   validationFailures,
 } from '../http.js';
-import {
-  compareForOrder,
-  evaluateFilter,
-  parseFilter,
-  parseIntOption,
-  parseOrderBy,
-} from '../odata/index.js';
 import { ODataError } from '../odata/types.js';
 import { type BulkOptions, bulkProducts } from '../seed/bulk.js';
 import { tenantSchema } from '../seed/tenant.js';
-import { CHANGELOG_QUERY_SCHEMA, type ChangelogEntry, firstValueOnly } from './changelog.js';
+import { AttributeSetsV2 } from './attribute-sets.js';
+import { bodyFailure, objectBody } from './body.js';
+import { changelogCollection } from './changelog.js';
 import { requestCulture } from './culture.js';
 import { copyLayout, layoutProblems } from './layouts.js';
 import { MetadataDocuments, metadataEnvelope } from './metadata.js';
@@ -37,15 +32,8 @@ import {
   parseExpand,
   parseSelectOption,
   runCollectionQuery,
-  withQuery,
 } from './query.js';
-import {
-  type AttributeSetRecord,
-  type CatalogState,
-  CatalogStore,
-  type Resource,
-  type WriteResult,
-} from './store.js';
+import { type CatalogState, CatalogStore, type Resource, type WriteResult } from './store.js';
 import { attributeSetView, resourceView } from './views.js';
 
 export class CatalogService implements SandboxService {
@@ -53,6 +41,7 @@ export class CatalogService implements SandboxService {
   private readonly metadata: MetadataDocuments;
   private readonly views = new Map<Resource, CollectionView>();
   private readonly setView: CollectionView;
+  private readonly v2: AttributeSetsV2;
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -69,6 +58,7 @@ export class CatalogService implements SandboxService {
       this.views.set(r, resourceView(this.store, r));
     }
     this.setView = attributeSetView(this.store);
+    this.v2 = new AttributeSetsV2(this.store, ctx);
   }
 
   private get base(): string {
@@ -119,7 +109,7 @@ export class CatalogService implements SandboxService {
       return this.only(req, ['GET'], () => this.meta(req, this.metadata.root()));
     }
     if (first.name === 'v2' && !first.key && rest[0]?.name === 'AttributeSets' && rest.length === 1) {
-      return this.v2AttributeSets(req, rest[0]);
+      return this.v2.handle(req, rest[0]);
     }
     if (first.name === 'AttributeSets') return this.legacyAttributeSets(req, first, rest, culture);
     if (first.name === 'CustomEntities') return this.customEntities(req, first, rest, culture);
@@ -338,50 +328,13 @@ export class CatalogService implements SandboxService {
   // ---------- changelog ----------
 
   private changelog(req: SandboxRequest, resource: Resource, itemId?: number): SandboxResponse {
-    const q = req.query;
-    const filterText = q.get('$filter');
-    const filter =
-      filterText !== null && filterText.trim() !== ''
-        ? firstValueOnly(parseFilter(filterText, CHANGELOG_QUERY_SCHEMA))
-        : undefined;
-    const orderText = q.get('$orderby');
-    const orderBy =
-      orderText !== null && orderText.trim() !== ''
-        ? parseOrderBy(orderText, CHANGELOG_QUERY_SCHEMA, { firstOnly: true })
-        : undefined;
-    const top = parseIntOption('$top', q.get('$top'), { min: 1, max: 100 }) ?? 100;
-    const skip = parseIntOption('$skip', q.get('$skip'), { min: 0 }) ?? 0;
-
-    const all = this.store.changelog.entries(resource.logName, itemId);
-    const get = (e: ChangelogEntry, field: string): unknown => {
-      const v = (e as unknown as Record<string, unknown>)[field];
-      return field === 'modified_at' ? new Date(v as string) : v;
-    };
-    const matches = filter ? all.filter((e) => evaluateFilter(filter, e, get)) : all.slice();
-    if (orderBy) {
-      const direction = orderBy.descending ? -1 : 1;
-      matches.sort(
-        (a, b) => direction * compareForOrder(get(a, orderBy.field), get(b, orderBy.field)) || b.id - a.id,
-      );
-    } else {
-      matches.reverse(); // newest first
-    }
-    const page = matches.slice(skip, skip + top);
-    const url = `${this.base}${req.rawPath}`;
-    const body: Record<string, unknown> = {
-      '@readLink': withQuery(url, q),
-      '@context': `${this.base}/$metadata#Changelog`,
-      '@count': matches.length,
-      value: page,
-    };
-    if (skip + page.length < matches.length) {
-      const next = new URLSearchParams(q);
-      next.delete('$skipToken');
-      next.set('$skip', String(skip + page.length));
-      next.set('$top', String(top));
-      body['@nextLink'] = withQuery(url, next);
-    }
-    return json(200, body);
+    const entries = this.store.changelog.entries(resource.logName, itemId);
+    return changelogCollection(
+      entries,
+      req.query,
+      `${this.base}${req.rawPath}`,
+      `${this.base}/$metadata#Changelog`,
+    );
   }
 
   // ---------- layouts ----------
@@ -526,126 +479,6 @@ export class CatalogService implements SandboxService {
     }
     return notFoundPath(req.method, req.rawPath);
   }
-
-  private v2AttributeSets(req: SandboxRequest, segment: Segment): SandboxResponse {
-    const url = `${this.base}/v2/AttributeSets`;
-    const sets = this.store.attributeSets;
-    if (!segment.key) {
-      return this.only(req, ['GET', 'POST'], () => {
-        if (req.method === 'GET')
-          return json(200, { value: [...sets.values()].map((r) => v2Shape(r as AttributeSetRecord)) });
-        const body = objectBody(req);
-        if ('response' in body) return body.response;
-        const checked = this.checkV2Body(body.value, 'create');
-        if ('response' in checked) return checked.response;
-        const empty: Layout = { sections: [] };
-        const id = this.store.createAttributeSet(
-          checked.name!,
-          checked.productLayout ?? empty,
-          checked.variantLayout ?? structuredClone(empty),
-        );
-        this.ctx.markDirty();
-        return json(201, v2Shape(sets.get(id) as AttributeSetRecord), { location: `${url}(${id})` });
-      });
-    }
-    const k = segment.key;
-    const isDefault = k.kind === 'word' && k.value.toLowerCase() === 'default';
-    if (!isDefault && !(k.kind === 'int' && k.value > 0)) {
-      return validationFailures({
-        id: [
-          {
-            PropertyName: 'id',
-            ErrorMessage: `The attribute set id must be a positive integer or 'default', found '${k.value}'`,
-            AttemptedValue: k.value,
-          },
-        ],
-      });
-    }
-    const id = isDefault ? this.store.defaultAttributeSetId() : (k.value as number);
-    const record = id === undefined ? undefined : (sets.get(id) as AttributeSetRecord | undefined);
-    return this.only(req, ['GET', 'PATCH', 'DELETE'], () => {
-      if (!record || id === undefined)
-        return problem(404, 'Not Found', `No attribute set with id ${k.value}`, req.rawPath);
-      if (req.method === 'GET') return json(200, v2Shape(record));
-      if (req.method === 'DELETE') {
-        if (isDefault || record.typ_default) {
-          return validationFailures({
-            id: [
-              {
-                PropertyName: 'id',
-                ErrorMessage: 'The default attribute set cannot be deleted',
-                AttemptedValue: k.value,
-              },
-            ],
-          });
-        }
-        this.store.deleteAttributeSet(id);
-        this.ctx.markDirty();
-        return noContent();
-      }
-      const body = objectBody(req);
-      if ('response' in body) return body.response;
-      const checked = this.checkV2Body(body.value, 'update');
-      if ('response' in checked) return checked.response;
-      const updated: AttributeSetRecord = { ...record };
-      if (checked.name !== undefined) updated.typ_title = checked.name;
-      if (checked.productLayout) updated.product_layout = checked.productLayout;
-      if (checked.variantLayout) updated.variant_layout = checked.variantLayout;
-      sets.replace(updated);
-      this.ctx.markDirty();
-      return noContent();
-    });
-  }
-
-  private checkV2Body(
-    body: Record<string, unknown>,
-    mode: 'create' | 'update',
-  ): { name?: string; productLayout?: Layout; variantLayout?: Layout } | { response: SandboxResponse } {
-    const failures: Record<string, ValidationFailure[]> = {};
-    const add = (key: string, message: string, attempted: unknown) => {
-      failures[key] = [
-        ...(failures[key] ?? []),
-        { PropertyName: key, ErrorMessage: message, AttemptedValue: attempted ?? null },
-      ];
-    };
-    for (const key of Object.keys(body)) {
-      if (!['name', 'ProductLayout', 'VariantLayout'].includes(key))
-        add(key, `Unknown member '${key}': use name, ProductLayout, VariantLayout`, body[key]);
-    }
-    const name = body.name;
-    if (name !== undefined || mode === 'create') {
-      if (typeof name !== 'string' || name.trim() === '')
-        add('name', 'name is required: a non-empty text', name);
-      else if (name.length > 255)
-        add('name', `name is ${name.length} characters long; the maximum is 255`, name);
-    }
-    const layouts: Record<string, Layout | undefined> = {};
-    for (const [key, fields] of [
-      ['ProductLayout', this.store.products.def.fields],
-      ['VariantLayout', this.store.variants.def.fields],
-    ] as const) {
-      if (body[key] === undefined) continue;
-      const problems = layoutProblems(body[key], new Set(fields.map((f) => f.name)), key);
-      if (problems.length) add(key, problems.join('; '), body[key]);
-      else layouts[key] = copyLayout(body[key] as Layout);
-    }
-    if (Object.keys(failures).length) return { response: validationFailures(failures) };
-    return {
-      name: typeof name === 'string' ? name : undefined,
-      productLayout: layouts.ProductLayout,
-      variantLayout: layouts.VariantLayout,
-    };
-  }
-}
-
-function v2Shape(r: AttributeSetRecord): Record<string, unknown> {
-  return {
-    identifier: r.typ_id,
-    name: r.typ_title,
-    isDefault: r.typ_default,
-    ProductLayout: r.product_layout,
-    VariantLayout: r.variant_layout,
-  };
 }
 
 /** The `@context` fragment: the collection, or `CustomEntities('<denominator>')` percent-encoded. */
@@ -660,13 +493,6 @@ function intKey(segment: Segment): number | undefined {
   return segment.key?.kind === 'int' ? segment.key.value : undefined;
 }
 
-function bodyFailure(message: string, attempted: unknown): SandboxResponse {
-  const shown = Buffer.isBuffer(attempted) ? attempted.toString('utf8').slice(0, 200) : attempted;
-  return validationFailures({
-    body: [{ PropertyName: 'body', ErrorMessage: message, AttemptedValue: shown ?? null }],
-  });
-}
-
 function layoutFailure(problems: string[], attempted: unknown): SandboxResponse {
   return validationFailures({
     layout: problems.map((p) => ({
@@ -675,15 +501,4 @@ function layoutFailure(problems: string[], attempted: unknown): SandboxResponse 
       AttemptedValue: attempted ?? null,
     })),
   });
-}
-
-/** The request body as a JSON object, or the 400 explaining why it is not one. */
-function objectBody(req: SandboxRequest): { value: Record<string, unknown> } | { response: SandboxResponse } {
-  const value = req.json();
-  if (value === undefined) return { response: bodyFailure('A JSON object body is required', null) };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    const found = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
-    return { response: bodyFailure(`The body must be a JSON object of properties, found ${found}`, value) };
-  }
-  return { value: value as Record<string, unknown> };
 }
