@@ -26,17 +26,46 @@ export async function openLineFile(path: string): Promise<LineFile> {
     if (failure)
       throw new CatalogIoError('INTERNAL', `Writing ${path} failed: ${failure.message}`, { cause: failure });
   };
+  // Lines are gathered into chunks of about 64 KB: one stream write per line costs more than the line.
+  let pending = '';
+  const flush = async () => {
+    const chunk = pending;
+    pending = '';
+    if (chunk && !stream.write(chunk)) await once(stream, 'drain');
+  };
   return {
     async write(text) {
       check();
-      if (!stream.write(text)) await once(stream, 'drain');
+      pending += text;
+      if (pending.length >= CHUNK_CHARS) await flush();
     },
     async close() {
       check();
+      await flush();
       stream.end();
       await once(stream, 'finish');
+      check();
     },
   };
+}
+
+const CHUNK_CHARS = 64 * 1024;
+
+/** One CSV record (RFC 4180): a field is quoted when it holds the delimiter, a quote, CR/LF or edge spaces. */
+export function csvLine(values: ReadonlyArray<string>, delimiter = ','): string {
+  let line = '';
+  for (let i = 0; i < values.length; i += 1) {
+    const v = values[i]!;
+    if (i > 0) line += delimiter;
+    const quote =
+      v.includes(delimiter) ||
+      v.includes('"') ||
+      v.includes('\n') ||
+      v.includes('\r') ||
+      (v.length > 0 && (v[0] === ' ' || v[v.length - 1] === ' '));
+    line += quote ? `"${v.replace(/"/g, '""')}"` : v;
+  }
+  return `${line}\r\n`;
 }
 
 /** `.csv`, `.jsonl` (or `.ndjson`), `.xlsx`: the format a report or rejects file is written in. */

@@ -1,9 +1,8 @@
 // The rejects file: the invalid rows in the input's own columns plus `_error`, in the input's format
 // (CSV for CSV, XLSX for XLSX, NDJSON for JSON and NDJSON), ready to fix and run again.
 import ExcelJS from 'exceljs';
-import Papa from 'papaparse';
 import type { Cell } from '../readers/types.js';
-import { openLineFile } from './lines.js';
+import { csvLine, openLineFile } from './lines.js';
 
 export type RejectsFormat = 'csv' | 'xlsx' | 'ndjson';
 
@@ -47,13 +46,13 @@ export async function openRejects(path: string, options: RejectsOptions): Promis
     };
   }
   const headers = [...options.headers.filter((h) => h !== ERROR_COLUMN), ERROR_COLUMN];
-  const config = { delimiter: options.delimiter ?? ',', escapeFormulae: false };
-  await file.write(`${Papa.unparse([headers], config)}\r\n`);
+  const delimiter = options.delimiter ?? ',';
+  await file.write(csvLine(headers, delimiter));
   return {
     async write(cells, error) {
       count += 1;
       const values = headers.map((h) => (h === ERROR_COLUMN ? error : text(cells[h])));
-      await file.write(`${Papa.unparse([values], config)}\r\n`);
+      await file.write(csvLine(values, delimiter));
     },
     close: () => file.close(),
     get count() {

@@ -1,9 +1,8 @@
 // The per-row validation/import report: one line per source row, in CSV, JSON Lines or XLSX (chosen by the
 // file's extension). The XLSX report has a frozen header, an autofilter, and invalid rows highlighted.
 import ExcelJS from 'exceljs';
-import Papa from 'papaparse';
 import { CatalogIoError } from '../errors.js';
-import { type FileFormat, formatFromExtension, openLineFile } from './lines.js';
+import { csvLine, type FileFormat, formatFromExtension, openLineFile } from './lines.js';
 
 export type Outcome = 'valid' | 'invalid' | 'skipped';
 
@@ -52,10 +51,21 @@ export async function openReportAs(path: string, format: FileFormat): Promise<Re
   if (format === 'jsonl') {
     return { write: (line) => file.write(`${JSON.stringify(line)}\n`), close: () => file.close() };
   }
-  await file.write(`${Papa.unparse([REPORT_COLUMNS as string[]])}\r\n`);
+  await file.write(csvLine(REPORT_COLUMNS));
   return {
     write: (line) =>
-      file.write(`${Papa.unparse([REPORT_COLUMNS.map((c) => line[c])], { escapeFormulae: false })}\r\n`),
+      file.write(
+        csvLine([
+          line.location,
+          line.entity,
+          line.ref,
+          line.outcome,
+          line.field,
+          line.column,
+          line.value,
+          line.message,
+        ]),
+      ),
     close: () => file.close(),
   };
 }
