@@ -1,0 +1,236 @@
+// The export's promise: the file re-imports unchanged. Export, then `catalog-io import` the file as it
+// is: every row `unchanged` and not one write (POST, PATCH, DELETE) reaches the sandbox, in every
+// format; and a fast-check property over generated catalogs.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { memoryOutput } from '../../src/cli/output.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+
+const fixture = useSandbox();
+const dir = mkdtempSync(join(tmpdir(), 'catalog-io-export-roundtrip-'));
+const home = process.cwd();
+beforeAll(async () => {
+  process.chdir(dir);
+  const { sb } = fixture;
+  const res = await call(sb.catalogUrl, '/Products', {
+    method: 'POST',
+    key: sb.apiKey,
+    body: {
+      prod_ref: 'ROUND-TRIP-1',
+      prod_title: { en: 'Quotes "inside", commas', fr: 'Ligne 1\nligne 2, "guillemets"', es: 'ñandú; año' },
+      prod_brand: 'Brand | with a bar',
+      prod_tags: ['a', 'b c'],
+      prod_weight: 0.1,
+    },
+  });
+  expect(res.status, res.text).toBe(201);
+});
+afterAll(() => {
+  process.chdir(home);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function connection(): string[] {
+  const { sb } = fixture;
+  return [
+    '--catalog-url',
+    sb.catalogUrl,
+    '--dam-url',
+    sb.damUrl,
+    '--api-key',
+    sb.apiKey,
+    '--rate-limit',
+    'off',
+  ];
+}
+
+async function writes(): Promise<number> {
+  const res = await call(fixture.sb.origin, '/_sandbox/stats');
+  const byMethod = (res.body as { byMethod: Record<string, number> }).byMethod;
+  return (byMethod.POST ?? 0) + (byMethod.PATCH ?? 0) + (byMethod.DELETE ?? 0) + (byMethod.PUT ?? 0);
+}
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string[]; stderr: string[] }> {
+  const out = memoryOutput();
+  const code = await main(args, out);
+  return { code, stdout: out.stdout, stderr: out.stderr };
+}
+
+/** Imports one entity of an exported file and returns its JSON summary. */
+async function reimport(file: string, entity: string, format: string, extra: string[] = []) {
+  const sheet = format === 'xlsx' ? ['--sheet', entity.replace(':', ' ')] : [];
+  const result = await cli([
+    'import',
+    file,
+    '--entity',
+    entity,
+    ...sheet,
+    ...extra,
+    '--json',
+    ...connection(),
+  ]);
+  expect(result.stderr.filter((l) => l.startsWith('catalog-io:'))).toEqual([]);
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout[0]!) as { rows: number; outcomes: Record<string, number> };
+}
+
+function fileOf(format: string, folder: string, entity: string): string {
+  return format === 'xlsx'
+    ? join(folder, 'catalog.xlsx')
+    : join(folder, `${entity.replace(':', '-')}.${format}`);
+}
+
+const ENTITIES = ['categories', 'products', 'variants', 'custom:Store Locations'];
+
+/** A product whose text a spreadsheet would run as formulas: the CSV export neutralises it. */
+async function createFormulaProduct(): Promise<void> {
+  const { sb } = fixture;
+  const res = await call(sb.catalogUrl, '/Products', {
+    method: 'POST',
+    key: sb.apiKey,
+    body: { prod_ref: 'FORMULA-RT', prod_title: { en: '=1+2', fr: '+33 1 23 45' }, prod_brand: '-5 % brand' },
+  });
+  expect(res.status, res.text).toBe(201);
+}
+
+describe('export -> import changes nothing', () => {
+  it.each(['xlsx', 'csv', 'ndjson'])('in %s, for every entity', async (format) => {
+    const folder = join(dir, `all-${format}`);
+    const exported = await cli(['export', ...ENTITIES, '--out', folder, '--format', format, ...connection()]);
+    expect(exported.code, exported.stderr.join('\n')).toBe(0);
+    const before = await writes();
+    for (const entity of ENTITIES) {
+      const summary = await reimport(fileOf(format, folder, entity), entity, format);
+      expect(summary.rows).toBeGreaterThan(0);
+      expect(summary.outcomes).toMatchObject({ unchanged: summary.rows, created: 0, updated: 0, failed: 0 });
+    }
+    expect(await writes()).toBe(before);
+  });
+
+  it('formula-like text in XLSX and NDJSON (written as text, never neutralised)', async () => {
+    await createFormulaProduct();
+    for (const format of ['xlsx', 'ndjson']) {
+      const folder = join(dir, `formula-${format}`);
+      const filter = ['--filter', "prod_ref eq 'FORMULA-RT'"];
+      const exported = await cli([
+        'export',
+        'products',
+        '--out',
+        folder,
+        '--format',
+        format,
+        ...filter,
+        ...connection(),
+      ]);
+      expect(exported.code).toBe(0);
+      const before = await writes();
+      const summary = await reimport(fileOf(format, folder, 'products'), 'products', format);
+      expect(summary.outcomes).toMatchObject({ unchanged: 1, updated: 0 });
+      expect(await writes()).toBe(before);
+    }
+  });
+
+  // Waiting on the import: a CSV cell the export neutralised ('=1+2) must be read back as the original
+  // text (`unneutralise` in src/writers/export/safety.ts). Until it is, the row is updated: this test
+  // pins that, and starts failing (remove `.fails`) once the import applies it.
+  it.fails('formula-like text in CSV (neutralised by the export, read back by the import)', async () => {
+    const folder = join(dir, 'formula-csv');
+    const filter = ['--filter', "startswith(prod_ref,'FORMULA-RT')"];
+    const exported = await cli([
+      'export',
+      'products',
+      '--out',
+      folder,
+      '--format',
+      'csv',
+      ...filter,
+      ...connection(),
+    ]);
+    expect(exported.code).toBe(0);
+    const before = await writes();
+    const summary = await reimport(fileOf('csv', folder, 'products'), 'products', 'csv');
+    expect(summary.outcomes).toMatchObject({ unchanged: 1, updated: 0 });
+    expect(await writes()).toBe(before);
+  });
+});
+
+// Text the import reads back as it was written: no surrounding spaces (the import trims cells), no
+// `|` in multi-values (the separator).
+// Also, for now, no leading = + - @ (see the `.fails` test above: the import does not unneutralise yet).
+const text = fc
+  .string({ minLength: 1, maxLength: 40, unit: 'grapheme' })
+  .map((s) => s.trim())
+  .filter((s) => s.length > 0 && !/^[=+\-@]/.test(s));
+const tag = fc.stringMatching(/^[a-z0-9][a-z0-9 -]{0,18}[a-z0-9]$/);
+
+const productArb = fc.record(
+  {
+    prod_title: fc.record({ en: text, fr: text, es: text }, { requiredKeys: ['en'] }),
+    prod_brand: text,
+    prod_tags: fc.uniqueArray(tag, { maxLength: 4 }),
+    // Realistic weights: the import does not read exponent notation (5e-324) from CSV text (reported).
+    prod_weight: fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 1000),
+    prod_pack_size: fc.integer({ min: 1, max: 1000 }),
+    prod_is_new: fc.boolean(),
+    prod_date: fc
+      .date({
+        min: new Date('2000-01-01T00:00:00Z'),
+        max: new Date('2099-12-31T00:00:00Z'),
+        noInvalidDate: true,
+      })
+      .map((d) => new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString()),
+    cat_ids: fc.uniqueArray(fc.integer({ min: 1, max: 14 }), { maxLength: 3 }),
+  },
+  { requiredKeys: ['prod_title'] },
+);
+
+describe('property: any generated catalog round-trips', () => {
+  it('export then import writes nothing', { timeout: 180_000 }, async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(productArb, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom('xlsx', 'csv', 'ndjson'),
+        async (products, format) => {
+          run += 1;
+          const prefix = `GEN${run}-`;
+          const { sb } = fixture;
+          for (const [i, product] of products.entries()) {
+            const res = await call(sb.catalogUrl, '/Products', {
+              method: 'POST',
+              key: sb.apiKey,
+              body: { prod_ref: `${prefix}${i}`, ...product },
+            });
+            expect(res.status, res.text).toBe(201);
+          }
+          const folder = join(dir, `gen-${run}`);
+          const exported = await cli([
+            'export',
+            'products',
+            '--out',
+            folder,
+            '--format',
+            format,
+            '--filter',
+            `startswith(prod_ref,'${prefix}')`,
+            ...connection(),
+          ]);
+          expect(exported.code, exported.stderr.join('\n')).toBe(0);
+          const before = await writes();
+          // The CSV reader's delimiter guess can pick `|` on a small file whose rows hold multi-values
+          // (a papaparse quirk, reported): the comma is named until the guess prefers the header's.
+          const extra = format === 'csv' ? ['--delimiter', ','] : [];
+          const summary = await reimport(fileOf(format, folder, 'products'), 'products', format, extra);
+          expect(summary.rows).toBe(products.length);
+          expect(summary.outcomes).toMatchObject({ unchanged: products.length, updated: 0, created: 0 });
+          expect(await writes()).toBe(before);
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
+});
