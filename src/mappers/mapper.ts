@@ -401,28 +401,39 @@ class ProfileMapper implements Mapper {
       const separator = rule.split === undefined ? '|' : rule.split;
       items = multiple && typeof one === 'string' && separator !== false ? one.split(separator) : [one];
     }
+    if (!multiple) return this.toValue(items[0]!, rule, target, column, issues);
     const out: Value[] = [];
     for (const item of items) {
-      if (Array.isArray(item)) {
-        issues.push(coerceIssue(target, column, item, 'a single value in each list item'));
-        return undefined;
-      }
-      let value: Cell = typeof item === 'string' && rule.trim !== false ? item.trim() : item;
-      if (multiple && isBlank(value)) continue;
-      if (rule.map && value !== null) value = lookup(rule.map, String(value)) ?? value;
-      const type = coerceTypeOf(target, rule);
-      if (value === null) {
-        out.push(null);
-        continue;
-      }
-      const coerced = coerce(value, type, rule);
-      if (!coerced.ok) {
-        issues.push(coerceIssue(target, column, item, coerced.expected));
-        return undefined;
-      }
-      out.push(target.kind === 'field' ? canonicalEnum(coerced.value, target.field.enum) : coerced.value);
+      const value = typeof item === 'string' && rule.trim !== false ? item.trim() : item;
+      if (isBlank(value)) continue;
+      const converted = this.toValue(value, rule, target, column, issues);
+      if (converted === undefined) return undefined;
+      out.push(converted);
     }
-    return multiple ? out : out[0];
+    return out;
+  }
+
+  /** One value: value table, then coercion to the target's type, then the enum's own spelling. */
+  private toValue(
+    item: Cell,
+    rule: ConversionRule,
+    target: Target,
+    column: string,
+    issues: RowIssue[],
+  ): Value | undefined {
+    if (Array.isArray(item)) {
+      issues.push(coerceIssue(target, column, item, 'a single value in each list item'));
+      return undefined;
+    }
+    let value: Exclude<Cell, Cell[]> = item;
+    if (rule.map && value !== null) value = lookup(rule.map, String(value)) ?? value;
+    if (value === null) return null;
+    const coerced = coerce(value, coerceTypeOf(target, rule), rule);
+    if (!coerced.ok) {
+      issues.push(coerceIssue(target, column, item, coerced.expected));
+      return undefined;
+    }
+    return target.kind === 'field' ? canonicalEnum(coerced.value, target.field.enum) : coerced.value;
   }
 
   private toAssets(

@@ -1,26 +1,59 @@
-// Duplicate refs within one file, in bounded memory: each ref is kept as a 52-bit hash (two 32-bit FNV-1a
-// variants) with the line that first had it, up to `limit` refs (default 1,000,000, about 50 MB).
-// Past the limit, checking stops and the summary says so. A hash collision (odds about 1 in 10,000 at
-// a million refs) would report a false duplicate; it names the first line, so a person can check.
+// Duplicate refs within one file, in bounded memory: each ref is kept as a 64-bit hash (two 32-bit
+// FNV-1a variants) in an open-addressing table of typed arrays, with a compact code for the location
+// that first had it: about 16 bytes per ref at most, for up to `limit` refs (default 1,000,000, so
+// at most 32 MB). Past the limit, checking stops and the summary says so. Two refs with the same 64-bit
+// hash (odds about 1 in 30 million at a million refs) would be reported as duplicates; the message
+// names the first location, so a person can check.
 
 export const DEFAULT_REF_LIMIT = 1_000_000;
 
+const INITIAL_SLOTS = 1 << 14;
+
 export class RefTracker {
-  private readonly seen = new Map<number, string>();
+  private slots = INITIAL_SLOTS;
+  private hashA = new Uint32Array(INITIAL_SLOTS);
+  private hashB = new Uint32Array(INITIAL_SLOTS);
+  /** line * 4096 + template id; 0 = empty slot. */
+  private where = new Float64Array(INITIAL_SLOTS);
+  private size = 0;
   private full = false;
+  /** Location texts with the line number taken out (`line {n}`, `sheet Products row {n}`). */
+  private readonly templates: string[] = [];
+  private readonly templateIds = new Map<string, number>();
 
   constructor(private readonly limit = DEFAULT_REF_LIMIT) {}
 
-  /** The location that had this ref first, or undefined the first time (or once the limit is reached). */
-  check(entity: string, ref: string, location: string): string | undefined {
-    const key = hash(`${entity}\u0000${ref}`);
-    const first = this.seen.get(key);
-    if (first !== undefined) return first;
-    if (this.seen.size >= this.limit) {
+  /**
+   * The location that had this ref first, or undefined the first time (or once the limit is reached).
+   * `line` is the row's line (or row, or item) number inside `location`.
+   */
+  check(entity: string, ref: string, location: string, line: number): string | undefined {
+    let a = 0x811c9dc5;
+    let b = 0x2f3a9c71;
+    const text = `${entity}\u0000${ref}`;
+    for (let i = 0; i < text.length; i += 1) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 13;
+    }
+    a >>>= 0;
+    b >>>= 0;
+    const mask = this.slots - 1;
+    let i = a & mask;
+    while (this.where[i] !== 0) {
+      if (this.hashA[i] === a && this.hashB[i] === b) return this.describe(this.where[i]!);
+      i = (i + 1) & mask;
+    }
+    if (this.size >= this.limit) {
       this.full = true;
       return undefined;
     }
-    this.seen.set(key, location);
+    this.hashA[i] = a;
+    this.hashB[i] = b;
+    this.where[i] = this.encode(location, line);
+    this.size += 1;
+    if (this.size * 2 > this.slots) this.grow();
     return undefined;
   }
 
@@ -28,16 +61,40 @@ export class RefTracker {
   get overflowed(): boolean {
     return this.full;
   }
-}
 
-function hash(text: string): number {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  private encode(location: string, line: number): number {
+    const at = location.lastIndexOf(String(line));
+    const template =
+      at < 0 ? location : `${location.slice(0, at)}{n}${location.slice(at + String(line).length)}`;
+    let id = this.templateIds.get(template);
+    if (id === undefined) {
+      id = this.templates.length + 1;
+      this.templates.push(template);
+      this.templateIds.set(template, id);
+    }
+    return line * 4096 + (id % 4096);
   }
-  // 32 bits of one and 20 of the other: an exact integer below 2^53.
-  return (a >>> 0) * 0x100000 + ((b >>> 0) & 0xfffff);
+
+  private describe(code: number): string {
+    const id = code % 4096;
+    const line = (code - id) / 4096;
+    return (this.templates[id - 1] ?? 'line {n}').replace('{n}', String(line));
+  }
+
+  private grow(): void {
+    const { hashA, hashB, where } = this;
+    this.slots *= 2;
+    this.hashA = new Uint32Array(this.slots);
+    this.hashB = new Uint32Array(this.slots);
+    this.where = new Float64Array(this.slots);
+    const mask = this.slots - 1;
+    for (let j = 0; j < where.length; j += 1) {
+      if (where[j] === 0) continue;
+      let i = hashA[j]! & mask;
+      while (this.where[i] !== 0) i = (i + 1) & mask;
+      this.hashA[i] = hashA[j]!;
+      this.hashB[i] = hashB[j]!;
+      this.where[i] = where[j]!;
+    }
+  }
 }

@@ -63,7 +63,7 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
       issues.push(...validator.validate(draft));
       // Products of a one-row-per-variant feed repeat by design: the grouping checks them instead.
       if (!draft.ref || (groupedProducts && draft.entity === options.profile.entity)) continue;
-      const first = refs.check(draft.entity, draft.ref, row.location.text);
+      const first = refs.check(draft.entity, draft.ref, row.location.text, row.location.line);
       if (first !== undefined) {
         const field = options.model.entity(draft.entity)?.refField ?? '';
         const column = draft.source.columns[field];

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { RefTracker } from '../../src/runner/ref-tracker.js';
+
+describe('RefTracker', () => {
+  it('finds every duplicate among many refs and names where each was first', () => {
+    const refs = new RefTracker();
+    for (let i = 0; i < 50_000; i += 1)
+      expect(refs.check('products', `P-${i}`, `line ${i + 2}`, i + 2)).toBeUndefined();
+    for (let i = 0; i < 50_000; i += 997)
+      expect(refs.check('products', `P-${i}`, 'line 99999', 99999)).toBe(`line ${i + 2}`);
+    expect(refs.check('variants', 'P-0', 'line 3', 3)).toBeUndefined();
+  });
+
+  it('keeps sheet names and JSON items in the location', () => {
+    const refs = new RefTracker();
+    refs.check('products', 'A', 'sheet Summer 2024 row 2024', 2024);
+    refs.check('products', 'B', 'item 7', 7);
+    expect(refs.check('products', 'A', 'sheet Winter row 3', 3)).toBe('sheet Summer 2024 row 2024');
+    expect(refs.check('products', 'B', 'item 9', 9)).toBe('item 7');
+  });
+
+  it('stops remembering at its limit', () => {
+    const refs = new RefTracker(2);
+    refs.check('p', 'a', 'line 1', 1);
+    refs.check('p', 'b', 'line 2', 2);
+    expect(refs.check('p', 'c', 'line 3', 3)).toBeUndefined();
+    expect(refs.check('p', 'c', 'line 4', 4)).toBeUndefined();
+    expect(refs.overflowed).toBe(true);
+    expect(refs.check('p', 'a', 'line 5', 5)).toBe('line 1');
+  });
+});
