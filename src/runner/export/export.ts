@@ -219,7 +219,6 @@ async function exportEntity(
   }
   const table = await sink.table(entity.name, plan.columns);
   let rows = 0;
-  report('rows', 0);
   for await (const page of readAhead(pages)) {
     const [records] = await Promise.all([
       mergeCultures(catalog, plan, page),
@@ -286,7 +285,6 @@ async function exportAttributeSets(
   notes: string[],
 ): Promise<EntityExport> {
   if (options.since) notes.push(`${ATTRIBUTE_SETS}: has no changelog; exported in full`);
-  options.onProgress?.({ entity: ATTRIBUTE_SETS, phase: 'rows', rows: 0 });
   // Attribute sets are few: held in one list. The legacy list pages by `$skip` alone (100 a page);
   // with `$top` or `$skipToken` its pages hold a single item.
   const records: Array<Record<string, unknown>> = [];
