@@ -11,9 +11,17 @@ import { buildWriteSchema, type WriteMode } from './write-schema.js';
 // ajv-formats is CommonJS: at run time the default import is the plugin function itself.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
+/** What validating one entity needs, worked out once per run. */
+interface EntityChecks {
+  entity: EntityModel;
+  multilingual: Set<string>;
+  create?: ValidateFunction;
+  upsert?: ValidateFunction;
+}
+
 export class DraftValidator {
   private readonly ajv: Ajv;
-  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly checks = new Map<string, EntityChecks>();
 
   constructor(private readonly model: TenantModel) {
     this.ajv = new Ajv({ allErrors: true, strict: false });
@@ -21,9 +29,8 @@ export class DraftValidator {
   }
 
   validate(draft: Draft): RowIssue[] {
-    const entity = this.model.entity(draft.entity);
-    if (!entity)
-      throw new CatalogIoError('SCHEMA_UNKNOWN_ENTITY', `Entity "${draft.entity}" is not in this tenant`);
+    const checks = this.checksFor(draft.entity);
+    const { entity } = checks;
     if (draft.command === 'DELETE') {
       return draft.ref
         ? []
@@ -36,8 +43,8 @@ export class DraftValidator {
             ),
           ];
     }
-    const body = writeBody(draft, this.model);
-    const check = this.schemaFor(entity, draft.command === 'NEW' ? 'create' : 'upsert');
+    const body = bodyOf(draft, checks.multilingual, this.model.baseLanguage);
+    const check = this.schemaFor(checks, draft.command === 'NEW' ? 'create' : 'upsert');
     const issues: RowIssue[] = [];
     if (!check(body)) {
       const seen = new Set<string>();
@@ -60,12 +67,27 @@ export class DraftValidator {
     return issues;
   }
 
-  private schemaFor(entity: EntityModel, mode: WriteMode): ValidateFunction {
-    const key = `${entity.name}\u0000${mode}`;
-    let fn = this.compiled.get(key);
+  private checksFor(name: string): EntityChecks {
+    let checks = this.checks.get(name);
+    if (!checks) {
+      const entity = this.model.entity(name);
+      if (!entity)
+        throw new CatalogIoError('SCHEMA_UNKNOWN_ENTITY', `Entity "${name}" is not in this tenant`);
+      checks = {
+        entity,
+        multilingual: new Set(entity.fields.filter((f) => f.multilingual).map((f) => f.name)),
+      };
+      this.checks.set(name, checks);
+    }
+    return checks;
+  }
+
+  /** Compiled on first use, once per run. */
+  private schemaFor(checks: EntityChecks, mode: WriteMode): ValidateFunction {
+    let fn = checks[mode];
     if (!fn) {
-      fn = this.ajv.compile(buildWriteSchema(entity, this.model, mode));
-      this.compiled.set(key, fn);
+      fn = this.ajv.compile(buildWriteSchema(checks.entity, this.model, mode));
+      checks[mode] = fn;
     }
     return fn;
   }
@@ -73,10 +95,15 @@ export class DraftValidator {
 
 /** The body as the import would send it: multilingual values as `{culture: value}` objects. */
 export function writeBody(draft: Draft, model: TenantModel): Record<string, unknown> {
-  const entity = model.entity(draft.entity);
+  const fields = model.entity(draft.entity)?.fields ?? [];
+  return bodyOf(draft, new Set(fields.filter((f) => f.multilingual).map((f) => f.name)), model.baseLanguage);
+}
+
+function bodyOf(draft: Draft, multilingual: Set<string>, base: string): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(draft.fields)) {
-    body[name] = entity?.field(name)?.multilingual ? { [model.baseLanguage]: value } : value;
+  for (const name in draft.fields) {
+    const value = draft.fields[name]!;
+    body[name] = multilingual.has(name) ? { [base]: value } : value;
   }
   for (const [culture, fields] of Object.entries(draft.cultures)) {
     for (const [name, value] of Object.entries(fields)) {
