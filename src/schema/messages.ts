@@ -86,7 +86,9 @@ export function sentenceFor(error: ErrorObject, ctx: ErrorContext): Sentence {
     case 'additionalProperties': {
       const extra = String(error.params.additionalProperty);
       if (field?.multilingual) {
-        const brief = `has no language "${extra}": this tenant's languages are ${ctx.model.languages.join(', ')}`;
+        const brief = field.languages
+          ? `has no language "${extra}": this field's languages are ${field.languages.join(', ')}`
+          : `has no language "${extra}": this tenant's languages are ${ctx.model.languages.join(', ')}`;
         return {
           field: `${fieldName}.${extra}`,
           value: valueAt(ctx.body, [...segments, extra]),

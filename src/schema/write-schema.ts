@@ -24,7 +24,7 @@ export function fieldSchema(field: FieldModel, model: TenantModel): JsonSchema {
   if (!field.multilingual) return one;
   // One schema for both write shapes: keywords of the value apply to strings/arrays, the object keywords
   // to `{culture: value}`; no anyOf, so an error points at the one culture that is wrong.
-  const languages = Object.fromEntries(model.languages.map((l) => [l, one]));
+  const languages = Object.fromEntries((field.languages ?? model.languages).map((l) => [l, one]));
   return { ...one, type: [...types(one), 'object'], properties: languages, additionalProperties: false };
 }
 

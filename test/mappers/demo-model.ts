@@ -59,7 +59,7 @@ export function demoModel(): TenantModel {
       { name: 'frmt_price', type: 'number' },
       { name: 'frmt_stock', type: 'integer' },
       { name: 'frmt_ean', pattern: '^[0-9]{13}$' },
-      { name: 'frmt_color', maxLength: 50, multilingual: true },
+      { name: 'frmt_color', maxLength: 50, multilingual: true, languages: ['en', 'fr'] },
       { name: 'frmt_size', maxLength: 20 },
       { name: 'frmt_image', asset: 'image' },
     ]),

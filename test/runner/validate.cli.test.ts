@@ -183,3 +183,50 @@ describe('catalog-io validate', () => {
     expect(strict.code).toBe(1);
   });
 });
+
+describe('catalog-io profile init', () => {
+  it('writes a draft profile that validate can use, and lists the columns it could not place', async () => {
+    await writeFile(
+      join(dir, 'supplier.csv'),
+      'SKU,Name,Name (FR),Weight,Colour code\nSUP-1,Lamp,Lampe,"1,5",RAL9010\n',
+    );
+    const profile = join(dir, 'supplier.json');
+    const init = await run([
+      'profile',
+      'init',
+      join(dir, 'supplier.csv'),
+      '--entity',
+      'products',
+      '--out',
+      profile,
+      ...connection(),
+    ]);
+    expect(init.code).toBe(0);
+    expect(init.out.stderr.join('\n')).toContain('4 of 5 columns placed');
+    expect(init.out.stderr.join('\n')).toContain(
+      'not placed (written as null, ignored until you map them): "Colour code"',
+    );
+    const written = JSON.parse(await readFile(profile, 'utf8'));
+    expect(written).toMatchObject({
+      entity: 'products',
+      columns: {
+        SKU: 'prod_ref',
+        Name: 'prod_title',
+        'Name (FR)': { field: 'prod_title', culture: 'fr' },
+        Weight: 'prod_weight',
+        'Colour code': null,
+      },
+    });
+    expect(written.$schema).toMatch(/schemas\/profile\.schema\.json$/);
+    const { code, out } = await run([
+      'validate',
+      join(dir, 'supplier.csv'),
+      '--profile',
+      profile,
+      '--json',
+      ...connection(),
+    ]);
+    expect(code).toBe(0);
+    expect(JSON.parse(out.stdout[0]!)).toMatchObject({ rows: 1, outcomes: { valid: 1 }, warnings: [] });
+  });
+});

@@ -108,6 +108,12 @@ describe('error sentences', () => {
     );
   });
 
+  it('a language this one field does not have', () => {
+    expect(
+      sentences({ entity: 'variants' }, { frmt_ref: 'V', frmt_color_fr: 'Rouge', frmt_color_es: 'Rojo' }),
+    ).toEqual(['line 17, column "frmt_color_es": has no language "es": this field\'s languages are en, fr']);
+  });
+
   it('a read-only field mapped explicitly by a profile', () => {
     expect(sentences({ entity: 'products', columns: { ID: 'prod_id' } }, { prod_ref: 'P', ID: '5' })).toEqual(
       ['line 17, column "ID": prod_id is read-only: the server sets it, leave it out'],
