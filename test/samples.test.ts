@@ -139,6 +139,24 @@ describe('real-world feeds with the sample profiles', () => {
     expect(summary.outcomes).toEqual({ valid: 316, invalid: 0, skipped: 0 });
   });
 
+  it('Vendure CSV: fillDown carries the product to its variant rows, and a real duplicate SKU is found', async () => {
+    const { code, summary, lines } = await validate([
+      `${REALWORLD}/vendure_mock-data_products.csv`,
+      '--profile',
+      'samples/profiles/vendure.json',
+    ]);
+    expect(code).toBe(1);
+    expect(summary.outcomes).toEqual({ valid: 86, invalid: 2, skipped: 0 });
+    expect(summary.topErrors).toEqual([
+      { message: 'column "sku": duplicate reference: already used by line 87', count: 2 },
+    ]);
+    expect(
+      lines
+        .filter((l: { outcome: string }) => l.outcome === 'invalid')
+        .map((l: { location: string }) => l.location),
+    ).toEqual(['line 88', 'line 89']);
+  });
+
   it('without a profile, a real-world file is mostly unknown columns and rows without a reference', async () => {
     const { code, summary } = await validate([`${REALWORLD}/woocommerce_sample_products.csv`]);
     expect(code).toBe(1);
