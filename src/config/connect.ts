@@ -74,11 +74,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     // Loaded only when needed: a real tenant never starts the simulator.
     const { startSandbox } = await import('../sandbox/index.js');
     const dataDir = path.join(cwd, '.catalog-io', 'sandbox');
-    const sandbox = await startSandbox({
-      port: 0,
-      dataDir,
-      ...(options.resetSandbox ? { reset: true } : {}),
-    });
+    const sandbox = await startEmbedded(startSandbox, dataDir, options.resetSandbox === true);
     catalogUrl = sandbox.catalogUrl;
     damUrl = sandbox.damUrl;
     apiKey = sandbox.apiKey;
@@ -86,6 +82,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     options.announce?.(
       `Using the embedded sandbox tenant at ${sandbox.catalogUrl} (no CATALOG_URL set; state kept in ${path.relative(cwd, dataDir) || dataDir})`,
     );
+    if (sandbox.notice) options.announce?.(sandbox.notice);
   }
   if (catalogUrl === undefined || apiKey === undefined) {
     throw new CatalogIoError('CONFIG_MISSING', 'No catalog URL or API key configured');
@@ -147,4 +144,26 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
       await stopSandbox?.();
     },
   };
+}
+
+/** The port the samples' asset URLs name (`http://127.0.0.1:4010/assets/...`). */
+export const SANDBOX_PORT = 4010;
+
+/**
+ * The embedded sandbox listens on 4010 when it is free, so the asset URLs of the samples work as
+ * written. When 4010 is taken (most likely by `catalog-io sandbox` itself), it takes any free port
+ * and may fetch assets from 4010.
+ */
+async function startEmbedded(
+  start: typeof import('../sandbox/index.js').startSandbox,
+  dataDir: string,
+  reset: boolean,
+) {
+  const options = { dataDir, ...(reset ? { reset: true } : {}) };
+  try {
+    return await start({ ...options, port: SANDBOX_PORT });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    return start({ ...options, port: 0, allowHosts: [`127.0.0.1:${SANDBOX_PORT}`] });
+  }
 }

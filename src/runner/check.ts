@@ -60,13 +60,15 @@ export class RowChecker {
       if (defaultCommand && !explicit && draft.command === 'MERGE') draft.command = defaultCommand;
       issues.push(...this.validator.validate(draft));
       if (!draft.ref || (groupedProducts && draft.entity === profile.entity)) continue;
-      const first = this.refs.check(draft.entity, draft.ref, row.location.text);
+      const first = this.refs.check(draft.entity, draft.ref, row.location.text, row.location.line);
       if (first !== undefined) {
-        const column = draft.source.columns[model.entity(draft.entity)?.refField ?? ''];
+        const field = model.entity(draft.entity)?.refField ?? '';
+        const column = draft.source.columns[field];
         const brief = `duplicate reference: already used by ${first}`;
         issues.push({
           code: 'VALIDATION',
           severity: 'error',
+          field,
           ...(column !== undefined && { column }),
           value: draft.ref,
           brief,

@@ -21,6 +21,8 @@ export interface SandboxHandle {
   origin: string;
   /** Whether the state was restored from an earlier run's snapshot. */
   restored: boolean;
+  /** Set when a saved state existed but could not be read (the sandbox then started from its seed). */
+  notice?: string;
   /** The services themselves, for tests and benchmarks that build large tenants without HTTP. */
   services: { catalog: SandboxService; dam: SandboxService };
   /** Stops the server and background work, writing any pending snapshot. */
@@ -45,16 +47,31 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     markDirty: () => persistence?.markDirty(),
     now: monotonicNow,
   };
-  const dam = createDamService(ctx);
-  const catalog: SandboxService = createCatalogService(ctx, dam);
-  const assets = createAssetHost(ctx);
+  const create = () => {
+    const dam = createDamService(ctx);
+    const catalog: SandboxService = createCatalogService(ctx, dam);
+    return { dam, catalog, assets: createAssetHost(ctx) };
+  };
+  let services = create();
 
   let restored = false;
+  let notice: string | undefined;
   if (resolved.dataDir) {
-    persistence = new Persistence(resolved.dataDir, { catalog, dam });
-    restored = !resolved.reset && persistence.load();
+    persistence = new Persistence(resolved.dataDir, services);
+    if (!resolved.reset) {
+      try {
+        restored = persistence.load();
+      } catch (err) {
+        // A snapshot this version cannot read: start from the seed rather than refuse to start.
+        await services.dam.close?.();
+        services = create();
+        persistence = new Persistence(resolved.dataDir, services);
+        notice = `The saved state in ${resolved.dataDir} could not be read (${(err as Error).message}); started from the ${resolved.seed} seed`;
+      }
+    }
     if (!restored) persistence.save();
   }
+  const { catalog, dam, assets } = services;
   server.mount({ catalog, dam, assets });
 
   let closed = false;
@@ -63,6 +80,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     apiKey: resolved.apiKey,
     readOnlyKey: resolved.readOnlyKey,
     restored,
+    ...(notice !== undefined && { notice }),
     services: { catalog, dam },
     async close() {
       if (closed) return;

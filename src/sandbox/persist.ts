@@ -24,7 +24,10 @@ export class Persistence {
     this.file = join(dataDir, 'state.json');
   }
 
-  /** Restores every service that has saved state. Returns false when there was no usable snapshot. */
+  /**
+   * Restores every service that has saved state. Returns false when there is no snapshot (or one of
+   * another version); throws when a service cannot read its part.
+   */
   load(): boolean {
     let parsed: SnapshotFile;
     try {

@@ -1,7 +1,7 @@
 // The sandbox's gateway and glue: auth, read-only key, URL length, rate limit, faults, counters,
 // persistence and the CLI's --json line. Real HTTP over loopback throughout.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -252,6 +252,28 @@ describe('state persists under --data-dir', () => {
       expect((found.body as { value: unknown[] }).value).toHaveLength(0);
     } finally {
       await third.close();
+    }
+  });
+  it('a saved state it cannot read is set aside: the sandbox starts from its seed and says so', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'catalog-io-sandbox-'));
+    dirs.push(dataDir);
+    writeFileSync(
+      join(dataDir, 'state.json'),
+      JSON.stringify({
+        version: 1,
+        savedAt: '',
+        services: { catalog: { version: 1, tables: { products: { rows: 5 } } } },
+      }),
+    );
+    const sb = await startSandbox({ port: 0, dataDir, seed: 'demo' });
+    try {
+      expect(sb.restored).toBe(false);
+      expect(sb.notice).toMatch(/could not be read/);
+      const res = await call(sb.catalogUrl, '/Products?$top=1', { key: sb.apiKey });
+      expect(res.status).toBe(200);
+      expect((res.body as { '@count': number })['@count']).toBeGreaterThan(0);
+    } finally {
+      await sb.close();
     }
   });
 });

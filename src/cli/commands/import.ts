@@ -138,7 +138,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       try {
         const model = await connection.tenant.model();
         const summary = await importFile({
-          source: args.source,
+          // yargs reads a lone `-` (stdin) as an empty string.
+          source: args.source === '' ? '-' : args.source,
           readerOptions: readerOptionsFrom(args),
           profile,
           model,

@@ -146,6 +146,7 @@ export const sandboxCommand: CommandFactory = (out) =>
         throw err;
       }
       const { catalogUrl, damUrl, assetsUrl, apiKey, readOnlyKey } = sandbox;
+      if (sandbox.notice) out.error(sandbox.notice);
       if (args.json) {
         out.print(JSON.stringify({ catalogUrl, damUrl, assetsUrl, apiKey, readOnlyKey }));
       } else {

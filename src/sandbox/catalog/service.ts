@@ -84,8 +84,16 @@ export class CatalogService implements SandboxService {
     return this.store.snapshot();
   }
 
+  /** Throws on a snapshot of another format: the caller then starts from the seed. */
   restore(state: unknown): void {
-    this.store.restore(state as CatalogState);
+    const s = state as Partial<CatalogState> | null;
+    const tables = s && typeof s === 'object' ? s.tables : undefined;
+    const valid =
+      s?.version === 1 &&
+      tables !== undefined &&
+      Object.values(tables).every((t) => t && Array.isArray(t.fields) && Array.isArray(t.rows));
+    if (!valid) throw new Error('the catalog snapshot is in an unknown format');
+    this.store.restore(s as CatalogState);
   }
 
   async handle(req: SandboxRequest): Promise<SandboxResponse> {
