@@ -1,6 +1,6 @@
 // `catalog-io export` against a real sandbox over loopback: the XLSX a person opens (types, languages,
 // sheets), CSV and NDJSON, --languages, --filter, --select, the injection guard and --raw, exit codes.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -221,6 +221,22 @@ describe('fatal problems are one coded line and exit code 2', () => {
     expect(result.code).toBe(2);
     expect(result.out.stderr.join('\n')).toContain(`[${code}]`);
     expect(result.out.stderr.join('\n')).not.toMatch(/\n\s+at /);
+  });
+
+  it('a failure part-way leaves no truncated file: complete files only', async () => {
+    // The filter fits products, not categories: the second entity fails with the service's 400.
+    const filter = ['--filter', "prod_brand eq 'Atelier Nord'"];
+    const file = join(dir, 'failed.xlsx');
+    const xlsx = await run('products', 'categories', '--out', file, ...filter);
+    expect(xlsx.code).toBe(2);
+    expect(xlsx.out.stderr.join('\n')).toContain('[API_VALIDATION]');
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(`${file}.partial`)).toBe(false);
+
+    const folder = join(dir, 'failed-csv');
+    const csv = await run('products', 'categories', '--out', folder, '--format', 'csv', ...filter);
+    expect(csv.code).toBe(2);
+    expect(readdirSync(folder)).toEqual(['products.csv']);
   });
 
   it('a wrong API key is a fatal, readable error that never shows the key', async () => {

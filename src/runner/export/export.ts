@@ -114,8 +114,8 @@ export async function exportCatalog(options: ExportOptions): Promise<ExportResul
       );
     }
   } catch (err) {
-    // A failed run still closes its files (a partial export stays readable); the first error is the one told.
-    await sink.close().catch(() => undefined);
+    // A failed run leaves no truncated file behind; the first error is the one told.
+    await sink.abort().catch(() => undefined);
     throw err;
   }
   await sink.close();
@@ -359,6 +359,7 @@ function timed(sink: ExportSink): TimedSink {
       };
     },
     close: () => measure(() => sink.close()),
+    abort: () => sink.abort(),
     elapsedMs: () => elapsed,
   };
 }

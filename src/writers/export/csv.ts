@@ -15,6 +15,7 @@ export function createCsvSink(
   options: CsvOptions = {},
 ): ExportSink {
   const files: string[] = [];
+  const open = new Set<FileOut>();
   const unparseConfig = {
     newline: '\r\n',
     delimiter: options.delimiter ?? ',',
@@ -32,6 +33,7 @@ export function createCsvSink(
       const path = 'file' in target ? target.file : join(target.dir, `${safeFileName(name)}.csv`);
       files.push(path);
       const out = new FileOut(path);
+      open.add(out);
       const head = Papa.unparse([columns.map((c) => c.header)], { ...unparseConfig, escapeFormulae: false });
       await out.write(`${options.bom ? '\uFEFF' : ''}${head}\r\n`);
       let batch: unknown[][] = [];
@@ -49,10 +51,15 @@ export function createCsvSink(
         async close() {
           await flush();
           await out.end();
+          open.delete(out);
         },
       };
     },
     async close() {},
+    async abort() {
+      for (const out of open) await out.abort();
+      open.clear();
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import type { ExportColumn, ExportSink, TableWriter } from './types.js';
 
 export function createNdjsonSink(target: { dir: string } | { file: string }): ExportSink {
   const files: string[] = [];
+  const open = new Set<FileOut>();
   return {
     files,
     async table(name: string, columns: readonly ExportColumn[]): Promise<TableWriter> {
@@ -19,6 +20,7 @@ export function createNdjsonSink(target: { dir: string } | { file: string }): Ex
       const path = 'file' in target ? target.file : join(target.dir, `${safeFileName(name)}.ndjson`);
       files.push(path);
       const out = new FileOut(path);
+      open.add(out);
       return {
         async writeRow(values) {
           const record: Record<string, unknown> = {};
@@ -28,9 +30,16 @@ export function createNdjsonSink(target: { dir: string } | { file: string }): Ex
           });
           await out.write(`${JSON.stringify(record)}\n`);
         },
-        close: () => out.end(),
+        async close() {
+          await out.end();
+          open.delete(out);
+        },
       };
     },
     async close() {},
+    async abort() {
+      for (const out of open) await out.abort();
+      open.clear();
+    },
   };
 }

@@ -34,8 +34,10 @@ export interface TableWriter {
 export interface ExportSink {
   /** Opens the table of one entity; tables are written one after another. */
   table(name: string, columns: readonly ExportColumn[]): Promise<TableWriter>;
-  /** Finishes every file. */
+  /** Finishes every file (each is written as `<name>.partial` and renamed when complete). */
   close(): Promise<void>;
+  /** After a failure: stops writing and removes the unfinished files; files already complete stay. */
+  abort(): Promise<void>;
   /** The files written, for the summary. */
   readonly files: readonly string[];
 }

@@ -1,7 +1,9 @@
 // XLSX export with exceljs's streaming WorkbookWriter: constant memory at any catalog size. One sheet
 // per entity, a frozen bold header with an autofilter, column widths from the first rows, and typed
 // cells: numbers as numbers, date-times as dates, everything else as text — never as a formula.
+import { renameSync, rmSync } from 'node:fs';
 import ExcelJS from 'exceljs';
+import { partialPath } from './stream.js';
 import {
   type ExportColumn,
   type ExportSink,
@@ -32,7 +34,7 @@ export function sheetName(name: string, taken: Set<string>): string {
 
 export function createXlsxSink(file: string): ExportSink {
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
-    filename: file,
+    filename: partialPath(file),
     useStyles: true,
     useSharedStrings: false,
   });
@@ -79,6 +81,11 @@ export function createXlsxSink(file: string): ExportSink {
     },
     async close() {
       await workbook.commit();
+      renameSync(partialPath(file), file);
+    },
+    async abort() {
+      await workbook.commit().catch(() => undefined);
+      rmSync(partialPath(file), { force: true });
     },
   };
 }
