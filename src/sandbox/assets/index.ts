@@ -1,6 +1,6 @@
 // The sandbox's static asset host: any `/<name>.<ext>` answers a real file of that format, to HEAD
 // and GET alike, and query switches bend the answer so every DAM rule can be exercised.
-// The switches are listed in docs/sandbox.dam.md.
+// The switches are listed in docs/sandbox.md.
 import type { ServiceContext } from '../context.js';
 import { methodNotAllowed, type SandboxRequest, type SandboxResponse, type SandboxService } from '../http.js';
 import { FORMATS, makeFile, makeImage } from './formats.js';

@@ -1,6 +1,6 @@
 // `$metadata` documents: JSON Schema (draft 2020-12) per resource, derived from the tenant schema,
 // inside the spec's envelope `{ readLink: { uri }, value }`. The format is written down in
-// docs/sandbox.catalog.md; the client reads everything about fields from here at run time.
+// docs/sandbox.md; the client reads everything about fields from here at run time.
 import type { FieldDef, ResourceDef, TenantSchema } from './model.js';
 
 const DRAFT = 'https://json-schema.org/draft/2020-12/schema';

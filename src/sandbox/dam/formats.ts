@@ -1,5 +1,5 @@
 // What the DAM accepts: the spec's image table, and the sandbox's own choice for non-image files
-// (the spec leaves those "not shown"; docs/sandbox.dam.md records the choice).
+// (the spec leaves those "not shown"; docs/sandbox.md records the choice).
 
 export type AssetKind = 'image' | 'file';
 

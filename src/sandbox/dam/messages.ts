@@ -1,5 +1,5 @@
 // Every message the DAM answers with. Those in the spec's tables are verbatim; the rest are the
-// sandbox's choices where the spec says "not shown" (listed in docs/sandbox.dam.md).
+// sandbox's choices where the spec says "not shown" (listed in docs/sandbox.md).
 import { randomBytes } from 'node:crypto';
 import { type AssetKind, allowedExtensions, IMAGE_CONTENT_TYPES } from './formats.js';
 
