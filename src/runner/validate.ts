@@ -1,17 +1,14 @@
 // The validate pipeline: reader -> mapper -> validator -> report/rejects writers. No writes and no requests
 // (the caller brings the TenantModel, live or from cached schemas). One report line per source row.
-import type { Mapper } from '../mappers/mapper.js';
-import { createMapper } from '../mappers/mapper.js';
 import type { Profile } from '../mappers/profile-types.js';
 import type { MappedRow, RowIssue } from '../mappers/types.js';
 import { openSource, type ReaderOptions } from '../readers/index.js';
 import type { SourceRow } from '../readers/types.js';
-import { cellText, describeValue, fullSentence } from '../schema/messages.js';
+import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
-import { DraftValidator } from '../schema/validator.js';
 import { openRejects, type RejectsWriter, rejectsFormatFor } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
-import { DEFAULT_REF_LIMIT, RefTracker } from './ref-tracker.js';
+import { RowChecker } from './check.js';
 
 export interface ValidateSummary {
   rows: number;
@@ -36,75 +33,33 @@ export interface ValidateRowsOptions {
 }
 
 const TOP = 10;
-/** Distinct problem kinds counted; beyond, new kinds are not counted (memory stays bounded). */
-const MAX_KINDS = 10_000;
 
 export async function validateRows(options: ValidateRowsOptions): Promise<ValidateSummary> {
-  const mapper: Mapper = createMapper({
+  // The same row checker as the import, so validate and import judge a row the same way.
+  const checker = new RowChecker({
     model: options.model,
     profile: options.profile,
-    strict: options.strict,
+    strict: options.strict ?? false,
+    ...(options.refLimit !== undefined && { refLimit: options.refLimit }),
   });
-  const validator = new DraftValidator(options.model);
-  const refs = new RefTracker(options.refLimit ?? DEFAULT_REF_LIMIT);
-  const kinds = new Map<string, number>();
   const summary: ValidateSummary = {
     rows: 0,
     outcomes: { valid: 0, invalid: 0, skipped: 0 },
     topErrors: [],
     warnings: [],
   };
-  const groupedProducts = options.profile.variants === true && !options.profile.parentColumn;
-
   for await (const row of options.rows) {
-    const mapped = mapper.map(row);
-    const issues = [...mapped.issues];
-    for (const draft of mapped.drafts) {
-      issues.push(...validator.validate(draft));
-      // Products of a one-row-per-variant feed repeat by design: the grouping checks them instead.
-      if (!draft.ref || (groupedProducts && draft.entity === options.profile.entity)) continue;
-      const first = refs.check(draft.entity, draft.ref, row.location.text, row.location.line);
-      if (first !== undefined) {
-        const field = options.model.entity(draft.entity)?.refField ?? '';
-        const column = draft.source.columns[field];
-        const brief = `duplicate reference: already used by ${first}`;
-        const message = `${brief} (${describeValue(draft.ref)})`;
-        issues.push({
-          code: 'VALIDATION',
-          severity: 'error',
-          field,
-          column,
-          value: draft.ref,
-          brief,
-          message,
-        });
-      }
-    }
-    const errors = issues.filter((i) => i.severity === 'error');
-    const outcome: Outcome = errors.length ? 'invalid' : mapped.skipped ? 'skipped' : 'valid';
+    const { mapped, errors, skipped } = checker.check(row);
+    const outcome: Outcome = errors.length ? 'invalid' : skipped ? 'skipped' : 'valid';
     summary.rows += 1;
     summary.outcomes[outcome] += 1;
-    for (const issue of errors) {
-      const kind = fullSentence(undefined, issue.column, issue.brief);
-      const count = kinds.get(kind);
-      if (count !== undefined) kinds.set(kind, count + 1);
-      else if (kinds.size < MAX_KINDS) kinds.set(kind, 1);
-    }
     const line = reportLine(mapped, outcome, errors, options.profile.entity);
     await options.report?.write(line);
     if (outcome === 'invalid') await options.rejects?.write(row.cells, line.message);
     options.onRow?.(summary);
   }
-  summary.warnings = [...mapper.warnings];
-  if (refs.overflowed) {
-    summary.warnings.push(
-      `more than ${options.refLimit ?? DEFAULT_REF_LIMIT} references: duplicates were checked for the first ones only`,
-    );
-  }
-  summary.topErrors = [...kinds.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, TOP)
-    .map(([message, count]) => ({ message, count }));
+  summary.warnings = checker.warnings();
+  summary.topErrors = checker.topErrors(TOP);
   return summary;
 }
 
