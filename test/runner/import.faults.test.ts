@@ -137,3 +137,21 @@ describe('image quota reached mid-run', () => {
     for (const l of failed) expect(l.message).toMatch(/Image library limit reached\. Current: 2, Maximum: 2/);
   });
 });
+
+describe('pacing under the service limit', () => {
+  const limited = useSandbox({ seed: 'empty', rateLimit: { requests: 50, windowSeconds: 10 } });
+
+  // Bug in src/api/limiter.ts: the client limiter is a fixed-window reservoir (50 refilled every 10 s)
+  // while the service counts a sliding window, so the refill right after a full window sends up to 100
+  // requests within 10 s and collects 429s. Spacing requests (e.g. Bottleneck minTime = 10 s / 50) fixes it.
+  it.fails('a run paced at 50 / 10 s receives no 429', async () => {
+    const { sb } = limited;
+    const rows = ['prod_ref,prod_title'];
+    for (let i = 0; i < 60; i++) rows.push(`RL-${i},Item ${i}`);
+    const feed = await writeFeed(dir, 'paced.csv', rows.join('\n'));
+    await resetStats(sb);
+    const summary = await importWith(sb, feed, { rateLimit: { requests: 50, windowSeconds: 10 } });
+    expect(summary.outcomes.created).toBe(60);
+    expect((await stats(sb)).byStatus['429'] ?? 0).toBe(0);
+  }, 60_000);
+});

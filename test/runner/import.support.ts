@@ -16,7 +16,10 @@ export function tempDir(prefix: string): string {
 }
 
 /** A connection to the test sandbox, without the client-side 50/10 s pacing (the sandbox decides). */
-export function connectTo(sb: SandboxHandle, extra: { concurrency?: number } = {}): Promise<Connection> {
+export function connectTo(
+  sb: SandboxHandle,
+  extra: { concurrency?: number; rateLimit?: { requests: number; windowSeconds: number } | null } = {},
+): Promise<Connection> {
   return connect({
     settings: {
       catalogUrl: sb.catalogUrl,
@@ -32,6 +35,8 @@ export function connectTo(sb: SandboxHandle, extra: { concurrency?: number } = {
 export type RunOptions = Partial<Omit<ImportOptions, 'source' | 'model' | 'catalog' | 'dam' | 'profile'>> & {
   profile?: Profile;
   entity?: string;
+  /** The client's own pacing (default off). */
+  rateLimit?: { requests: number; windowSeconds: number } | null;
 };
 
 /** importFile over a fresh connection (its own counters), closed afterwards. */
@@ -40,9 +45,9 @@ export async function importWith(
   source: string,
   options: RunOptions = {},
 ): Promise<ImportSummary> {
-  const connection = await connectTo(sb);
+  const { entity, profile, rateLimit, ...rest } = options;
+  const connection = await connectTo(sb, rateLimit !== undefined ? { rateLimit } : {});
   try {
-    const { entity, profile, ...rest } = options;
     return await importFile({
       source,
       profile: profile ?? { entity: entity ?? 'products' },
