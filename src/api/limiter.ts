@@ -1,6 +1,7 @@
-// One Bottleneck limiter per run, shared by the catalog and DAM clients: at most `concurrency`
-// requests in flight and at most `requests` started per `windowSeconds` (a reservoir refilled each
-// window). The defaults match the real service: 50 requests per 10 seconds per key.
+// One limiter per run, shared by the catalog and DAM clients: at most `concurrency` requests in
+// flight (Bottleneck) and at most `requests` started in ANY `windowSeconds` (a sliding window, as the
+// service counts them: a fixed window refilled every 10 s would let up to twice the limit through
+// around each refill and collect 429s). The defaults match the real service: 50 requests per 10 s.
 // Every attempt takes a slot, retries included: the service counts them too.
 import Bottleneck from 'bottleneck';
 
@@ -14,25 +15,94 @@ export const LIMIT_DEFAULTS = Object.freeze({
   rateLimit: Object.freeze({ requests: 50, windowSeconds: 10 }) as Readonly<RateLimit>,
 });
 
+/**
+ * Added to the window: a request starts here but is counted where it arrives, and two requests can
+ * take different times to get there. 2% plus 100 ms keeps the service's count under its limit.
+ */
+const WINDOW_MARGIN = { ratio: 0.02, ms: 100 };
+
 export interface LimiterOptions {
   concurrency?: number;
   /** `null` turns the rate limit off (a local sandbox without one). */
   rateLimit?: RateLimit | null;
 }
 
-export type RunLimiter = Bottleneck;
+export class RunLimiter {
+  private readonly bottleneck: Bottleneck;
+  private readonly window: SlidingWindow | undefined;
+
+  constructor(options: LimiterOptions = {}) {
+    const rate = options.rateLimit === undefined ? LIMIT_DEFAULTS.rateLimit : options.rateLimit;
+    this.bottleneck = new Bottleneck({ maxConcurrent: options.concurrency ?? LIMIT_DEFAULTS.concurrency });
+    if (rate) {
+      const windowMs = rate.windowSeconds * 1000;
+      this.window = new SlidingWindow(rate.requests, windowMs * (1 + WINDOW_MARGIN.ratio) + WINDOW_MARGIN.ms);
+    }
+  }
+
+  /** Runs `fn` when a concurrency slot and a rate slot are free. */
+  schedule<T>(fn: () => Promise<T>): Promise<T> {
+    const window = this.window;
+    if (!window) return this.bottleneck.schedule(fn);
+    return this.bottleneck.schedule(async () => {
+      await window.take();
+      return fn();
+    });
+  }
+
+  /** Stops: waiting jobs are dropped (they reject), running ones finish. */
+  async stop(options: { dropWaitingJobs: boolean }): Promise<void> {
+    this.window?.close();
+    await this.bottleneck.stop(options);
+  }
+}
 
 export function createLimiter(options: LimiterOptions = {}): RunLimiter {
-  const concurrency = options.concurrency ?? LIMIT_DEFAULTS.concurrency;
-  const rate = options.rateLimit === undefined ? LIMIT_DEFAULTS.rateLimit : options.rateLimit;
-  return new Bottleneck({
-    maxConcurrent: concurrency,
-    ...(rate
-      ? {
-          reservoir: rate.requests,
-          reservoirRefreshAmount: rate.requests,
-          reservoirRefreshInterval: rate.windowSeconds * 1000,
-        }
-      : {}),
-  });
+  return new RunLimiter(options);
+}
+
+/** The start times of the last `limit` requests; a new one waits until the oldest leaves the window. */
+class SlidingWindow {
+  private readonly starts: number[] = [];
+  private tail: Promise<void> = Promise.resolve();
+  private closed = false;
+  /** The wait in progress, so close() can end it at once. */
+  private sleeping: { timer: NodeJS.Timeout; wake: () => void } | undefined;
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+  ) {}
+
+  /** Resolves when one more request may start; rejects once the run is closed. Callers are served in order. */
+  take(): Promise<void> {
+    const turn = this.tail.then(() => this.waitForSlot());
+    this.tail = turn.catch(() => undefined);
+    return turn;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.sleeping) {
+      clearTimeout(this.sleeping.timer);
+      this.sleeping.wake();
+    }
+  }
+
+  private async waitForSlot(): Promise<void> {
+    for (;;) {
+      if (this.closed) throw new Error('the run is over: request not sent');
+      const now = Date.now();
+      while (this.starts.length > 0 && this.starts[0]! <= now - this.windowMs) this.starts.shift();
+      if (this.starts.length < this.limit) {
+        this.starts.push(now);
+        return;
+      }
+      const wait = Math.max(1, this.starts[0]! + this.windowMs - now);
+      await new Promise<void>((resolve) => {
+        this.sleeping = { timer: setTimeout(resolve, wait), wake: resolve };
+      });
+      this.sleeping = undefined;
+    }
+  }
 }

@@ -55,7 +55,7 @@ export class RowChecker {
     const { model, profile, defaultCommand } = this.options;
     const explicit = isGiven(row.cells[this.commandColumn]);
     // Products of a one-row-per-variant feed repeat by design: the grouping checks them instead.
-    const groupedProducts = profile.variants === true;
+    const groupedProducts = profile.variants === true && !profile.parentColumn;
     for (const draft of mapped.drafts) {
       if (defaultCommand && !explicit && draft.command === 'MERGE') draft.command = defaultCommand;
       issues.push(...this.validator.validate(draft));

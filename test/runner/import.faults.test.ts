@@ -141,10 +141,9 @@ describe('image quota reached mid-run', () => {
 describe('pacing under the service limit', () => {
   const limited = useSandbox({ seed: 'empty', rateLimit: { requests: 50, windowSeconds: 10 } });
 
-  // Bug in src/api/limiter.ts: the client limiter is a fixed-window reservoir (50 refilled every 10 s)
-  // while the service counts a sliding window, so the refill right after a full window sends up to 100
-  // requests within 10 s and collects 429s. Spacing requests (e.g. Bottleneck minTime = 10 s / 50) fixes it.
-  it.fails('a run paced at 50 / 10 s receives no 429', async () => {
+  // The client counts a sliding window, as the service does: a fixed window refilled every 10 s
+  // would let up to 100 requests through around a refill.
+  it('a run paced at 50 / 10 s receives no 429', async () => {
     const { sb } = limited;
     const rows = ['prod_ref,prod_title'];
     for (let i = 0; i < 60; i++) rows.push(`RL-${i},Item ${i}`);

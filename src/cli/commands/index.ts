@@ -1,6 +1,7 @@
 // The list of CLI commands. Each command is a yargs module built from (output, setExitCode).
 import type { CommandModule } from 'yargs';
 import type { Output } from '../output.js';
+import { demoCommand } from './demo.js';
 import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
 import { previewCommand } from './preview.js';
@@ -22,6 +23,7 @@ export function commands(out: Output, setExitCode: (code: number) => void): Comm
     schemaCommand,
     importCommand,
     exportCommand,
+    demoCommand,
   ];
   return factories.map((make) => make(out, setExitCode));
 }
