@@ -87,7 +87,8 @@ describe('registration and reuse', () => {
     expect(cached.assets).toMatchObject({ cached: 2, registered: 0 });
     expect((await stats(sb)).byMethod.POST).toBe(2);
 
-    // --refresh-assets ignores the cache: the DAM answers 409 and the existing image is reused.
+    // --refresh-assets ignores the cache: the DAM is asked (one lookup for up to 100 names) and the
+    // existing image is reused without a POST or a 409.
     const third = await writeFeed(
       dir,
       'cache3.csv',
@@ -97,8 +98,24 @@ describe('registration and reuse', () => {
     const refreshed = await importWith(sb, third, { assetCacheFile: cacheFile, refreshAssets: true });
     expect(refreshed.outcomes.created).toBe(1);
     expect(refreshed.assets).toMatchObject({ reused: 1, cached: 0 });
-    expect((await stats(sb)).byMethod.POST).toBe(2);
-    expect((await stats(sb)).byStatus['409']).toBe(1);
+    const s = await stats(sb);
+    expect(s.byMethod.POST).toBe(1);
+    expect(s.byStatus['409'] ?? 0).toBe(0);
+  });
+
+  it('without a cache, names the DAM already has cost one lookup per 100, not a POST each', async () => {
+    const { sb } = fixture;
+    const rows = ['prod_ref,prod_title,prod_images'];
+    for (let i = 0; i < 3; i++) rows.push(`K-${i},Item ${i},${url(`known-${i}.png`)}`);
+    const feed = await writeFeed(dir, 'known.csv', `${rows.join('\n')}\n`);
+    expect((await importWith(sb, feed)).assets.registered).toBe(3);
+    const again = await writeFeed(dir, 'known2.csv', `${rows.join('\n').replaceAll('K-', 'L-')}\n`);
+    await resetStats(sb);
+    const summary = await importWith(sb, again);
+    expect(summary.assets).toMatchObject({ reused: 3, registered: 0 });
+    const s = await stats(sb);
+    expect(s.byMethod.POST).toBe(3); // the three products, no POST /images
+    expect(s.byStatus['409'] ?? 0).toBe(0);
   });
 });
 

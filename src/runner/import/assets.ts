@@ -62,6 +62,8 @@ export class AssetRegistrar {
   private readonly claimed = new Map<string, string>();
   private readonly cache = new Map<string, CacheEntry>();
   private quotaMessage: Partial<Record<AssetKind, string>> = {};
+  /** References the DAM already holds, found by lookup (bounded like the cache). */
+  private readonly known = new Map<string, true>();
   private readonly registeredImages: string[] = [];
   /** Distinct URLs by outcome. */
   readonly counts: Record<AssetStatus, number> = {
@@ -82,6 +84,28 @@ export class AssetRegistrar {
   /** Images registered by this run (for --wait-for-images). */
   get newImages(): readonly string[] {
     return this.registeredImages;
+  }
+
+  /**
+   * Looks up, 100 references per request, which of these URLs' references the DAM already holds, so
+   * registering them costs no POST (and no 409). URLs known from this run or the cache are skipped.
+   */
+  async lookup(assets: ReadonlyArray<{ kind: AssetKind; url: string }>): Promise<void> {
+    const byKind = new Map<AssetKind, Set<string>>();
+    for (const { kind, url } of assets) {
+      if (this.done.has(url) || this.inFlight.has(url)) continue;
+      if (!this.options.refresh && this.cache.get(url)?.kind === kind) continue;
+      const reference = safeReference(url);
+      if (reference === undefined || this.known.has(`${kind}:${reference}`)) continue;
+      const set = byKind.get(kind) ?? new Set<string>();
+      set.add(reference);
+      byKind.set(kind, set);
+    }
+    for (const [kind, references] of byKind) {
+      for await (const record of this.dam.existing<{ reference: string }>(kind, references)) {
+        remember(this.known, `${kind}:${record.reference}`, true);
+      }
+    }
   }
 
   register(kind: AssetKind, url: string): Promise<AssetOutcome> {
@@ -118,7 +142,17 @@ export class AssetRegistrar {
   private async registerOnce(kind: AssetKind, url: string, reference: string): Promise<AssetOutcome> {
     const cached = this.options.refresh ? undefined : this.cache.get(url);
     if (cached && cached.kind === kind) return { url, kind, reference: cached.reference, status: 'cached' };
-    if (this.options.plan) return { url, kind, reference, status: 'planned' };
+    const exists = this.known.has(`${kind}:${reference}`);
+    if (this.options.plan) return { url, kind, reference, status: exists ? 'reused' : 'planned' };
+    if (exists) {
+      const noun = kind === 'image' ? 'An image' : 'A file';
+      return this.onDuplicate(
+        kind,
+        url,
+        reference,
+        `${noun} with the filename '${reference}' already exists`,
+      );
+    }
     const quota = this.quotaMessage[kind];
     if (quota) return { url, kind, reference, status: 'failed', message: quota };
 
@@ -210,6 +244,14 @@ export class AssetRegistrar {
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ version: 1, entries: Object.fromEntries(this.cache) }));
     renameSync(tmp, file);
+  }
+}
+
+function safeReference(url: string): string | undefined {
+  try {
+    return referenceOf(url);
+  } catch {
+    return undefined;
   }
 }
 
