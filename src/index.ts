@@ -12,6 +12,8 @@ export type { Profile } from './mappers/profile-types.js';
 export type { Draft } from './mappers/types.js';
 export { type OpenedSource, openSource, type ReaderOptions } from './readers/index.js';
 export type { Cell, Location, SourceRow } from './readers/types.js';
+export { type DemoResult, runDemo } from './runner/demo.js';
+export { type ExportOptions, type ExportResult, exportCatalog } from './runner/export/index.js';
 export { type ImportOptions, type ImportSummary, importFile } from './runner/import/run.js';
 export { type ValidateFileOptions, type ValidateFileResult, validateFile } from './runner/validate.js';
 export { type SandboxHandle, type SandboxOptions, startSandbox } from './sandbox/index.js';
