@@ -99,7 +99,7 @@ describe('faults', () => {
         batchSize: 10,
         concurrency: 8,
       });
-      expect(p.outcomes.failed + p.outcomes.invalid).toBe(0);
+      expect(p.outcomes.failed + p.outcomes.invalid, JSON.stringify(p.topErrors)).toBe(0);
       expect(p.rows).toBe(24);
     }
     const s = await stats(faulty.sb);

@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
+import { RETRY_DEFAULTS } from '../../api/retry.js';
 
 export type DuplicatePolicy = 'reuse' | 'replace' | 'fail';
 
@@ -39,6 +40,9 @@ interface CacheEntry {
   kind: AssetKind;
   registeredAt: string;
 }
+
+/** A POST whose outcome is unknown is looked up and, if nothing was created, sent again: at most this many times. */
+export const AMBIGUOUS_POST_ATTEMPTS = RETRY_DEFAULTS.maxAttempts;
 
 /** Enough for a very large feed's distinct URLs; older entries fall out first. */
 const CACHE_LIMIT = 200_000;
@@ -156,28 +160,29 @@ export class AssetRegistrar {
     const quota = this.quotaMessage[kind];
     if (quota) return { url, kind, reference, status: 'failed', message: quota };
 
-    try {
-      const created = await this.dam.register(kind, url);
-      if (kind === 'image') this.registeredImages.push(created.reference);
-      this.rememberInCache(url, kind, created.reference);
-      return { url, kind, reference: created.reference, status: 'registered' };
-    } catch (err) {
-      if (!isApiError(err)) throw err;
-      const message = err.failures.map((f) => f.message).join('; ') || err.message;
-      if (err.status === 409 && /limit reached/i.test(message)) {
-        this.quotaMessage[kind] = message;
-        return { url, kind, reference, status: 'failed', message };
-      }
-      if (err.status === 409) return this.onDuplicate(kind, url, reference, message);
-      if (err.ambiguous) {
-        // The POST may have gone through: the asset exists now or it does not.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const created = await this.dam.register(kind, url);
+        if (kind === 'image') this.registeredImages.push(created.reference);
+        this.rememberInCache(url, kind, created.reference);
+        return { url, kind, reference: created.reference, status: 'registered' };
+      } catch (err) {
+        if (!isApiError(err)) throw err;
+        const message = err.failures.map((f) => f.message).join('; ') || err.message;
+        if (err.status === 409 && /limit reached/i.test(message)) {
+          this.quotaMessage[kind] = message;
+          return { url, kind, reference, status: 'failed', message };
+        }
+        if (err.status === 409) return this.onDuplicate(kind, url, reference, message);
+        if (!err.ambiguous) return { url, kind, reference, status: 'failed', message };
+        // The POST may have gone through: the asset exists now, or it is safe to send again.
         if (await this.exists(kind, reference)) {
+          if (kind === 'image') this.registeredImages.push(reference);
           this.rememberInCache(url, kind, reference);
           return { url, kind, reference, status: 'registered' };
         }
-        return { url, kind, reference, status: 'failed', message };
+        if (attempt >= AMBIGUOUS_POST_ATTEMPTS) return { url, kind, reference, status: 'failed', message };
       }
-      return { url, kind, reference, status: 'failed', message };
     }
   }
 

@@ -12,7 +12,7 @@ import { ApiError, isApiError } from '../../api/errors.js';
 import type { AssetRef, Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
 import { writeBody } from '../../schema/validator.js';
-import type { AssetOutcome, AssetRegistrar } from './assets.js';
+import { AMBIGUOUS_POST_ATTEMPTS, type AssetOutcome, type AssetRegistrar } from './assets.js';
 import { diffDraft, type ExistingRecord, type FieldChange } from './diff.js';
 
 export type WriteOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'skipped' | 'failed';
@@ -46,8 +46,6 @@ export interface ExecutorContext {
 
 /** How many ref -> id pairs of this run are remembered per entity (later links then cost a lookup). */
 const ID_CACHE_LIMIT = 100_000;
-/** A POST whose outcome is unknown is looked up and re-sent at most this many times. */
-const AMBIGUOUS_POST_ATTEMPTS = 3;
 
 const WRITE_ORDER: Record<string, number> = { categories: 0, products: 1, custom: 2, variants: 3 };
 
