@@ -13,10 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import Papa from 'papaparse';
 import type { Profile } from '../src/mappers/profile-types.js';
+import { openSource } from '../src/readers/index.js';
 import { validateFile } from '../src/runner/validate.js';
 import { loadTenantModel, pullSchemas } from '../src/schema/load.js';
 
-type Impl = 'hand-written' | 'catalog-io';
+type Impl = 'hand-written' | 'catalog-io' | 'reader only';
 
 interface CaseResult {
   impl: Impl;
@@ -123,6 +124,18 @@ async function ours(path: string, schemasDir: string): Promise<{ rows: number; i
   return { rows: result.rows, invalid: result.outcomes.invalid };
 }
 
+/** Our reader alone over the same file (no mapping, no validation, no report): how much of the gap is reading. */
+async function readerOnly(path: string): Promise<{ rows: number; invalid: number }> {
+  const opened = await openSource(path);
+  let rows = 0;
+  try {
+    for await (const _ of opened.rows) rows += 1;
+  } finally {
+    await opened.close();
+  }
+  return { rows, invalid: 0 };
+}
+
 function runCase(impl: Impl, path: string, schemasDir: string): Promise<CaseResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(
@@ -166,7 +179,7 @@ export async function run(): Promise<void> {
     `validate: ${ROWS} CSV rows, ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}\n`,
   );
   const results: CaseResult[] = [];
-  for (const impl of ['hand-written', 'catalog-io'] as const)
+  for (const impl of ['hand-written', 'catalog-io', 'reader only'] as const)
     results.push(await runCase(impl, path, schemasDir));
   for (const r of results) {
     process.stdout.write(
@@ -175,10 +188,11 @@ export async function run(): Promise<void> {
         .padStart(9)} rows/s  ${r.seconds.toFixed(2)} s  ${r.invalid} invalid  peak RSS ${r.peakRssMb} MB\n`,
     );
   }
-  const [hand, cio] = results as [CaseResult, CaseResult];
+  const [hand, cio, reader] = results as [CaseResult, CaseResult, CaseResult];
   const ratio = hand.seconds / cio.seconds;
   process.stdout.write(
-    `  ratio catalog-io / hand-written: ${(ratio * 100).toFixed(0)}% (target >= 90%); catalog-io peak RSS ${cio.peakRssMb} MB (target < 200 MB)\n`,
+    `  ratio catalog-io / hand-written: ${(ratio * 100).toFixed(0)}% (target >= 90%); catalog-io peak RSS ${cio.peakRssMb} MB (target < 200 MB)\n` +
+      `  the reader alone takes ${((reader.seconds / cio.seconds) * 100).toFixed(0)}% of catalog-io's time (${((reader.seconds / hand.seconds) * 100).toFixed(0)}% of the hand-written loop's)\n`,
   );
 }
 
@@ -188,7 +202,12 @@ if (invokedDirectly) {
   if (index >= 0) {
     const [impl, path, schemasDir] = process.argv.slice(index + 1) as [Impl, string, string];
     const started = process.hrtime.bigint();
-    const counts = impl === 'hand-written' ? await handWritten(path) : await ours(path, schemasDir);
+    const counts =
+      impl === 'hand-written'
+        ? await handWritten(path)
+        : impl === 'reader only'
+          ? await readerOnly(path)
+          : await ours(path, schemasDir);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
     process.stdout.write(`${JSON.stringify({ impl, ...counts, seconds, peakRssMb } satisfies CaseResult)}\n`);

@@ -26,15 +26,26 @@ export interface Mapper {
   readonly warnings: string[];
 }
 
-interface ColumnPlan {
-  header: string;
+/** Where a value goes and how it is read: worked out once per column, used for every cell of it. */
+interface Placement {
   target: Target;
   rule: ConversionRule;
+  /** Index of the target's entity in the row's parts (0: the profile's entity, 1: its variant). */
+  part: number;
+  multiple: boolean;
+  type: CoerceType;
+  /** Multilingual fields: the culture written (the base language when the profile names none). */
+  culture: string | undefined;
+  /** The write path recorded in `draft.source.columns`: `prod_title.fr`, or the field's name. */
+  columnKey: string;
 }
 
-interface FieldPlan {
+interface ColumnPlan extends Placement {
+  header: string;
+}
+
+interface FieldPlan extends Placement {
   key: string;
-  target: Target;
   rule: FieldRule;
 }
 
@@ -130,9 +141,9 @@ class ProfileMapper implements Mapper {
       result.skipped = true;
       return result;
     }
-    const parts = this.entities.map(
-      (entity): Part => ({ entity, touched: false, draft: emptyDraft(entity, command, row, cells) }),
-    );
+    const parts: Part[] = [];
+    for (const entity of this.entities)
+      parts.push({ entity, touched: false, draft: emptyDraft(entity, command, row, cells) });
     let blank = true;
     // for-in over the reader's null-prototype cells: no inherited keys, and no entry arrays per row.
     for (const header in cells) {
@@ -145,7 +156,7 @@ class ProfileMapper implements Mapper {
         if (this.strict && !isBlank(cell)) issues.push(unknownColumnIssue(header, plan, this.main, cell));
         continue;
       }
-      this.assign(parts, plan.target, cell, plan.rule, header, issues);
+      this.assign(parts, plan, cell, header, issues);
     }
     if (blank) {
       result.skipped = true;
@@ -260,7 +271,7 @@ class ProfileMapper implements Mapper {
       );
       return 'readonly';
     }
-    return { header, target, rule: this.defaults };
+    return { header, ...this.place(target, this.defaults) };
   }
 
   private planColumn(header: string, rule: string | ColumnRule | null): ColumnPlan | null {
@@ -268,12 +279,30 @@ class ProfileMapper implements Mapper {
     const path = jsonPath(`/columns/${escapePointer(header)}`);
     const spec: ColumnRule = typeof rule === 'string' ? { field: rule } : rule;
     const target = this.resolveTarget(spec.field, spec.culture, path);
-    return { header, target, rule: { ...this.defaults, ...spec } };
+    return { header, ...this.place(target, { ...this.defaults, ...spec }) };
   }
 
   private planField(key: string, rule: FieldRule): FieldPlan {
     const path = jsonPath(`/fields/${escapePointer(key)}`);
-    return { key, target: this.resolveTarget(key, rule.culture, path), rule: { ...this.defaults, ...rule } };
+    const merged = { ...this.defaults, ...rule };
+    return { key, ...this.place(this.resolveTarget(key, rule.culture, path), merged), rule: merged };
+  }
+
+  private place(target: Target, rule: ConversionRule): Placement {
+    const culture =
+      target.kind === 'field' && target.field.multilingual
+        ? (target.culture ?? this.model.baseLanguage)
+        : undefined;
+    const name = target.kind === 'field' ? target.field.name : '';
+    return {
+      target,
+      rule,
+      part: this.entities.indexOf(target.entity),
+      multiple: target.kind === 'link' ? target.multiple : target.field.multiple,
+      type: coerceTypeOf(target, rule),
+      culture,
+      columnKey: culture ? `${name}.${culture}` : name,
+    };
   }
 
   private resolveTarget(name: string, culture: string | undefined, path: string): Target {
@@ -306,7 +335,7 @@ class ProfileMapper implements Mapper {
   ): void {
     const { rule } = plan;
     if (rule.constant !== undefined) {
-      this.assign(parts, plan.target, rule.constant, rule, `(constant ${plan.key})`, issues);
+      this.assign(parts, plan, rule.constant, `(constant ${plan.key})`, issues);
     } else if (rule.template !== undefined) {
       let any = false;
       const text = rule.template.replace(/\{([^{}]+)\}/g, (_, name: string) => {
@@ -315,32 +344,18 @@ class ProfileMapper implements Mapper {
         any = true;
         return String(cell).trim();
       });
-      this.assign(parts, plan.target, any ? text.trim() : '', rule, rule.template, issues);
+      this.assign(parts, plan, any ? text.trim() : '', rule.template, issues);
     } else if (rule.from) {
       const header = rule.from.find((h) => !isBlank(cells[h]));
-      this.assign(
-        parts,
-        plan.target,
-        header ? cells[header]! : '',
-        rule,
-        header ?? rule.from.join(' | '),
-        issues,
-      );
+      this.assign(parts, plan, header ? cells[header]! : '', header ?? rule.from.join(' | '), issues);
     }
   }
 
   /** Converts one cell for its target and stores it in the right part of the row. */
-  private assign(
-    parts: Part[],
-    target: Target,
-    cell: Cell,
-    rule: ConversionRule,
-    column: string,
-    issues: RowIssue[],
-  ): void {
-    const part = parts.length === 1 ? parts[0]! : parts.find((p) => p.entity === target.entity)!;
-    const multiple = target.kind === 'link' ? target.multiple : target.field.multiple;
-    const values = this.toValues(cell, rule, multiple, target, column, issues);
+  private assign(parts: Part[], place: Placement, cell: Cell, column: string, issues: RowIssue[]): void {
+    const { target } = place;
+    const part = parts[place.part]!;
+    const values = this.toValues(cell, place, column, issues);
     if (values === undefined) return;
     part.touched = true;
     const { draft } = part;
@@ -358,7 +373,7 @@ class ProfileMapper implements Mapper {
       return;
     }
     const { field } = target;
-    const culture = field.multilingual ? (target.culture ?? this.model.baseLanguage) : undefined;
+    const { culture } = place;
     let stored: Value | Value[] | undefined = values;
     if (field.asset) stored = this.toAssets(values, field.asset, field.name, culture, draft, column, issues);
     if (stored === undefined) return;
@@ -369,19 +384,18 @@ class ProfileMapper implements Mapper {
     } else {
       draft.fields[field.name] = stored;
     }
-    draft.source.columns[culture ? `${field.name}.${culture}` : field.name] = column;
+    draft.source.columns[place.columnKey] = column;
     draft.source.columns[field.name] ??= column;
   }
 
   /** Cell -> one value or a list; undefined when there is nothing to write or it could not be read. */
   private toValues(
     cell: Cell,
-    rule: ConversionRule,
-    multiple: boolean,
-    target: Target,
+    place: Placement,
     column: string,
     issues: RowIssue[],
   ): Value | Value[] | undefined {
+    const { rule, multiple, target } = place;
     let items: Cell[];
     if (Array.isArray(cell) && !multiple && rule.join !== undefined) {
       cell = cell.map((item) => (item === null ? '' : String(item))).join(rule.join);
@@ -401,12 +415,12 @@ class ProfileMapper implements Mapper {
       const separator = rule.split === undefined ? '|' : rule.split;
       items = multiple && typeof one === 'string' && separator !== false ? one.split(separator) : [one];
     }
-    if (!multiple) return this.toValue(items[0]!, rule, target, column, issues);
+    if (!multiple) return this.toValue(items[0]!, place, column, issues);
     const out: Value[] = [];
     for (const item of items) {
       const value = typeof item === 'string' && rule.trim !== false ? item.trim() : item;
       if (isBlank(value)) continue;
-      const converted = this.toValue(value, rule, target, column, issues);
+      const converted = this.toValue(value, place, column, issues);
       if (converted === undefined) return undefined;
       out.push(converted);
     }
@@ -414,13 +428,8 @@ class ProfileMapper implements Mapper {
   }
 
   /** One value: value table, then coercion to the target's type, then the enum's own spelling. */
-  private toValue(
-    item: Cell,
-    rule: ConversionRule,
-    target: Target,
-    column: string,
-    issues: RowIssue[],
-  ): Value | undefined {
+  private toValue(item: Cell, place: Placement, column: string, issues: RowIssue[]): Value | undefined {
+    const { rule, target } = place;
     if (Array.isArray(item)) {
       issues.push(coerceIssue(target, column, item, 'a single value in each list item'));
       return undefined;
@@ -428,12 +437,15 @@ class ProfileMapper implements Mapper {
     let value: Exclude<Cell, Cell[]> = item;
     if (rule.map && value !== null) value = lookup(rule.map, String(value)) ?? value;
     if (value === null) return null;
-    const coerced = coerce(value, coerceTypeOf(target, rule), rule);
+    const enumValues = target.kind === 'field' ? target.field.enum : undefined;
+    // Text needs no conversion: the most common cell skips the coercion's result object.
+    if (place.type === 'string') return canonicalEnum(String(value), enumValues);
+    const coerced = coerce(value, place.type, rule);
     if (!coerced.ok) {
       issues.push(coerceIssue(target, column, item, coerced.expected));
       return undefined;
     }
-    return target.kind === 'field' ? canonicalEnum(coerced.value, target.field.enum) : coerced.value;
+    return canonicalEnum(coerced.value, enumValues);
   }
 
   private toAssets(

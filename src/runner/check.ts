@@ -51,21 +51,23 @@ export class RowChecker {
 
   check(row: SourceRow): CheckedRow {
     const mapped = this.mapper.map(row);
-    const issues = [...mapped.issues];
+    // Only errors make a row invalid: they are gathered in the order the problems were found.
+    const errors: RowIssue[] = [];
+    addErrors(errors, mapped.issues);
     const { model, profile, defaultCommand } = this.options;
-    const explicit = isGiven(row.cells[this.commandColumn]);
+    const explicit = defaultCommand !== undefined && isGiven(row.cells[this.commandColumn]);
     // Products of a one-row-per-variant feed repeat by design: the grouping checks them instead.
     const groupedProducts = profile.variants === true && !profile.parentColumn;
     for (const draft of mapped.drafts) {
       if (defaultCommand && !explicit && draft.command === 'MERGE') draft.command = defaultCommand;
-      issues.push(...this.validator.validate(draft));
+      addErrors(errors, this.validator.validate(draft));
       if (!draft.ref || (groupedProducts && draft.entity === profile.entity)) continue;
       const first = this.refs.check(draft.entity, draft.ref, row.location.text, row.location.line);
       if (first !== undefined) {
         const field = model.entity(draft.entity)?.refField ?? '';
         const column = draft.source.columns[field];
         const brief = `duplicate reference: already used by ${first}`;
-        issues.push({
+        errors.push({
           code: 'VALIDATION',
           severity: 'error',
           field,
@@ -76,7 +78,6 @@ export class RowChecker {
         });
       }
     }
-    const errors = issues.filter((i) => i.severity === 'error');
     for (const issue of errors) this.countKind(fullSentence(undefined, issue.column, issue.brief));
     return { mapped, errors, skipped: errors.length === 0 && mapped.skipped };
   }
@@ -105,6 +106,10 @@ export class RowChecker {
     }
     return warnings;
   }
+}
+
+function addErrors(errors: RowIssue[], issues: readonly RowIssue[]): void {
+  for (const issue of issues) if (issue.severity === 'error') errors.push(issue);
 }
 
 function isGiven(cell: unknown): boolean {

@@ -20,6 +20,7 @@ export class RefTracker {
   /** Location texts with the line number taken out (`line {n}`, `sheet Products row {n}`). */
   private readonly templates: string[] = [];
   private readonly templateIds = new Map<string, number>();
+  private lastId = 0;
 
   constructor(private readonly limit = DEFAULT_REF_LIMIT) {}
 
@@ -28,11 +29,16 @@ export class RefTracker {
    * `line` is the row's line (or row, or item) number inside `location`.
    */
   check(entity: string, ref: string, location: string, line: number): string | undefined {
+    // The hash of `${entity}\u0000${ref}`, fed one string after the other (no joined string per row).
     let a = 0x811c9dc5;
     let b = 0x2f3a9c71;
-    const text = `${entity}\u0000${ref}`;
-    for (let i = 0; i < text.length; i += 1) {
-      const c = text.charCodeAt(i);
+    for (let i = 0; i <= entity.length + ref.length; i += 1) {
+      const c =
+        i < entity.length
+          ? entity.charCodeAt(i)
+          : i === entity.length
+            ? 0
+            : ref.charCodeAt(i - entity.length - 1);
       a = Math.imul(a ^ c, 0x01000193);
       b = Math.imul(b ^ c, 0x5bd1e995);
       b ^= b >>> 13;
@@ -63,15 +69,27 @@ export class RefTracker {
   }
 
   private encode(location: string, line: number): number {
-    const at = location.lastIndexOf(String(line));
-    const template =
-      at < 0 ? location : `${location.slice(0, at)}{n}${location.slice(at + String(line).length)}`;
+    // Most rows share the previous row's template (`line {n}`): checked without building it.
+    const digits = String(line);
+    const at = location.lastIndexOf(digits);
+    const last = this.templates[this.lastId - 1];
+    if (
+      last !== undefined &&
+      at >= 0 &&
+      at + digits.length === location.length &&
+      last.length === at + 3 &&
+      last.endsWith('{n}') &&
+      location.startsWith(last.slice(0, at))
+    )
+      return line * 4096 + (this.lastId % 4096);
+    const template = at < 0 ? location : `${location.slice(0, at)}{n}${location.slice(at + digits.length)}`;
     let id = this.templateIds.get(template);
     if (id === undefined) {
       id = this.templates.length + 1;
       this.templates.push(template);
       this.templateIds.set(template, id);
     }
+    this.lastId = id;
     return line * 4096 + (id % 4096);
   }
 

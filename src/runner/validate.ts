@@ -54,8 +54,13 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     summary.rows += 1;
     summary.outcomes[outcome] += 1;
     const line = reportLine(mapped, outcome, errors, options.profile.entity);
-    await options.report?.write(line);
-    if (outcome === 'invalid') await options.rejects?.write(row.cells, line.message);
+    // Writers buffer: they hand back a promise only when a chunk is on its way to the disk.
+    const written = options.report?.write(line);
+    if (written) await written;
+    if (outcome === 'invalid') {
+      const rejected = options.rejects?.write(row.cells, line.message);
+      if (rejected) await rejected;
+    }
     options.onRow?.(summary);
   }
   summary.warnings = checker.warnings();
@@ -65,10 +70,10 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
 
 function reportLine(mapped: MappedRow, outcome: Outcome, errors: RowIssue[], entity: string): ReportLine {
   const main = mapped.drafts[mapped.drafts.length - 1];
+  const where = { location: mapped.location.text, entity: main?.entity ?? entity, ref: main?.ref ?? '' };
+  if (errors.length === 0) return { ...where, outcome, field: '', column: '', value: '', message: '' };
   return {
-    location: mapped.location.text,
-    entity: main?.entity ?? entity,
-    ref: main?.ref ?? '',
+    ...where,
     outcome,
     field: errors.map((e) => e.field ?? '').join('; '),
     column: errors.map((e) => e.column ?? '').join('; '),

@@ -3,7 +3,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { CatalogIoError } from '../errors.js';
-import type { Draft, FieldValue, RowIssue } from '../mappers/types.js';
+import type { Draft, DraftLinks, FieldValue, RowIssue } from '../mappers/types.js';
 import { sentenceFor } from './messages.js';
 import type { EntityModel, TenantModel } from './model.js';
 import { buildWriteSchema, type WriteMode } from './write-schema.js';
@@ -57,12 +57,14 @@ export class DraftValidator {
         issues.push(issueFor(draft, sentence.field, sentence.value, sentence.brief, sentence.message));
       }
     }
-    for (const [kind, refs] of Object.entries(draft.links)) {
-      const list =
-        kind === 'byField' ? Object.values(refs as Record<string, string | string[]>).flat() : [refs].flat();
-      if (list.some((r) => typeof r !== 'string' || r.trim() === '')) {
-        issues.push(issueFor(draft, `link:${kind}`, refs, 'a reference to another record is empty'));
-      }
+    const { links } = draft;
+    for (const kind in links) {
+      const refs = links[kind as keyof DraftLinks]!;
+      const empty =
+        kind === 'byField'
+          ? Object.values(refs as Record<string, string | string[]>).some(hasEmptyRef)
+          : hasEmptyRef(refs as string | string[]);
+      if (empty) issues.push(issueFor(draft, `link:${kind}`, refs, 'a reference to another record is empty'));
     }
     return issues;
   }
@@ -105,8 +107,10 @@ function bodyOf(draft: Draft, multilingual: Set<string>, base: string): Record<s
     const value = draft.fields[name]!;
     body[name] = multilingual.has(name) ? { [base]: value } : value;
   }
-  for (const [culture, fields] of Object.entries(draft.cultures)) {
-    for (const [name, value] of Object.entries(fields)) {
+  for (const culture in draft.cultures) {
+    const fields = draft.cultures[culture]!;
+    for (const name in fields) {
+      const value = fields[name]!;
       const current = body[name];
       const perCulture: Record<string, FieldValue> =
         current && typeof current === 'object' && !Array.isArray(current)
@@ -117,6 +121,12 @@ function bodyOf(draft: Draft, multilingual: Set<string>, base: string): Record<s
     }
   }
   return body;
+}
+
+function hasEmptyRef(refs: string | string[]): boolean {
+  if (!Array.isArray(refs)) return typeof refs !== 'string' || refs.trim() === '';
+  for (const ref of refs) if (typeof ref !== 'string' || ref.trim() === '') return true;
+  return false;
 }
 
 function issueFor(

@@ -6,6 +6,11 @@ import { CatalogIoError } from '../errors.js';
 
 export interface LineFile {
   write(text: string): Promise<void>;
+  /**
+   * Buffers `text`; returns a promise only when a chunk went to the disk and the caller must wait for it.
+   * Row-by-row writers use it so a buffered line costs no promise.
+   */
+  append(text: string): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
@@ -33,12 +38,16 @@ export async function openLineFile(path: string): Promise<LineFile> {
     pending = '';
     if (chunk && !stream.write(chunk)) await once(stream, 'drain');
   };
+  const append = (text: string): Promise<void> | undefined => {
+    check();
+    pending += text;
+    return pending.length >= CHUNK_CHARS ? flush() : undefined;
+  };
   return {
     async write(text) {
-      check();
-      pending += text;
-      if (pending.length >= CHUNK_CHARS) await flush();
+      await append(text);
     },
+    append,
     async close() {
       check();
       await flush();

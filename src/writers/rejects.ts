@@ -9,7 +9,8 @@ export type RejectsFormat = 'csv' | 'xlsx' | 'ndjson';
 export const ERROR_COLUMN = '_error';
 
 export interface RejectsWriter {
-  write(cells: Record<string, Cell>, error: string): Promise<void>;
+  /** A promise only when the caller must wait (a chunk went to the disk). */
+  write(cells: Record<string, Cell>, error: string): Promise<void> | undefined;
   close(): Promise<void>;
   readonly count: number;
 }
@@ -35,9 +36,9 @@ export async function openRejects(path: string, options: RejectsOptions): Promis
   let count = 0;
   if (options.format === 'ndjson') {
     return {
-      async write(cells, error) {
+      write(cells, error) {
         count += 1;
-        await file.write(`${JSON.stringify({ ...unflatten(cells), [ERROR_COLUMN]: error })}\n`);
+        return file.append(`${JSON.stringify({ ...unflatten(cells), [ERROR_COLUMN]: error })}\n`);
       },
       close: () => file.close(),
       get count() {
@@ -49,10 +50,10 @@ export async function openRejects(path: string, options: RejectsOptions): Promis
   const delimiter = options.delimiter ?? ',';
   await file.write(csvLine(headers, delimiter));
   return {
-    async write(cells, error) {
+    write(cells, error) {
       count += 1;
       const values = headers.map((h) => (h === ERROR_COLUMN ? error : text(cells[h])));
-      await file.write(csvLine(values, delimiter));
+      return file.append(csvLine(values, delimiter));
     },
     close: () => file.close(),
     get count() {
@@ -72,10 +73,11 @@ async function openXlsxRejects(path: string, inputHeaders: readonly string[]): P
   sheet.addRow(headers).commit();
   let count = 0;
   return {
-    async write(cells, error) {
+    write(cells, error) {
       count += 1;
       // Numbers and booleans stay typed, so the file reads back as the input did.
       sheet.addRow(headers.map((h) => (h === ERROR_COLUMN ? error : xlsxValue(cells[h])))).commit();
+      return undefined;
     },
     async close() {
       sheet.commit();

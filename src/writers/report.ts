@@ -30,7 +30,8 @@ export const REPORT_COLUMNS: ReadonlyArray<keyof ReportLine> = [
 ];
 
 export interface ReportWriter {
-  write(line: ReportLine): Promise<void>;
+  /** A promise only when the caller must wait (a chunk went to the disk): most lines are only buffered. */
+  write(line: ReportLine): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
@@ -49,12 +50,12 @@ export async function openReportAs(path: string, format: FileFormat): Promise<Re
   if (format === 'xlsx') return openXlsxReport(path);
   const file = await openLineFile(path);
   if (format === 'jsonl') {
-    return { write: (line) => file.write(`${JSON.stringify(line)}\n`), close: () => file.close() };
+    return { write: (line) => file.append(`${JSON.stringify(line)}\n`), close: () => file.close() };
   }
   await file.write(csvLine(REPORT_COLUMNS));
   return {
     write: (line) =>
-      file.write(
+      file.append(
         csvLine([
           line.location,
           line.entity,
@@ -95,7 +96,7 @@ async function openXlsxReport(path: string): Promise<ReportWriter> {
   sheet.getRow(1).font = { bold: true };
   sheet.getRow(1).commit();
   return {
-    async write(line) {
+    write(line) {
       const row = sheet.addRow(REPORT_COLUMNS.map((c) => line[c]));
       if (line.outcome === 'invalid') {
         row.eachCell({ includeEmpty: true }, (cell) => {
@@ -103,6 +104,7 @@ async function openXlsxReport(path: string): Promise<ReportWriter> {
         });
       }
       row.commit();
+      return undefined;
     },
     async close() {
       sheet.commit();
