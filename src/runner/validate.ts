@@ -70,10 +70,15 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
 
 function reportLine(mapped: MappedRow, outcome: Outcome, errors: RowIssue[], entity: string): ReportLine {
   const main = mapped.drafts[mapped.drafts.length - 1];
-  const where = { location: mapped.location.text, entity: main?.entity ?? entity, ref: main?.ref ?? '' };
-  if (errors.length === 0) return { ...where, outcome, field: '', column: '', value: '', message: '' };
+  const location = mapped.location.text;
+  const ref = main?.ref ?? '';
+  if (main) entity = main.entity;
+  if (errors.length === 0)
+    return { location, entity, ref, outcome, field: '', column: '', value: '', message: '' };
   return {
-    ...where,
+    location,
+    entity,
+    ref,
     outcome,
     field: errors.map((e) => e.field ?? '').join('; '),
     column: errors.map((e) => e.column ?? '').join('; '),
