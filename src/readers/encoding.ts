@@ -1,5 +1,6 @@
 // Bytes to text: BOM detection, UTF-8 validation with a windows-1252 fallback, UTF-16, and any
 // single-byte encoding iconv-lite knows. A BOM never reaches the text.
+import { isUtf8 } from 'node:buffer';
 import iconv from 'iconv-lite';
 import { CatalogIoError } from '../errors.js';
 
@@ -81,34 +82,23 @@ export function normalizeEncoding(name: string): string {
   return lower;
 }
 
-/** Decodes a byte stream; invalid UTF-8 is an error naming the byte offset, never silent U+FFFD. */
+/** Decodes a byte stream; invalid UTF-8 is an error naming the line, never silent U+FFFD. */
 export async function* decode(
   chunks: AsyncIterable<Buffer>,
   encoding: string,
   sourceName: string,
 ): AsyncGenerator<string> {
-  if (encoding === 'utf-8' || encoding === 'utf-16le' || encoding === 'utf-16be') {
-    const decoder = new TextDecoder(encoding, { fatal: encoding === 'utf-8' });
-    // Where we are, so that invalid bytes can be named by line.
-    let line = 1;
-    let carried: Buffer = Buffer.alloc(0);
+  if (encoding === 'utf-8') {
+    yield* decodeUtf8(chunks, sourceName);
+    return;
+  }
+  if (encoding === 'utf-16le' || encoding === 'utf-16be') {
+    const decoder = new TextDecoder(encoding);
     for await (const chunk of chunks) {
-      let text: string;
-      try {
-        text = decoder.decode(chunk, { stream: true });
-      } catch {
-        throw invalidUtf8(sourceName, line, Buffer.concat([carried, chunk]));
-      }
-      carried = chunk.subarray(Math.max(0, chunk.length - 3));
-      line += countLines(text);
+      const text = decoder.decode(chunk, { stream: true });
       if (text) yield text;
     }
-    let rest: string;
-    try {
-      rest = decoder.decode();
-    } catch {
-      throw invalidUtf8(sourceName, line, carried);
-    }
+    const rest = decoder.decode();
     if (rest) yield rest;
     return;
   }
@@ -119,6 +109,59 @@ export async function* decode(
   }
   const rest = decoder.end();
   if (rest) yield rest;
+}
+
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
+
+/**
+ * UTF-8 checked with `isUtf8` and turned into text with `Buffer#toString`: several times faster than
+ * a fatal TextDecoder, and ASCII text becomes one-byte strings, which parse faster downstream.
+ * A sequence cut by the chunk's end waits for the next chunk; a leading BOM is dropped.
+ */
+async function* decodeUtf8(chunks: AsyncIterable<Buffer>, sourceName: string): AsyncGenerator<string> {
+  // Where we are, so that invalid bytes can be named by line.
+  let line = 1;
+  let carried: Buffer | undefined;
+  let atStart = true;
+  for await (const chunk of chunks) {
+    let bytes = carried ? Buffer.concat([carried, chunk]) : chunk;
+    carried = undefined;
+    if (atStart) {
+      if (bytes.length < UTF8_BOM.length && bytes.every((byte, i) => byte === UTF8_BOM[i])) {
+        carried = bytes; // too short to tell whether this is a BOM
+        continue;
+      }
+      atStart = false;
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+    }
+    const end = completeEnd(bytes);
+    const body = end === bytes.length ? bytes : bytes.subarray(0, end);
+    if (!isUtf8(body)) throw invalidUtf8(sourceName, line, body);
+    if (end < bytes.length) carried = Buffer.from(bytes.subarray(end));
+    const text = body.toString('utf8');
+    line += countLines(text);
+    if (text) yield text;
+  }
+  if (carried && carried.length > 0) {
+    // A sequence cut short by the end of the file (or a lone partial BOM).
+    if (!isUtf8(carried)) throw invalidUtf8(sourceName, line, carried);
+    yield carried.toString('utf8');
+  }
+}
+
+/** Length of `bytes` without a multi-byte sequence that its end cuts short. */
+function completeEnd(bytes: Buffer): number {
+  const length = bytes.length;
+  for (let i = length - 1; i >= 0 && i >= length - 3; i--) {
+    const byte = bytes[i]!;
+    if (byte < 0x80) return length;
+    if (byte >= 0xc0) {
+      const size = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+      return i + size > length ? i : length;
+    }
+    // a continuation byte: look further back for the sequence's lead byte
+  }
+  return length;
 }
 
 function countLines(text: string): number {

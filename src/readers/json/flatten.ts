@@ -9,8 +9,8 @@ import type { Cell } from '../types.js';
 export class HeaderUnion {
   readonly names: string[] = [];
   private readonly seen = new Set<string>();
-
-  private lastKeys: string[] = [];
+  /** Keys of the last flat record, in order: the next record of that shape (the usual case) needs no lookups. */
+  private lastFlatKeys: string[] = [];
 
   add(name: string): void {
     if (!this.seen.has(name)) {
@@ -19,16 +19,27 @@ export class HeaderUnion {
     }
   }
 
-  /** Adds a record's keys; records of one shape (the usual case) are recognised without lookups. */
-  addAll(keys: string[]): void {
-    const last = this.lastKeys;
-    if (keys.length === last.length) {
-      let same = true;
-      for (let i = 0; i < keys.length && same; i++) same = keys[i] === last[i];
-      if (same) return;
+  /**
+   * Adds the keys of `record` when it is already a row: every value a scalar (strings no longer than
+   * `maxChars`, so they need no size check). False, adding nothing, when it must be flattened.
+   * One `for...in` pass checks the values and compares the key sequence with the last flat record's.
+   */
+  addFlat(record: Record<string, unknown>, maxChars: number): boolean {
+    const last = this.lastFlatKeys;
+    let same = true;
+    let count = 0;
+    for (const key in record) {
+      const value = record[key];
+      if (value !== null && typeof value === 'object') return false;
+      if (typeof value === 'string' && value.length > maxChars) return false;
+      if (same && key !== last[count]) same = false;
+      count++;
     }
+    if (same && count === last.length) return true;
+    const keys = Object.keys(record);
     for (const key of keys) this.add(key);
-    this.lastKeys = keys;
+    this.lastFlatKeys = keys;
+    return true;
   }
 }
 
@@ -38,27 +49,13 @@ export function flattenRecord(
   maxCellBytes: number,
   location: string,
 ): Record<string, Cell> {
-  const keys = Object.keys(record);
-  if (isFlat(record, keys, maxCellBytes)) {
-    // Already a row: keep the parsed object (its keys are own data properties, `__proto__` included)
-    // and only cut its prototype, instead of copying it.
-    headers.addAll(keys);
-    return Object.setPrototypeOf(record, null) as Record<string, Cell>;
-  }
+  // Cut the prototype first: `for...in` then sees exactly the own keys (`__proto__` included), and a
+  // flat record is already the row, kept instead of copied.
+  const own = Object.setPrototypeOf(record, null) as Record<string, unknown>;
+  if (headers.addFlat(own, maxCellBytes / 3)) return own as Record<string, Cell>;
   const cells = emptyCells<Cell>();
-  flattenInto(cells, record, '', { headers, maxCellBytes, location });
+  flattenInto(cells, own, '', { headers, maxCellBytes, location });
   return cells;
-}
-
-/** Every value is a scalar (short enough not to need the size check): nothing to flatten. */
-function isFlat(record: object, keys: string[], maxCellBytes: number): boolean {
-  const third = maxCellBytes / 3;
-  for (const key of keys) {
-    const value = (record as Record<string, unknown>)[key];
-    if (value !== null && typeof value === 'object') return false;
-    if (typeof value === 'string' && value.length > third) return false;
-  }
-  return true;
 }
 
 interface FlattenContext {

@@ -15,40 +15,153 @@ export interface NdjsonSettings {
 
 export function readNdjson(text: AsyncIterable<string>, settings: NdjsonSettings): OpenedRecords {
   const headers = new HeaderUnion();
-  return { headers: headers.names, rows: ndjsonRows(text, settings, headers) };
+  return { headers: headers.names, rows: new NdjsonRows(text, settings, headers) };
 }
 
-async function* ndjsonRows(
-  text: AsyncIterable<string>,
-  settings: NdjsonSettings,
-  headers: HeaderUnion,
-): AsyncGenerator<SourceRow> {
-  const maxLineChars = Math.max(settings.maxCellBytes * 4, 1 << 20);
-  let partial = '';
-  let line = 0;
-  let index = 0;
+const OPEN_BRACE = 0x7b;
+const CARRIAGE_RETURN = 0x0d;
 
-  const parseLine = (raw: string): SourceRow | undefined => {
-    line++;
-    const content = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (content.trim() === '') return undefined;
-    index++;
+/**
+ * The rows of one text chunk (64 KiB, a few hundred lines) are parsed together into a batch and
+ * handed out one by one as already-settled results: a generator resuming per row cost more than
+ * the row itself. Memory holds at most one chunk's rows.
+ */
+class NdjsonRows implements AsyncIterableIterator<SourceRow> {
+  private readonly chunks: AsyncIterator<string>;
+  private readonly maxLineChars: number;
+  private batch: SourceRow[] = [];
+  private taken = 0;
+  /** A problem met while filling the batch: thrown once the rows before it have been handed out. */
+  private failure: { error: unknown } | undefined;
+  private filling: Promise<IteratorResult<SourceRow>> | undefined;
+  private finished = false;
+  /** The text after the last line break seen: the start of a line that continues in the next chunk. */
+  private partial = '';
+  private line = 0;
+  private index = 0;
+
+  constructor(
+    text: AsyncIterable<string>,
+    private readonly settings: NdjsonSettings,
+    private readonly headers: HeaderUnion,
+  ) {
+    this.chunks = text[Symbol.asyncIterator]();
+    this.maxLineChars = Math.max(settings.maxCellBytes * 4, 1 << 20);
+  }
+
+  private readonly nextAfter = () => this.next();
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<SourceRow>> {
+    // Calls made before the previous one settled wait for it, as a generator's would.
+    if (this.filling) return this.filling.then(this.nextAfter, this.nextAfter);
+    if (this.taken < this.batch.length) {
+      return Promise.resolve({ done: false, value: this.batch[this.taken++]! });
+    }
+    this.filling = this.fill().finally(() => {
+      this.filling = undefined;
+    });
+    return this.filling;
+  }
+
+  async return(): Promise<IteratorResult<SourceRow>> {
+    this.stop();
+    await this.chunks.return?.();
+    return { done: true, value: undefined };
+  }
+
+  /** Reads chunks until one yields rows (or the text ends), then hands out the first of them. */
+  private async fill(): Promise<IteratorResult<SourceRow>> {
+    for (;;) {
+      if (this.failure) {
+        const { error } = this.failure;
+        this.stop();
+        throw error;
+      }
+      if (this.finished) return { done: true, value: undefined };
+      this.batch = [];
+      this.taken = 0;
+      let next: IteratorResult<string>;
+      try {
+        next = await this.chunks.next();
+      } catch (err) {
+        this.stop();
+        throw err;
+      }
+      if (this.finished) return { done: true, value: undefined }; // return() was called meanwhile
+      try {
+        if (next.done) {
+          this.finished = true;
+          if (this.partial !== '') this.take(this.partial);
+          this.partial = '';
+        } else {
+          this.split(next.value);
+        }
+      } catch (err) {
+        this.failure = { error: err };
+      }
+      if (this.batch.length > 0) return { done: false, value: this.batch[this.taken++]! };
+    }
+  }
+
+  private stop(): void {
+    this.finished = true;
+    this.failure = undefined;
+    this.batch = [];
+    this.taken = 0;
+  }
+
+  private split(chunk: string): void {
+    let start = 0;
+    let newline = chunk.indexOf('\n');
+    if (newline !== -1 && this.partial !== '') {
+      this.take(this.partial + chunk.slice(0, newline));
+      this.partial = '';
+      start = newline + 1;
+      newline = chunk.indexOf('\n', start);
+    }
+    while (newline !== -1) {
+      this.take(chunk.slice(start, newline));
+      start = newline + 1;
+      newline = chunk.indexOf('\n', start);
+    }
+    this.partial = start === 0 ? this.partial + chunk : chunk.slice(start);
+    if (this.partial.length > this.maxLineChars) {
+      throw new CatalogIoError(
+        'CELL_TOO_LARGE',
+        `Line too long: more than ${this.maxLineChars} characters without a line break (raise maxCellBytes if the data is genuine)`,
+        { location: `line ${this.line + 1}` },
+      );
+    }
+  }
+
+  /** One line (without its `\n`) to a row in the batch; blank lines are counted but give no row. */
+  private take(raw: string): void {
+    const line = ++this.line;
+    const content = raw.charCodeAt(raw.length - 1) === CARRIAGE_RETURN ? raw.slice(0, -1) : raw;
+    // A record line starts with `{`: only other lines need the blank check.
+    if (content.charCodeAt(0) !== OPEN_BRACE && content.trim() === '') return;
+    const index = ++this.index;
     const where = `line ${line}`;
-    const location = { text: where, source: settings.source, line };
+    const location = { text: where, source: this.settings.source, line };
     let value: unknown;
     try {
       value = JSON.parse(content);
     } catch {
       const { column, detail } = locateInLine(content);
-      return {
+      this.batch.push({
         location,
         cells: emptyCells<Cell>(),
         index,
         error: { code: 'JSON_SYNTAX', message: `Invalid JSON: ${detail} (${where}, column ${column})` },
-      };
+      });
+      return;
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      return {
+      this.batch.push({
         location,
         cells: emptyCells<Cell>(),
         index,
@@ -56,34 +169,11 @@ async function* ndjsonRows(
           code: 'JSON_NOT_RECORDS',
           message: `Not a record: expected an object on each line (${where})`,
         },
-      };
+      });
+      return;
     }
-    return { location, cells: flattenRecord(value, headers, settings.maxCellBytes, where), index };
-  };
-
-  for await (const chunk of text) {
-    let start = 0;
-    let newline = chunk.indexOf('\n');
-    while (newline !== -1) {
-      const raw = start === 0 ? partial + chunk.slice(0, newline) : chunk.slice(start, newline);
-      if (start === 0) partial = '';
-      const row = parseLine(raw);
-      if (row) yield row;
-      start = newline + 1;
-      newline = chunk.indexOf('\n', start);
-    }
-    partial = start === 0 ? partial + chunk : chunk.slice(start);
-    if (partial.length > maxLineChars) {
-      throw new CatalogIoError(
-        'CELL_TOO_LARGE',
-        `Line too long: more than ${maxLineChars} characters without a line break (raise maxCellBytes if the data is genuine)`,
-        { location: `line ${line + 1}` },
-      );
-    }
-  }
-  if (partial !== '') {
-    const row = parseLine(partial);
-    if (row) yield row;
+    const cells = flattenRecord(value, this.headers, this.settings.maxCellBytes, where);
+    this.batch.push({ location, cells, index });
   }
 }
 
