@@ -96,7 +96,14 @@ export interface ValidateFileOptions {
   reportFile?: string;
   rejectsFile?: string;
   refLimit?: number;
-  onRow?: (summary: Readonly<ValidateSummary>) => void;
+  /** Called after each row (progress), with how far the reader is in the source. */
+  onRow?: (summary: Readonly<ValidateSummary>, read: SourceProgress) => void;
+}
+
+/** How much of the source was read: bytes so far, of `totalBytes` when the size is known. */
+export interface SourceProgress {
+  bytesRead(): number;
+  readonly totalBytes?: number | undefined;
 }
 
 export interface ValidateFileResult extends ValidateSummary {
@@ -120,9 +127,11 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
         ...(opened.delimiter !== undefined && { delimiter: opened.delimiter }),
       });
     }
+    const { onRow, ...rest } = options;
     summary = await validateRows({
-      ...options,
+      ...rest,
       rows: opened.rows,
+      ...(onRow && { onRow: (s: Readonly<ValidateSummary>) => onRow(s, opened) }),
       ...(report && { report }),
       ...(rejects && { rejects }),
     });

@@ -62,7 +62,8 @@ export const profileCommand: CommandFactory = (out, setExitCode) =>
           `Entity "${args.entity}" is not in this tenant: it has ${model.entities.map((e) => e.name).join(', ')}`,
         );
       }
-      const source = await openSource(args.source, readerOptionsFrom(args));
+      // yargs reads a lone `-` (stdin) as an empty string.
+      const source = await openSource(args.source === '' ? '-' : args.source, readerOptionsFrom(args));
       let headers: string[];
       try {
         let n = 0;
