@@ -11,9 +11,7 @@ import { type ReaderOptions, type ResolvedOptions, resolveOptions } from './opti
 import type { ByteSource } from './sources/byte-source.js';
 import { openFile, openStdin } from './sources/file.js';
 import { gunzip, HEAD_BYTES, isGzip, peek } from './sources/peek.js';
-import { openUrl } from './sources/url.js';
-import type { SourceRow } from './types.js';
-import { readXlsx } from './xlsx/xlsx.js';
+import type { BufferedRows, SourceRow } from './types.js';
 
 export interface OpenedSource {
   format: Format;
@@ -52,7 +50,11 @@ export async function openSource(spec: string, options: ReaderOptions = {}): Pro
 
 async function openBytes(spec: string, settings: ResolvedOptions): Promise<ByteSource> {
   if (spec === '-') return openStdin(settings.stdin);
-  if (/^https?:\/\//i.test(spec)) return openUrl(spec, settings.timeoutMs);
+  if (/^https?:\/\//i.test(spec)) {
+    // Loaded when needed, like exceljs below: a local CSV or JSON read does not pay for the HTTP client.
+    const { openUrl } = await import('./sources/url.js');
+    return openUrl(spec, settings.timeoutMs);
+  }
   return openFile(spec);
 }
 
@@ -75,6 +77,8 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
     if (!isZip(head)) {
       throw new CatalogIoError('XLSX_CORRUPT', `Not an XLSX workbook: ${name} is not a zip archive`);
     }
+    // exceljs is loaded only for workbooks: loading it takes about 20 MB of memory.
+    const { readXlsx } = await import('./xlsx/xlsx.js');
     const table = await readXlsx(Readable.from(chunks), {
       source: name,
       sheets: settings.sheets,
@@ -155,25 +159,31 @@ async function finish(opened: Omit<OpenedSource, 'close'>, bytes: ByteSource): P
     await iterator.return?.();
     await bytes.close();
   };
+  const held = 'takeBuffered' in iterator ? (iterator as BufferedRows) : undefined;
+  const pull = async (): Promise<IteratorResult<SourceRow>> => {
+    if (closed) return { done: true, value: undefined };
+    try {
+      const next = await iterator.next();
+      if (next.done) await close();
+      return next;
+    } catch (err) {
+      await close();
+      throw err;
+    }
+  };
   const rows: AsyncIterableIterator<SourceRow> = {
     [Symbol.asyncIterator]() {
       return this;
     },
-    async next() {
+    next() {
       if (pending) {
         const result = pending;
         pending = undefined;
-        return result;
+        return Promise.resolve(result);
       }
-      if (closed) return { done: true, value: undefined };
-      try {
-        const next = await iterator.next();
-        if (next.done) await close();
-        return next;
-      } catch (err) {
-        await close();
-        throw err;
-      }
+      // Rows the core already holds need no await of ours.
+      const value = closed ? undefined : held?.takeBuffered();
+      return value ? Promise.resolve({ done: false, value }) : pull();
     },
     async return() {
       await close();

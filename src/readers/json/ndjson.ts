@@ -2,7 +2,7 @@
 // JSON.parse. A broken line is a row error (the others are independent), located by line and column.
 import { CatalogIoError } from '../../errors.js';
 import { emptyCells } from '../headers.js';
-import type { Cell, SourceRow } from '../types.js';
+import type { BufferedRows, Cell, SourceRow } from '../types.js';
 import { flattenRecord, HeaderUnion } from './flatten.js';
 import type { OpenedRecords } from './json.js';
 import { syntaxDetail } from './locate.js';
@@ -26,7 +26,7 @@ const CARRIAGE_RETURN = 0x0d;
  * handed out one by one as already-settled results: a generator resuming per row cost more than
  * the row itself. Memory holds at most one chunk's rows.
  */
-class NdjsonRows implements AsyncIterableIterator<SourceRow> {
+class NdjsonRows implements AsyncIterableIterator<SourceRow>, BufferedRows {
   private readonly chunks: AsyncIterator<string>;
   private readonly maxLineChars: number;
   private batch: SourceRow[] = [];
@@ -53,6 +53,11 @@ class NdjsonRows implements AsyncIterableIterator<SourceRow> {
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  takeBuffered(): SourceRow | undefined {
+    if (this.filling || this.taken >= this.batch.length) return undefined;
+    return this.batch[this.taken++];
   }
 
   next(): Promise<IteratorResult<SourceRow>> {
