@@ -203,6 +203,12 @@ describe('--json and --plan', () => {
     const summary = JSON.parse(out.stdout[0]!);
     expect(summary).toMatchObject({ rows: 1, plan: false, stopped: false, outcomes: { created: 1 } });
     expect(summary.requests.byMethod.POST).toBe(1);
+    expect(summary.requests).toMatchObject({ retries: 0, rateLimited: 0 });
+    const sent = Object.values(summary.requests.byMethod as Record<string, number>).reduce(
+      (a, b) => a + b,
+      0,
+    );
+    expect(summary.requests.total).toBe(sent);
   });
 
   it('--plan writes nothing and reports would-create / would-update with old -> new', async () => {

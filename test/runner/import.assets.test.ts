@@ -229,4 +229,20 @@ describe('--wait-for-images', () => {
     expect(imageLine.message).toMatch(/could not process image 'bad-proc.png' \(status Er\)/);
     expect((await image('good-proc.png')).status).toBe('Ok');
   });
+
+  it('an image still processing when the wait ends is a warning, not a failure', async () => {
+    const { sb } = fixture;
+    const feed = await writeFeed(
+      dir,
+      'wait-short.csv',
+      `prod_ref,prod_title,prod_images\nH-3,Three,${url('slow-proc.png')}\n`,
+    );
+    // The sandbox takes 400 ms to process an image; the wait gives up after 50 ms.
+    const summary = await importWith(sb, feed, { waitForImages: { timeoutMs: 50, intervalMs: 10 } });
+    expect(summary.outcomes.created).toBe(1);
+    expect(summary.failedImages).toEqual([]);
+    expect(summary.warnings.join('\n')).toMatch(
+      /1 image\(s\) were still being processed when --wait-for-images gave up: slow-proc\.png/,
+    );
+  });
 });

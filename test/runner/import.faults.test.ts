@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import {
+  byRef,
   damImages,
   importWith,
   readAll,
@@ -153,4 +154,32 @@ describe('pacing under the service limit', () => {
     expect(summary.outcomes.created).toBe(60);
     expect((await stats(sb)).byStatus['429'] ?? 0).toBe(0);
   }, 60_000);
+});
+
+describe('image registrations through 5xx and resets', () => {
+  // One request in flight, so the seeded faults fall on the same requests every run.
+  const flaky = useSandbox({ seed: 'empty', faultRate: 0.1, resetRate: 0.1, randomSeed: 11 });
+
+  it('an ambiguous POST /images is looked up, then sent again: every URL registered once, no row fails', async () => {
+    const { sb } = flaky;
+    const lines = ['prod_ref,prod_title,prod_images'];
+    for (let i = 0; i < 24; i++) lines.push(`FI-${i},Item ${i},${sb.assetsUrl}/flaky-${i % 12}.jpg`);
+    const feed = await writeFeed(dir, 'flaky-images.csv', lines.join('\n'));
+    await resetStats(sb);
+    const summary = await importWith(sb, feed, { concurrency: 1, batchSize: 8 });
+    expect(summary.outcomes.failed, JSON.stringify(summary.topErrors)).toBe(0);
+    expect(summary.outcomes.created).toBe(24);
+    const s = await stats(sb);
+    expect((s.byStatus.reset ?? 0) + (s.byStatus['500'] ?? 0) + (s.byStatus['502'] ?? 0)).toBeGreaterThan(0);
+
+    const images = (await damImages(sb)).map((i) => String(i.reference)).sort();
+    expect(images).toEqual(Array.from({ length: 12 }, (_, i) => `flaky-${i}.jpg`).sort());
+    const products = await byRef(sb, '/Products', 'prod_ref');
+    expect(products.size).toBe(24);
+    for (let i = 0; i < 24; i++) {
+      expect(products.get(`FI-${i}`)!.prod_images).toEqual([`flaky-${i % 12}.jpg`]);
+    }
+    expect(summary.assets.failed).toBe(0);
+    expect(summary.assets.registered + summary.assets.reused).toBe(12);
+  }, 120_000);
 });

@@ -46,7 +46,11 @@ export async function importWith(
   options: RunOptions = {},
 ): Promise<ImportSummary> {
   const { entity, profile, rateLimit, ...rest } = options;
-  const connection = await connectTo(sb, rateLimit !== undefined ? { rateLimit } : {});
+  // `concurrency` caps the connection's requests in flight too (1: a seeded faulty sandbox repeats exactly).
+  const connection = await connectTo(sb, {
+    ...(rateLimit !== undefined && { rateLimit }),
+    ...(rest.concurrency !== undefined && { concurrency: rest.concurrency }),
+  });
   try {
     return await importFile({
       source,
@@ -140,8 +144,7 @@ export async function byRef(
 export async function damImages(sb: SandboxHandle): Promise<Array<Record<string, unknown>>> {
   const out: Array<Record<string, unknown>> = [];
   for (let skip = 0; ; skip += 100) {
-    const res = await call(sb.damUrl, `/images?$top=100&$skip=${skip}`, { key: sb.apiKey });
-    if (res.status !== 200) throw new Error(`GET images: ${res.status} ${res.text}`);
+    const res = await patientGet(`${sb.damUrl}/images?$top=100&$skip=${skip}`, sb.apiKey, 'en');
     const page = (res.body as { value: Array<Record<string, unknown>> }).value;
     out.push(...page);
     if (page.length < 100) return out;

@@ -62,7 +62,7 @@ export class AssetRegistrar {
   private readonly inFlight = new Map<string, Promise<AssetOutcome>>();
   /** Outcomes of this run by URL (bounded like the cache). */
   private readonly done = new Map<string, AssetOutcome>();
-  /** Reference -> the URL that claimed it this run. */
+  /** Reference -> the URL that claimed it this run (bounded like the cache). */
   private readonly claimed = new Map<string, string>();
   private readonly cache = new Map<string, CacheEntry>();
   private quotaMessage: Partial<Record<AssetKind, string>> = {};
@@ -128,7 +128,7 @@ export class AssetRegistrar {
         }),
       );
     }
-    this.claimed.set(reference, url);
+    remember(this.claimed, reference, url);
     const pending = this.registerOnce(kind, url, reference).then((outcome) => {
       this.inFlight.delete(url);
       remember(this.done, url, outcome);

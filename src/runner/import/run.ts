@@ -145,6 +145,8 @@ class ImportRun {
   private readonly waiting = new Map<Draft, RowWork>();
   /** Image reference -> the first rows that use it (only for --wait-for-images). */
   private readonly imageRows = new Map<string, string[]>();
+  /** Run-level warnings of the importer itself (the checker keeps its own). */
+  private readonly runWarnings: string[] = [];
 
   constructor(
     private readonly options: ImportOptions,
@@ -243,7 +245,7 @@ class ImportRun {
       rows: this.rows,
       outcomes: this.outcomes,
       topErrors: this.checker.topErrors(),
-      warnings: this.checker.warnings(),
+      warnings: [...this.checker.warnings(), ...this.runWarnings],
       assets: this.registrar?.counts ?? { registered: 0, reused: 0, cached: 0, planned: 0, failed: 0 },
       failedImages,
       requests: {
@@ -331,6 +333,7 @@ class ImportRun {
     const settings = typeof wait === 'object' ? wait : {};
     const dam = this.options.dam();
     const failed: string[] = [];
+    const stillProcessing: string[] = [];
     for (const reference of new Set(this.registrar.newImages)) {
       const record = await dam.waitForImage(reference, settings);
       if (record.status === 'Er') {
@@ -351,8 +354,16 @@ class ImportRun {
           assets: '',
         });
       } else if (record.status !== 'Ok') {
-        failed.push(reference);
+        // Still processing when the wait ended: not a failure, but its outcome is unknown.
+        stillProcessing.push(reference);
       }
+    }
+    if (stillProcessing.length > 0) {
+      const shown = stillProcessing.slice(0, 10).join(', ');
+      const more = stillProcessing.length > 10 ? ` and ${stillProcessing.length - 10} more` : '';
+      this.runWarnings.push(
+        `${stillProcessing.length} image(s) were still being processed when --wait-for-images gave up: ${shown}${more}; their outcome is unknown`,
+      );
     }
     return failed;
   }
