@@ -119,6 +119,30 @@ describe('registration and reuse', () => {
   });
 });
 
+describe('multilingual image fields', () => {
+  it('a URL per language: each registered, written in one request as {culture: name}', async () => {
+    const { sb } = fixture;
+    const feed = await writeFeed(
+      dir,
+      'cultures.csv',
+      `prod_ref,prod_title,prod_images,prod_images_fr\nML-1,One,${url('ml-en.jpg')},${url('ml-fr.jpg')}\n`,
+    );
+    await resetStats(sb);
+    const summary = await importWith(sb, feed);
+    expect(summary.outcomes.created).toBe(1);
+    expect(summary.assets).toMatchObject({ registered: 2 });
+    // 2 DAM POSTs + 1 catalog POST carrying both languages.
+    expect((await stats(sb)).byMethod.POST).toBe(3);
+    expect((await byRef(sb, '/Products', 'prod_ref')).get('ML-1')!.prod_images).toEqual(['ml-en.jpg']);
+    expect((await byRef(sb, '/Products', 'prod_ref', 'fr')).get('ML-1')!.prod_images).toEqual(['ml-fr.jpg']);
+
+    await resetStats(sb);
+    const again = await importWith(sb, feed);
+    expect(again.outcomes.unchanged).toBe(1);
+    expect((await stats(sb)).byMethod.POST ?? 0).toBe(0);
+  });
+});
+
 describe('409: the DAM already has that name', () => {
   it('reuse (the default) names the existing image', async () => {
     const { sb } = fixture;
