@@ -1,6 +1,7 @@
 // The connection flags every command that talks to a tenant accepts, as yargs options, and the way
 // from parsed argv to ConnectionFlags. Commands add them with `.options(connectionOptions)`.
 import type { Options } from 'yargs';
+import { CatalogIoError } from '../errors.js';
 import type { ConnectionFlags } from './config.js';
 
 export const connectionOptions = {
@@ -24,8 +25,13 @@ export const connectionOptions = {
 export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFlags {
   const flags: ConnectionFlags = {};
   const s = (key: string) => (typeof argv[key] === 'string' ? (argv[key] as string) : undefined);
-  const n = (key: string) =>
-    typeof argv[key] === 'number' && !Number.isNaN(argv[key]) ? (argv[key] as number) : undefined;
+  const n = (key: string) => {
+    const v = argv[key];
+    if (typeof v !== 'number') return undefined;
+    // yargs turns `--concurrency abc` into NaN: refuse it rather than fall back to the default unseen.
+    if (Number.isNaN(v)) throw new CatalogIoError('CONFIG_INVALID', `--${key} must be a number`);
+    return v;
+  };
   const catalogUrl = s('catalog-url');
   const damUrl = s('dam-url');
   const apiKey = s('api-key');

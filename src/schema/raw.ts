@@ -4,7 +4,7 @@
 // Cache layout (one JSON file per document, as the service sent it):
 //   index.json            { format, fetchedAt, source, files: { catalog, Products, ..., custom: {<denominator>: file} } }
 //   catalog.json          GET /$metadata
-//   Products.json, Variants.json, Categories.json, CustomEntities.json
+//   Products.json, Variants.json, Categories.json, AttributeSets.json, CustomEntities.json
 //   custom-<n>-<name>.json  GET /CustomEntities('<denominator>')/$metadata
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,8 +12,8 @@ import type { CatalogClient, MetadataDocument } from '../api/catalog.js';
 import { isApiError } from '../api/errors.js';
 import { CatalogIoError } from '../errors.js';
 
-export type StandardCollection = 'Products' | 'Variants' | 'Categories';
-const STANDARD: StandardCollection[] = ['Products', 'Variants', 'Categories'];
+export type StandardCollection = 'Products' | 'Variants' | 'Categories' | 'AttributeSets';
+const STANDARD: StandardCollection[] = ['Products', 'Variants', 'Categories', 'AttributeSets'];
 
 export interface RawSchemas {
   /** When the documents were fetched (ISO). */
@@ -47,16 +47,15 @@ export async function fetchRawSchemas(
       throw err;
     }
   };
-  const [products, variants, categories, customEntities] = await Promise.all([
-    optional(() => client.metadata('Products')),
-    optional(() => client.metadata('Variants')),
-    optional(() => client.metadata('Categories')),
+  const [customEntities, ...standard] = await Promise.all([
     optional(() => client.metadata('CustomEntities')),
+    ...STANDARD.map((name) => optional(() => client.metadata(name))),
   ]);
   const resources: RawSchemas['resources'] = {};
-  if (products) resources.Products = products;
-  if (variants) resources.Variants = variants;
-  if (categories) resources.Categories = categories;
+  for (const [i, name] of STANDARD.entries()) {
+    const doc = standard[i];
+    if (doc) resources[name] = doc;
+  }
   const custom: Record<string, MetadataDocument> = {};
   for (const denominator of denominatorsOf(customEntities)) {
     const doc = await optional(() => client.metadata({ custom: denominator }));
