@@ -90,6 +90,39 @@ describe('catalog $filter', () => {
     expect(tagged.value.map((p) => p.prod_ref).sort()).toEqual(['WOOL-SCARF', 'WOOL-SWEATER']);
   });
 
+  it('or, not, in, contains, startswith and endswith filter over HTTP', async () => {
+    const refs = async (filter: string) =>
+      (await list(`/Products?$filter=${q(filter)}&$select=prod_ref`)).value.map((p) => p.prod_ref).sort();
+    expect(await refs("prod_ref eq 'SUN-HAT' or prod_ref eq 'RAIN-BOOT'")).toEqual(['RAIN-BOOT', 'SUN-HAT']);
+    expect(await refs("prod_ref in ('SUN-HAT','RAIN-BOOT','NO-SUCH-REF')")).toEqual(['RAIN-BOOT', 'SUN-HAT']);
+    expect(await refs("contains(prod_ref, 'BOOT')")).toEqual(['LEATHER-BOOT', 'RAIN-BOOT']);
+    expect(await refs("startswith(prod_ref, 'WOOL-')")).toEqual(['WOOL-SCARF', 'WOOL-SWEATER']);
+    expect(await refs("endswith(prod_ref, '-BOOT')")).toEqual(['LEATHER-BOOT', 'RAIN-BOOT']);
+    const all = (await list('/Products?$top=1'))['@count'];
+    const notBoots = await refs("not contains(prod_ref, 'BOOT')");
+    expect(notBoots).toHaveLength(all - 2);
+    expect(notBoots).not.toContain('RAIN-BOOT');
+  });
+
+  it('a date literal such as 2024-03-19 filters a date-time field from that midnight UTC', async () => {
+    const day = await list(
+      `/Products?$filter=${q('prod_date ge 2024-03-19 and prod_date lt 2024-03-20')}&$select=prod_ref`,
+    );
+    expect(day.value.map((p) => p.prod_ref)).toEqual(['RAIN-BOOT']);
+  });
+
+  it('unsupported functions such as tolower, and nested properties, are a 400 keyed by $filter', async () => {
+    for (const fn of ["tolower(prod_ref) eq 'x'", "toupper(prod_ref) eq 'X'", 'length(prod_ref) gt 3']) {
+      const [f] = failuresOf(await client.get(`/Products?$filter=${q(fn)}`), '$filter');
+      expect(f!.ErrorMessage).toContain(fn.slice(0, fn.indexOf('(')));
+    }
+    const [nested] = failuresOf(
+      await client.get(`/Products?$filter=${q("Variants/frmt_ref eq 'X'")}`),
+      '$filter',
+    );
+    expect(nested!.ErrorMessage).toContain('Variants/frmt_ref');
+  });
+
   it('a multilingual field is filtered as <field>_<culture>', async () => {
     const body = await list(`/Products?$filter=${q("prod_title_fr eq 'Chemise en lin'")}&$select=prod_ref`);
     expect(body.value).toEqual([{ prod_id: expect.any(Number), prod_ref: 'LINEN-SHIRT' }]);

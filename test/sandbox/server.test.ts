@@ -66,6 +66,30 @@ describe('auth: X-API-KEY on every request', () => {
     });
     expect(res.status).toBe(403);
     expect(Object.keys(res.body as object).sort()).toEqual(['message', 'request_id']);
+    const listed = await call(fixture.sb.damUrl, '/images?$top=1', { key: fixture.sb.readOnlyKey });
+    const reference = (listed.body as { value: Array<{ reference: string }> }).value[0]!.reference;
+    for (const method of ['PATCH', 'DELETE'] as const) {
+      const denied = await call(fixture.sb.damUrl, `/images(${encodeURIComponent(reference)})`, {
+        method,
+        key: fixture.sb.readOnlyKey,
+        ...(method === 'PATCH' ? { body: { tags: ['x'] } } : {}),
+      });
+      expect(denied.status, method).toBe(403);
+      expect(Object.keys(denied.body as object).sort()).toEqual(['message', 'request_id']);
+    }
+    const still = await call(fixture.sb.damUrl, `/images(${encodeURIComponent(reference)})`, {
+      key: fixture.sb.apiKey,
+    });
+    expect(still.status).toBe(200);
+    expect((still.body as { value: { tags: string[] } }).value.tags).not.toEqual(['x']);
+  });
+
+  it('DAM: empty or unknown key -> 401 with the gateway body', async () => {
+    for (const headers of [{ 'x-api-key': '' }, { 'x-api-key': 'not-a-key' }]) {
+      const res = await call(fixture.sb.damUrl, '/files', { headers });
+      expect(res.status).toBe(401);
+      expect(Object.keys(res.body as object).sort()).toEqual(['message', 'request_id']);
+    }
   });
 });
 
@@ -94,6 +118,41 @@ describe('gateway rules', () => {
     const res = await call(fixture.sb.origin, '/nothing/here', { key: fixture.sb.apiKey });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ status: 404, title: 'Not Found' });
+  });
+
+  it('unknown path inside the catalog or the DAM -> 404 problem details naming it', async () => {
+    for (const [base, path] of [
+      [fixture.sb.catalogUrl, '/Nope'],
+      [fixture.sb.catalogUrl, '/Products(1)/Nope'],
+      [fixture.sb.damUrl, '/image'],
+    ] as const) {
+      const res = await call(base, path, { key: fixture.sb.apiKey });
+      expect(res.status, path).toBe(404);
+      expect(res.body).toMatchObject({
+        status: 404,
+        title: 'Not Found',
+        detail: expect.stringContaining(path),
+      });
+    }
+  });
+
+  it('wrong method -> 405 problem details with an Allow header, catalog and DAM alike', async () => {
+    for (const [base, method, path, allow] of [
+      [fixture.sb.catalogUrl, 'PUT', '/Products', 'GET, POST'],
+      [fixture.sb.catalogUrl, 'POST', '/Products(1)', 'GET, PATCH, DELETE'],
+      [fixture.sb.catalogUrl, 'DELETE', '/$metadata', 'GET'],
+      [fixture.sb.damUrl, 'PUT', '/images', 'GET, POST'],
+      [fixture.sb.damUrl, 'POST', '/files(x.pdf)', 'GET, PATCH, DELETE'],
+    ] as const) {
+      const res = await call(base, path, { method, key: fixture.sb.apiKey, body: {} });
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(res.body).toMatchObject({
+        status: 405,
+        title: 'Method Not Allowed',
+        detail: expect.any(String),
+      });
+    }
   });
 
   it('malformed JSON body on a catalog write -> 400 validationFailures', async () => {
@@ -286,9 +345,9 @@ describe('catalog-io sandbox --json --port 0', () => {
       ['--import', 'tsx', 'src/cli/run.ts', 'sandbox', '--json', '--port', '0', '--data-dir', dataDir],
       { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    let buffered = '';
     try {
       const line = await new Promise<string>((resolve, reject) => {
-        let buffered = '';
         child.stdout.on('data', (chunk: Buffer) => {
           buffered += chunk.toString('utf8');
           const nl = buffered.indexOf('\n');
@@ -306,6 +365,8 @@ describe('catalog-io sandbox --json --port 0', () => {
       ]);
       const res = await call(info.catalogUrl!, '/Products?$top=1', { key: info.apiKey! });
       expect(res.status).toBe(200);
+      // Serving a request prints nothing more: standard output holds that one line only.
+      expect(buffered).toBe(`${line}\n`);
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
