@@ -374,3 +374,78 @@ describe('catalog-io sandbox --json --port 0', () => {
     }
   });
 });
+
+describe('catalog-io sandbox flags', () => {
+  /** Runs the CLI; resolves with its JSON line (then stops it) or with its exit when it ends first. */
+  async function runCli(
+    args: string[],
+  ): Promise<{ info?: Record<string, string>; code?: number | null; stderr: string; stop(): Promise<void> }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'sandbox', ...args], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const stop = async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    };
+    return new Promise((resolve) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        const nl = out.indexOf('\n');
+        if (nl !== -1) resolve({ info: JSON.parse(out.slice(0, nl)), stderr, stop });
+      });
+      child.on('exit', (code) => resolve({ code, stderr, stop }));
+    });
+  }
+
+  it('--seed empty, --image-quota and --rate-limit reach the running sandbox', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'catalog-io-cli-'));
+    const run = await runCli([
+      '--json',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--reset',
+      '--seed',
+      'empty',
+      '--image-quota',
+      '0',
+      '--rate-limit',
+      '2/10',
+    ]);
+    try {
+      const { catalogUrl, damUrl, assetsUrl, apiKey } = run.info as Record<string, string>;
+      const products = await call(catalogUrl!, '/Products', { key: apiKey! });
+      expect((products.body as { '@count': number })['@count']).toBe(0);
+      const image = await call(damUrl!, '/images', {
+        method: 'POST',
+        key: apiKey!,
+        body: { url: `${assetsUrl}/quota.png` },
+      });
+      expect(image.status).toBe(409);
+      expect(image.body).toEqual({ error: 'Image library limit reached. Current: 0, Maximum: 0.' });
+      const limited = await call(catalogUrl!, '/Products', { key: apiKey! });
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    } finally {
+      await run.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a bad knob value is refused with exit code 2 and a message, not a stack trace', async () => {
+    const run = await runCli(['--json', '--port', '0', '--fault-rate', '2']);
+    await run.stop();
+    expect(run.info).toBeUndefined();
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--fault-rate must be a probability between 0 and 1; got 2');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
