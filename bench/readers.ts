@@ -1,33 +1,43 @@
 // Readers benchmark: the raw library against our reader on the same generated file, side by side in
-// one run. Each case runs in its own child process so peak RSS is per case.
+// one run. Each case runs in its own child process, which loads only what that case needs, so peak
+// RSS is per case; an empty child with the same loader gives the RSS floor that every case pays.
 //
-//   npx tsx bench/readers.ts                      default sizes (200k CSV/JSON/NDJSON rows, 50k XLSX rows)
+//   npx tsx bench/readers.ts                           200k CSV/JSON/NDJSON rows, 50k XLSX rows
 //   CATALOG_IO_BENCH_FULL=1 npx tsx bench/readers.ts   1M rows (200k XLSX rows)
+//   CATALOG_IO_BENCH_REPEAT=3 ...                      runs per case, raw and ours alternating (default 2)
+//   CATALOG_IO_BENCH_COMPILED=1 ...                    children run compiled JS (tsc into bench/.data/build)
+//   CATALOG_IO_BENCH_FORMATS=ndjson,json ...           only these formats
+//
+// On a shared machine each case is run REPEAT times and its fastest run is reported; throughput is
+// also given per CPU second (user + system), which other processes disturb less than wall time.
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import ExcelJS from 'exceljs';
-import Papa from 'papaparse';
-import StreamArray from 'stream-json/streamers/stream-array.js';
-import { openSource } from '../src/readers/index.js';
 
 type Format = 'csv' | 'xlsx' | 'json' | 'ndjson';
-type Impl = 'raw' | 'ours';
+type Impl = 'raw' | 'ours' | 'floor';
 
 interface CaseResult {
   format: Format;
   impl: Impl;
   rows: number;
   seconds: number;
+  cpuSeconds: number;
   peakRssMb: number;
 }
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const DATA = join(HERE, '.data');
+const ROOT = dirname(HERE);
+const DATA = join(ROOT, 'bench', '.data');
+const BUILD = join(DATA, 'build');
 const FULL = process.env.CATALOG_IO_BENCH_FULL === '1';
+const REPEAT = Math.max(1, Number(process.env.CATALOG_IO_BENCH_REPEAT ?? 2) || 2);
+const COMPILED = process.env.CATALOG_IO_BENCH_COMPILED === '1';
+const ALL_FORMATS: Format[] = ['csv', 'json', 'ndjson', 'xlsx'];
+const FORMATS = (process.env.CATALOG_IO_BENCH_FORMATS?.split(',') as Format[] | undefined) ?? ALL_FORMATS;
 const SIZES: Record<Format, number> = FULL
   ? { csv: 1_000_000, json: 1_000_000, ndjson: 1_000_000, xlsx: 200_000 }
   : { csv: 200_000, json: 200_000, ndjson: 200_000, xlsx: 50_000 };
@@ -86,6 +96,7 @@ async function generate(format: Format, rows: number): Promise<string> {
       })(),
     );
   } else {
+    const { default: ExcelJS } = await import('exceljs');
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: true });
     const sheet = workbook.addWorksheet('Products');
     sheet.addRow(Object.keys(record(0))).commit();
@@ -95,107 +106,190 @@ async function generate(format: Format, rows: number): Promise<string> {
   return path;
 }
 
-/** The library used as its documentation shows, counting what it yields. */
-async function runRaw(format: Format, path: string): Promise<number> {
-  let rows = 0;
+type Reading = (path: string) => Promise<number>;
+
+/**
+ * The library used as its documentation shows, counting what it yields. Each case loads only its own
+ * library, before the clock starts.
+ */
+async function rawReading(format: Format): Promise<Reading> {
   if (format === 'csv') {
-    const parsed = createReadStream(path).pipe(Papa.parse(Papa.NODE_STREAM_INPUT, { header: true }));
-    for await (const _row of parsed) rows++;
-  } else if (format === 'ndjson') {
-    for await (const line of createInterface({
-      input: createReadStream(path),
-      crlfDelay: Number.POSITIVE_INFINITY,
-    })) {
-      if (line) {
-        JSON.parse(line);
-        rows++;
+    const { default: Papa } = await import('papaparse');
+    return async (path) => {
+      let rows = 0;
+      const parsed = createReadStream(path).pipe(Papa.parse(Papa.NODE_STREAM_INPUT, { header: true }));
+      for await (const _row of parsed) rows++;
+      return rows;
+    };
+  }
+  if (format === 'ndjson') {
+    return async (path) => {
+      let rows = 0;
+      const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+      for await (const line of lines) {
+        if (line) {
+          JSON.parse(line);
+          rows++;
+        }
       }
-    }
-  } else if (format === 'json') {
-    const items = createReadStream(path).pipe(StreamArray.withParserAsStream());
-    for await (const _item of items) rows++;
-  } else {
+      return rows;
+    };
+  }
+  if (format === 'json') {
+    const { default: StreamArray } = await import('stream-json/streamers/stream-array.js');
+    return async (path) => {
+      let rows = 0;
+      const items = createReadStream(path).pipe(StreamArray.withParserAsStream());
+      for await (const _item of items) rows++;
+      return rows;
+    };
+  }
+  const { default: ExcelJS } = await import('exceljs');
+  return async (path) => {
+    let rows = 0;
     const reader = new ExcelJS.stream.xlsx.WorkbookReader(createReadStream(path), {
       sharedStrings: 'cache',
       styles: 'cache',
       worksheets: 'emit',
     });
     for await (const sheet of reader) for await (const _row of sheet) rows++;
-    rows--; // the header row
-  }
-  return rows;
+    return rows - 1; // the header row
+  };
 }
 
-async function runOurs(path: string): Promise<number> {
-  const source = await openSource(path);
-  let rows = 0;
-  for await (const _row of source.rows) rows++;
-  return rows;
+/** Our reader as the CLI uses it. exceljs, which it loads when a workbook is opened, is loaded first. */
+async function oursReading(format: Format): Promise<Reading> {
+  const { openSource } = await import('../src/readers/index.js');
+  if (format === 'xlsx') await import('../src/readers/xlsx/xlsx.js');
+  return async (path) => {
+    const source = await openSource(path);
+    let rows = 0;
+    for await (const _row of source.rows) rows++;
+    return rows;
+  };
 }
 
-/** Child side: one case, result as one JSON line on stdout. */
+/** Child side: one case, result as one JSON line on stdout. `floor` loads and reads nothing. */
 async function runCase(format: Format, impl: Impl, path: string): Promise<void> {
+  const reading: Reading =
+    impl === 'raw' ? await rawReading(format) : impl === 'ours' ? await oursReading(format) : async () => 0;
   const start = process.hrtime.bigint();
-  const rows = impl === 'raw' ? await runRaw(format, path) : await runOurs(path);
+  const cpuStart = process.cpuUsage();
+  const rows = await reading(path);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const cpu = process.cpuUsage(cpuStart);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
-  const result: CaseResult = { format, impl, rows, seconds, peakRssMb };
+  const result: CaseResult = { format, impl, rows, seconds, cpuSeconds, peakRssMb };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-function child(format: Format, impl: Impl, path: string): Promise<CaseResult> {
+/** Node's own command, its arguments before the script: `node --import tsx` unless compiled. */
+function runnerFor(script: string): string[] {
+  return script.endsWith('.ts') ? ['--import', 'tsx', script] : [script];
+}
+
+function exec(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(import.meta.url), '--case', format, impl, path],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
     let out = '';
     proc.stdout.on('data', (chunk) => {
       out += chunk;
     });
     proc.on('error', reject);
     proc.on('close', (code) => {
-      if (code !== 0) reject(new Error(`${format}/${impl} exited with ${code}`));
-      else resolve(JSON.parse(out.trim().split('\n').pop()!) as CaseResult);
+      if (code !== 0) reject(new Error(`${args.join(' ')} exited with ${code}\n${out}`));
+      else resolve(out);
     });
   });
 }
 
+async function child(script: string, format: Format, impl: Impl, path: string): Promise<CaseResult> {
+  const out = await exec([...runnerFor(script), '--case', format, impl, path]);
+  return JSON.parse(out.trim().split('\n').pop()!) as CaseResult;
+}
+
+/** Compiles this file and the readers with tsc into bench/.data/build; returns the compiled script. */
+async function compile(): Promise<string> {
+  const self = fileURLToPath(import.meta.url);
+  if (!self.endsWith('.ts')) return self;
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  await exec([
+    tsc,
+    ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2023'],
+    ...['--types', 'node', '--esModuleInterop', '--skipLibCheck', '--strict'],
+    ...['--rootDir', ROOT, '--outDir', BUILD, self],
+  ]);
+  return join(BUILD, relative(ROOT, self).replace(/\.ts$/, '.js'));
+}
+
+interface Measured {
+  best: CaseResult;
+  bestCpu: number;
+  /** The highest peak RSS of all runs: memory is judged on the worst run. */
+  peakRssMb: number;
+}
+
+function measured(runs: CaseResult[]): Measured {
+  const best = runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+  return {
+    best,
+    bestCpu: Math.min(...runs.map((r) => r.cpuSeconds)),
+    peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
+  };
+}
+
 export async function run(): Promise<void> {
   const line = (text: string) => process.stdout.write(`${text}\n`);
+  const script = COMPILED ? await compile() : fileURLToPath(import.meta.url);
   line('readers benchmark: raw library vs catalog-io reader, same file, one child process per case');
   line(
     `date ${new Date().toISOString()}; node ${process.version}; ${cpus()[0]?.model ?? 'cpu'} x${cpus().length}; ${Math.round(totalmem() / 2 ** 30)} GiB`,
   );
   line(
-    `sizes: ${Object.entries(SIZES)
-      .map(([f, n]) => `${f} ${n}`)
-      .join(', ')}${FULL ? ' (full run)' : ' (set CATALOG_IO_BENCH_FULL=1 for 1M rows)'}`,
+    `sizes: ${FORMATS.map((f) => `${f} ${SIZES[f]}`).join(', ')}${FULL ? ' (full run)' : ' (set CATALOG_IO_BENCH_FULL=1 for 1M rows)'}`,
+  );
+  line(
+    `children: ${script.endsWith('.ts') ? 'node --import tsx (TypeScript sources)' : 'node, compiled JS (bench/.data/build)'}; ` +
+      `${REPEAT} run(s) per case, raw and ours alternating; fastest run reported, RSS the highest of the runs`,
   );
   line(
     'raw: papaparse NODE_STREAM_INPUT (header) | exceljs WorkbookReader | stream-json streamArray | readline + JSON.parse',
   );
+  const floors: CaseResult[] = [];
+  for (let i = 0; i < REPEAT; i++) floors.push(await child(script, 'csv', 'floor', ''));
+  const floor = Math.max(...floors.map((r) => r.peakRssMb));
+  line(`RSS floor (an empty child with the same loader): ${floor.toFixed(0)} MB`);
   line('');
-  line('format  rows        raw rows/s  ours rows/s  ours/raw  raw RSS MB  ours RSS MB');
-  for (const format of ['csv', 'json', 'ndjson', 'xlsx'] as const) {
+  line(
+    'format  rows       raw rows/s  ours rows/s  ours/raw  ours/raw CPU  raw RSS MB  ours RSS MB  ours-floor MB',
+  );
+  for (const format of FORMATS) {
     const path = await generate(format, SIZES[format]);
-    const raw = await child(format, 'raw', path);
-    const ours = await child(format, 'ours', path);
-    if (raw.rows !== ours.rows) line(`  ! ${format}: row counts differ (raw ${raw.rows}, ours ${ours.rows})`);
-    const rawRate = raw.rows / raw.seconds;
-    const oursRate = ours.rows / ours.seconds;
+    const rawRuns: CaseResult[] = [];
+    const oursRuns: CaseResult[] = [];
+    for (let i = 0; i < REPEAT; i++) {
+      rawRuns.push(await child(script, format, 'raw', path));
+      oursRuns.push(await child(script, format, 'ours', path));
+    }
+    const raw = measured(rawRuns);
+    const ours = measured(oursRuns);
+    if (raw.best.rows !== ours.best.rows) {
+      line(`  ! ${format}: row counts differ (raw ${raw.best.rows}, ours ${ours.best.rows})`);
+    }
+    const rawRate = raw.best.rows / raw.best.seconds;
+    const oursRate = ours.best.rows / ours.best.seconds;
     line(
       [
         format.padEnd(6),
-        String(ours.rows).padEnd(10),
+        String(ours.best.rows).padEnd(9),
         Math.round(rawRate).toString().padStart(11),
         Math.round(oursRate).toString().padStart(12),
         `${Math.round((oursRate / rawRate) * 100)}%`.padStart(9),
+        `${Math.round((raw.bestCpu / ours.bestCpu) * 100)}%`.padStart(13),
         raw.peakRssMb.toFixed(0).padStart(11),
         ours.peakRssMb.toFixed(0).padStart(12),
+        (ours.peakRssMb - floor).toFixed(0).padStart(14),
       ].join('  '),
     );
   }

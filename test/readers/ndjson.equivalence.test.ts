@@ -96,6 +96,37 @@ describe('NDJSON reader: same rows as the reference implementation', () => {
     expect(current.headers).toEqual(reference.headers);
   });
 
+  it('lines that are not one value each, yet would form valid JSON together, stay row errors', async () => {
+    // Two values on one line, one value over two lines, separators spelled out: the lines of a chunk
+    // are parsed together first, and must still come out exactly as parsed one by one.
+    const lines = [
+      '{"id":1}',
+      '{"x":1},{"y":2}',
+      '{"a":[{"b":1}',
+      '{"c":2}]}',
+      '1,2',
+      '[[1',
+      '2]]',
+      '{"id":2},"catalog-io line break",{"id":3}',
+      '{"id":4}',
+    ];
+    const bytes = Buffer.from(lines.join('\n'));
+    const path = tempFile('aligned.ndjson', bytes);
+    const current = await currentRows(path);
+    expect(current.rows).toEqual((await referenceRows(bytes, 64, path)).rows);
+    expect(current.rows.map((row) => row.error?.code ?? 'ok')).toEqual([
+      'ok',
+      'JSON_SYNTAX',
+      'JSON_SYNTAX',
+      'JSON_SYNTAX',
+      'JSON_SYNTAX',
+      'JSON_SYNTAX',
+      'JSON_SYNTAX',
+      'JSON_SYNTAX',
+      'ok',
+    ]);
+  });
+
   it('any JSON values, one per line (property)', async () => {
     const path = tempFile('property.ndjson', '');
     await fc.assert(
