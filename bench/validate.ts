@@ -120,6 +120,9 @@ async function ours(path: string, schemasDir: string): Promise<{ rows: number; i
     model,
     profile: PROFILE,
     reportFile: join(DATA, 'validate-report.csv'),
+    ...(process.env.CATALOG_IO_BENCH_READ_AHEAD && {
+      readAhead: process.env.CATALOG_IO_BENCH_READ_AHEAD as 'thread' | 'inline',
+    }),
   });
   return { rows: result.rows, invalid: result.outcomes.invalid };
 }
@@ -209,6 +212,8 @@ if (invokedDirectly) {
           ? await readerOnly(path)
           : await ours(path, schemasDir);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    if (process.env.CATALOG_IO_BENCH_ELU)
+      process.stderr.write(`main thread busy ${Math.round(performance.eventLoopUtilization().active)} ms\n`);
     const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
     process.stdout.write(`${JSON.stringify({ impl, ...counts, seconds, peakRssMb } satisfies CaseResult)}\n`);
   } else {

@@ -49,7 +49,8 @@ function toNumber(cell: Exclude<Cell, Cell[]>, rule: ConversionRule, integer: bo
     // Either mark is a decimal mark, but only one of them: "1,234.5" needs a declared thousands separator.
     if (text.includes(',') && text.includes('.'))
       return fail(`${expected} (thousands separators need "thousands" in the profile)`);
-    if ((text.match(/,/g) ?? []).length === 1) text = text.replace(',', '.');
+    const comma = text.indexOf(',');
+    if (comma >= 0 && comma === text.lastIndexOf(',')) text = text.replace(',', '.');
   }
   if (!DIGITS.test(text)) return fail(expected);
   const value = Number(text);
@@ -155,8 +156,13 @@ function parseLayout(text: string, layout: string): Parts | undefined {
 
 function validParts(p: Parts): boolean {
   if (p.mo < 1 || p.mo > 12 || p.d < 1 || p.h > 23 || p.mi > 59 || p.s > 59) return false;
-  const days = new Date(Date.UTC(p.y, p.mo, 0)).getUTCDate();
-  return p.d <= days;
+  return p.d <= daysInMonth(p.y, p.mo);
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return leap ? 29 : 28;
 }
 
 /** The UTC instant of a wall-clock time in an IANA zone (two passes settle DST edges). */

@@ -412,10 +412,10 @@ class ProfileMapper implements Mapper {
         if (rule.default === undefined) return undefined;
         one = rule.default;
       }
+      if (!multiple) return this.toValue(one, place, column, issues);
       const separator = rule.split === undefined ? '|' : rule.split;
-      items = multiple && typeof one === 'string' && separator !== false ? one.split(separator) : [one];
+      items = typeof one === 'string' && separator !== false ? one.split(separator) : [one];
     }
-    if (!multiple) return this.toValue(items[0]!, place, column, issues);
     const out: Value[] = [];
     for (const item of items) {
       const value = typeof item === 'string' && rule.trim !== false ? item.trim() : item;
