@@ -21,6 +21,8 @@ export class RefTracker {
   private readonly templates: string[] = [];
   private readonly templateIds = new Map<string, number>();
   private lastId = 0;
+  /** The last template when it ends in the number (`line `): the fast check above. */
+  private lastPrefix: string | undefined;
 
   constructor(private readonly limit = DEFAULT_REF_LIMIT) {}
 
@@ -32,13 +34,14 @@ export class RefTracker {
     // The hash of `${entity}\u0000${ref}`, fed one string after the other (no joined string per row).
     let a = 0x811c9dc5;
     let b = 0x2f3a9c71;
-    for (let i = 0; i <= entity.length + ref.length; i += 1) {
-      const c =
-        i < entity.length
-          ? entity.charCodeAt(i)
-          : i === entity.length
-            ? 0
-            : ref.charCodeAt(i - entity.length - 1);
+    for (let i = 0; i <= entity.length; i += 1) {
+      const c = i < entity.length ? entity.charCodeAt(i) : 0;
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 13;
+    }
+    for (let i = 0; i < ref.length; i += 1) {
+      const c = ref.charCodeAt(i);
       a = Math.imul(a ^ c, 0x01000193);
       b = Math.imul(b ^ c, 0x5bd1e995);
       b ^= b >>> 13;
@@ -69,19 +72,16 @@ export class RefTracker {
   }
 
   private encode(location: string, line: number): number {
-    // Most rows share the previous row's template (`line {n}`): checked without building it.
+    // Most rows share the previous row's template (`line {n}`): recognised without building it.
     const digits = String(line);
-    const at = location.lastIndexOf(digits);
-    const last = this.templates[this.lastId - 1];
     if (
-      last !== undefined &&
-      at >= 0 &&
-      at + digits.length === location.length &&
-      last.length === at + 3 &&
-      last.endsWith('{n}') &&
-      location.startsWith(last.slice(0, at))
+      this.lastPrefix !== undefined &&
+      location.length === this.lastPrefix.length + digits.length &&
+      location.startsWith(this.lastPrefix) &&
+      location.endsWith(digits)
     )
       return line * 4096 + (this.lastId % 4096);
+    const at = location.lastIndexOf(digits);
     const template = at < 0 ? location : `${location.slice(0, at)}{n}${location.slice(at + digits.length)}`;
     let id = this.templateIds.get(template);
     if (id === undefined) {
@@ -90,6 +90,7 @@ export class RefTracker {
       this.templateIds.set(template, id);
     }
     this.lastId = id;
+    this.lastPrefix = template.endsWith('{n}') ? template.slice(0, -3) : undefined;
     return line * 4096 + (id % 4096);
   }
 
