@@ -110,41 +110,48 @@ async function* sheetRows(
   for await (const item of worksheet) {
     const row = item as RowLike;
     // `values` is 1-based: index 0 is always empty.
-    const values = (row.values as unknown[]).slice(1).map(toCell);
+    const values = row.values as unknown[];
     const where = `sheet ${sheet} row ${row.number}`;
     if (!headers) {
+      const texts = values.slice(1).map(toCell);
       const isHeader =
-        settings.headerRow !== undefined ? row.number === settings.headerRow : textCells(values) >= 2;
+        settings.headerRow !== undefined ? row.number === settings.headerRow : textCells(texts) >= 2;
       if (!isHeader) continue;
-      headers = checkHeaders(values.map(cellText), where);
+      headers = checkHeaders(texts.map(cellText), where);
       if (settings.headerRow === undefined && row.number > 1) notes.push(`header found on ${where}`);
       yield { kind: 'header', sheet, headers };
       continue;
     }
-    if (values.every((value) => value === null)) continue;
+    // One pass over the cells, straight into the row (this runs once per row).
     const cells = emptyCells<Cell>();
+    let filled = 0;
     for (let i = 0; i < headers.length; i++) {
-      const value = values[i] ?? null;
-      if (typeof value === 'string' && value.length * 3 > settings.maxCellBytes) {
-        if (Buffer.byteLength(value) > settings.maxCellBytes) {
-          throw new CatalogIoError(
-            'CELL_TOO_LARGE',
-            `Cell too large: the limit is ${settings.maxCellBytes} bytes`,
-            {
-              location: `${where}, column "${headers[i]}"`,
-            },
-          );
+      const value = toCell(values[i + 1]);
+      if (value !== null) {
+        filled++;
+        if (typeof value === 'string' && value.length * 3 > settings.maxCellBytes) {
+          if (Buffer.byteLength(value) > settings.maxCellBytes) {
+            throw new CatalogIoError(
+              'CELL_TOO_LARGE',
+              `Cell too large: the limit is ${settings.maxCellBytes} bytes`,
+              {
+                location: `${where}, column "${headers[i]}"`,
+              },
+            );
+          }
         }
       }
       cells[headers[i]!] = value;
     }
+    let extra = 0;
+    for (let i = headers.length + 1; i < values.length; i++) if (toCell(values[i]) !== null) extra++;
+    if (filled === 0 && extra === 0) continue;
     index++;
     const out: SourceRow = {
       location: { text: where, source: settings.source, line: row.number, sheet },
       cells,
       index,
     };
-    const extra = values.slice(headers.length).filter((value) => value !== null).length;
     if (extra > 0) {
       out.error = {
         code: 'CSV_ROW_LENGTH',
