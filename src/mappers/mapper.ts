@@ -293,7 +293,8 @@ class ProfileMapper implements Mapper {
       target.kind === 'field' && target.field.multilingual
         ? (target.culture ?? this.model.baseLanguage)
         : undefined;
-    const name = target.kind === 'field' ? target.field.name : '';
+    // Links are recorded as `link:categoryRefs`, fields by their write path.
+    const name = target.kind === 'field' ? target.field.name : `link:${target.link}`;
     return {
       target,
       rule,
@@ -360,9 +361,11 @@ class ProfileMapper implements Mapper {
     part.touched = true;
     const { draft } = part;
     if (target.kind === 'link') {
-      const refs = (Array.isArray(values) ? values : [values]).filter((v) => v !== null).map(String);
-      const key = `link:${target.link}`;
-      draft.source.columns[key] = column;
+      const refs: string[] = [];
+      if (!Array.isArray(values)) {
+        if (values !== null) refs.push(String(values));
+      } else for (const value of values) if (value !== null) refs.push(String(value));
+      draft.source.columns[place.columnKey] = column;
       if (target.link === 'categoryRefs') draft.links.categoryRefs = refs;
       else if (target.link === 'byField') {
         draft.links.byField = {
