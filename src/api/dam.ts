@@ -175,18 +175,24 @@ export class DamClient {
     }
   }
 
-  /** Polls an image until processing ends (status Ok or Er), or the time is up (then the last record). */
+  /**
+   * Polls an image until processing ends (status Ok or Er), or the time is up (then the last record).
+   * The wait between polls starts at `intervalMs` and grows by half each time up to `maxIntervalMs`:
+   * a slow image costs few requests.
+   */
   async waitForImage(
     reference: string,
-    options: { timeoutMs?: number; intervalMs?: number } = {},
+    options: { timeoutMs?: number; intervalMs?: number; maxIntervalMs?: number } = {},
   ): Promise<ImageRecord> {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-    const interval = options.intervalMs ?? 500;
+    const longest = options.maxIntervalMs ?? 5_000;
+    let interval = options.intervalMs ?? 500;
     for (;;) {
       const record = await this.getImage(reference);
       if (record.status !== 'Up' && record.status !== 'Re' && record.status !== 'Vd') return record;
       if (Date.now() + interval > deadline) return record;
       await sleep(interval);
+      interval = Math.min(longest, Math.round(interval * 1.5));
     }
   }
 }

@@ -5,6 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { memoryOutput } from '../../src/cli/output.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
@@ -437,6 +439,18 @@ describe('catalog-io sandbox flags', () => {
     } finally {
       await run.stop();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('negative or fractional counts and delays are refused before anything starts', async () => {
+    for (const [flag, value, message] of [
+      ['--image-quota', '-1', '--image-quota must be a whole number of 0 or more; got -1'],
+      ['--latency', '2.5', '--latency must be a whole number of 0 or more; got 2.5'],
+      ['--processing-ms', '-5', '--processing-ms must be a whole number of 0 or more; got -5'],
+    ] as const) {
+      const out = memoryOutput();
+      expect(await main(['sandbox', '--port', '0', flag, value], out)).toBe(2);
+      expect(out.stderr.join('\n')).toContain(message);
     }
   });
 

@@ -36,6 +36,13 @@ export function parseRateLimit(text: string): { requests: number; windowSeconds:
   return { requests, windowSeconds };
 }
 
+function wholeNumber(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0) {
+    throw new CatalogIoError('CONFIG_INVALID', `--${name} must be a whole number of 0 or more; got ${value}`);
+  }
+  return value;
+}
+
 function probability(name: string, value: number): number {
   if (!(value >= 0 && value <= 1)) {
     throw new CatalogIoError(
@@ -121,13 +128,13 @@ export const sandboxCommand: CommandFactory = (out) =>
         seed: args.seed,
         dataDir: args['data-dir'],
         reset: args.reset,
-        latencyMs: args.latency,
+        latencyMs: wholeNumber('latency', args.latency),
         rateLimit: args['rate-limit'] ? parseRateLimit(args['rate-limit']) : undefined,
         faultRate: probability('fault-rate', args['fault-rate']),
         resetRate: probability('reset-rate', args['reset-rate']),
-        processingMs: args['processing-ms'],
-        imageQuota: args['image-quota'],
-        fileQuota: args['file-quota'],
+        processingMs: wholeNumber('processing-ms', args['processing-ms']),
+        imageQuota: wholeNumber('image-quota', args['image-quota']),
+        fileQuota: wholeNumber('file-quota', args['file-quota']),
         allowHosts: args['allow-host'],
         damLinks: args['dam-links'],
         randomSeed: args['random-seed'],
