@@ -179,9 +179,6 @@ async function ours(
     model,
     profile: PROFILE,
     reportFile: join(DATA, report),
-    ...(process.env.CATALOG_IO_BENCH_READ_AHEAD && {
-      readAhead: process.env.CATALOG_IO_BENCH_READ_AHEAD as 'thread' | 'inline',
-    }),
   });
   return { rows: result.rows, invalid: result.outcomes.invalid };
 }
@@ -287,8 +284,6 @@ if (invokedDirectly) {
               ? await ours(path, schemasDir, 'validate-report-xlsx.csv')
               : await ours(path, schemasDir);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    if (process.env.CATALOG_IO_BENCH_ELU)
-      process.stderr.write(`main thread busy ${Math.round(performance.eventLoopUtilization().active)} ms\n`);
     const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
     process.stdout.write(`${JSON.stringify({ impl, ...counts, seconds, peakRssMb } satisfies CaseResult)}\n`);
   } else {

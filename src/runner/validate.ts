@@ -2,14 +2,13 @@
 // (the caller brings the TenantModel, live or from cached schemas). One report line per source row.
 import type { Profile } from '../mappers/profile-types.js';
 import type { MappedRow, RowIssue } from '../mappers/types.js';
-import type { ReaderOptions } from '../readers/index.js';
+import { openSource, type ReaderOptions } from '../readers/index.js';
 import type { SourceRow } from '../readers/types.js';
 import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
 import { openRejects, type RejectsWriter, rejectsFormatFor } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
 import { RowChecker } from './check.js';
-import { openSourceAhead, type ReadAhead } from './read-ahead.js';
 
 export interface ValidateSummary {
   rows: number;
@@ -97,11 +96,6 @@ export interface ValidateFileOptions {
   reportFile?: string;
   rejectsFile?: string;
   refLimit?: number;
-  /**
-   * Read and parse the source on a second thread: `thread`, `auto` (local files of 4 MB and more), or
-   * `inline` (the default: on a busy two-core machine the second thread was measured slower, see docs/profiles.md).
-   */
-  readAhead?: ReadAhead;
   /** Called after each row (progress), with how far the reader is in the source. */
   onRow?: (summary: Readonly<ValidateSummary>, read: SourceProgress) => void;
 }
@@ -120,7 +114,7 @@ export interface ValidateFileResult extends ValidateSummary {
 
 /** Opens the source and the output files, validates every row, and closes everything (also on failure). */
 export async function validateFile(options: ValidateFileOptions): Promise<ValidateFileResult> {
-  const opened = await openSourceAhead(options.source, options.readerOptions, options.readAhead);
+  const opened = await openSource(options.source, options.readerOptions);
   let report: ReportWriter | undefined;
   let rejects: RejectsWriter | undefined;
   let summary: ValidateSummary;
@@ -133,7 +127,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
         ...(opened.delimiter !== undefined && { delimiter: opened.delimiter }),
       });
     }
-    const { onRow, readAhead: _, ...rest } = options;
+    const { onRow, ...rest } = options;
     summary = await validateRows({
       ...rest,
       rows: opened.rows,
