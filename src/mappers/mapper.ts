@@ -410,8 +410,9 @@ class ProfileMapper implements Mapper {
       }
       items = cell;
     } else {
-      let one: Cell = typeof cell === 'string' && rule.trim !== false ? cell.trim() : cell;
-      if (isBlank(one)) {
+      const trim = rule.trim !== false;
+      let one: Cell = typeof cell === 'string' && trim ? cell.trim() : cell;
+      if (trim && typeof one === 'string' ? one === '' : isBlank(one)) {
         if (rule.default === undefined) return undefined;
         one = rule.default;
       }
@@ -420,9 +421,10 @@ class ProfileMapper implements Mapper {
       items = typeof one === 'string' && separator !== false ? one.split(separator) : [one];
     }
     const out: Value[] = [];
+    const trim = rule.trim !== false;
     for (const item of items) {
-      const value = typeof item === 'string' && rule.trim !== false ? item.trim() : item;
-      if (isBlank(value)) continue;
+      const value = typeof item === 'string' && trim ? item.trim() : item;
+      if (trim && typeof value === 'string' ? value === '' : isBlank(value)) continue;
       const converted = this.toValue(value, place, column, issues);
       if (converted === undefined) return undefined;
       out.push(converted);
