@@ -1,6 +1,6 @@
 // The NDJSON / JSON Lines reader core: one JSON document per line, split by hand and parsed with
 // JSON.parse. A broken line is a row error (the others are independent), located by line and column.
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { CatalogIoError } from '../../errors.js';
 import { emptyCells } from '../headers.js';
 import type { BufferedRows, Cell, SourceRow } from '../types.js';
@@ -209,7 +209,7 @@ const UNPARSED = Symbol('unparsed');
  * It lets the result prove its own alignment: only when every separator is an array element of its own,
  * at every second place, was each line exactly one JSON value.
  */
-const SEPARATOR = `catalog-io line break ${randomUUID()}`;
+const SEPARATOR = randomBytes(8).toString('hex'); // short: it is parsed once per line
 const SEPARATOR_JSON = `,${JSON.stringify(SEPARATOR)},`;
 
 /**
