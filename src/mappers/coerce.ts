@@ -25,7 +25,8 @@ export function coerce(cell: Exclude<Cell, Cell[]>, type: CoerceType, rule: Conv
   }
 }
 
-const DIGITS = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+/** Digits with one decimal point and an optional exponent (`1.5e-7`, as programs write extreme values). */
+const DIGITS = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 function toNumber(cell: Exclude<Cell, Cell[]>, rule: ConversionRule, integer: boolean): Coerced {
   const expected = integer ? 'a whole number' : 'a number';

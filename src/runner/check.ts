@@ -8,6 +8,7 @@ import type { SourceRow } from '../readers/types.js';
 import { describeValue, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
 import { DraftValidator } from '../schema/validator.js';
+import { unneutralise } from '../writers/export/safety.js';
 import { DEFAULT_REF_LIMIT, RefTracker } from './ref-tracker.js';
 
 export interface CheckOptions {
@@ -18,6 +19,12 @@ export interface CheckOptions {
   refLimit?: number;
   /** The command of rows without a `_command` cell (import `--mode`); default MERGE. */
   defaultCommand?: Command;
+  /**
+   * Read a text cell that starts with a quote before = + - @ (the CSV export's spreadsheet-injection
+   * guard) as the text after the quote, so an exported CSV re-imports unchanged. On for CSV sources
+   * unless `--raw`.
+   */
+  unguardFormulas?: boolean;
 }
 
 export interface CheckedRow {
@@ -50,7 +57,7 @@ export class RowChecker {
   }
 
   check(row: SourceRow): CheckedRow {
-    const mapped = this.mapper.map(row);
+    const mapped = this.mapper.map(this.options.unguardFormulas ? unguarded(row) : row);
     // Only errors make a row invalid: they are gathered in the order the problems were found.
     const errors: RowIssue[] = [];
     addErrors(errors, mapped.issues);
@@ -114,4 +121,18 @@ function addErrors(errors: RowIssue[], issues: readonly RowIssue[]): void {
 
 function isGiven(cell: unknown): boolean {
   return cell !== undefined && cell !== null && String(cell).trim() !== '';
+}
+
+/** The row with the export's formula guard taken off its text cells (the same row when none has it). */
+function unguarded(row: SourceRow): SourceRow {
+  let cells: SourceRow['cells'] | undefined;
+  for (const key in row.cells) {
+    const cell = row.cells[key];
+    if (typeof cell !== 'string' || cell.charCodeAt(0) !== 39 /* ' */) continue;
+    const plain = unneutralise(cell);
+    if (plain === cell) continue;
+    cells ??= Object.assign(Object.create(null) as SourceRow['cells'], row.cells);
+    cells[key] = plain;
+  }
+  return cells ? { ...row, cells } : row;
 }

@@ -28,6 +28,8 @@ export interface ValidateRowsOptions {
   rejects?: RejectsWriter;
   /** Refs remembered for the duplicate check (default 1,000,000). */
   refLimit?: number;
+  /** Take the CSV export's formula guard off text cells (see CheckOptions). */
+  unguardFormulas?: boolean;
   /** Called after each row (progress). */
   onRow?: (summary: Readonly<ValidateSummary>) => void;
 }
@@ -41,6 +43,7 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     profile: options.profile,
     strict: options.strict ?? false,
     ...(options.refLimit !== undefined && { refLimit: options.refLimit }),
+    ...(options.unguardFormulas !== undefined && { unguardFormulas: options.unguardFormulas }),
   });
   const summary: ValidateSummary = {
     rows: 0,
@@ -96,6 +99,8 @@ export interface ValidateFileOptions {
   reportFile?: string;
   rejectsFile?: string;
   refLimit?: number;
+  /** Keep CSV cells exactly as written: do not take off the export's formula guard. */
+  raw?: boolean;
   /** Called after each row (progress), with how far the reader is in the source. */
   onRow?: (summary: Readonly<ValidateSummary>, read: SourceProgress) => void;
 }
@@ -127,10 +132,11 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
         ...(opened.delimiter !== undefined && { delimiter: opened.delimiter }),
       });
     }
-    const { onRow, ...rest } = options;
+    const { onRow, raw, ...rest } = options;
     summary = await validateRows({
       ...rest,
       rows: opened.rows,
+      unguardFormulas: opened.format === 'csv' && raw !== true,
       ...(onRow && { onRow: (s: Readonly<ValidateSummary>) => onRow(s, opened) }),
       ...(report && { report }),
       ...(rejects && { rejects }),

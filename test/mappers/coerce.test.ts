@@ -22,6 +22,13 @@ describe('coerce numbers', () => {
     expect(coerce('12.5', 'number', { decimal: ',' }).ok).toBe(false);
     expect(coerce('', 'number', {}).ok).toBe(false);
   });
+  it('reads the exponent form programs write for extreme values', () => {
+    expect(coerce('5e-324', 'number', {})).toEqual(ok(5e-324));
+    expect(coerce('1E21', 'number', {})).toEqual(ok(1e21));
+    expect(coerce('1.5e+3', 'integer', {})).toEqual(ok(1500));
+    expect(coerce('1e', 'number', {}).ok).toBe(false);
+    expect(coerce('1e400', 'number', {}).ok).toBe(false);
+  });
   it('reads integers and refuses fractions', () => {
     expect(coerce('42', 'integer', {})).toEqual(ok(42));
     expect(coerce(42, 'integer', {})).toEqual(ok(42));

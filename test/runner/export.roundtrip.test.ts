@@ -134,10 +134,8 @@ describe('export -> import changes nothing', () => {
     }
   });
 
-  // Waiting on the import: a CSV cell the export neutralised ('=1+2) must be read back as the original
-  // text (`unneutralise` in src/writers/export/safety.ts). Until it is, the row is updated: this test
-  // pins that, and starts failing (remove `.fails`) once the import applies it.
-  it.fails('formula-like text in CSV (neutralised by the export, read back by the import)', async () => {
+  // A CSV cell the export neutralised ('=1+2) is read back by the import as the original text.
+  it('formula-like text in CSV (neutralised by the export, read back by the import)', async () => {
     const folder = join(dir, 'formula-csv');
     const filter = ['--filter', "startswith(prod_ref,'FORMULA-RT')"];
     const exported = await cli([

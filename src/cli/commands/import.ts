@@ -78,6 +78,12 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
             type: 'number',
             describe: 'Stop (exit 3) once this many rows failed or were invalid',
           })
+          .option('raw', {
+            type: 'boolean',
+            default: false,
+            describe:
+              "CSV: keep a cell's leading quote before = + - @ (by default it is read as the export's formula guard)",
+          })
           .option('strict', {
             type: 'boolean',
             default: false,
@@ -151,6 +157,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           concurrency: args.concurrency ?? 8,
           ...(maxErrors !== undefined && { maxErrors }),
           strict: args.strict,
+          raw: args.raw === true,
           deleteVariants: args['delete-variants'],
           onDuplicateAsset: args['on-duplicate-asset'],
           refreshAssets: args['refresh-assets'],

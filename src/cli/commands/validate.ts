@@ -101,6 +101,12 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
             type: 'string',
             describe: "Invalid rows in the input's format, with an _error column",
           })
+          .option('raw', {
+            type: 'boolean',
+            default: false,
+            describe:
+              "CSV: keep a cell's leading quote before = + - @ (by default it is read as the export's formula guard)",
+          })
           .option('strict', {
             type: 'boolean',
             default: false,
@@ -130,6 +136,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
           model,
           profile,
           strict: args.strict,
+          raw: args.raw === true,
           ...(args.report && { reportFile: args.report }),
           ...(args.rejects && { rejectsFile: args.rejects }),
           onRow: (s, read) => {

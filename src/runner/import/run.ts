@@ -63,6 +63,8 @@ export interface ImportOptions {
   waitForImages?: boolean | { timeoutMs?: number; intervalMs?: number };
   reportFile?: string;
   rejectsFile?: string;
+  /** Keep CSV cells exactly as written: do not take off the export's formula guard. */
+  raw?: boolean;
   /** The run's request counters (from the connection). */
   counters?: () => CountersSnapshot;
   onProgress?: (progress: ImportProgress) => void;
@@ -116,10 +118,16 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
         ...(opened.delimiter !== undefined && { delimiter: opened.delimiter }),
       });
     }
-    const run = new ImportRun(options, report, rejects, () => ({
-      bytesRead: opened.bytesRead(),
-      ...(opened.totalBytes !== undefined && { totalBytes: opened.totalBytes }),
-    }));
+    const run = new ImportRun(
+      options,
+      opened.format === 'csv' && options.raw !== true,
+      report,
+      rejects,
+      () => ({
+        bytesRead: opened.bytesRead(),
+        ...(opened.totalBytes !== undefined && { totalBytes: opened.totalBytes }),
+      }),
+    );
     const summary = await run.execute(opened.rows);
     await Promise.all([report?.close(), rejects?.close()]);
     return { ...summary, source: opened.source, notes: opened.notes, durationMs: Date.now() - started };
@@ -150,6 +158,7 @@ class ImportRun {
 
   constructor(
     private readonly options: ImportOptions,
+    unguardFormulas: boolean,
     private readonly report: ImportReportWriter | undefined,
     private readonly rejects: RejectsWriter | undefined,
     private readonly position: () => { bytesRead: number; totalBytes?: number },
@@ -159,6 +168,7 @@ class ImportRun {
       profile: options.profile,
       ...(options.strict !== undefined && { strict: options.strict }),
       defaultCommand: MODE_COMMAND[options.mode ?? 'upsert'],
+      unguardFormulas,
     });
     const registrar = () => {
       this.registrar ??= new AssetRegistrar(options.dam(), {
