@@ -76,7 +76,10 @@ describe('model from live $metadata', () => {
     expect(p.field('prod_manual')).toMatchObject({ asset: 'file' });
     expect(p.fields[0]!.name).toBe('prod_id');
     // A multilingual field with fewer cultures than the tenant names its own.
-    expect(model.entity('variants')!.field('frmt_color')).toMatchObject({ multilingual: true, languages: ['en', 'fr'] });
+    expect(model.entity('variants')!.field('frmt_color')).toMatchObject({
+      multilingual: true,
+      languages: ['en', 'fr'],
+    });
   });
 
   it('has each custom entity, addressed by its denominator exactly', () => {
