@@ -127,7 +127,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
     if (options.reportFile) report = await openReport(options.reportFile);
     if (options.rejectsFile) {
       rejects = await openRejects(options.rejectsFile, {
-        format: rejectsFormatFor(opened.format),
+        format: rejectsFormatFor(opened.format, options.rejectsFile),
         headers: opened.headers,
         ...(opened.delimiter !== undefined && { delimiter: opened.delimiter }),
       });

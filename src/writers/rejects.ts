@@ -2,7 +2,7 @@
 // (CSV for CSV, XLSX for XLSX, NDJSON for JSON and NDJSON), ready to fix and run again.
 import ExcelJS from 'exceljs';
 import type { Cell } from '../readers/types.js';
-import { csvLine, openLineFile } from './lines.js';
+import { csvLine, formatFromExtension, openLineFile } from './lines.js';
 
 export type RejectsFormat = 'csv' | 'xlsx' | 'ndjson';
 
@@ -15,8 +15,13 @@ export interface RejectsWriter {
   readonly count: number;
 }
 
-/** The rejects format for an input format: JSON arrays become NDJSON (one record per line). */
-export function rejectsFormatFor(inputFormat: string): RejectsFormat {
+/**
+ * The rejects format: the one the file's name asks for (`.csv`, `.xlsx`, `.jsonl` / `.ndjson`), else the
+ * input's, JSON arrays becoming NDJSON (one record per line). A `rejects.csv` is never an XLSX in disguise.
+ */
+export function rejectsFormatFor(inputFormat: string, path?: string): RejectsFormat {
+  const named = path === undefined ? undefined : formatFromExtension(path);
+  if (named) return named === 'jsonl' ? 'ndjson' : named;
   if (inputFormat === 'xlsx') return 'xlsx';
   if (inputFormat === 'json' || inputFormat === 'ndjson') return 'ndjson';
   return 'csv';

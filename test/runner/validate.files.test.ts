@@ -49,6 +49,31 @@ describe('validateFile', () => {
     expect((invalid.getCell(4).fill as ExcelJS.FillPattern).fgColor?.argb).toBe('FFFFC7CE');
   });
 
+  it('XLSX input with --rejects rejects.csv: a real CSV of the same columns, not an XLSX in disguise', async () => {
+    const source = join(dir, 'in-named.xlsx');
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('Feed');
+    sheet.addRow(['SKU', 'Price', 'Note']);
+    sheet.addRow(['V1', 9.5, 'fine']);
+    sheet.addRow(['V2', 'cheap', 'say "hi", twice']);
+    await workbook.xlsx.writeFile(source);
+    const rejectsFile = join(dir, 'named-rejects.csv');
+    const result = await validateFile({
+      source,
+      model,
+      profile: { entity: 'variants', columns: { SKU: 'frmt_ref', Price: 'frmt_price', Note: null } },
+      rejectsFile,
+    });
+    expect(result.outcomes).toEqual({ valid: 1, invalid: 1, skipped: 0 });
+    const bytes = await readFile(rejectsFile);
+    expect(bytes.subarray(0, 2).toString('latin1')).not.toBe('PK');
+    const parsed = Papa.parse<string[]>(bytes.toString('utf8'), { skipEmptyLines: true });
+    expect(parsed.data).toEqual([
+      ['SKU', 'Price', 'Note', '_error'],
+      ['V2', 'cheap', 'say "hi", twice', 'column "Price": must be a number, got "cheap"'],
+    ]);
+  });
+
   it('JSON input: NDJSON rejects keep nested objects', async () => {
     const source = join(dir, 'in.json');
     await writeFile(

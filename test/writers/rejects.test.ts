@@ -27,6 +27,17 @@ describe('rejects files', () => {
     ]).toEqual(['csv', 'xlsx', 'ndjson', 'ndjson']);
   });
 
+  it("follows the rejects file's own extension when it names a format", () => {
+    expect([
+      rejectsFormatFor('xlsx', 'out/rejects.csv'),
+      rejectsFormatFor('csv', 'REJECTS.XLSX'),
+      rejectsFormatFor('csv', 'rejects.jsonl'),
+      rejectsFormatFor('xlsx', 'rejects.ndjson'),
+      rejectsFormatFor('json', 'rejects.json'),
+      rejectsFormatFor('xlsx', 'rejects'),
+    ]).toEqual(['csv', 'xlsx', 'ndjson', 'ndjson', 'ndjson', 'xlsx']);
+  });
+
   it('CSV: the input columns in order, the input delimiter, plus _error', async () => {
     const path = join(dir, 'rejects.csv');
     const writer = await openRejects(path, {
