@@ -80,6 +80,31 @@ describe('samples/', () => {
     });
   });
 
+  it('custom entity whose denominator has a space: every row valid', async () => {
+    const { code, summary } = await validate([
+      'samples/store-locations.csv',
+      '--entity',
+      'custom:Store Locations',
+    ]);
+    expect(code).toBe(0);
+    expect(summary).toMatchObject({ rows: 3, outcomes: { valid: 3, invalid: 0 }, warnings: [] });
+  });
+
+  it("the supplier's price update keeps its one deliberate mistake (the demo shows it)", async () => {
+    const { code, summary, lines } = await validate(['samples/supplier-update.csv', '--entity', 'variants']);
+    expect(code).toBe(1);
+    expect(summary).toMatchObject({ rows: 4, outcomes: { valid: 3, invalid: 1, skipped: 0 }, warnings: [] });
+    expect(lines.filter((l) => l.outcome === 'invalid')).toEqual([
+      expect.objectContaining({
+        location: 'line 4',
+        ref: 'SMP-CHINO-NAVY-32',
+        column: 'frmt_price',
+        value: '59,9O',
+        message: 'column "frmt_price": must be a number, got "59,9O"',
+      }),
+    ]);
+  });
+
   it('groups the per-variant rows under two products', async () => {
     const { lines } = await validate([
       'samples/variants-per-row.csv',
