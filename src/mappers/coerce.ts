@@ -28,6 +28,9 @@ export function coerce(cell: Exclude<Cell, Cell[]>, type: CoerceType, rule: Conv
 /** Digits with one decimal point and an optional exponent (`1.5e-7`, as programs write extreme values). */
 const DIGITS = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
+/** One comma before exactly three digits, not after a lone 0: a thousands mark as much as a decimal one. */
+const AMBIGUOUS_COMMA = /^[+-]?[1-9]\d{0,2},\d{3}$/;
+
 function toNumber(cell: Exclude<Cell, Cell[]>, rule: ConversionRule, integer: boolean): Coerced {
   const expected = integer ? 'a whole number' : 'a number';
   if (typeof cell === 'number') {
@@ -51,7 +54,13 @@ function toNumber(cell: Exclude<Cell, Cell[]>, rule: ConversionRule, integer: bo
     if (text.includes(',') && text.includes('.'))
       return fail(`${expected} (thousands separators need "thousands" in the profile)`);
     const comma = text.indexOf(',');
-    if (comma >= 0 && comma === text.lastIndexOf(',')) text = text.replace(',', '.');
+    if (comma >= 0 && comma === text.lastIndexOf(',')) {
+      // `1,234` is a thousand in an English feed and 1.234 in a French one: refused rather than guessed,
+      // since a wrong guess is a price off by a thousand that no check would catch.
+      if (AMBIGUOUS_COMMA.test(text))
+        return fail(`${expected} (is "${text}" a thousand or a decimal? set "decimal" or "thousands")`);
+      text = text.replace(',', '.');
+    }
   }
   if (!DIGITS.test(text)) return fail(expected);
   const value = Number(text);

@@ -17,6 +17,20 @@ describe('coerce numbers', () => {
     expect(coerce('1.234,5', 'number', { thousands: '.' })).toEqual(ok(1234.5));
     expect(coerce('1 234,5', 'number', { thousands: ' ', decimal: ',' })).toEqual(ok(1234.5));
   });
+  it('refuses a lone comma before three digits unless a mark is declared (a thousand, or a decimal?)', () => {
+    expect(coerce('1,234', 'number', {})).toEqual({
+      ok: false,
+      expected: 'a number (is "1,234" a thousand or a decimal? set "decimal" or "thousands")',
+    });
+    expect(coerce('-12,500', 'number', {}).ok).toBe(false);
+    expect(coerce('1,234', 'integer', {}).ok).toBe(false);
+    expect(coerce('1,234', 'number', { decimal: ',' })).toEqual(ok(1.234));
+    expect(coerce('1,234', 'number', { thousands: ',' })).toEqual(ok(1234));
+    // Not ambiguous: a leading 0, or other than three digits after the comma.
+    expect(coerce('0,350', 'number', {})).toEqual(ok(0.35));
+    expect(coerce('12,50', 'number', {})).toEqual(ok(12.5));
+    expect(coerce('1234,567', 'number', {})).toEqual(ok(1234.567));
+  });
   it('refuses text and a declared decimal mark of the other kind', () => {
     expect(coerce('12,5O', 'number', {})).toEqual({ ok: false, expected: 'a number' });
     expect(coerce('12.5', 'number', { decimal: ',' }).ok).toBe(false);
