@@ -115,7 +115,7 @@ const UTF8_BOM = [0xef, 0xbb, 0xbf];
 
 /**
  * UTF-8 checked with `isUtf8` and turned into text with `Buffer#toString`: several times faster than
- * a fatal TextDecoder, and ASCII text becomes one-byte strings, which parse faster downstream.
+ * a fatal TextDecoder (see the benchmark section of docs/readers.md).
  * A sequence cut by the chunk's end waits for the next chunk; a leading BOM is dropped.
  */
 async function* decodeUtf8(chunks: AsyncIterable<Buffer>, sourceName: string): AsyncGenerator<string> {
