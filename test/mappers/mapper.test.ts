@@ -436,3 +436,52 @@ describe('list values', () => {
     expect(out.drafts[0]!.fields).toEqual({ prod_ref: 'P', prod_tags: ['a', 'b'], prod_pack_size: 3 });
   });
 });
+
+describe('profile-wide defaults and overrides', () => {
+  it('applies split, decimal and timezone given at the top of the profile to every column', () => {
+    const out = mapper({
+      entity: 'products',
+      split: ';',
+      decimal: ',',
+      timezone: 'America/New_York',
+    }).map(row({ prod_ref: 'P', prod_tags: 'a;b|c', prod_weight: '1,250', prod_date: '2024-01-15 09:30' }));
+    expect(out.issues).toEqual([]);
+    expect(out.drafts[0]!.fields).toEqual({
+      prod_ref: 'P',
+      prod_tags: ['a', 'b|c'],
+      prod_weight: 1.25,
+      prod_date: '2024-01-15T14:30:00Z',
+    });
+  });
+
+  it('lets a column rule override a profile default, and split: false keep a cell whole', () => {
+    const out = mapper({
+      entity: 'products',
+      split: ';',
+      columns: { Tags: { field: 'prod_tags', split: false }, Labels: { field: 'prod_labels', split: '/' } },
+    }).map(row({ prod_ref: 'P', Tags: 'a;b|c', Labels: 'organic/vegan' }));
+    expect(out.drafts[0]!.fields).toEqual({
+      prod_ref: 'P',
+      prod_tags: ['a;b|c'],
+      prod_labels: ['organic', 'vegan'],
+    });
+  });
+
+  it("coerces with the rule's type instead of the field's", () => {
+    const m = mapper({
+      entity: 'products',
+      columns: {
+        Pack: { field: 'prod_pack_size', type: 'number' },
+        Released: { field: 'prod_release_date', type: 'date-time', timezone: 'Asia/Tokyo' },
+      },
+    });
+    const out = m.map(row({ prod_ref: 'P', Pack: '2,5', Released: '2024-03-01 08:00' }));
+    expect(out.issues).toEqual([]);
+    // The rule reads the cell; the schema still judges the result (2.5 is no whole number).
+    expect(out.drafts[0]!.fields).toEqual({
+      prod_ref: 'P',
+      prod_pack_size: 2.5,
+      prod_release_date: '2024-02-29T23:00:00Z',
+    });
+  });
+});

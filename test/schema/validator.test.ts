@@ -140,3 +140,24 @@ describe('error sentences', () => {
     expect(sentences({ entity: 'variants' }, { _command: 'DELETE', frmt_ref: 'V' })).toEqual([]);
   });
 });
+
+describe('error sentences the schema gives after a type override', () => {
+  it('a value read as text for a date field, and a fraction for a whole-number field', () => {
+    expect(
+      sentences(
+        {
+          entity: 'products',
+          columns: {
+            Released: { field: 'prod_release_date', type: 'string' },
+            Pack: { field: 'prod_pack_size', type: 'number' },
+          },
+        },
+        { prod_ref: 'P', Released: '31/12/2024', Pack: '2.5' },
+      ),
+    ).toEqual([
+      // In the schema's field order.
+      'line 17, column "Pack": must be a whole number, got 2.5',
+      'line 17, column "Released": must be a date (YYYY-MM-DD), got "31/12/2024"',
+    ]);
+  });
+});
