@@ -8,7 +8,9 @@ import { memoryOutput } from '../src/cli/output.js';
 import { useSandbox } from './helpers/sandbox.js';
 
 const fixture = useSandbox();
-const REALWORLD = '/work/shared/data/realworld';
+
+import { REALWORLD } from './helpers/shared.js';
+
 let dir: string;
 
 beforeAll(async () => {

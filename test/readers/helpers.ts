@@ -13,7 +13,7 @@ import {
   type SourceRow,
 } from '../../src/readers/index.js';
 
-export const REALWORLD = '/work/shared/data/realworld';
+export { REALWORLD } from '../helpers/shared.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-io-readers-'));
 
