@@ -1,4 +1,4 @@
-// Every real-world feed in /work/shared/data/realworld reads correctly: row counts and exact cells.
+// Every real-world feed in the shared data/realworld folder reads correctly: row counts and exact cells.
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
