@@ -65,6 +65,23 @@ describe('catalog-io validate', () => {
     expect(Object.keys(after.byMethod)).toEqual(['GET']);
   });
 
+  it('costs the same requests as `schema pull` (only $metadata), however many rows the file has', async () => {
+    const rows = Array.from({ length: 300 }, (_, i) => `REQ-${i},Shirt ${i},${i % 7},cat-${i % 3}`);
+    await writeFile(join(dir, 'many.csv'), ['prod_ref,prod_title,prod_weight,cat_refs', ...rows].join('\n'));
+    const cost = async (args: string[]) => {
+      const before = await stats();
+      const { code } = await run([...args, ...connection()]);
+      return { code, requests: (await stats()) - before };
+    };
+    const pull = await cost(['schema', 'pull', '--out', join(dir, 'pulled')]);
+    const few = await cost(['validate', join(dir, 'good.csv')]);
+    const many = await cost(['validate', join(dir, 'many.csv')]);
+    expect([pull.code, few.code, many.code]).toEqual([0, 0, 0]);
+    expect(pull.requests).toBeGreaterThan(0);
+    expect(few.requests).toBe(pull.requests);
+    expect(many.requests).toBe(pull.requests);
+  });
+
   it('exits 1 with some invalid rows; --json prints the summary object', async () => {
     const report = join(dir, 'report.csv');
     const rejects = join(dir, 'rejects.csv');
