@@ -113,7 +113,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     if (options.reportFile) report = await openImportReport(options.reportFile);
     if (options.rejectsFile) {
       rejects = await openRejects(options.rejectsFile, {
-        format: rejectsFormatFor(opened.format),
+        format: rejectsFormatFor(opened.format, options.rejectsFile),
         headers: opened.headers,
         ...(opened.delimiter !== undefined && { delimiter: opened.delimiter }),
       });
