@@ -30,9 +30,10 @@ async function sandboxRequests(sb: SandboxHandle): Promise<number> {
   return ((await res.body.json()) as { total: number }).total;
 }
 
+/** Counted with the read-only key: the service limits each key on its own, so the export's budget is untouched. */
 async function productCount(sb: SandboxHandle): Promise<number> {
   const res = await request(`${sb.catalogUrl}/Products?$top=1`, {
-    headers: { 'x-api-key': sb.apiKey, 'accept-language': 'en' },
+    headers: { 'x-api-key': sb.readOnlyKey, 'accept-language': 'en' },
   });
   return ((await res.body.json()) as { '@count': number })['@count'];
 }
@@ -93,7 +94,7 @@ export async function run(): Promise<void> {
   say('2. request rate under the service limit of 50 requests / 10 s (limiter on both sides)');
   {
     const limit = { requests: 50, windowSeconds: 10 };
-    const m = await measure(4_480, { rateLimit: limit }, limit);
+    const m = await measure(9_480, { rateLimit: limit }, limit);
     const rate = m.requests / m.seconds;
     const allowed = limit.requests / limit.windowSeconds;
     say(
