@@ -158,6 +158,19 @@ describe('exit codes', () => {
     expect((await products()).has('E-9')).toBe(false);
   });
 
+  it('--rate is the short form of --rate-limit, and --concurrency is checked', async () => {
+    const file = await feed('rate.csv', 'prod_ref,prod_title\nR-1,One\n');
+    const base = connection().slice(0, 6); // without --rate-limit off
+    const badRate = await run(['import', file, '--rate', 'fast', ...base]);
+    expect(badRate.code).toBe(2);
+    expect(badRate.stderr).toMatch(/rate-limit/);
+    const badConcurrency = await run(['import', file, '--concurrency', 'many', ...base]);
+    expect(badConcurrency.code).toBe(2);
+    const paced = await run(['import', file, '--rate', '100/1', '--concurrency', '2', ...base]);
+    expect(paced.code).toBe(0);
+    expect((await products()).has('R-1')).toBe(true);
+  });
+
   it('3 when --max-errors is reached: the run stops and says so', async () => {
     const rows = ['prod_ref,prod_title,prod_weight'];
     for (let i = 0; i < 30; i++) rows.push(`ME-${i},Item,${i % 3 === 0 ? 'bad' : i}`);

@@ -64,6 +64,37 @@ describe('products and variants', () => {
     expect(written.has('W-3-A')).toBe(false);
   });
 
+  it('DELETE rows for variants and their product in one file: the variants go first', async () => {
+    const { sb } = fixture;
+    const base = await writeFeed(
+      dir,
+      'dboth-base.csv',
+      'prod_ref,prod_title,frmt_ref,frmt_price\nE-1,One,E-1-A,1\nE-1,One,E-1-B,1\n',
+    );
+    await importWith(sb, base, { profile: { entity: 'products', variants: true } });
+    const variantIds = [...(await byRef(sb, '/Variants', 'frmt_ref')).entries()]
+      .filter(([ref]) => ref.startsWith('E-1-'))
+      .map(([, v]) => v.frmt_id);
+    // The product row comes first in the file; the variants are still deleted before it.
+    const del = await writeFeed(
+      dir,
+      'dboth.csv',
+      '_command,prod_ref,frmt_ref\nDELETE,E-1,\nDELETE,E-1,E-1-A\nDELETE,E-1,E-1-B\n',
+    );
+    const summary = await importWith(sb, del, { profile: { entity: 'products', variants: true } });
+    expect(summary.outcomes.deleted).toBe(3);
+    expect(summary.outcomes.failed).toBe(0);
+    expect((await byRef(sb, '/Products', 'prod_ref')).has('E-1')).toBe(false);
+    const variants = await byRef(sb, '/Variants', 'frmt_ref');
+    expect(variants.has('E-1-A') || variants.has('E-1-B')).toBe(false);
+    // Had the product gone first, its variants would have been modified (left without a product)
+    // before their own deletion: the changelog would show that change by the system.
+    for (const id of variantIds) {
+      const log = await readAll(sb, `/Variants(${id})/Changelog`);
+      expect(log.filter((e) => e.author_type === 'system')).toEqual([]);
+    }
+  });
+
   it('--delete-variants deletes a product with its variants; without it the variants stay', async () => {
     const { sb } = fixture;
     const base = await writeFeed(
