@@ -28,6 +28,41 @@ describe('CSV delimiters', () => {
     expect(rows[0]!.cells['a;b']).toBe('1;2');
   });
 
+  it("a one-row export whose row holds `|` multi-values keeps the header's comma", async () => {
+    const text = 'prod_ref,name,tags\nP1,Chair,a0|00|aa|01\n';
+    const { source, rows } = await readAll(tempFile('one-row-multi.csv', text));
+    expect(source.delimiter).toBe(',');
+    expect(rows.map(plain)).toEqual([{ prod_ref: 'P1', name: 'Chair', tags: 'a0|00|aa|01' }]);
+    expect(rows[0]!.error).toBeUndefined();
+    // The same without a final newline: the last line is whole because the file ends there.
+    const bare = await readAll(tempFile('one-row-multi-bare.csv', text.trimEnd()));
+    expect(bare.source.delimiter).toBe(',');
+  });
+
+  it('a pipe file whose cells hold commas is read at the pipe (the header has no comma)', async () => {
+    const text = 'sku|name\nA1|Hat, red, wide\nB2|Cap, blue\n';
+    const { source, rows } = await readAll(tempFile('pipe-commas.csv', text));
+    expect(source.delimiter).toBe('|');
+    expect(rows.map(plain)).toEqual([
+      { sku: 'A1', name: 'Hat, red, wide' },
+      { sku: 'B2', name: 'Cap, blue' },
+    ]);
+  });
+
+  it("a delimiter counted only outside quotes; the one with the header's field count on every record wins", async () => {
+    // `;` appears in every line but inside quotes on the records; `,` splits all of them into 3.
+    const text = 'sku,"name;full",price\nA1,"Hat; red",9\nB2,"Cap; blue",3\n';
+    const { source, rows } = await readAll(tempFile('quoted-semicolons.csv', text));
+    expect(source.delimiter).toBe(',');
+    expect(rows.map(plain)[1]).toEqual({ sku: 'B2', 'name;full': 'Cap; blue', price: '3' });
+  });
+
+  it('among delimiters that fit equally, `;` wins over TAB and `|`', async () => {
+    const text = 'a;b\tc|d\n1;2\t3|4\n';
+    const { source } = await readAll(tempFile('tie.csv', text));
+    expect(source.delimiter).toBe(';');
+  });
+
   it('rejects a delimiter that cannot be one', async () => {
     await expectCode(openSource(tempFile('bad-delim.csv', 'a\n1\n'), { delimiter: '"' }), 'CONFIG_INVALID');
   });

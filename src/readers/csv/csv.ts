@@ -26,13 +26,13 @@ const SAMPLE_CHARS = 64 * 1024;
 
 export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings): Promise<OpenedTable> {
   const notes: string[] = [];
-  const { sample, text: replayed } = await sampleText(text, SAMPLE_CHARS);
+  const { sample, complete, text: replayed } = await sampleText(text, SAMPLE_CHARS);
   if (sample.trim() === '') {
     throw new CatalogIoError('SOURCE_EMPTY', `Empty file: ${settings.source} holds no text`);
   }
   let delimiter = settings.delimiter;
   if (!delimiter) {
-    delimiter = guessDelimiter(skipLines(sample, settings.headerRow - 1));
+    delimiter = guessDelimiter(skipLines(sample, settings.headerRow - 1), complete);
     notes.push(`delimiter ${delimiterName(delimiter)} detected`);
   }
   // A record larger than a few cells' limit means an unclosed quote or a giant cell.
@@ -171,7 +171,7 @@ function skipLines(text: string, count: number): string {
 async function sampleText(
   text: AsyncIterable<string>,
   size: number,
-): Promise<{ sample: string; text: AsyncIterable<string> }> {
+): Promise<{ sample: string; complete: boolean; text: AsyncIterable<string> }> {
   const iterator = text[Symbol.asyncIterator]();
   const head: string[] = [];
   let length = 0;
@@ -194,5 +194,5 @@ async function sampleText(
       yield next.value;
     }
   }
-  return { sample: head.join(''), text: replay() };
+  return { sample: head.join(''), complete: ended, text: replay() };
 }

@@ -88,10 +88,92 @@ export async function* csvRecords(
   yield* emit(result.data as string[][]);
 }
 
-/** Guesses the delimiter among `, ; TAB |` from a sample of whole lines (papaparse's guesser). */
-export function guessDelimiter(sample: string): string {
-  const lastBreak = sample.lastIndexOf('\n');
-  const whole = lastBreak > 0 ? sample.slice(0, lastBreak) : sample;
-  const result = Papa.parse<string[]>(whole, { delimitersToGuess: [',', ';', '\t', '|'], preview: 20 });
-  return result.meta.delimiter || ',';
+const CANDIDATES = [',', ';', '\t', '|'] as const;
+/** Records after the header that the guess looks at. */
+const GUESS_RECORDS = 10;
+
+/**
+ * Guesses the delimiter among `, ; TAB |` (in that order of preference) from the header line and the
+ * first records of `sample`. A delimiter must appear in the header and give the records the header's
+ * field count; papaparse's own guesser, which averages field counts, picks `|` when the only data
+ * row holds a multi-value (`a0|00|aa|01`). `complete` says the sample is the whole text, so its last
+ * line counts even without a final newline.
+ */
+export function guessDelimiter(sample: string, complete = false): string {
+  let best: { delimiter: string; matching: number; consistent: boolean } | undefined;
+  for (const delimiter of CANDIDATES) {
+    const lines = fieldCounts(sample, delimiter, complete);
+    const header = lines[0]?.fields;
+    if (header === undefined || header === 1) continue;
+    let matching = 0;
+    for (let i = 1; i < lines.length; i++) {
+      const { fields, trailing } = lines[i]!;
+      // One field more from a line ending in the delimiter is tolerated by the reader too.
+      if (fields === header || (trailing && fields === header + 1)) matching++;
+    }
+    const consistent = matching === lines.length - 1;
+    // Ties keep the earlier candidate: `,` then `;` then TAB then `|`.
+    if (
+      !best ||
+      (consistent && !best.consistent) ||
+      (consistent === best.consistent && matching > best.matching)
+    ) {
+      best = { delimiter, matching, consistent };
+    }
+  }
+  return best?.delimiter ?? ',';
+}
+
+interface LineFields {
+  fields: number;
+  /** The line ends in the delimiter (PrestaShop ends every data line with one). */
+  trailing: boolean;
+}
+
+/**
+ * Field counts of the first non-blank records of `sample` split at `delimiter` outside quotes (a
+ * quote opens only at the start of a field, as in the parser). Runs once per file over a few lines.
+ */
+function fieldCounts(sample: string, delimiter: string, complete: boolean): LineFields[] {
+  const counts: LineFields[] = [];
+  let fields = 1;
+  let fieldStart = true;
+  let inQuotes = false;
+  let blank = true;
+  let lastWasDelimiter = false;
+  for (let i = 0; i < sample.length && counts.length <= GUESS_RECORDS; i++) {
+    const char = sample[i]!;
+    if (inQuotes) {
+      if (char === '"') {
+        if (sample[i + 1] === '"') i++;
+        else inQuotes = false;
+      }
+      continue;
+    }
+    if (char === '\n' || char === '\r') {
+      if (!blank) counts.push({ fields, trailing: lastWasDelimiter });
+      if (char === '\r' && sample[i + 1] === '\n') i++;
+      fields = 1;
+      fieldStart = true;
+      blank = true;
+      lastWasDelimiter = false;
+      continue;
+    }
+    if (char !== ' ' && char !== '\t') blank = false;
+    if (char === delimiter) {
+      fields++;
+      fieldStart = true;
+      blank = false;
+      lastWasDelimiter = true;
+      continue;
+    }
+    lastWasDelimiter = false;
+    if (char === '"' && fieldStart) inQuotes = true;
+    if (char !== ' ') fieldStart = false;
+  }
+  // The last line counts only when it is known to be whole.
+  if (complete && !inQuotes && !blank && counts.length <= GUESS_RECORDS) {
+    counts.push({ fields, trailing: lastWasDelimiter });
+  }
+  return counts;
 }
