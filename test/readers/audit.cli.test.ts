@@ -89,14 +89,17 @@ describe('bad input through `catalog-io preview`', () => {
     });
   }
 
-  // FINDING (issue 4, "Not a CSV ... one coded error, exit code 2"): an HTML page saved as .csv (a
-  // feed URL that answered with a login page) is read as a one-column CSV whose header is
-  // `<!DOCTYPE html>`, with the note `delimiter "," detected`. Marked failing until the CSV reader
-  // refuses markup; remove `.fails` then.
-  it.fails('an HTML page named .csv is CSV_NOT_CSV, exit 2', async () => {
+  // An HTML page saved as .csv (a feed URL that answered with a login page) is refused, not read
+  // as a one-column CSV headed `<!DOCTYPE html>`.
+  it('an HTML page named .csv is CSV_NOT_CSV, exit 2', async () => {
     const html =
       '<!DOCTYPE html>\n<html><head><title>Login</title></head>\n<body><p>Please sign in, then retry.</p></body>\n</html>\n';
-    expectFatal(await preview([tempFile('cli-page.csv', html), '--limit', '100']), 'CSV_NOT_CSV');
+    const line = expectFatal(
+      await preview([tempFile('cli-page.csv', html), '--limit', '100']),
+      'CSV_NOT_CSV',
+    );
+    expect(line).toContain('looks like an HTML page');
+    expect(line).toContain('<!DOCTYPE html>');
   });
 });
 

@@ -57,6 +57,30 @@ describe('bad input', () => {
     expect(error.message).toContain('xlsx');
   });
 
+  it('markup at the start of a CSV (after a BOM and blank lines) is not a CSV, naming what it is', async () => {
+    const page = '\uFEFF\n  \n<!doctype html>\n<html><body><p>Sign in, please.</p></body></html>\n';
+    const html = await expectCode(openSource(tempFile('login-page.csv', page)), 'CSV_NOT_CSV');
+    expect(html.message).toContain('looks like an HTML page');
+    expect(html.location).toBe('line 3');
+    const bare = await expectCode(
+      openSource(tempFile('bare-html.csv', '<HTML>\n<p>x, y</p>\n')),
+      'CSV_NOT_CSV',
+    );
+    expect(bare.message).toContain('looks like an HTML page');
+    const xml = await expectCode(
+      openSource(tempFile('feed-xml.csv', '<?xml version="1.0"?>\n<products><p sku="A1"/></products>\n')),
+      'CSV_NOT_CSV',
+    );
+    expect(xml.message).toContain('looks like an XML document');
+    // Even with the delimiter named, markup is refused.
+    await expectCode(openSource(tempFile('page-delim.csv', page), { delimiter: ';' }), 'CSV_NOT_CSV');
+  });
+
+  it('a CSV whose first cell merely starts with `<` is still a CSV', async () => {
+    const { rows } = await readAll(tempFile('angle.csv', '<sku>,name\nA1,Chair\n'));
+    expect(rows[0]!.cells['<sku>']).toBe('A1');
+  });
+
   it('a truncated workbook is XLSX_CORRUPT, not a hang', async () => {
     const path = tempFile('truncated.xlsx', workbook.subarray(0, Math.floor(workbook.length / 2)));
     await expectCode(readThrough(path), 'XLSX_CORRUPT');

@@ -30,6 +30,7 @@ export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings
   if (sample.trim() === '') {
     throw new CatalogIoError('SOURCE_EMPTY', `Empty file: ${settings.source} holds no text`);
   }
+  refuseMarkup(sample, settings.source);
   let delimiter = settings.delimiter;
   if (!delimiter) {
     delimiter = guessDelimiter(skipLines(sample, settings.headerRow - 1), complete);
@@ -105,6 +106,30 @@ async function* dataRows(
     }
     yield row;
   }
+}
+
+const MARKUP: Array<{ start: RegExp; what: string }> = [
+  { start: /^<!doctype\s+html|^<html[\s>]/i, what: 'an HTML page' },
+  { start: /^<\?xml[\s?]/i, what: 'an XML document' },
+  { start: /^<!doctype/i, what: 'a markup document' },
+];
+
+/**
+ * A feed URL that answered with a login or error page, saved as `.csv`, would otherwise be read as
+ * one column headed `<!DOCTYPE html>`: markup at the start of the text is refused.
+ */
+function refuseMarkup(sample: string, source: string): void {
+  const leading = /^\uFEFF?\s*/.exec(sample)![0];
+  const start = sample.slice(leading.length);
+  if (!start.startsWith('<')) return;
+  const found = MARKUP.find((markup) => markup.start.test(start));
+  if (!found) return;
+  const firstLine = start.slice(0, start.search(/\n|$/)).slice(0, 60);
+  throw new CatalogIoError(
+    'CSV_NOT_CSV',
+    `Not CSV: ${source} looks like ${found.what} (it starts with "${firstLine}"), expected a header line; a feed URL may have answered with a login or error page`,
+    { location: `line ${leading.split('\n').length}` },
+  );
 }
 
 function isBlank(cells: string[]): boolean {
