@@ -11,6 +11,8 @@ export interface Output {
   error(line: string): void;
   /** Whether stderr is a terminal (progress bars) . */
   isTTY: boolean;
+  /** Where a progress bar is drawn when `isTTY` (the process's stderr for the CLI). */
+  terminal?: NodeJS.WritableStream;
 }
 
 export function processOutput(): Output {
@@ -18,6 +20,7 @@ export function processOutput(): Output {
     print: (line) => process.stdout.write(`${line}\n`),
     error: (line) => process.stderr.write(`${line}\n`),
     isTTY: Boolean(process.stderr.isTTY),
+    terminal: process.stderr,
   };
 }
 

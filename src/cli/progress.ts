@@ -27,7 +27,7 @@ const PLAIN_EVERY_MS = 10_000;
 export function createProgress(out: Output, label: string, options: { quiet: boolean }): Progress {
   if (options.quiet) return { update() {}, stop() {} };
   const started = Date.now();
-  if (!out.isTTY) {
+  if (!out.isTTY || !out.terminal) {
     let next = started + PLAIN_EVERY_MS;
     let last: ProgressState | undefined;
     return {
@@ -46,35 +46,40 @@ export function createProgress(out: Output, label: string, options: { quiet: boo
   }
   const bar = new cliProgress.SingleBar(
     {
-      format: `${label} [{bar}] {percentage}% | {value} rows | {speed} rows/s | {counts} | {requests} req, {limited} × 429 | ETA {eta_formatted}`,
+      format: `${label} [{bar}] {percentage}% | {done} rows | {speed} rows/s | {counts} | {requests} req, {limited} × 429 | ETA {remaining}`,
       hideCursor: true,
       clearOnComplete: false,
       stopOnComplete: false,
       etaBuffer: 50,
+      stream: out.terminal,
     },
     cliProgress.Presets.shades_classic,
   );
   let startedBar = false;
   return {
     update(state) {
-      // Percent from the known total, else from the bytes read of the source.
-      const byBytes = state.total === undefined && state.totalBytes ? state.totalBytes : undefined;
-      const total = state.total ?? byBytes ?? 0;
-      const value = byBytes !== undefined ? (state.bytesRead ?? 0) : state.done;
-      const seconds = Math.max(0.001, (Date.now() - started) / 1000);
+      // Done so far as a share of the known total, else of the source's bytes. The reader reads a little
+      // ahead of the work, so a share from bytes stops at 99% until the end.
+      const fraction =
+        state.total !== undefined
+          ? state.done / Math.max(1, state.total)
+          : state.totalBytes
+            ? Math.min(0.99, (state.bytesRead ?? 0) / state.totalBytes)
+            : undefined;
+      const elapsed = Math.max(0.001, (Date.now() - started) / 1000);
       const payload = {
-        speed: Math.round(state.done / seconds),
+        done: state.done,
+        speed: Math.round(state.done / elapsed),
         counts: state.counts ?? '',
         requests: state.requests ?? 0,
         limited: state.rateLimited ?? 0,
+        remaining: fraction && fraction > 0 ? duration((elapsed * (1 - fraction)) / fraction) : '?',
       };
+      const value = Math.round((fraction ?? 0) * 1000);
       if (!startedBar) {
-        bar.start(total, value, payload);
+        bar.start(1000, value, payload);
         startedBar = true;
-      } else {
-        bar.setTotal(total);
-        bar.update(value, payload);
-      }
+      } else bar.update(value, payload);
     },
     stop() {
       if (startedBar) bar.stop();
@@ -94,4 +99,12 @@ function plainLine(label: string, s: ProgressState, elapsedMs: number): string {
       ? `, ${s.requests} requests${s.rateLimited ? `, ${s.rateLimited} × 429` : ''}`
       : '';
   return `${label}: ${s.done}${of} rows${pct}, ${rate} rows/s${s.counts ? `, ${s.counts}` : ''}${req}`;
+}
+
+/** `42s`, `3m05s`, `1h02m`. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }

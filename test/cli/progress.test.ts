@@ -1,8 +1,9 @@
 // Progress without a terminal (cron logs): one plain line every 10 s with rows/s, counts by outcome,
 // requests and 429s, and the share of the source read when the row count is unknown; nothing when quiet.
+import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { memoryOutput } from '../../src/cli/output.js';
-import { createProgress } from '../../src/cli/progress.js';
+import { createProgress, duration } from '../../src/cli/progress.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] });
@@ -56,5 +57,35 @@ describe('progress without a TTY', () => {
     progress.update({ done: 1, requests: 1 });
     progress.stop();
     expect(out.stderr).toEqual([]);
+  });
+});
+
+describe('progress on a terminal', () => {
+  it('draws the bar on the Output terminal: rows done, share of the source, a readable ETA', () => {
+    const written: string[] = [];
+    // A writable that says it is a terminal, as cli-progress expects of one.
+    const terminal = Object.assign(
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          written.push(chunk.toString());
+          done();
+        },
+      }),
+      { isTTY: true, columns: 200, cursorTo: () => true, clearLine: () => true, moveCursor: () => true },
+    );
+    const out = { ...memoryOutput(), isTTY: true, terminal };
+    const progress = createProgress(out, 'import', { quiet: false });
+    progress.update({ done: 250, bytesRead: 500, totalBytes: 1000, counts: 'created 250', requests: 4 });
+    progress.stop();
+    const screen = written.join('');
+    expect(screen).toMatch(
+      /import \[[^\]]+\] 50% \| 250 rows \| \d+ rows\/s \| created 250 \| 4 req, 0 × 429 \| ETA \d+s/,
+    );
+  });
+
+  it('formats durations for people', () => {
+    expect(duration(42.4)).toBe('42s');
+    expect(duration(185)).toBe('3m05s');
+    expect(duration(3725)).toBe('1h02m');
   });
 });
