@@ -6,7 +6,13 @@ import { CatalogIoError } from '../errors.js';
 import type { Draft, DraftLinks, FieldValue, RowIssue } from '../mappers/types.js';
 import { sentenceFor } from './messages.js';
 import type { EntityModel, TenantModel } from './model.js';
-import { buildWriteSchema, type WriteMode } from './write-schema.js';
+import {
+  buildFastCheck,
+  buildWriteSchema,
+  type FastCheck,
+  type FormatTest,
+  type WriteMode,
+} from './write-schema.js';
 
 // ajv-formats is CommonJS: at run time the default import is the plugin function itself.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -17,6 +23,8 @@ interface EntityChecks {
   multilingual: Set<string>;
   create?: ValidateFunction;
   upsert?: ValidateFunction;
+  fastCreate?: FastCheck;
+  fastUpsert?: FastCheck;
 }
 
 export class DraftValidator {
@@ -43,10 +51,13 @@ export class DraftValidator {
             ),
           ];
     }
-    const body = bodyOf(draft, checks.multilingual, this.model.baseLanguage);
-    const check = this.schemaFor(checks, draft.command === 'NEW' ? 'create' : 'upsert');
+    const mode = draft.command === 'NEW' ? 'create' : 'upsert';
     const issues: RowIssue[] = [];
-    if (!check(body)) {
+    // The common valid row is settled here without a body or Ajv; any doubt goes to Ajv for the messages.
+    const certainlyValid = this.fastCheckFor(checks, mode)(draft.fields, draft.cultures);
+    const body = certainlyValid ? undefined : bodyOf(draft, checks.multilingual, this.model.baseLanguage);
+    const check = body && this.schemaFor(checks, mode);
+    if (body && check && !check(body)) {
       const seen = new Set<string>();
       for (const error of check.errors ?? []) {
         const sentence = sentenceFor(error, { model: this.model, entity, body });
@@ -82,6 +93,17 @@ export class DraftValidator {
       this.checks.set(name, checks);
     }
     return checks;
+  }
+
+  /** Built on first use, once per run, with Ajv's own format tests. */
+  private fastCheckFor(checks: EntityChecks, mode: WriteMode): FastCheck {
+    const key = mode === 'create' ? 'fastCreate' : 'fastUpsert';
+    let fn = checks[key];
+    if (!fn) {
+      fn = buildFastCheck(checks.entity, this.model, mode, (name) => formatTestOf(this.ajv, name));
+      checks[key] = fn;
+    }
+    return fn;
   }
 
   /** Compiled on first use, once per run. */
@@ -121,6 +143,19 @@ function bodyOf(draft: Draft, multilingual: Set<string>, base: string): Record<s
     }
   }
   return body;
+}
+
+/** The format as Ajv tests it, when it is a plain synchronous test. */
+function formatTestOf(ajv: Ajv, name: string): FormatTest | undefined {
+  const format = ajv.formats[name];
+  if (typeof format === 'function') return (text) => format(text) === true;
+  if (format instanceof RegExp) return (text) => format.test(text);
+  if (format && typeof format === 'object' && !format.async) {
+    const { validate } = format;
+    if (typeof validate === 'function') return (text) => (validate as (t: string) => unknown)(text) === true;
+    if (validate instanceof RegExp) return (text) => validate.test(text);
+  }
+  return undefined;
 }
 
 function hasEmptyRef(refs: string | string[]): boolean {

@@ -2,6 +2,7 @@
 // Read-only fields are left out (additionalProperties refuses them), the ref is always required (rows are
 // matched by it), other required fields only on create; multilingual fields take a value or
 // `{culture: value}` for tenant languages; asset fields take names (one, or a list when several).
+import type { FieldValue, Value } from '../mappers/types.js';
 import type { EntityModel, FieldModel, TenantModel } from './model.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -71,4 +72,156 @@ function types(s: JsonSchema): string[] {
   const t = s.type;
   if (t === undefined) return ['string', 'number', 'integer', 'boolean', 'array'];
   return Array.isArray(t) ? (t as string[]) : [t as string];
+}
+
+/**
+ * Says whether a draft certainly passes the write-schema, without building the body or running Ajv.
+ * Why it exists: most rows are valid, and for them Ajv plus the body it needs cost more than the mapping.
+ * It is one-sided on purpose: `true` only for what it fully understands (a subset of `buildWriteSchema`);
+ * anything else (a wrong or unusual value, an unknown field, an untyped field) answers `false`, and the
+ * caller runs Ajv, which alone writes the messages.
+ */
+export type FastCheck = (
+  fields: Record<string, FieldValue>,
+  cultures: Record<string, Record<string, FieldValue>>,
+) => boolean;
+
+/** A JSON Schema format test (Ajv's own, so both agree); undefined when it cannot be called plainly. */
+export type FormatTest = (text: string) => boolean;
+
+interface FieldCheck {
+  multilingual: boolean;
+  /** Languages a `{culture: value}` may hold. */
+  languages: Set<string>;
+  /** A whole value (one scalar, a list, or null). */
+  value: (value: FieldValue) => boolean;
+}
+
+export function buildFastCheck(
+  entity: EntityModel,
+  model: TenantModel,
+  mode: WriteMode,
+  formatTest: (format: string) => FormatTest | undefined,
+): FastCheck {
+  const checks = new Map<string, FieldCheck>();
+  for (const field of entity.fields) {
+    if (field.readOnly) continue;
+    const value = valueCheck(field, formatTest);
+    // A multilingual schema puts `enum` beside `type: [..., 'object']`: only Ajv knows what it makes of that.
+    if (!value || (field.multilingual && field.enum)) continue;
+    const languages = new Set(field.languages ?? model.languages);
+    checks.set(field.name, { multilingual: field.multilingual, languages, value });
+  }
+  const required = [entity.refField];
+  if (mode === 'create')
+    for (const f of entity.fields)
+      if (f.required && !f.readOnly && f.name !== entity.refField) required.push(f.name);
+  const base = model.baseLanguage;
+  return (fields, cultures) => {
+    for (const name in fields) {
+      const check = checks.get(name);
+      if (!check?.value(fields[name]!)) return false;
+      // A base-language value is sent as `{base: value}`: the field must take that language.
+      if (check.multilingual && !check.languages.has(base)) return false;
+    }
+    for (const culture in cultures) {
+      const values = cultures[culture]!;
+      for (const name in values) {
+        const check = checks.get(name);
+        if (!check?.multilingual || !check.languages.has(culture)) return false;
+        if (!check.value(values[name]!)) return false;
+      }
+    }
+    for (const name of required) if (!has(name, fields, cultures)) return false;
+    return true;
+  };
+}
+
+function has(
+  name: string,
+  fields: Record<string, FieldValue>,
+  cultures: Record<string, Record<string, FieldValue>>,
+): boolean {
+  if (fields[name] !== undefined) return true;
+  for (const culture in cultures) if (cultures[culture]![name] !== undefined) return true;
+  return false;
+}
+
+/** The test of `valueSchema(field)`, or undefined when the fast check leaves the field to Ajv. */
+function valueCheck(
+  field: FieldModel,
+  formatTest: (format: string) => FormatTest | undefined,
+): ((value: FieldValue) => boolean) | undefined {
+  const scalar = scalarCheck(field, formatTest);
+  if (!scalar) return undefined;
+  const nullable = !field.required;
+  if (field.multiple) {
+    return (value) => {
+      if (value === null) return nullable;
+      // Asset fields also take one comma-separated string (no other keyword applies to it).
+      if (!Array.isArray(value)) return field.asset !== undefined && typeof value === 'string';
+      for (const item of value) if (!scalar(item)) return false;
+      return true;
+    };
+  }
+  return (value) => (value === null ? nullable : !Array.isArray(value) && scalar(value));
+}
+
+/** The test of `scalarSchema(field)` for one non-null value. */
+function scalarCheck(
+  field: FieldModel,
+  formatTest: (format: string) => FormatTest | undefined,
+): ((value: Value) => boolean) | undefined {
+  if (field.asset) return (value) => typeof value === 'string';
+  let type: (value: Value) => boolean;
+  let format: string | undefined;
+  switch (field.type) {
+    case 'integer':
+      type = (value) => Number.isInteger(value);
+      break;
+    case 'number':
+      type = (value) => typeof value === 'number' && Number.isFinite(value);
+      break;
+    case 'boolean':
+      type = (value) => typeof value === 'boolean';
+      break;
+    case 'date':
+    case 'date-time':
+      type = (value) => typeof value === 'string';
+      format = field.type;
+      break;
+    case 'string':
+      type = (value) => typeof value === 'string';
+      if (field.format === 'date' || field.format === 'date-time') format = field.format;
+      break;
+    default:
+      return undefined;
+  }
+  const tests: Array<(value: Value) => boolean> = [type];
+  if (format !== undefined) {
+    const test = formatTest(format);
+    if (!test) return undefined;
+    tests.push((value) => typeof value !== 'string' || test(value));
+  }
+  const { maxLength, pattern } = field;
+  // UTF-16 length >= code points (what maxLength counts): within it is certainly within; beyond, Ajv decides.
+  if (maxLength !== undefined) tests.push((value) => typeof value !== 'string' || value.length <= maxLength);
+  if (pattern !== undefined) {
+    let re: RegExp;
+    try {
+      re = new RegExp(pattern, 'u');
+    } catch {
+      return undefined;
+    }
+    tests.push((value) => typeof value !== 'string' || re.test(value));
+  }
+  if (field.enum) {
+    const allowed = new Set<unknown>(field.enum);
+    tests.push((value) => allowed.has(value));
+  }
+  if (tests.length === 1) return type;
+  return (value) => {
+    for (const test of tests) if (!test(value)) return false;
+    return true;
+  };
 }
