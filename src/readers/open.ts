@@ -62,8 +62,7 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
   const notes: string[] = [];
   const name = bytes.name;
   let { head, chunks } = await peek(bytes.chunks);
-  const gzipped = isGzip(head);
-  if (gzipped) {
+  if (isGzip(head)) {
     ({ head, chunks } = await peek(gunzip(chunks, name)));
     notes.push('gzip decompressed');
   }
@@ -130,16 +129,7 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
     const table = readNdjson(text, jsonSettings);
     return finish({ ...base, encoding, headers: table.headers, rows: table.rows }, bytes);
   }
-  // A syntax error is located by reading the file again from the start (files only).
-  const reopen = bytes.reopen;
-  const again = reopen
-    ? async () => {
-        const fresh = await reopen();
-        const freshChunks = gzipped ? gunzip(fresh.chunks, name) : fresh.chunks;
-        return { text: decode(freshChunks, encoding, name), close: fresh.close };
-      }
-    : undefined;
-  const table = readJson(text, { ...jsonSettings, jsonPath: settings.jsonPath, notes, reopen: again });
+  const table = readJson(text, { ...jsonSettings, jsonPath: settings.jsonPath, notes });
   return finish({ ...base, encoding, headers: table.headers, rows: table.rows }, bytes);
 }
 

@@ -68,17 +68,14 @@ describe('URL sources', () => {
 });
 
 describe('JSON details', () => {
-  // FINDING (issue 4, "A syntax error names the line and column"): only files are re-read to locate a
-  // syntax error; from stdin or a URL the message says "line 1 or after". Marked as failing until the
-  // JSON reader tracks lines itself; remove `.fails` then.
-  it.fails('a syntax error read from stdin (no second pass possible) still names line and column', async () => {
+  // The JSON reader tracks lines and columns itself: stdin, which cannot be read twice, gets them too.
+  it('a syntax error read from stdin (no second pass possible) still names line and column', async () => {
     const text = '[\n  {"sku": "A1"},\n  {"sku": "B2",}\n]\n';
     const err = await expectCode(async () => {
       const source = await openSource('-', { stdin: Readable.from([Buffer.from(text)]), format: 'json' });
       await collect(source);
     }, 'JSON_SYNTAX');
-    expect(err.message).toMatch(/line 3/);
-    expect(err.message).toMatch(/column \d+/);
+    expect(err.location).toBe('line 3, column 16');
   });
 
   it('an OData envelope with metadata before value is read from value', async () => {

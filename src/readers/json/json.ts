@@ -1,12 +1,13 @@
 // The JSON reader core: records from a top-level array, or from an array inside an object (the
 // `jsonPath`, else the first array-valued key such as `value` or `products`). Tokens come from
 // stream-json's tokenizer; each record is assembled alone, so memory holds one record at a time.
+// Line and column are tracked while reading, so a syntax error is located from any source (locate.ts).
 import Assembler from 'stream-json/assembler.js';
 import { CatalogIoError } from '../../errors.js';
 import { emptyCells } from '../headers.js';
 import type { Cell, SourceRow } from '../types.js';
 import { flattenRecord, HeaderUnion } from './flatten.js';
-import { locateSyntaxError, PositionTracker, syntaxDetail } from './locate.js';
+import { locateInText, PositionTracker, replayPrefix, syntaxDetail, type TextPosition } from './locate.js';
 import { createTokenizer, type Token } from './tokenizer.js';
 
 export interface JsonSettings {
@@ -16,9 +17,12 @@ export interface JsonSettings {
   jsonPath?: string;
   /** Receives what was detected (the key the records came from). */
   notes?: string[];
-  /** Reads the same text again from the start: lets a syntax error name its exact line and column. */
-  reopen?: () => Promise<{ text: AsyncIterable<string>; close(): Promise<void> }>;
 }
+
+/** Text without a line break is carried to the next chunk up to this length, then fed anyway. */
+const LONG_LINE = 64 * 1024;
+/** Text kept to locate a syntax error when no clean cut comes (JSON written on one long line). */
+const WINDOW_CHARS = 8 * 1024 * 1024;
 
 export interface OpenedRecords {
   /** Union of the columns seen so far; grows while rows are read. */
@@ -51,8 +55,13 @@ async function* jsonRows(
   let assembler: Assembler | null = null;
   let index = 0;
   let seenRoot = false;
+  // Where a syntax error is (see locate.ts): the position of the text fed so far, and the window of
+  // text fed since the last clean cut (a line break: nothing held back in the tokenizer).
   const position = new PositionTracker();
-  let offset = 0;
+  let lastToken: string | undefined;
+  let lastChar = '';
+  let clean = true;
+  let window: { start: TextPosition; prefix: string; passed: string[]; chars: number } | undefined;
 
   const row = (value: unknown): SourceRow => {
     index++;
@@ -133,22 +142,81 @@ async function* jsonRows(
     }
   }
 
-  for await (const chunk of text) {
+  /** The open containers, outermost first (true: array), ours and then the assembler's. */
+  const containers = (): boolean[] => {
+    const open = stack.map((container) => container.isArray);
+    if (assembler) {
+      const held = assembler.stack;
+      for (let i = 0; i < held.length; i += 2) open.push(Array.isArray(held[i]));
+      open.push(Array.isArray(assembler.current));
+    }
+    return open;
+  };
+
+  function* feed(piece: string, endsClean: boolean): Generator<SourceRow> {
+    if (clean) {
+      const prefix = replayPrefix({ containers: containers(), lastToken, lastChar });
+      window = { start: { line: position.line, column: position.column }, prefix, passed: [], chars: 0 };
+    }
     let tokens: Token[];
     try {
-      tokens = tokenizer.write(chunk);
+      tokens = tokenizer.write(piece);
     } catch (err) {
-      throw await syntaxError(err, settings, offset, position);
+      throw syntaxError(err, piece);
     }
-    offset += chunk.length;
-    position.advance(chunk);
+    position.advance(piece);
+    // After a clean cut the next piece starts a new window: only an unclean piece is kept.
+    if (window && !endsClean) {
+      window.passed.push(piece);
+      window.chars += piece.length;
+      if (window.chars > WINDOW_CHARS) window = undefined;
+    }
+    if (tokens.length > 0) lastToken = tokens[tokens.length - 1]!.name;
+    lastChar = lastNonSpace(piece) || lastChar;
+    clean = endsClean;
     yield* consume(tokens);
   }
+
+  const syntaxError = (err: unknown, failing: string | undefined): CatalogIoError => {
+    if (err instanceof CatalogIoError) return err;
+    let detail = syntaxDetail((err as Error).message);
+    // At the end of the text the position is exact as it is: the document stops too early.
+    let location = `line ${position.line}, column ${position.column}`;
+    if (failing !== undefined) {
+      const found = window && locateInText(window.prefix, window.passed, failing, window.start);
+      if (found) {
+        location = `line ${found.line}, column ${found.column}`;
+        detail = syntaxDetail(found.message);
+      } else {
+        location += ' or after';
+      }
+    }
+    return new CatalogIoError('JSON_SYNTAX', `Invalid JSON: ${detail}`, { location });
+  };
+
+  // Text goes to the tokenizer up to the last line break of each chunk; the rest waits for the next.
+  let carry = '';
+  for await (const chunk of text) {
+    const cut = chunk.lastIndexOf('\n');
+    if (cut === -1) {
+      carry += chunk;
+      if (carry.length >= LONG_LINE) {
+        const piece = carry;
+        carry = '';
+        yield* feed(piece, false);
+      }
+      continue;
+    }
+    const piece = carry + chunk.slice(0, cut + 1);
+    carry = chunk.slice(cut + 1);
+    yield* feed(piece, true);
+  }
+  if (carry.length > 0) yield* feed(carry, false);
   let tail: Token[];
   try {
     tail = tokenizer.end();
   } catch (err) {
-    throw await syntaxError(err, settings, offset, position);
+    throw syntaxError(err, undefined);
   }
   yield* consume(tail);
   if (!seenRoot)
@@ -163,30 +231,12 @@ async function* jsonRows(
   }
 }
 
-async function syntaxError(
-  err: unknown,
-  settings: JsonSettings,
-  chunkOffset: number,
-  chunkStart: PositionTracker,
-): Promise<CatalogIoError> {
-  if (err instanceof CatalogIoError) return err;
-  let detail = syntaxDetail((err as Error).message);
-  let location = `line ${chunkStart.line} or after`;
-  if (settings.reopen) {
-    const again = await settings.reopen();
-    try {
-      const found = await locateSyntaxError(again.text, chunkOffset);
-      if (found) {
-        location = `line ${found.line}, column ${found.column}`;
-        detail = syntaxDetail(found.message);
-      }
-    } catch {
-      // the first report stands
-    } finally {
-      await again.close();
-    }
+function lastNonSpace(text: string): string {
+  for (let i = text.length - 1; i >= 0; i--) {
+    const code = text.charCodeAt(i);
+    if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) return text[i]!;
   }
-  return new CatalogIoError('JSON_SYNTAX', `Invalid JSON: ${detail}`, { location });
+  return '';
 }
 
 function describe(value: unknown): string {

@@ -12,8 +12,6 @@ export interface ByteSource {
   totalBytes?: number;
   /** Bytes taken from the underlying source so far (before decompression). */
   bytesRead(): number;
-  /** Opens the same bytes again from the start, when the source allows it (files): used to locate errors. */
-  reopen?: () => Promise<ByteSource>;
   close(): Promise<void>;
 }
 

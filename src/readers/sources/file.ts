@@ -22,7 +22,7 @@ export async function openFile(path: string): Promise<ByteSource> {
     throw new CatalogIoError('SOURCE_UNREADABLE', `Cannot read file ${path}: ${code ?? String(err)}`);
   }
   const stream = createReadStream(path, { highWaterMark: CHUNK_BYTES });
-  return fromStream(stream, path, path, size, () => openFile(path));
+  return fromStream(stream, path, path, size);
 }
 
 export function openStdin(stdin: Readable = process.stdin): ByteSource {
@@ -34,7 +34,6 @@ export function fromStream(
   name: string,
   fileName: string,
   totalBytes: number | undefined,
-  reopen?: () => Promise<ByteSource>,
 ): ByteSource {
   const { chunks, count } = counted(readChunks(stream, name));
   return {
@@ -43,7 +42,6 @@ export function fromStream(
     chunks,
     totalBytes,
     bytesRead: count,
-    reopen,
     close: async () => {
       if (stream !== process.stdin) stream.destroy();
     },
