@@ -154,7 +154,8 @@ function valueCheck(
 ): ((value: FieldValue) => boolean) | undefined {
   const scalar = scalarCheck(field, formatTest);
   if (!scalar) return undefined;
-  const nullable = !field.required;
+  // Ajv applies `enum` to null too (and a nullable enum field does not list null): leave null to Ajv there.
+  const nullable = !field.required && !field.enum;
   if (field.multiple) {
     return (value) => {
       if (value === null) return nullable;
