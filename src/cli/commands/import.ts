@@ -8,8 +8,8 @@ import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import { type ImportMode, type ImportSummary, importFile, type RowOutcome } from '../../runner/import/run.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
+import { profileFrom, readerOptionsFrom, sourceArg, withFeedOptions } from './feed.js';
 import type { CommandFactory } from './index.js';
-import { profileFrom, readerOptionsFrom, withReaderOptions } from './validate.js';
 
 interface ImportArgs {
   source: string;
@@ -38,88 +38,49 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
     describe:
       'Register images in the DAM, then create or update records by reference, writing only what changed',
     builder: (y) =>
-      withReaderOptions(
-        y
-          .positional('source', {
-            type: 'string',
-            describe: 'File path, http(s) URL, or - for stdin',
-            demandOption: true,
-          })
-          .option('entity', {
-            type: 'string',
-            describe:
-              "products | variants | categories | custom:<denominator> (default: the profile's, else products)",
-          })
-          .option('profile', {
-            type: 'string',
-            describe: 'Mapping profile (JSON); none: headers are field names',
-          })
-          .option('mode', {
-            choices: ['upsert', 'create', 'update'] as const,
-            default: 'upsert' as const,
-            describe: 'Command of rows without _command: upsert = MERGE, create = NEW, update = UPDATE',
-          })
-          .option('plan', {
-            type: 'boolean',
-            default: false,
-            describe: 'Look up and diff only: say what would change, write nothing',
-          })
-          .option('report', { type: 'string', describe: 'Per-row report file: .csv, .jsonl or .xlsx' })
-          .option('rejects', {
-            type: 'string',
-            describe: "Failed and invalid rows in the input's format, with an _error column",
-          })
-          .option('batch-size', {
-            type: 'number',
-            default: 100,
-            describe: 'Records looked up per batch (1-100)',
-          })
-          .option('max-errors', {
-            type: 'number',
-            describe: 'Stop (exit 3) once this many rows failed or were invalid',
-          })
-          .option('raw', {
-            type: 'boolean',
-            default: false,
-            describe:
-              "CSV: keep a cell's leading quote before = + - @ (by default it is read as the export's formula guard)",
-          })
-          .option('strict', {
-            type: 'boolean',
-            default: false,
-            describe: 'Columns that match no field make rows invalid',
-          })
-          .option('delete-variants', {
-            type: 'boolean',
-            default: false,
-            describe:
-              'DELETE of a product also deletes its variants (otherwise they stay, without a product)',
-          })
-          .option('on-duplicate-asset', {
-            choices: ['reuse', 'replace', 'fail'] as const,
-            default: 'reuse' as const,
-            describe:
-              'When the DAM already has an asset of that name: use it, replace its content, or fail the row',
-          })
-          .option('refresh-assets', {
-            type: 'boolean',
-            default: false,
-            describe: 'Ignore the cache of URLs registered by earlier runs',
-          })
-          .option('wait-for-images', {
-            type: 'boolean',
-            default: false,
-            describe: 'Wait until the new images are processed and report those that failed',
-          })
-          .option('json', {
-            type: 'boolean',
-            default: false,
-            describe: 'Print the summary as one JSON object on stdout',
-          })
-          .option('quiet', { type: 'boolean', default: false, describe: 'No progress' })
-          .options(connectionOptions)
-          .alias('rate-limit', 'rate'),
-      ),
+      withFeedOptions(y, { rejects: "Failed and invalid rows in the input's format, with an _error column" })
+        .option('mode', {
+          choices: ['upsert', 'create', 'update'] as const,
+          default: 'upsert' as const,
+          describe: 'Command of rows without _command: upsert = MERGE, create = NEW, update = UPDATE',
+        })
+        .option('plan', {
+          type: 'boolean',
+          default: false,
+          describe: 'Look up and diff only: say what would change, write nothing',
+        })
+        .option('batch-size', {
+          type: 'number',
+          default: 100,
+          describe: 'Records looked up per batch (1-100)',
+        })
+        .option('max-errors', {
+          type: 'number',
+          describe: 'Stop (exit 3) once this many rows failed or were invalid',
+        })
+        .option('delete-variants', {
+          type: 'boolean',
+          default: false,
+          describe: 'DELETE of a product also deletes its variants (otherwise they stay, without a product)',
+        })
+        .option('on-duplicate-asset', {
+          choices: ['reuse', 'replace', 'fail'] as const,
+          default: 'reuse' as const,
+          describe:
+            'When the DAM already has an asset of that name: use it, replace its content, or fail the row',
+        })
+        .option('refresh-assets', {
+          type: 'boolean',
+          default: false,
+          describe: 'Ignore the cache of URLs registered by earlier runs',
+        })
+        .option('wait-for-images', {
+          type: 'boolean',
+          default: false,
+          describe: 'Wait until the new images are processed and report those that failed',
+        })
+        .options(connectionOptions)
+        .alias('rate-limit', 'rate'),
     handler: async (args: ImportArgs) => {
       const batchSize = args['batch-size'];
       if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100) {
@@ -144,8 +105,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       try {
         const model = await connection.tenant.model();
         const summary = await importFile({
-          // yargs reads a lone `-` (stdin) as an empty string.
-          source: args.source === '' ? '-' : args.source,
+          source: sourceArg(args.source),
           readerOptions: readerOptionsFrom(args),
           profile,
           model,

@@ -4,6 +4,7 @@ import type { CommandModule } from 'yargs';
 import { type OpenedSource, openSource, type ReaderOptions, type SourceRow } from '../../readers/index.js';
 import type { Cell } from '../../readers/types.js';
 import { EXIT } from '../output.js';
+import { readerOptionsFrom, sourceArg, withReaderOptions } from './feed.js';
 import type { CommandFactory } from './index.js';
 
 interface PreviewArgs {
@@ -17,6 +18,7 @@ interface PreviewArgs {
   trim?: boolean;
   limit: number;
   json: boolean;
+  [key: string]: unknown;
 }
 
 /** Widest a table may be before rows are shown one field per line instead. */
@@ -28,44 +30,22 @@ export const previewCommand: CommandFactory = (out, setExitCode) =>
     command: 'preview <source>',
     describe: 'Show what is detected in a CSV, XLSX, JSON or NDJSON source and its first rows',
     builder: (y) =>
-      y
-        .positional('source', {
+      withReaderOptions(
+        y.positional('source', {
           type: 'string',
           describe: 'File path, http(s) URL, or - for stdin',
           demandOption: true,
-        })
-        .option('format', { type: 'string', describe: 'csv | xlsx | json | ndjson (default: detected)' })
-        .option('encoding', {
-          type: 'string',
-          describe: 'Text encoding, e.g. windows-1252 (default: detected)',
-        })
-        .option('delimiter', {
-          type: 'string',
-          describe: 'CSV delimiter, e.g. ";" or "\\t" (default: detected)',
-        })
-        .option('header-row', { type: 'number', describe: '1-based line (CSV) or row (XLSX) of the header' })
-        .option('sheet', {
-          type: 'string',
-          array: true,
-          describe: 'XLSX sheet name or 1-based index (repeatable)',
-        })
-        .option('json-path', { type: 'string', describe: 'JSON: dotted path to the array of records' })
+        }),
+      )
         .option('trim', { type: 'boolean', describe: 'CSV: trim spaces around cells (default: when padded)' })
         .option('limit', { type: 'number', default: 10, describe: 'Rows to show' })
         .option('json', { type: 'boolean', default: false, describe: 'Print rows as NDJSON' }),
     handler: async (args: PreviewArgs) => {
       const options: ReaderOptions = {
-        format: args.format,
-        encoding: args.encoding,
-        delimiter: args.delimiter,
-        headerRow: args['header-row'],
-        sheet: args.sheet?.map((sheet) => (/^\d+$/.test(sheet) ? Number(sheet) : sheet)),
-        jsonPath: args['json-path'],
-        trim: args.trim,
+        ...readerOptionsFrom(args),
+        ...(args.trim !== undefined && { trim: args.trim }),
       };
-      // yargs-parser turns a lone `-` (stdin) into an empty string.
-      const spec = args.source === '' ? '-' : args.source;
-      const source = await openSource(spec, options);
+      const source = await openSource(sourceArg(args.source), options);
       try {
         const rows = await firstRows(source, Math.max(0, args.limit));
         const info = args.json ? out.error : out.print;

@@ -10,8 +10,8 @@ import { profileSchemaPath } from '../../mappers/profile.js';
 import { openSource } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
 import { EXIT } from '../output.js';
+import { readerOptionsFrom, sourceArg, withReaderOptions } from './feed.js';
 import type { CommandFactory } from './index.js';
-import { readerOptionsFrom, withReaderOptions } from './validate.js';
 
 interface ProfileArgs {
   action: string;
@@ -63,7 +63,7 @@ export const profileCommand: CommandFactory = (out, setExitCode) =>
         );
       }
       // yargs reads a lone `-` (stdin) as an empty string.
-      const source = await openSource(args.source === '' ? '-' : args.source, readerOptionsFrom(args));
+      const source = await openSource(sourceArg(args.source), readerOptionsFrom(args));
       let headers: string[];
       try {
         let n = 0;

@@ -1,15 +1,12 @@
 // `catalog-io validate <source>`: dry-run a feed against the tenant's schemas, one report line per row.
 // Thin: flags -> options, then validateFile(); the summary goes to stderr (or JSON on stdout).
-import type { Argv, CommandModule } from 'yargs';
+import type { CommandModule } from 'yargs';
 import { connectionFlagsFrom, connectionOptions } from '../../config/index.js';
-import { CatalogIoError } from '../../errors.js';
-import { loadProfile } from '../../mappers/profile.js';
-import type { Profile } from '../../mappers/profile-types.js';
-import type { ReaderOptions } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
 import { type ValidateFileResult, validateFile } from '../../runner/validate.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
+import { profileFrom, readerOptionsFrom, sourceArg, withFeedOptions } from './feed.js';
 import type { CommandFactory } from './index.js';
 
 interface ValidateArgs {
@@ -30,95 +27,13 @@ interface ValidateArgs {
   [key: string]: unknown;
 }
 
-/** The reader flags shared by commands that read a source. */
-export function withReaderOptions<T>(y: Argv<T>) {
-  return y
-    .option('format', { type: 'string', describe: 'csv | xlsx | json | ndjson (default: detected)' })
-    .option('encoding', { type: 'string', describe: 'Text encoding, e.g. windows-1252 (default: detected)' })
-    .option('delimiter', { type: 'string', describe: 'CSV delimiter, e.g. ";" or "\\t" (default: detected)' })
-    .option('header-row', { type: 'number', describe: '1-based line (CSV) or row (XLSX) of the header' })
-    .option('sheet', {
-      type: 'string',
-      array: true,
-      describe: 'XLSX sheet name or 1-based index (repeatable)',
-    })
-    .option('json-path', { type: 'string', describe: 'JSON: dotted path to the array of records' });
-}
-
-export function readerOptionsFrom(args: Record<string, unknown>): ReaderOptions {
-  const s = (k: string) => (typeof args[k] === 'string' ? (args[k] as string) : undefined);
-  const sheets = Array.isArray(args.sheet) ? (args.sheet as string[]) : undefined;
-  return {
-    ...(s('format') && { format: s('format') }),
-    ...(s('encoding') && { encoding: s('encoding') }),
-    ...(s('delimiter') && { delimiter: s('delimiter') }),
-    ...(typeof args['header-row'] === 'number' && { headerRow: args['header-row'] }),
-    ...(sheets && { sheet: sheets.map((sheet) => (/^\d+$/.test(sheet) ? Number(sheet) : sheet)) }),
-    ...(s('json-path') && { jsonPath: s('json-path') }),
-  };
-}
-
-/** The profile file, with `--entity` taking precedence; no profile: field names map to themselves. */
-export async function profileFrom(args: { profile?: string; entity?: string }): Promise<Profile> {
-  const profile: Profile = args.profile
-    ? await loadProfile(args.profile)
-    : { entity: args.entity ?? 'products' };
-  if (args.entity && args.entity !== profile.entity) {
-    if (!/^(products|variants|categories|custom:.+)$/.test(args.entity)) {
-      throw new CatalogIoError(
-        'CONFIG_INVALID',
-        `--entity ${args.entity}: use products, variants, categories or custom:<denominator>`,
-      );
-    }
-    profile.entity = args.entity;
-  }
-  return profile;
-}
-
 export const validateCommand: CommandFactory = (out, setExitCode) =>
   ({
     command: 'validate <source>',
     describe: 'Check a feed against the tenant schemas without writing anything; report per row',
     builder: (y) =>
-      withReaderOptions(
-        y
-          .positional('source', {
-            type: 'string',
-            describe: 'File path, http(s) URL, or - for stdin',
-            demandOption: true,
-          })
-          .option('entity', {
-            type: 'string',
-            describe:
-              "products | variants | categories | custom:<denominator> (default: the profile's, else products)",
-          })
-          .option('profile', {
-            type: 'string',
-            describe: 'Mapping profile (JSON); none: headers are field names',
-          })
-          .option('report', { type: 'string', describe: 'Per-row report file: .csv, .jsonl or .xlsx' })
-          .option('rejects', {
-            type: 'string',
-            describe: "Invalid rows in the input's format, with an _error column",
-          })
-          .option('raw', {
-            type: 'boolean',
-            default: false,
-            describe:
-              "CSV: keep a cell's leading quote before = + - @ (by default it is read as the export's formula guard)",
-          })
-          .option('strict', {
-            type: 'boolean',
-            default: false,
-            describe: 'Columns that match no field make rows invalid',
-          })
-          .option('json', {
-            type: 'boolean',
-            default: false,
-            describe: 'Print the summary as one JSON object on stdout',
-          })
-          .option('quiet', { type: 'boolean', default: false, describe: 'No progress lines' })
-          .options(connectionOptions),
+      withFeedOptions(y, { rejects: "Invalid rows in the input's format, with an _error column" }).options(
+        connectionOptions,
       ),
     handler: async (args: ValidateArgs) => {
       const profile = await profileFrom(args);
@@ -130,8 +45,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       let result: ValidateFileResult;
       try {
         result = await validateFile({
-          // yargs reads a lone `-` (stdin) as an empty string.
-          source: args.source === '' ? '-' : args.source,
+          source: sourceArg(args.source),
           readerOptions: readerOptionsFrom(args),
           model,
           profile,

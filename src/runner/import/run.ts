@@ -202,42 +202,34 @@ class ImportRun {
     let drafts = 0;
     let keys = new Set<string>();
     let stopped = false;
+    /** Writes the pending batch; says whether --max-errors now stops the run. */
+    const flush = async (): Promise<boolean> => {
+      await this.runBatch(batch);
+      batch = [];
+      drafts = 0;
+      keys = new Set();
+      return this.stopNow();
+    };
 
     for await (const row of rows) {
       const checked = this.checker.check(row);
       if (checked.errors.length > 0 || checked.skipped || checked.mapped.drafts.length === 0) {
-        // Behind a pending batch it waits its turn, so the report stays in source order.
-        if (batch.length > 0) {
+        if (batch.length === 0) {
+          await this.finishRow({ row, checked }, []);
+          stopped = this.stopNow();
+        } else {
+          // Behind a pending batch it waits its turn, so the report stays in source order.
           batch.push({ row, checked });
-          if (batch.length < batchSize * 10) continue;
-          await this.runBatch(batch);
-          batch = [];
-          drafts = 0;
-          keys = new Set();
-          if (this.stopNow()) {
-            stopped = true;
-            break;
-          }
-          continue;
+          if (batch.length >= batchSize * 10) stopped = await flush();
         }
-        await this.finishRow({ row, checked }, []);
-        if (this.stopNow()) {
-          stopped = true;
-          break;
-        }
+        if (stopped) break;
         continue;
       }
       // A ref twice in one batch would be looked up before its first write: start a new batch.
       const rowKeys = checked.mapped.drafts.map((d) => `${d.entity}\u0000${d.ref}`);
       if (rowKeys.some((k) => keys.has(k)) || drafts + rowKeys.length > batchSize) {
-        await this.runBatch(batch);
-        batch = [];
-        drafts = 0;
-        keys = new Set();
-        if (this.stopNow()) {
-          stopped = true;
-          break;
-        }
+        stopped = await flush();
+        if (stopped) break;
       }
       batch.push({ row, checked });
       drafts += rowKeys.length;
