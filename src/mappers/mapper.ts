@@ -378,7 +378,7 @@ class ProfileMapper implements Mapper {
     const { field } = target;
     const { culture } = place;
     let stored: Value | Value[] | undefined = values;
-    if (field.asset) stored = this.toAssets(values, field.asset, field.name, culture, draft, column, issues);
+    if (field.asset) stored = this.toAssets(values, field.asset, place, draft, column, issues);
     if (stored === undefined) return;
     if (culture && culture !== this.model.baseLanguage) {
       const forCulture = draft.cultures[culture];
@@ -456,13 +456,15 @@ class ProfileMapper implements Mapper {
   private toAssets(
     values: Value | Value[],
     kind: 'image' | 'file',
-    field: string,
-    culture: string | undefined,
+    place: Placement,
     draft: Draft,
     column: string,
     issues: RowIssue[],
   ): Value | Value[] | undefined {
     const names: Value[] = [];
+    const field = place.target.kind === 'field' ? place.target.field.name : '';
+    const { culture } = place;
+    const tags = place.rule.tags;
     for (const value of Array.isArray(values) ? values : [values]) {
       if (value === null || value === '') {
         names.push(value);
@@ -487,6 +489,7 @@ class ProfileMapper implements Mapper {
         ...(asset.url && { url: asset.url }),
         name: asset.name,
         kind,
+        ...(tags && asset.url && { tags }),
       });
       names.push(asset.name);
     }

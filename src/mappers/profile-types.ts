@@ -24,6 +24,8 @@ export interface ConversionRule {
   join?: string;
   /** Date layout of the cell when it is not ISO 8601: tokens `YYYY MM DD HH mm ss`, e.g. `DD/MM/YYYY HH:mm`. */
   dateFormat?: string;
+  /** Image/file fields: DAM tags given to the assets this column's URLs register (`["supplier-x"]`). */
+  tags?: string[];
 }
 
 /** A source column mapped to a field (and a language for a multilingual field). */

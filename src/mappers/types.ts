@@ -20,6 +20,8 @@ export interface AssetRef {
   /** The DAM reference: the filename of the URL, or the name as given. */
   name: string;
   kind: 'image' | 'file';
+  /** DAM tags for the registration (the profile's `tags`). */
+  tags?: string[];
 }
 
 /** References by ref, resolved to ids by the import. */

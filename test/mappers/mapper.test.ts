@@ -223,6 +223,25 @@ describe('assets', () => {
     ]);
   });
 
+  it('gives the assets of a column the DAM tags its rule names (URLs only: a plain name registers nothing)', () => {
+    const out = mapper({
+      entity: 'products',
+      columns: { Images: { field: 'prod_images', tags: ['supplier-x', 'spring'] } },
+    }).map(row({ prod_ref: 'P1', Images: 'https://cdn.example.com/a.jpg|b.png' }));
+    expect(out.issues).toEqual([]);
+    expect(out.drafts[0]!.assets).toEqual([
+      {
+        field: 'prod_images',
+        culture: 'en',
+        url: 'https://cdn.example.com/a.jpg',
+        name: 'a.jpg',
+        kind: 'image',
+        tags: ['supplier-x', 'spring'],
+      },
+      { field: 'prod_images', culture: 'en', name: 'b.png', kind: 'image' },
+    ]);
+  });
+
   it.each([
     ['ftp://host/a.jpg', 'an http or https URL'],
     ['https://host/image.bmp', 'an image URL ending in .jpg'],

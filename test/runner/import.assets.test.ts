@@ -143,6 +143,25 @@ describe('multilingual image fields', () => {
   });
 });
 
+describe('tags', () => {
+  it("a column's tags go with the registration and are on the DAM record", async () => {
+    const { sb } = fixture;
+    const feed = await writeFeed(
+      dir,
+      'tags.csv',
+      `prod_ref,prod_title,Photo\nT-1,One,${url('tagged-1.jpg')}\n`,
+    );
+    const summary = await importWith(sb, feed, {
+      profile: {
+        entity: 'products',
+        columns: { Photo: { field: 'prod_images', tags: ['supplier-x', 'spring 2026'] } },
+      },
+    });
+    expect(summary.assets.registered).toBe(1);
+    expect((await image('tagged-1.jpg')).tags).toEqual(['supplier-x', 'spring 2026']);
+  });
+});
+
 describe('409: the DAM already has that name', () => {
   it('reuse (the default) names the existing image', async () => {
     const { sb } = fixture;

@@ -112,7 +112,8 @@ export class AssetRegistrar {
     }
   }
 
-  register(kind: AssetKind, url: string): Promise<AssetOutcome> {
+  /** Registers a URL (with DAM tags the first time) once per run; later calls share the outcome. */
+  register(kind: AssetKind, url: string, tags?: string[]): Promise<AssetOutcome> {
     const known = this.done.get(url) ?? this.inFlight.get(url);
     if (known) return Promise.resolve(known);
     const reference = referenceOf(url);
@@ -129,7 +130,7 @@ export class AssetRegistrar {
       );
     }
     remember(this.claimed, reference, url);
-    const pending = this.registerOnce(kind, url, reference).then((outcome) => {
+    const pending = this.registerOnce(kind, url, reference, tags).then((outcome) => {
       this.inFlight.delete(url);
       remember(this.done, url, outcome);
       return outcome;
@@ -143,7 +144,12 @@ export class AssetRegistrar {
     return outcome;
   }
 
-  private async registerOnce(kind: AssetKind, url: string, reference: string): Promise<AssetOutcome> {
+  private async registerOnce(
+    kind: AssetKind,
+    url: string,
+    reference: string,
+    tags?: string[],
+  ): Promise<AssetOutcome> {
     const cached = this.options.refresh ? undefined : this.cache.get(url);
     if (cached && cached.kind === kind) return { url, kind, reference: cached.reference, status: 'cached' };
     const exists = this.known.has(`${kind}:${reference}`);
@@ -162,7 +168,7 @@ export class AssetRegistrar {
 
     for (let attempt = 1; ; attempt++) {
       try {
-        const created = await this.dam.register(kind, url);
+        const created = await this.dam.register(kind, url, tags);
         if (kind === 'image') this.registeredImages.push(created.reference);
         this.rememberInCache(url, kind, created.reference);
         return { url, kind, reference: created.reference, status: 'registered' };

@@ -427,11 +427,14 @@ export class ImportExecutor {
           (a): a is AssetRef & { url: string } => typeof a.url === 'string',
         );
         if (withUrl.length === 0) return;
-        const outcomes = await Promise.all(withUrl.map((a) => this.ctx.assets.register(a.kind, a.url)));
+        const outcomes = await Promise.all(
+          withUrl.map((a) => this.ctx.assets.register(a.kind, a.url, a.tags)),
+        );
         // The DAM's reference is what the catalog write names (it is the file name, normally as drafted).
         withUrl.forEach((a, i) => {
           const o = outcomes[i]!;
-          if (o.status !== 'failed' && o.reference !== a.name) renameAsset(draft, a, o.reference);
+          if (o.status !== 'failed' && o.reference !== a.name)
+            renameAsset(draft, a, o.reference, this.ctx.model.baseLanguage);
         });
         out.set(draft, outcomes);
       }),
@@ -528,8 +531,10 @@ function linkFieldsOf(entity: EntityModel, draft: Draft): string[] {
   return fields;
 }
 
-function renameAsset(draft: Draft, asset: AssetRef, reference: string): void {
-  const target = asset.culture ? draft.cultures[asset.culture] : draft.fields;
+function renameAsset(draft: Draft, asset: AssetRef, reference: string, baseLanguage: string): void {
+  // Base-language values live in `draft.fields`, the others under their culture.
+  const target =
+    asset.culture && asset.culture !== baseLanguage ? draft.cultures[asset.culture] : draft.fields;
   if (!target) return;
   const value = target[asset.field];
   if (Array.isArray(value)) target[asset.field] = value.map((v) => (v === asset.name ? reference : v));
