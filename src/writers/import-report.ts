@@ -1,5 +1,5 @@
 // The import's per-row report: what happened to every source row, in CSV, JSON Lines or XLSX.
-import { openTable, type TableColumn } from './table.js';
+import { openTable, type TableColumn, type TableWriter } from './table.js';
 
 export interface ImportReportLine {
   location: string;
@@ -20,12 +20,9 @@ export interface ImportReportLine {
   assets: string;
 }
 
-export interface ImportReportWriter {
-  write(line: ImportReportLine): Promise<void>;
-  close(): Promise<void>;
-}
+export type ImportReportWriter = TableWriter<keyof ImportReportLine>;
 
-export const IMPORT_REPORT_COLUMNS: ReadonlyArray<TableColumn<keyof ImportReportLine>> = [
+const IMPORT_REPORT_COLUMNS: ReadonlyArray<TableColumn<keyof ImportReportLine>> = [
   { key: 'location', width: 22 },
   { key: 'entity', width: 12 },
   { key: 'ref', width: 20 },
@@ -48,5 +45,9 @@ const FILL: Record<string, string> = {
 };
 
 export function openImportReport(path: string): Promise<ImportReportWriter> {
-  return openTable(path, { columns: IMPORT_REPORT_COLUMNS, highlight: (line) => FILL[line.outcome] });
+  return openTable(
+    path,
+    { columns: IMPORT_REPORT_COLUMNS, highlight: (line) => FILL[line.outcome] },
+    'Report file',
+  );
 }

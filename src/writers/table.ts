@@ -1,9 +1,8 @@
 // A table of plain-text columns written as CSV, JSON Lines or XLSX (chosen by the file's extension),
 // streaming, one record at a time. Per-row reports are tables; so is anything else that lists rows.
 import ExcelJS from 'exceljs';
-import Papa from 'papaparse';
 import { CatalogIoError } from '../errors.js';
-import { type FileFormat, formatFromExtension, openLineFile } from './lines.js';
+import { csvLine, type FileFormat, formatFromExtension, openLineFile } from './lines.js';
 
 export interface TableColumn<K extends string> {
   key: K;
@@ -15,29 +14,31 @@ export interface TableOptions<K extends string> {
   columns: ReadonlyArray<TableColumn<K>>;
   /** XLSX: rows for which this returns a colour (ARGB, e.g. `FFFFC7CE`) are filled with it. */
   highlight?: (record: Record<K, string>) => string | undefined;
-  sheetName?: string;
 }
 
 export interface TableWriter<K extends string> {
-  write(record: Record<K, string>): Promise<void>;
+  /** A promise only when the caller must wait (a chunk went to the disk): most records are only buffered. */
+  write(record: Record<K, string>): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
+/** `what` names the file in the error for an unknown extension (`Report file out.txt: ...`). */
 export async function openTable<K extends string>(
   path: string,
   options: TableOptions<K>,
+  what = 'File',
 ): Promise<TableWriter<K>> {
   const format = formatFromExtension(path);
   if (!format) {
     throw new CatalogIoError(
       'CONFIG_INVALID',
-      `${path}: use a .csv, .jsonl or .xlsx extension to choose the format`,
+      `${what} ${path}: use a .csv, .jsonl or .xlsx extension to choose its format`,
     );
   }
   return openTableAs(path, format, options);
 }
 
-export async function openTableAs<K extends string>(
+async function openTableAs<K extends string>(
   path: string,
   format: FileFormat,
   options: TableOptions<K>,
@@ -46,16 +47,12 @@ export async function openTableAs<K extends string>(
   if (format === 'xlsx') return openXlsxTable(path, options);
   const file = await openLineFile(path);
   if (format === 'jsonl') {
-    return {
-      write: (record) =>
-        file.write(`${JSON.stringify(Object.fromEntries(keys.map((k) => [k, record[k]])))}\n`),
-      close: () => file.close(),
-    };
+    // The replacer list writes the columns' keys in the columns' order, and nothing else.
+    return { write: (record) => file.append(`${JSON.stringify(record, keys)}\n`), close: () => file.close() };
   }
-  await file.write(`${Papa.unparse([keys])}\r\n`);
+  await file.write(csvLine(keys));
   return {
-    write: (record) =>
-      file.write(`${Papa.unparse([keys.map((k) => record[k])], { escapeFormulae: false })}\r\n`),
+    write: (record) => file.append(csvLine(keys.map((k) => record[k]))),
     close: () => file.close(),
   };
 }
@@ -69,15 +66,13 @@ async function openXlsxTable<K extends string>(
     useStyles: true,
     useSharedStrings: false,
   });
-  const sheet = workbook.addWorksheet(options.sheetName ?? 'Report', {
-    views: [{ state: 'frozen', ySplit: 1 }],
-  });
+  const sheet = workbook.addWorksheet('Report', { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = options.columns.map((c) => ({ header: c.key, key: c.key, width: c.width }));
   sheet.autoFilter = { from: 'A1', to: { row: 1, column: options.columns.length } };
   sheet.getRow(1).font = { bold: true };
   sheet.getRow(1).commit();
   return {
-    async write(record) {
+    write(record) {
       // Text cells only: a report value that starts with = is shown, never run.
       const row = sheet.addRow(options.columns.map((c) => record[c.key]));
       const colour = options.highlight?.(record);
@@ -87,6 +82,7 @@ async function openXlsxTable<K extends string>(
         });
       }
       row.commit();
+      return undefined;
     },
     async close() {
       sheet.commit();
