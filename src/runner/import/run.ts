@@ -342,18 +342,12 @@ class ImportRun {
         failed.push(reference);
         const rows = this.imageRows.get(reference) ?? [];
         await this.report?.write({
+          ...EMPTY_LINE,
           location: rows.join('; '),
           entity: 'images',
           ref: reference,
           outcome: 'failed',
-          id: '',
-          status: '',
-          changed: '',
-          field: '',
-          column: '',
-          value: '',
           message: `the DAM could not process image '${reference}' (status Er); rows using it: ${rows.join(', ') || 'see the report'}`,
-          assets: '',
         });
       } else if (record.status !== 'Ok') {
         // Still processing when the wait ended: not a failure, but its outcome is unknown.
@@ -390,6 +384,22 @@ const PRIORITY: RowOutcome[] = [
   'skipped',
 ];
 
+/** Every column of a report line, empty: lines spell out only what they say. */
+const EMPTY_LINE: ImportReportLine = {
+  location: '',
+  entity: '',
+  ref: '',
+  outcome: '',
+  id: '',
+  status: '',
+  changed: '',
+  field: '',
+  column: '',
+  value: '',
+  message: '',
+  assets: '',
+};
+
 /** One report line for a source row: the most telling outcome of its drafts, every message. */
 function reportLine(work: RowWork, results: DraftResult[], defaultEntity: string): ImportReportLine {
   const { checked, row } = work;
@@ -402,31 +412,17 @@ function reportLine(work: RowWork, results: DraftResult[], defaultEntity: string
   if (checked.errors.length > 0) {
     const e = checked.errors;
     return {
+      ...EMPTY_LINE,
       ...base,
       outcome: 'invalid',
-      id: '',
-      status: '',
-      changed: '',
       field: e.map((i) => i.field ?? '').join('; '),
       column: e.map((i) => i.column ?? '').join('; '),
       value: e.map((i) => (i.value === undefined ? '' : cellText(i.value as never))).join('; '),
       message: e.map((i) => fullSentence(undefined, i.column, i.message)).join('; '),
-      assets: '',
     };
   }
   if (results.length === 0) {
-    return {
-      ...base,
-      outcome: 'skipped',
-      id: '',
-      status: '',
-      changed: '',
-      field: '',
-      column: '',
-      value: '',
-      message: '',
-      assets: '',
-    };
+    return { ...EMPTY_LINE, ...base, outcome: 'skipped' };
   }
   const outcome = PRIORITY.find((p) => results.some((r) => r.outcome === p)) ?? 'skipped';
   const mainResult = results.find((r) => r.draft === main) ?? results[results.length - 1]!;
@@ -445,14 +441,12 @@ function reportLine(work: RowWork, results: DraftResult[], defaultEntity: string
     }),
   );
   return {
+    ...EMPTY_LINE,
     ...base,
     outcome,
     id: mainResult.id === undefined ? '' : String(mainResult.id),
     status: mainResult.status === undefined ? '' : String(mainResult.status),
     changed: changes.join('; '),
-    field: '',
-    column: '',
-    value: '',
     message: messages.join('; '),
     assets: results
       .flatMap((r) => r.assets ?? [])
@@ -463,5 +457,5 @@ function reportLine(work: RowWork, results: DraftResult[], defaultEntity: string
 
 function show(value: unknown): string {
   if (value === null || value === undefined) return '(empty)';
-  return typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value);
+  return JSON.stringify(value);
 }
