@@ -1,6 +1,7 @@
 // The CSV reader core: text in, header and rows out. It knows nothing of files, URLs or bytes.
 import { CatalogIoError } from '../../errors.js';
 import { checkHeaders, emptyCells } from '../headers.js';
+import { readAhead } from '../sources/peek.js';
 import type { Cell, SourceRow } from '../types.js';
 import { type CsvRecord, csvRecords, guessDelimiter } from './records.js';
 
@@ -197,27 +198,10 @@ async function sampleText(
   text: AsyncIterable<string>,
   size: number,
 ): Promise<{ sample: string; complete: boolean; text: AsyncIterable<string> }> {
-  const iterator = text[Symbol.asyncIterator]();
-  const head: string[] = [];
-  let length = 0;
-  let ended = false;
-  while (length < size) {
-    const next = await iterator.next();
-    if (next.done) {
-      ended = true;
-      break;
-    }
-    head.push(next.value);
-    length += next.value.length;
-  }
+  const { head, ended, rest } = await readAhead(text, size);
   async function* replay(): AsyncGenerator<string> {
     yield* head;
-    if (ended) return;
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) return;
-      yield next.value;
-    }
+    yield* rest;
   }
   return { sample: head.join(''), complete: ended, text: replay() };
 }

@@ -14,22 +14,42 @@ export interface Peeked {
 }
 
 export async function peek(chunks: AsyncIterable<Buffer>, minBytes = HEAD_BYTES): Promise<Peeked> {
-  const iterator = chunks[Symbol.asyncIterator]();
-  const first: Buffer[] = [];
-  let size = 0;
+  const ahead = await readAhead(chunks, minBytes);
+  const head = Buffer.concat(ahead.head);
+  async function* replay(): AsyncGenerator<Buffer> {
+    if (head.length > 0) yield head;
+    yield* ahead.rest;
+  }
+  return { head, chunks: replay() };
+}
+
+export interface ReadAhead<T> {
+  /** The first items, together at least `minLength` long unless the source ended first. */
+  head: T[];
+  ended: boolean;
+  /** The items after `head`, still pulled on demand. */
+  rest: AsyncIterable<T>;
+}
+
+/** Pulls the first items of a stream (bytes or text) for a look, without losing the rest. */
+export async function readAhead<T extends { length: number }>(
+  items: AsyncIterable<T>,
+  minLength: number,
+): Promise<ReadAhead<T>> {
+  const iterator = items[Symbol.asyncIterator]();
+  const head: T[] = [];
+  let length = 0;
   let ended = false;
-  while (size < minBytes) {
+  while (length < minLength) {
     const next = await iterator.next();
     if (next.done) {
       ended = true;
       break;
     }
-    first.push(next.value);
-    size += next.value.length;
+    head.push(next.value);
+    length += next.value.length;
   }
-  const head = Buffer.concat(first);
-  async function* replay(): AsyncGenerator<Buffer> {
-    if (head.length > 0) yield head;
+  async function* rest(): AsyncGenerator<T> {
     if (ended) return;
     for (;;) {
       const next = await iterator.next();
@@ -37,7 +57,7 @@ export async function peek(chunks: AsyncIterable<Buffer>, minBytes = HEAD_BYTES)
       yield next.value;
     }
   }
-  return { head, chunks: replay() };
+  return { head, ended, rest: rest() };
 }
 
 export function isGzip(head: Buffer): boolean {
