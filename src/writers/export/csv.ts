@@ -1,10 +1,8 @@
 // CSV export: RFC 4180 (CRLF, quotes only where needed), UTF-8 with an optional BOM for Excel, one
 // file per entity in a folder or one named file, and the spreadsheet-injection guard unless raw.
-import { join } from 'node:path';
 import Papa from 'papaparse';
-import { CatalogIoError } from '../../errors.js';
 import { FORMULA_TRIGGER } from './safety.js';
-import { FileOut } from './stream.js';
+import { EntityFiles } from './stream.js';
 import { type CsvOptions, type ExportColumn, type ExportSink, joinMulti, type TableWriter } from './types.js';
 
 /** Rows are quoted in batches: fewer calls, same bytes. */
@@ -14,26 +12,16 @@ export function createCsvSink(
   target: { dir: string } | { file: string },
   options: CsvOptions = {},
 ): ExportSink {
-  const files: string[] = [];
-  const open = new Set<FileOut>();
+  const entityFiles = new EntityFiles(target, 'csv', 'CSV');
   const unparseConfig = {
     newline: '\r\n',
     delimiter: options.delimiter ?? ',',
     escapeFormulae: options.raw ? false : FORMULA_TRIGGER,
   };
   return {
-    files,
+    files: entityFiles.files,
     async table(name: string, columns: readonly ExportColumn[]): Promise<TableWriter> {
-      if ('file' in target && files.length > 0) {
-        throw new CatalogIoError(
-          'CONFIG_INVALID',
-          `A single CSV file holds one entity; name a folder with --out to export ${files.length + 1} entities`,
-        );
-      }
-      const path = 'file' in target ? target.file : join(target.dir, `${safeFileName(name)}.csv`);
-      files.push(path);
-      const out = new FileOut(path);
-      open.add(out);
+      const out = entityFiles.open(name);
       const head = Papa.unparse([columns.map((c) => c.header)], { ...unparseConfig, escapeFormulae: false });
       await out.write(`${options.bom ? '\uFEFF' : ''}${head}\r\n`);
       let batch: unknown[][] = [];
@@ -51,19 +39,10 @@ export function createCsvSink(
         async close() {
           await flush();
           await out.end();
-          open.delete(out);
         },
       };
     },
     async close() {},
-    async abort() {
-      for (const out of open) await out.abort();
-      open.clear();
-    },
+    abort: () => entityFiles.abort(),
   };
-}
-
-/** `custom:Store Locations` -> `custom-Store Locations`: safe on every file system. */
-export function safeFileName(name: string): string {
-  return name.replace(/[:/\\?*"<>|]/g, '-');
 }

@@ -1,26 +1,13 @@
 // NDJSON export: one JSON object a line, keyed by the column headers, for loading elsewhere.
-import { join } from 'node:path';
-import { CatalogIoError } from '../../errors.js';
-import { safeFileName } from './csv.js';
-import { FileOut } from './stream.js';
+import { EntityFiles } from './stream.js';
 import type { ExportColumn, ExportSink, TableWriter } from './types.js';
 
 export function createNdjsonSink(target: { dir: string } | { file: string }): ExportSink {
-  const files: string[] = [];
-  const open = new Set<FileOut>();
+  const entityFiles = new EntityFiles(target, 'ndjson', 'NDJSON');
   return {
-    files,
+    files: entityFiles.files,
     async table(name: string, columns: readonly ExportColumn[]): Promise<TableWriter> {
-      if ('file' in target && files.length > 0) {
-        throw new CatalogIoError(
-          'CONFIG_INVALID',
-          `A single NDJSON file holds one entity; name a folder with --out to export ${files.length + 1} entities`,
-        );
-      }
-      const path = 'file' in target ? target.file : join(target.dir, `${safeFileName(name)}.ndjson`);
-      files.push(path);
-      const out = new FileOut(path);
-      open.add(out);
+      const out = entityFiles.open(name);
       return {
         async writeRow(values) {
           const record: Record<string, unknown> = {};
@@ -32,14 +19,10 @@ export function createNdjsonSink(target: { dir: string } | { file: string }): Ex
         },
         async close() {
           await out.end();
-          open.delete(out);
         },
       };
     },
     async close() {},
-    async abort() {
-      for (const out of open) await out.abort();
-      open.clear();
-    },
+    abort: () => entityFiles.abort(),
   };
 }

@@ -4,6 +4,8 @@
 
 import { once } from 'node:events';
 import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { CatalogIoError } from '../../errors.js';
 
 export function partialPath(path: string): string {
   return `${path}.partial`;
@@ -38,4 +40,45 @@ export class FileOut {
     await once(this.stream, 'close').catch(() => undefined);
     rmSync(partialPath(this.path), { force: true });
   }
+}
+
+/**
+ * The files of a sink that writes one file per entity: `<dir>/<entity>.<extension>`, or the one named
+ * file when the export has a single entity.
+ */
+export class EntityFiles {
+  readonly files: string[] = [];
+  private readonly outs: FileOut[] = [];
+
+  constructor(
+    private readonly target: { dir: string } | { file: string },
+    private readonly extension: string,
+    private readonly formatName: string,
+  ) {}
+
+  open(entity: string): FileOut {
+    const { target, files } = this;
+    if ('file' in target && files.length > 0) {
+      throw new CatalogIoError(
+        'CONFIG_INVALID',
+        `A single ${this.formatName} file holds one entity; name a folder with --out to export ${files.length + 1} entities`,
+      );
+    }
+    const path =
+      'file' in target ? target.file : join(target.dir, `${safeFileName(entity)}.${this.extension}`);
+    files.push(path);
+    const out = new FileOut(path);
+    this.outs.push(out);
+    return out;
+  }
+
+  /** Removes the unfinished files; those already complete stay (aborting a finished file does nothing). */
+  async abort(): Promise<void> {
+    for (const out of this.outs) await out.abort();
+  }
+}
+
+/** `custom:Store Locations` -> `custom-Store Locations`: safe on every file system. */
+function safeFileName(name: string): string {
+  return name.replace(/[:/\\?*"<>|]/g, '-');
 }
