@@ -4,12 +4,6 @@ import { isUtf8 } from 'node:buffer';
 import iconv from 'iconv-lite';
 import { CatalogIoError } from '../errors.js';
 
-export interface DecodedText {
-  encoding: string;
-  notes: string[];
-  text: AsyncIterable<string>;
-}
-
 /** Bytes that windows-1252 leaves undefined: a file holding them is text in no encoding we support. */
 const UNDEFINED_IN_1252 = new Set([0x81, 0x8d, 0x8f, 0x90, 0x9d]);
 

@@ -2,7 +2,7 @@
 // reference taken from the filename, and where the host stands (public, private, or one the
 // sandbox may actually fetch from).
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { type AssetKind, allowedExtensions, MAX_FILENAME_CHARS, MAX_URL_CHARS } from './formats.js';
+import { type AssetKind, isAllowedExtension, MAX_FILENAME_CHARS, MAX_URL_CHARS } from './formats.js';
 import { msg } from './messages.js';
 
 export interface SourceUrl {
@@ -50,7 +50,7 @@ export function checkSourceUrl(
   const ext = dot > 0 ? filename.slice(dot + 1) : '';
   if (purpose === 'create') {
     if (ext === '' || ext.includes('/')) return fail(msg.noExtension);
-    if (!allowedExtensions(kind).includes(ext.toLowerCase())) return fail(msg.extensionNotAllowed(kind, ext));
+    if (!isAllowedExtension(kind, ext)) return fail(msg.extensionNotAllowed(kind, ext));
     if (dot > MAX_FILENAME_CHARS) return fail(msg.filenameTooLong);
   } else if (filename === '') {
     return fail(msg.noExtension);
