@@ -56,6 +56,20 @@ export function sourceArg(source: string): string {
   return source === '' ? '-' : source;
 }
 
+/** The flags of `withFeedOptions` as a handler receives them (reader flags go to `readerOptionsFrom`). */
+export interface FeedArgs {
+  source: string;
+  entity?: string;
+  profile?: string;
+  report?: string;
+  rejects?: string;
+  raw: boolean;
+  strict: boolean;
+  json: boolean;
+  quiet: boolean;
+  [key: string]: unknown;
+}
+
 /** The source, mapping and output flags shared by `validate` and `import`. */
 export function withFeedOptions<T>(y: Argv<T>, describe: { rejects: string }) {
   return withReaderOptions(

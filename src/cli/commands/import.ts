@@ -8,28 +8,19 @@ import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import { type ImportMode, type ImportSummary, importFile, type RowOutcome } from '../../runner/import/run.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
-import { profileFrom, readerOptionsFrom, sourceArg, withFeedOptions } from './feed.js';
+import { type FeedArgs, profileFrom, readerOptionsFrom, sourceArg, withFeedOptions } from './feed.js';
 import type { CommandFactory } from './index.js';
 
-interface ImportArgs {
-  source: string;
-  entity?: string;
-  profile?: string;
+interface ImportArgs extends FeedArgs {
   mode: ImportMode;
   plan: boolean;
-  report?: string;
-  rejects?: string;
   'batch-size': number;
   'max-errors'?: number;
-  strict: boolean;
   'delete-variants': boolean;
   'on-duplicate-asset': DuplicatePolicy;
   'refresh-assets': boolean;
   'wait-for-images': boolean;
-  json: boolean;
-  quiet: boolean;
   concurrency?: number;
-  [key: string]: unknown;
 }
 
 export const importCommand: CommandFactory = (out, setExitCode) =>
@@ -117,7 +108,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           concurrency: args.concurrency ?? 8,
           ...(maxErrors !== undefined && { maxErrors }),
           strict: args.strict,
-          raw: args.raw === true,
+          raw: args.raw,
           deleteVariants: args['delete-variants'],
           onDuplicateAsset: args['on-duplicate-asset'],
           refreshAssets: args['refresh-assets'],

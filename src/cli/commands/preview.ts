@@ -7,14 +7,9 @@ import { EXIT } from '../output.js';
 import { readerOptionsFrom, sourceArg, withReaderOptions } from './feed.js';
 import type { CommandFactory } from './index.js';
 
+/** The reader flags are read by `readerOptionsFrom`. */
 interface PreviewArgs {
   source: string;
-  format?: string;
-  encoding?: string;
-  delimiter?: string;
-  'header-row'?: number;
-  sheet?: string[];
-  'json-path'?: string;
   trim?: boolean;
   limit: number;
   json: boolean;

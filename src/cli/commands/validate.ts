@@ -6,26 +6,10 @@ import { tenantModelFor } from '../../runner/model-source.js';
 import { type ValidateFileResult, validateFile } from '../../runner/validate.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
-import { profileFrom, readerOptionsFrom, sourceArg, withFeedOptions } from './feed.js';
+import { type FeedArgs, profileFrom, readerOptionsFrom, sourceArg, withFeedOptions } from './feed.js';
 import type { CommandFactory } from './index.js';
 
-interface ValidateArgs {
-  source: string;
-  entity?: string;
-  profile?: string;
-  report?: string;
-  rejects?: string;
-  strict: boolean;
-  json: boolean;
-  quiet: boolean;
-  format?: string;
-  encoding?: string;
-  delimiter?: string;
-  'header-row'?: number;
-  sheet?: string[];
-  'json-path'?: string;
-  [key: string]: unknown;
-}
+type ValidateArgs = FeedArgs;
 
 export const validateCommand: CommandFactory = (out, setExitCode) =>
   ({
@@ -50,7 +34,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
           model,
           profile,
           strict: args.strict,
-          raw: args.raw === true,
+          raw: args.raw,
           ...(args.report && { reportFile: args.report }),
           ...(args.rejects && { rejectsFile: args.rejects }),
           onRow: (s, read) => {
