@@ -6,7 +6,7 @@ import { openSource, type ReaderOptions } from '../readers/index.js';
 import type { SourceRow } from '../readers/types.js';
 import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
-import { openRejects, type RejectsWriter, rejectsFormatFor } from '../writers/rejects.js';
+import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
 import { RowChecker } from './check.js';
 
@@ -125,13 +125,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
   let summary: ValidateSummary;
   try {
     if (options.reportFile) report = await openReport(options.reportFile);
-    if (options.rejectsFile) {
-      rejects = await openRejects(options.rejectsFile, {
-        format: rejectsFormatFor(opened.format, options.rejectsFile),
-        headers: opened.headers,
-        ...(opened.delimiter !== undefined && { delimiter: opened.delimiter }),
-      });
-    }
+    if (options.rejectsFile) rejects = await openRejectsFor(options.rejectsFile, opened);
     const { onRow, raw, ...rest } = options;
     summary = await validateRows({
       ...rest,

@@ -35,6 +35,18 @@ export interface RejectsOptions {
   delimiter?: string;
 }
 
+/** The rejects file of a source: in the format its name or the source asks for, with the source's columns. */
+export function openRejectsFor(
+  path: string,
+  source: { format: string; headers: readonly string[]; delimiter?: string | undefined },
+): Promise<RejectsWriter> {
+  return openRejects(path, {
+    format: rejectsFormatFor(source.format, path),
+    headers: source.headers,
+    ...(source.delimiter !== undefined && { delimiter: source.delimiter }),
+  });
+}
+
 export async function openRejects(path: string, options: RejectsOptions): Promise<RejectsWriter> {
   if (options.format === 'xlsx') return openXlsxRejects(path, options.headers);
   const file = await openLineFile(path);

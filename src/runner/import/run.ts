@@ -15,7 +15,7 @@ import {
   type ImportReportWriter,
   openImportReport,
 } from '../../writers/import-report.js';
-import { openRejects, type RejectsWriter, rejectsFormatFor } from '../../writers/rejects.js';
+import { openRejectsFor, type RejectsWriter } from '../../writers/rejects.js';
 import { type CheckedRow, RowChecker } from '../check.js';
 import { AssetRegistrar, type AssetStatus, type DuplicatePolicy } from './assets.js';
 import { type DraftResult, ImportExecutor, type PlanOutcome, type WriteOutcome } from './executor.js';
@@ -111,13 +111,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
   let rejects: RejectsWriter | undefined;
   try {
     if (options.reportFile) report = await openImportReport(options.reportFile);
-    if (options.rejectsFile) {
-      rejects = await openRejects(options.rejectsFile, {
-        format: rejectsFormatFor(opened.format, options.rejectsFile),
-        headers: opened.headers,
-        ...(opened.delimiter !== undefined && { delimiter: opened.delimiter }),
-      });
-    }
+    if (options.rejectsFile) rejects = await openRejectsFor(options.rejectsFile, opened);
     const run = new ImportRun(
       options,
       opened.format === 'csv' && options.raw !== true,
