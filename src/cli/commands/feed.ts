@@ -1,10 +1,11 @@
 // The flags of the commands that read a feed (validate, import; preview and profile take the reader
-// flags), and the way from them to library options.
+// flags), the way from them to library options, and the findings both print.
 import type { Argv } from 'yargs';
 import { CatalogIoError } from '../../errors.js';
 import { loadProfile } from '../../mappers/profile.js';
 import type { Profile } from '../../mappers/profile-types.js';
 import type { ReaderOptions } from '../../readers/index.js';
+import type { Output } from '../output.js';
 
 /** The reader flags shared by commands that read a source. */
 export function withReaderOptions<T>(y: Argv<T>) {
@@ -108,4 +109,21 @@ export function withFeedOptions<T>(y: Argv<T>, describe: { rejects: string }) {
       })
       .option('quiet', { type: 'boolean', default: false, describe: 'No progress' }),
   );
+}
+
+/** The notes, warnings and most frequent problems of a validate or import run, for people (stderr). */
+export function printFindings(
+  out: Output,
+  run: {
+    notes: readonly string[];
+    warnings: readonly string[];
+    topErrors: ReadonlyArray<{ message: string; count: number }>;
+  },
+): void {
+  for (const note of run.notes) out.error(`note: ${note}`);
+  for (const warning of run.warnings) out.error(`warning: ${warning}`);
+  if (run.topErrors.length) {
+    out.error('most frequent problems:');
+    for (const { message, count } of run.topErrors) out.error(`${String(count).padStart(7)}  ${message}`);
+  }
 }

@@ -8,7 +8,14 @@ import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import { type ImportMode, type ImportSummary, importFile, type RowOutcome } from '../../runner/import/run.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
-import { type FeedArgs, profileFrom, readerOptionsFrom, sourceArg, withFeedOptions } from './feed.js';
+import {
+  type FeedArgs,
+  printFindings,
+  profileFrom,
+  readerOptionsFrom,
+  sourceArg,
+  withFeedOptions,
+} from './feed.js';
 import type { CommandFactory } from './index.js';
 
 interface ImportArgs extends FeedArgs {
@@ -188,12 +195,7 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
   out.error(
     `  requests: ${s.requests.total}${methods ? ` (${methods})` : ''}, ${s.requests.retries} retries, ${s.requests.rateLimited} × 429`,
   );
-  for (const note of s.notes) out.error(`note: ${note}`);
-  for (const warning of s.warnings) out.error(`warning: ${warning}`);
-  if (s.topErrors.length) {
-    out.error('most frequent problems:');
-    for (const { message, count } of s.topErrors) out.error(`${String(count).padStart(7)}  ${message}`);
-  }
+  printFindings(out, s);
   if (s.stopped)
     out.error(`stopped: --max-errors ${args['max-errors']} reached; rows after that were not read`);
   if (args.report) out.error(`report: ${args.report}`);

@@ -6,7 +6,14 @@ import { tenantModelFor } from '../../runner/model-source.js';
 import { type ValidateFileResult, validateFile } from '../../runner/validate.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
-import { type FeedArgs, profileFrom, readerOptionsFrom, sourceArg, withFeedOptions } from './feed.js';
+import {
+  type FeedArgs,
+  printFindings,
+  profileFrom,
+  readerOptionsFrom,
+  sourceArg,
+  withFeedOptions,
+} from './feed.js';
 import type { CommandFactory } from './index.js';
 
 type ValidateArgs = FeedArgs;
@@ -73,12 +80,7 @@ function printSummary(out: Output, result: ValidateFileResult, args: ValidateArg
   }
   const { valid, invalid, skipped } = result.outcomes;
   out.error(`${result.source}: ${result.rows} rows: ${valid} valid, ${invalid} invalid, ${skipped} skipped`);
-  for (const note of result.notes) out.error(`note: ${note}`);
-  for (const warning of result.warnings) out.error(`warning: ${warning}`);
-  if (result.topErrors.length) {
-    out.error('most frequent problems:');
-    for (const { message, count } of result.topErrors) out.error(`${String(count).padStart(7)}  ${message}`);
-  }
+  printFindings(out, result);
   if (args.report) out.error(`report: ${args.report}`);
   if (args.rejects && invalid > 0) out.error(`rejects: ${args.rejects} (fix them and run again)`);
 }
