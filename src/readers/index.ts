@@ -1,7 +1,7 @@
 // The readers' public surface: openSource() and the types it speaks.
 
 export { FORMATS, type Format } from './format.js';
-export { type OpenedSource, openSource } from './open.js';
+export { checkSource, type OpenedSource, openSource } from './open.js';
 export { DEFAULT_MAX_CELL_BYTES, type ReaderOptions } from './options.js';
 export { displayName } from './sources/redact.js';
 export type { Cell, Location, SourceRow } from './types.js';

@@ -9,7 +9,7 @@ import { readJson } from './json/json.js';
 import { readNdjson } from './json/ndjson.js';
 import { type ReaderOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import type { ByteSource } from './sources/byte-source.js';
-import { openFile, openStdin } from './sources/file.js';
+import { openFile, openStdin, readableSize } from './sources/file.js';
 import { gunzip, HEAD_BYTES, isGzip, peek } from './sources/peek.js';
 import type { BufferedRows, SourceRow } from './types.js';
 
@@ -48,9 +48,20 @@ export async function openSource(spec: string, options: ReaderOptions = {}): Pro
   }
 }
 
+const isUrl = (spec: string) => /^https?:\/\//i.test(spec);
+
+/**
+ * Fails now, with the same coded error openSource() would give, when a local file cannot be read, so a
+ * command can check its source before it connects to anything. Standard input and URLs are checked when
+ * opened.
+ */
+export async function checkSource(spec: string): Promise<void> {
+  if (spec !== '-' && !isUrl(spec)) await readableSize(spec);
+}
+
 async function openBytes(spec: string, settings: ResolvedOptions): Promise<ByteSource> {
   if (spec === '-') return openStdin(settings.stdin);
-  if (/^https?:\/\//i.test(spec)) {
+  if (isUrl(spec)) {
     // Loaded when needed, like exceljs below: a local CSV or JSON read does not pay for the HTTP client.
     const { openUrl } = await import('./sources/url.js');
     return openUrl(spec, settings.timeoutMs);

@@ -158,6 +158,20 @@ describe('exit codes', () => {
     expect((await products()).has('E-9')).toBe(false);
   });
 
+  it('a missing file is said first: nothing is started or asked of the tenant', async () => {
+    await resetStats();
+    for (const command of ['import', 'validate']) {
+      const out = memoryOutput();
+      // No --catalog-url: had the command connected first, it would start the embedded sandbox and say so.
+      const code = await main([command, join(dir, 'missing.csv')], out);
+      expect(code).toBe(2);
+      expect(out.stderr).toEqual([
+        `catalog-io: File not found: ${join(dir, 'missing.csv')} [SOURCE_NOT_FOUND]`,
+      ]);
+    }
+    expect((await stats()).total).toBe(0);
+  });
+
   it('--rate is the short form of --rate-limit, and --concurrency is checked', async () => {
     const file = await feed('rate.csv', 'prod_ref,prod_title\nR-1,One\n');
     const base = connection().slice(0, 6); // without --rate-limit off

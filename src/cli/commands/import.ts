@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { connect, connectionFlagsFrom, connectionOptions } from '../../config/index.js';
 import { CatalogIoError } from '../../errors.js';
+import { checkSource } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import { type ImportMode, type ImportSummary, importFile, type RowOutcome } from '../../runner/import/run.js';
 import { EXIT, type Output } from '../output.js';
@@ -94,6 +95,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           `--max-errors must be a whole number of at least 1; got ${maxErrors}`,
         );
       }
+      // A missing file is said before anything is started or asked of the tenant.
+      await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
       const connection = await connect({
         flags: connectionFlagsFrom(args),

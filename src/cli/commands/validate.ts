@@ -2,6 +2,7 @@
 // Thin: flags -> options, then validateFile(); the summary goes to stderr (or JSON on stdout).
 import type { CommandModule } from 'yargs';
 import { connectionFlagsFrom, connectionOptions } from '../../config/index.js';
+import { checkSource } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
 import { type ValidateFileResult, validateFile } from '../../runner/validate.js';
 import { EXIT, type Output } from '../output.js';
@@ -27,6 +28,8 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
         connectionOptions,
       ),
     handler: async (args: ValidateArgs) => {
+      // A missing file is said before anything is started or asked of the tenant.
+      await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
       const model = await tenantModelFor({
         flags: connectionFlagsFrom(args),

@@ -8,21 +8,25 @@ import { type ByteSource, counted } from './byte-source.js';
 const CHUNK_BYTES = 64 * 1024;
 
 export async function openFile(path: string): Promise<ByteSource> {
-  let size: number;
+  const size = await readableSize(path);
+  const stream = createReadStream(path, { highWaterMark: CHUNK_BYTES });
+  return fromStream(stream, path, path, size);
+}
+
+/** The size of a local file that can be read, or the coded error a person should see. */
+export async function readableSize(path: string): Promise<number> {
   try {
     const info = await stat(path);
     if (info.isDirectory()) {
       throw new CatalogIoError('SOURCE_UNREADABLE', `Cannot read source: ${path} is a directory`);
     }
-    size = info.size;
+    return info.size;
   } catch (err) {
     if (err instanceof CatalogIoError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new CatalogIoError('SOURCE_NOT_FOUND', `File not found: ${path}`);
     throw new CatalogIoError('SOURCE_UNREADABLE', `Cannot read file ${path}: ${code ?? String(err)}`);
   }
-  const stream = createReadStream(path, { highWaterMark: CHUNK_BYTES });
-  return fromStream(stream, path, path, size);
 }
 
 export function openStdin(stdin: Readable = process.stdin): ByteSource {
