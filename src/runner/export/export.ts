@@ -8,10 +8,10 @@ import type { EntityModel, TenantModel } from '../../schema/model.js';
 import type {
   ColumnKind,
   CsvOptions,
+  EntityTableWriter,
   ExportColumn,
   ExportSink,
   ExportValue,
-  TableWriter,
 } from '../../writers/export/index.js';
 import { planTable, resolveLanguages, type TablePlan } from './columns.js';
 import { allPages, type BasePage, type MergedRecord, mergeCultures, pagesOfIds, readAhead } from './pages.js';
@@ -299,7 +299,7 @@ async function exportAttributeSets(
     if (page.length < LEGACY_PAGE_SIZE || (typeof count === 'number' && records.length >= count)) break;
   }
   const columns = attributeSetColumns(records);
-  const table: TableWriter = await sink.table(ATTRIBUTE_SETS, columns);
+  const table: EntityTableWriter = await sink.table(ATTRIBUTE_SETS, columns);
   for (const record of records) {
     await table.writeRow(columns.map((c) => exportValue(record[c.header])));
   }

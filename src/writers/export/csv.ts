@@ -3,7 +3,13 @@
 import Papa from 'papaparse';
 import { FORMULA_TRIGGER } from './safety.js';
 import { EntityFiles } from './stream.js';
-import { type CsvOptions, type ExportColumn, type ExportSink, joinMulti, type TableWriter } from './types.js';
+import {
+  type CsvOptions,
+  type EntityTableWriter,
+  type ExportColumn,
+  type ExportSink,
+  joinMulti,
+} from './types.js';
 
 /** Rows are quoted in batches: fewer calls, same bytes. */
 const BATCH_ROWS = 256;
@@ -20,7 +26,7 @@ export function createCsvSink(
   };
   return {
     files: entityFiles.files,
-    async table(name: string, columns: readonly ExportColumn[]): Promise<TableWriter> {
+    async table(name: string, columns: readonly ExportColumn[]): Promise<EntityTableWriter> {
       const out = entityFiles.open(name);
       const head = Papa.unparse([columns.map((c) => c.header)], { ...unparseConfig, escapeFormulae: false });
       await out.write(`${options.bom ? '\uFEFF' : ''}${head}\r\n`);

@@ -2,5 +2,12 @@
 export { createCsvSink } from './csv.js';
 export { createNdjsonSink } from './ndjson.js';
 export { FORMULA_TRIGGER, unneutralise } from './safety.js';
-export type { ColumnKind, CsvOptions, ExportColumn, ExportSink, ExportValue, TableWriter } from './types.js';
+export type {
+  ColumnKind,
+  CsvOptions,
+  EntityTableWriter,
+  ExportColumn,
+  ExportSink,
+  ExportValue,
+} from './types.js';
 export { createXlsxSink } from './xlsx.js';

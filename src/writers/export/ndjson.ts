@@ -1,12 +1,12 @@
 // NDJSON export: one JSON object a line, keyed by the column headers, for loading elsewhere.
 import { EntityFiles } from './stream.js';
-import type { ExportColumn, ExportSink, TableWriter } from './types.js';
+import type { EntityTableWriter, ExportColumn, ExportSink } from './types.js';
 
 export function createNdjsonSink(target: { dir: string } | { file: string }): ExportSink {
   const entityFiles = new EntityFiles(target, 'ndjson', 'NDJSON');
   return {
     files: entityFiles.files,
-    async table(name: string, columns: readonly ExportColumn[]): Promise<TableWriter> {
+    async table(name: string, columns: readonly ExportColumn[]): Promise<EntityTableWriter> {
       const out = entityFiles.open(name);
       return {
         async writeRow(values) {

@@ -24,7 +24,7 @@ export function joinMulti(value: ExportValue): string | number | boolean | null 
     : (value as string | number | boolean | null | undefined);
 }
 
-export interface TableWriter {
+export interface EntityTableWriter {
   /** `values[i]` belongs to `columns[i]`. Resolves when the row may be followed by another (backpressure). */
   writeRow(values: readonly ExportValue[]): Promise<void>;
   /** Ends the table (an XLSX sheet is committed; a CSV/NDJSON file is closed). */
@@ -33,7 +33,7 @@ export interface TableWriter {
 
 export interface ExportSink {
   /** Opens the table of one entity; tables are written one after another. */
-  table(name: string, columns: readonly ExportColumn[]): Promise<TableWriter>;
+  table(name: string, columns: readonly ExportColumn[]): Promise<EntityTableWriter>;
   /** Finishes every file (each is written as `<name>.partial` and renamed when complete). */
   close(): Promise<void>;
   /** After a failure: stops writing and removes the unfinished files; files already complete stay. */

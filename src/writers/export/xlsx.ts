@@ -5,11 +5,11 @@ import { renameSync, rmSync } from 'node:fs';
 import ExcelJS from 'exceljs';
 import { partialPath } from './stream.js';
 import {
+  type EntityTableWriter,
   type ExportColumn,
   type ExportSink,
   type ExportValue,
   joinMulti,
-  type TableWriter,
 } from './types.js';
 
 /** Rows held back to size the columns before the sheet's column definitions are written. */
@@ -41,7 +41,7 @@ export function createXlsxSink(file: string): ExportSink {
   const taken = new Set<string>();
   return {
     files: [file],
-    async table(name: string, columns: readonly ExportColumn[]): Promise<TableWriter> {
+    async table(name: string, columns: readonly ExportColumn[]): Promise<EntityTableWriter> {
       const sheet = workbook.addWorksheet(sheetName(name, taken), {
         views: [{ state: 'frozen', ySplit: 1 }],
       });
