@@ -1,34 +1,13 @@
 // `catalog-io preview`: what it prints and its exit codes, in-process and through a child process.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
+import { runCliProcess } from '../helpers/cli-process.js';
 import { REALWORLD, tempFile } from './helpers.js';
 
-const CLI = join(import.meta.dirname, '../fixtures/readers/cli.ts');
-
-function runCli(
-  args: string[],
-  stdin: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+/** The CLI in a child process with `stdin` piped in. */
+const runCli = (args: string[], stdin: string) => runCliProcess(args, { stdin });
 
 describe('preview command', () => {
   it('prints what was detected and the first rows as a table', async () => {

@@ -1,35 +1,15 @@
 // `catalog-io validate -` reads the feed from stdin (yargs hands a lone `-` over as an empty string), and
 // validateFile reports how far the reader is in the source, for the progress bar.
-import { spawn } from 'node:child_process';
 import { mkdtemp, stat, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateFile } from '../../src/runner/validate.js';
+import { runCliProcess } from '../helpers/cli-process.js';
 import { demoModel } from '../mappers/demo-model.js';
 
-const CLI = join(import.meta.dirname, '../fixtures/readers/cli.ts');
-// The child runs in a scratch folder (the sandbox keeps its state there): tsx is found from here.
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-
-function runCli(args: string[], stdin: string, cwd: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], { cwd, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+/** The CLI in a child process in a scratch folder (the embedded sandbox keeps its state there). */
+const runCli = (args: string[], stdin: string, cwd: string) => runCliProcess(args, { stdin, cwd });
 
 describe('validate from stdin', () => {
   it('`validate -` reads the rows piped in (embedded sandbox tenant)', async () => {

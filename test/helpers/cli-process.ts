@@ -1,0 +1,38 @@
+// Runs the CLI in a child process, as a user would (stdin, exit codes, a working folder of its own):
+// `node --import tsx src/cli/run.ts ...`. tsx is resolved from here, so any cwd works.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const CLI = join(import.meta.dirname, '../../src/cli/run.ts');
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCliProcess(
+  args: string[],
+  options: { stdin?: string; cwd?: string } = {},
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+      stdio: 'pipe',
+      ...(options.cwd !== undefined && { cwd: options.cwd }),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
