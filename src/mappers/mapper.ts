@@ -5,6 +5,7 @@ import { CatalogIoError } from '../errors.js';
 import type { Cell, SourceRow } from '../readers/types.js';
 import { describeValue } from '../schema/messages.js';
 import type { EntityModel, TenantModel } from '../schema/model.js';
+import { unneutralise } from '../writers/export/safety.js';
 import { readAssetValue } from './assets.js';
 import { type CoerceType, coerce } from './coerce.js';
 import { ProductGroups } from './grouping.js';
@@ -18,6 +19,11 @@ export interface MapperOptions {
   profile: Profile;
   /** Unknown and read-only columns are row errors instead of warnings. */
   strict?: boolean;
+  /**
+   * Read a text cell that starts with a quote before = + - @ (the CSV export's spreadsheet-injection
+   * guard) as the text after the quote, so an exported CSV re-imports unchanged.
+   */
+  unguardFormulas?: boolean;
 }
 
 export interface Mapper {
@@ -38,6 +44,14 @@ interface Placement {
   culture: string | undefined;
   /** The write path recorded in `draft.source.columns`: `prod_title.fr`, or the field's name. */
   columnKey: string;
+  /** The field's name for a field target (undefined for a link). */
+  fieldName: string | undefined;
+  /** A culture other than the base language: the value goes to `draft.cultures`. */
+  otherCulture: string | undefined;
+  /** Text cells need only a trim (and a split, for a list): no value table, default, enum or asset. */
+  plain: boolean;
+  /** The column the layout records for this placement: a row that took another one records its own. */
+  column: string;
 }
 
 interface ColumnPlan extends Placement {
@@ -47,6 +61,24 @@ interface ColumnPlan extends Placement {
 interface FieldPlan extends Placement {
   key: string;
   rule: FieldRule;
+}
+
+/** How the columns of one header list are read: a plan per position. */
+interface Layout {
+  headers: readonly string[];
+  /** null: ignored (or the command / parent column). */
+  plans: Array<ColumnPlan | null | 'unknown' | 'readonly'>;
+  commandAt: number;
+  parentAt: number;
+  /** Positions filled from the row above when blank; undefined when none is. */
+  fillDown: boolean[] | undefined;
+  /** Header -> position, built when a field rule first names a column. */
+  positions: Map<string, number> | undefined;
+  /**
+   * Per part: write path -> the column it comes from, the same for every row of the layout (shared by
+   * their drafts, never changed per row; a row whose field rule took another column gets its own).
+   */
+  columns: Array<Record<string, string>>;
 }
 
 /** A draft under construction for one entity of the row. */
@@ -76,9 +108,12 @@ class ProfileMapper implements Mapper {
   private readonly defaults: ConversionRule;
   private readonly fillDown: { all: boolean; headers: Set<string> };
   private readonly above = new Map<string, Cell>();
+  private readonly unguardFormulas: boolean;
+  private lastLayout: Layout | undefined;
   private readonly groups: ProductGroups | undefined;
 
-  constructor({ model, profile, strict = false }: MapperOptions) {
+  constructor({ model, profile, strict = false, unguardFormulas = false }: MapperOptions) {
+    this.unguardFormulas = unguardFormulas;
     this.model = model;
     this.profile = profile;
     this.strict = strict;
@@ -120,7 +155,12 @@ class ProfileMapper implements Mapper {
   }
 
   map(row: SourceRow): MappedRow {
-    const cells = this.fillDownCells(row.cells);
+    // Table rows bring their cells by position and share one header list: the layout is worked out
+    // once per sheet. Keyed rows (JSON) are laid out the same way, from their own keys.
+    const layout =
+      row.values && row.headers ? this.layoutFor(row.headers) : this.layoutFor(Object.keys(row.cells));
+    const read = row.values ?? layout.headers.map((header) => row.cells[header]!);
+    const cells = this.prepare(read, layout);
     const issues: RowIssue[] = [];
     if (row.error)
       issues.push({
@@ -129,44 +169,121 @@ class ProfileMapper implements Mapper {
         message: row.error.message,
         brief: row.error.message,
       });
-    const command = this.readCommand(cells, issues);
+    const commandCell = layout.commandAt < 0 ? undefined : cells[layout.commandAt];
+    const command = this.readCommand(commandCell, issues);
     const result: MappedRow = {
       location: row.location,
-      cells: row.cells,
+      row,
       drafts: [],
       issues,
       skipped: false,
+      commandGiven: !isBlank(commandCell),
     };
     if (command === 'IGNORE') {
       result.skipped = true;
       return result;
     }
     const parts: Part[] = [];
-    for (const entity of this.entities)
-      parts.push({ entity, touched: false, draft: emptyDraft(entity, command, row, cells) });
+    for (let i = 0; i < this.entities.length; i++) {
+      const entity = this.entities[i]!;
+      parts.push({ entity, touched: false, draft: emptyDraft(entity, command, row, layout.columns[i]!) });
+    }
     let blank = true;
-    // for-in over the reader's null-prototype cells: no inherited keys, and no entry arrays per row.
-    for (const header in cells) {
-      const cell = cells[header]!;
-      if (blank && !isBlank(row.cells[header])) blank = false;
-      if (header === this.commandColumn || header === this.profile.parentColumn) continue;
-      const plan = this.planFor(header);
-      if (plan === null) continue;
+    const { plans, headers } = layout;
+    for (let i = 0; i < plans.length; i++) {
+      if (blank && !isBlank(read[i])) blank = false;
+      const plan = plans[i];
+      if (plan === null || plan === undefined) continue;
+      const cell = cells[i]!;
       if (plan === 'unknown' || plan === 'readonly') {
-        if (this.strict && !isBlank(cell)) issues.push(unknownColumnIssue(header, plan, this.main, cell));
+        if (this.strict && !isBlank(cell))
+          issues.push(unknownColumnIssue(headers[i]!, plan, this.main, cell));
         continue;
       }
-      this.assign(parts, plan, cell, header, issues);
+      this.assign(parts, plan, cell, plan.header, issues);
     }
     if (blank) {
       result.skipped = true;
       return result;
     }
-    for (const plan of this.fieldPlans) this.applyFieldRule(parts, plan, cells, issues);
+    for (const plan of this.fieldPlans) this.applyFieldRule(parts, plan, layout, cells, issues);
     for (const part of parts) part.draft.ref = refOf(part);
-    if (this.profile.parentColumn) this.collectByParent(result, parts, cells);
+    if (layout.parentAt >= 0) this.collectByParent(result, parts, cells[layout.parentAt]);
     else this.collect(result, parts, command);
     return result;
+  }
+
+  /** The plan of each position of this header list; the last one is kept (every row of a sheet shares it). */
+  private layoutFor(headers: readonly string[]): Layout {
+    const last = this.lastLayout;
+    if (last && (last.headers === headers || sameHeaders(last.headers, headers))) return last;
+    const plans = headers.map((header) =>
+      header === this.commandColumn || header === this.profile.parentColumn ? null : this.planFor(header),
+    );
+    const fills = headers.map((header) => this.fillsDown(header));
+    const layout: Layout = {
+      headers,
+      plans,
+      commandAt: headers.indexOf(this.commandColumn),
+      parentAt: this.profile.parentColumn ? headers.indexOf(this.profile.parentColumn) : -1,
+      fillDown: fills.some(Boolean) ? fills : undefined,
+      positions: undefined,
+      columns: this.columnsOf(plans),
+    };
+    this.lastLayout = layout;
+    return layout;
+  }
+
+  /** Where each part's write paths come from, for the messages: worked out once per layout. */
+  private columnsOf(plans: Layout['plans']): Array<Record<string, string>> {
+    const columns = this.entities.map(() => Object.create(null) as Record<string, string>);
+    const record = (place: Placement) => {
+      const into = columns[place.part]!;
+      into[place.columnKey] ??= place.column;
+      if (place.fieldName !== undefined) into[place.fieldName] ??= place.column;
+    };
+    for (const plan of plans) if (plan !== null && typeof plan === 'object') record(plan);
+    for (const plan of this.fieldPlans) record(plan);
+    const [main, variant] = columns;
+    if (variant) {
+      variant['link:productRef'] = this.profile.parentColumn ?? main![this.main.refField] ?? '';
+    }
+    return columns;
+  }
+
+  /**
+   * The cells the row is mapped from: with the export's formula guard taken off (when asked) and blank
+   * cells filled from the row above (`fillDown`). The row as read is left as it is, for the rejects file.
+   */
+  private prepare(read: readonly Cell[], layout: Layout): readonly Cell[] {
+    let out: Cell[] | undefined;
+    if (this.unguardFormulas) {
+      for (let i = 0; i < read.length; i++) {
+        const cell = read[i];
+        if (typeof cell !== 'string' || cell.charCodeAt(0) !== 39 /* ' */) continue;
+        const plain = unneutralise(cell);
+        if (plain === cell) continue;
+        out ??= read.slice();
+        out[i] = plain;
+      }
+    }
+    const fills = layout.fillDown;
+    if (!fills) return out ?? read;
+    out ??= read.slice();
+    for (let i = 0; i < out.length; i++) {
+      if (!fills[i]) continue;
+      const header = layout.headers[i]!;
+      if (isBlank(out[i])) out[i] = this.above.get(header) ?? out[i]!;
+      else this.above.set(header, out[i]!);
+    }
+    return out;
+  }
+
+  /** A cell of the row by its column name (field rules name their columns). */
+  private cellNamed(layout: Layout, cells: readonly Cell[], name: string): Cell | undefined {
+    layout.positions ??= new Map(layout.headers.map((header, i) => [header, i]));
+    const at = layout.positions.get(name);
+    return at === undefined ? undefined : cells[at];
   }
 
   /** Puts the row's parts into the result: a product once per group, its variant linked to it. */
@@ -176,12 +293,7 @@ class ProfileMapper implements Mapper {
       result.drafts.push(main.draft);
       return;
     }
-    if (variant.touched) {
-      variant.draft.links.productRef = main.draft.ref || variant.draft.links.productRef;
-      if (main.draft.ref)
-        variant.draft.source.columns['link:productRef'] =
-          main.draft.source.columns[main.entity.refField] ?? '';
-    }
+    if (variant.touched) variant.draft.links.productRef = main.draft.ref || variant.draft.links.productRef;
     const productOnly = !variant.touched;
     // A command applies to the most specific entity of the row: DELETE on a variant row deletes the variant.
     if (!productOnly && command !== 'MERGE') main.draft.command = 'MERGE';
@@ -194,21 +306,17 @@ class ProfileMapper implements Mapper {
   }
 
   /** Parent-column feeds: a row with a parent is that product's variant; a row without one is a product. */
-  private collectByParent(result: MappedRow, parts: Part[], cells: Record<string, Cell>): void {
+  private collectByParent(result: MappedRow, parts: Part[], parent: Cell | undefined): void {
     const [main, variant] = parts as [Part, Part];
-    const column = this.profile.parentColumn!;
-    const parent = cells[column];
     if (isBlank(parent)) {
       result.drafts.push(main.draft);
       return;
     }
     variant.draft.links.productRef = String(parent).trim();
-    variant.draft.source.columns['link:productRef'] = column;
     result.drafts.push(variant.draft);
   }
 
-  private readCommand(cells: Record<string, Cell>, issues: RowIssue[]): Command {
-    const cell = cells[this.commandColumn];
+  private readCommand(cell: Cell | undefined, issues: RowIssue[]): Command {
     if (isBlank(cell)) return 'MERGE';
     const text = String(cell).trim().toUpperCase();
     if ((COMMANDS as readonly string[]).includes(text)) return text as Command;
@@ -221,20 +329,6 @@ class ProfileMapper implements Mapper {
       brief: `must be one of ${COMMANDS.join(', ')}`,
     });
     return 'MERGE';
-  }
-
-  private fillDownCells(cells: Record<string, Cell>): Record<string, Cell> {
-    if (!this.fillDown.all && this.fillDown.headers.size === 0) return cells;
-    const out: Record<string, Cell> = Object.create(null);
-    for (const [header, cell] of Object.entries(cells)) {
-      let value = cell;
-      if (this.fillsDown(header)) {
-        if (isBlank(cell)) value = this.above.get(header) ?? cell;
-        else this.above.set(header, cell);
-      }
-      out[header] = value;
-    }
-    return out;
   }
 
   private fillsDown(header: string): boolean {
@@ -271,7 +365,7 @@ class ProfileMapper implements Mapper {
       );
       return 'readonly';
     }
-    return { header, ...this.place(target, this.defaults) };
+    return { header, ...this.place(target, this.defaults, header) };
   }
 
   private planColumn(header: string, rule: string | ColumnRule | null): ColumnPlan | null {
@@ -279,22 +373,31 @@ class ProfileMapper implements Mapper {
     const path = jsonPath(`/columns/${escapePointer(header)}`);
     const spec: ColumnRule = typeof rule === 'string' ? { field: rule } : rule;
     const target = this.resolveTarget(spec.field, spec.culture, path);
-    return { header, ...this.place(target, { ...this.defaults, ...spec }) };
+    return { header, ...this.place(target, { ...this.defaults, ...spec }, header) };
   }
 
   private planField(key: string, rule: FieldRule): FieldPlan {
     const path = jsonPath(`/fields/${escapePointer(key)}`);
     const merged = { ...this.defaults, ...rule };
-    return { key, ...this.place(this.resolveTarget(key, rule.culture, path), merged), rule: merged };
+    // The column a message names: the constant, the template, or the columns a value is taken from.
+    const column =
+      rule.constant !== undefined
+        ? `(constant ${key})`
+        : rule.template !== undefined
+          ? rule.template
+          : (rule.from ?? []).join(' | ');
+    const target = this.resolveTarget(key, rule.culture, path);
+    return { key, ...this.place(target, merged, column), rule: merged };
   }
 
-  private place(target: Target, rule: ConversionRule): Placement {
+  private place(target: Target, rule: ConversionRule, column: string): Placement {
     const culture =
       target.kind === 'field' && target.field.multilingual
         ? (target.culture ?? this.model.baseLanguage)
         : undefined;
     // Links are recorded as `link:categoryRefs`, fields by their write path.
     const name = target.kind === 'field' ? target.field.name : `link:${target.link}`;
+    const field = target.kind === 'field' ? target.field : undefined;
     return {
       target,
       rule,
@@ -303,6 +406,16 @@ class ProfileMapper implements Mapper {
       type: coerceTypeOf(target, rule),
       culture,
       columnKey: culture ? `${name}.${culture}` : name,
+      fieldName: field?.name,
+      otherCulture: culture && culture !== this.model.baseLanguage ? culture : undefined,
+      plain:
+        rule.trim !== false &&
+        rule.map === undefined &&
+        rule.default === undefined &&
+        rule.join === undefined &&
+        !field?.enum &&
+        !field?.asset,
+      column,
     };
   }
 
@@ -331,41 +444,49 @@ class ProfileMapper implements Mapper {
   private applyFieldRule(
     parts: Part[],
     plan: FieldPlan,
-    cells: Record<string, Cell>,
+    layout: Layout,
+    cells: readonly Cell[],
     issues: RowIssue[],
   ): void {
+    const named = (name: string) => this.cellNamed(layout, cells, name);
     const { rule } = plan;
     if (rule.constant !== undefined) {
       this.assign(parts, plan, rule.constant, `(constant ${plan.key})`, issues);
     } else if (rule.template !== undefined) {
       let any = false;
       const text = rule.template.replace(/\{([^{}]+)\}/g, (_, name: string) => {
-        const cell = cells[name];
+        const cell = named(name);
         if (isBlank(cell)) return '';
         any = true;
         return String(cell).trim();
       });
       this.assign(parts, plan, any ? text.trim() : '', rule.template, issues);
     } else if (rule.from) {
-      const header = rule.from.find((h) => !isBlank(cells[h]));
-      this.assign(parts, plan, header ? cells[header]! : '', header ?? rule.from.join(' | '), issues);
+      const header = rule.from.find((h) => !isBlank(named(h)));
+      this.assign(parts, plan, header ? named(header)! : '', header ?? rule.from.join(' | '), issues);
     }
   }
 
   /** Converts one cell for its target and stores it in the right part of the row. */
   private assign(parts: Part[], place: Placement, cell: Cell, column: string, issues: RowIssue[]): void {
-    const { target } = place;
     const part = parts[place.part]!;
     const values = this.toValues(cell, place, column, issues);
     if (values === undefined) return;
     part.touched = true;
     const { draft } = part;
+    // A field rule that took one of several columns names that one (other rows share the layout's record).
+    if (column !== place.column) {
+      const own = Object.create(draft.source.columns) as Record<string, string>;
+      own[place.columnKey] = column;
+      if (place.fieldName !== undefined) own[place.fieldName] = column;
+      draft.source.columns = own;
+    }
+    const { target } = place;
     if (target.kind === 'link') {
       const refs: string[] = [];
       if (!Array.isArray(values)) {
         if (values !== null) refs.push(String(values));
       } else for (const value of values) if (value !== null) refs.push(String(value));
-      draft.source.columns[place.columnKey] = column;
       if (target.link === 'categoryRefs') draft.links.categoryRefs = refs;
       else if (target.link === 'byField') {
         draft.links.byField = {
@@ -376,19 +497,17 @@ class ProfileMapper implements Mapper {
       return;
     }
     const { field } = target;
-    const { culture } = place;
     let stored: Value | Value[] | undefined = values;
     if (field.asset) stored = this.toAssets(values, field.asset, place, draft, column, issues);
     if (stored === undefined) return;
-    if (culture && culture !== this.model.baseLanguage) {
+    const culture = place.otherCulture;
+    if (culture) {
       const forCulture = draft.cultures[culture];
       if (forCulture) forCulture[field.name] = stored;
       else draft.cultures[culture] = { [field.name]: stored };
     } else {
       draft.fields[field.name] = stored;
     }
-    draft.source.columns[place.columnKey] = column;
-    draft.source.columns[field.name] ??= column;
   }
 
   /** Cell -> one value or a list; undefined when there is nothing to write or it could not be read. */
@@ -399,6 +518,12 @@ class ProfileMapper implements Mapper {
     issues: RowIssue[],
   ): Value | Value[] | undefined {
     const { rule, multiple, target } = place;
+    // The common cell: text that needs a trim, then its type (and a split, for a list).
+    if (place.plain && typeof cell === 'string') {
+      const text = cell.trim();
+      if (text === '') return undefined;
+      if (!multiple) return place.type === 'string' ? text : this.toValue(text, place, column, issues);
+    }
     let items: Cell[];
     if (Array.isArray(cell) && !multiple && rule.join !== undefined) {
       cell = cell.map((item) => (item === null ? '' : String(item))).join(rule.join);
@@ -501,7 +626,7 @@ function emptyDraft(
   entity: EntityModel,
   command: Command,
   row: SourceRow,
-  cells: Record<string, Cell>,
+  columns: Record<string, string>,
 ): Draft {
   return {
     entity: entity.name,
@@ -511,7 +636,7 @@ function emptyDraft(
     cultures: {},
     assets: [],
     links: {},
-    source: { location: row.location, cells: row.cells === cells ? row.cells : cells, columns: {} },
+    source: { location: row.location, row, columns },
   };
 }
 
@@ -541,6 +666,12 @@ function canonicalEnum(value: Value, allowed: Array<string | number> | undefined
   const lower = value.toLowerCase();
   const match = allowed.find((a) => String(a).toLowerCase() === lower);
   return match === undefined ? value : match;
+}
+
+function sameHeaders(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export function isBlank(cell: Cell | undefined): boolean {

@@ -1,6 +1,6 @@
 // What the mapper produces: entity drafts (one entity write-to-be each) and row problems, per source row.
 // The import runner consumes the same `Draft` type; the validator checks drafts against write-schemas.
-import type { Cell, Location } from '../readers/types.js';
+import type { Location, SourceRow } from '../readers/types.js';
 
 /** Per-row instruction from the `_command` column. */
 export type Command = 'MERGE' | 'NEW' | 'UPDATE' | 'DELETE' | 'IGNORE';
@@ -39,8 +39,8 @@ export interface DraftLinks {
 /** Where a draft came from, so every message can name the row and the column. */
 export interface DraftSource {
   location: Location;
-  /** The input cells as read (the rejects file writes them back). */
-  cells: Record<string, Cell>;
+  /** The source row as read (the rejects file writes its cells back). */
+  row: SourceRow;
   /** Write path (`prod_price`, `prod_title.fr`) -> the source column that gave it. */
   columns: Record<string, string>;
 }
@@ -77,7 +77,10 @@ export interface RowIssue {
 /** What one source row turned into. */
 export interface MappedRow {
   location: Location;
-  cells: Record<string, Cell>;
+  /** The source row as read. */
+  row: SourceRow;
+  /** The row has a `_command` cell (otherwise its command is the default). */
+  commandGiven: boolean;
   /** Zero (skipped row), one, or two drafts (a product and its variant from the same row). */
   drafts: Draft[];
   issues: RowIssue[];

@@ -172,9 +172,17 @@ async function finish(opened: Omit<OpenedSource, 'close'>, bytes: ByteSource): P
       throw err;
     }
   };
-  const rows: AsyncIterableIterator<SourceRow> = {
+  const rows: AsyncIterableIterator<SourceRow> & BufferedRows = {
     [Symbol.asyncIterator]() {
       return this;
+    },
+    takeBuffered() {
+      if (pending) {
+        const result = pending;
+        pending = undefined;
+        return result.done ? undefined : result.value;
+      }
+      return closed ? undefined : held?.takeBuffered();
     },
     next() {
       if (pending) {

@@ -17,11 +17,52 @@ export interface Location {
 export interface SourceRow {
   location: Location;
   /** Header -> cell, in header order. Built with a null prototype: `__proto__` is an ordinary key. */
-  cells: Record<string, Cell>;
+  readonly cells: Record<string, Cell>;
   /** 1-based index of the data row within its source (or sheet). */
   index: number;
   /** A row-level problem found while reading (ragged row, ...): the row is still yielded for the report. */
   error?: { code: string; message: string };
+  /**
+   * Table sources (CSV, XLSX): the same cells by position, one per header, and the headers they line up
+   * with (one array shared by every row of a sheet, so a consumer can work out its plan once per sheet).
+   */
+  readonly values?: readonly Cell[];
+  readonly headers?: readonly string[];
+}
+
+/**
+ * A row of a table source. Its cells live in an array by header position; the by-name record is built
+ * only when someone asks for it (the rejects file, a preview), because building a keyed record for
+ * every row of a large file costs more than reading it.
+ */
+export class TableRow implements SourceRow {
+  error?: { code: string; message: string };
+  private named: Record<string, Cell> | undefined;
+
+  constructor(
+    readonly location: Location,
+    readonly values: readonly Cell[],
+    readonly headers: readonly string[],
+    readonly index: number,
+  ) {}
+
+  get cells(): Record<string, Cell> {
+    if (this.named) return this.named;
+    const named = Object.create(null) as Record<string, Cell>;
+    for (let i = 0; i < this.headers.length; i++) named[this.headers[i]!] = this.values[i] ?? null;
+    this.named = named;
+    return named;
+  }
+
+  /** Plain data (tests and `--json` previews compare and print rows as records). */
+  toJSON(): { location: Location; cells: Record<string, Cell>; index: number; error?: TableRow['error'] } {
+    return {
+      location: this.location,
+      cells: this.cells,
+      index: this.index,
+      ...(this.error && { error: this.error }),
+    };
+  }
 }
 
 /**

@@ -8,7 +8,6 @@ import type { SourceRow } from '../readers/types.js';
 import { describeValue, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
 import { DraftValidator } from '../schema/validator.js';
-import { unneutralise } from '../writers/export/safety.js';
 import { DEFAULT_REF_LIMIT, RefTracker } from './ref-tracker.js';
 
 export interface CheckOptions {
@@ -50,6 +49,7 @@ export class RowChecker {
       model: options.model,
       profile: options.profile,
       strict: options.strict ?? false,
+      unguardFormulas: options.unguardFormulas ?? false,
     });
     this.validator = new DraftValidator(options.model);
     this.refs = new RefTracker(options.refLimit ?? DEFAULT_REF_LIMIT);
@@ -57,12 +57,12 @@ export class RowChecker {
   }
 
   check(row: SourceRow): CheckedRow {
-    const mapped = this.mapper.map(this.options.unguardFormulas ? unguarded(row) : row);
+    const mapped = this.mapper.map(row);
     // Only errors make a row invalid: they are gathered in the order the problems were found.
     const errors: RowIssue[] = [];
     addErrors(errors, mapped.issues);
     const { model, profile, defaultCommand } = this.options;
-    const explicit = defaultCommand !== undefined && isGiven(row.cells[this.commandColumn]);
+    const explicit = mapped.commandGiven;
     // Products of a one-row-per-variant feed repeat by design: the grouping checks them instead.
     const groupedProducts = profile.variants === true && !profile.parentColumn;
     for (const draft of mapped.drafts) {
@@ -117,22 +117,4 @@ export class RowChecker {
 
 function addErrors(errors: RowIssue[], issues: readonly RowIssue[]): void {
   for (const issue of issues) if (issue.severity === 'error') errors.push(issue);
-}
-
-function isGiven(cell: unknown): boolean {
-  return cell !== undefined && cell !== null && String(cell).trim() !== '';
-}
-
-/** The row with the export's formula guard taken off its text cells (the same row when none has it). */
-function unguarded(row: SourceRow): SourceRow {
-  let cells: SourceRow['cells'] | undefined;
-  for (const key in row.cells) {
-    const cell = row.cells[key];
-    if (typeof cell !== 'string' || cell.charCodeAt(0) !== 39 /* ' */) continue;
-    const plain = unneutralise(cell);
-    if (plain === cell) continue;
-    cells ??= Object.assign(Object.create(null) as SourceRow['cells'], row.cells);
-    cells[key] = plain;
-  }
-  return cells ? { ...row, cells } : row;
 }

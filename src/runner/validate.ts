@@ -2,8 +2,8 @@
 // (the caller brings the TenantModel, live or from cached schemas). One report line per source row.
 import type { Profile } from '../mappers/profile-types.js';
 import type { MappedRow, RowIssue } from '../mappers/types.js';
-import { openSource, type ReaderOptions } from '../readers/index.js';
-import type { SourceRow } from '../readers/types.js';
+import { openSourceThreaded, type ReaderOptions, type ReadThread } from '../readers/index.js';
+import type { BufferedRows, SourceRow } from '../readers/types.js';
 import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
 import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
@@ -51,7 +51,15 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     topErrors: [],
     warnings: [],
   };
-  for await (const row of options.rows) {
+  const iterator = options.rows[Symbol.asyncIterator]() as AsyncIterator<SourceRow> & Partial<BufferedRows>;
+  for (;;) {
+    // Rows the reader already holds are taken without a promise each.
+    let row = iterator.takeBuffered?.();
+    if (!row) {
+      const next = await iterator.next();
+      if (next.done) break;
+      row = next.value;
+    }
     const { mapped, errors, skipped } = checker.check(row);
     const outcome: Outcome = errors.length ? 'invalid' : skipped ? 'skipped' : 'valid';
     summary.rows += 1;
@@ -101,6 +109,8 @@ export interface ValidateFileOptions {
   refLimit?: number;
   /** Keep CSV cells exactly as written: do not take off the export's formula guard. */
   raw?: boolean;
+  /** Read and parse the source on a second thread (default `auto`: local files of 4 MB and more). */
+  readThread?: ReadThread;
   /** Called after each row (progress), with how far the reader is in the source. */
   onRow?: (summary: Readonly<ValidateSummary>, read: SourceProgress) => void;
 }
@@ -119,14 +129,14 @@ export interface ValidateFileResult extends ValidateSummary {
 
 /** Opens the source and the output files, validates every row, and closes everything (also on failure). */
 export async function validateFile(options: ValidateFileOptions): Promise<ValidateFileResult> {
-  const opened = await openSource(options.source, options.readerOptions);
+  const opened = await openSourceThreaded(options.source, options.readerOptions, options.readThread);
   let report: ReportWriter | undefined;
   let rejects: RejectsWriter | undefined;
   let summary: ValidateSummary;
   try {
     if (options.reportFile) report = await openReport(options.reportFile);
     if (options.rejectsFile) rejects = await openRejectsFor(options.rejectsFile, opened);
-    const { onRow, raw, ...rest } = options;
+    const { onRow, raw, readThread: _, ...rest } = options;
     summary = await validateRows({
       ...rest,
       rows: opened.rows,

@@ -382,7 +382,7 @@ describe('one row per variant', () => {
       ref: 'L2',
       links: { productRef: 'laptop' },
     });
-    expect(out[1]!.cells.slug).toBe('');
+    expect(out[1]!.row.cells.slug).toBe('');
     expect(out[2]!.drafts.map((d) => d.ref)).toEqual(['phone', 'P1']);
   });
 

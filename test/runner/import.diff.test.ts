@@ -37,6 +37,8 @@ const products: EntityModel = {
   field: (n) => fields.find((f) => f.name === n),
 };
 
+const LOCATION = { text: 'line 2', source: 'feed.csv', line: 2 };
+
 function draft(fields: Draft['fields'], cultures: Draft['cultures'] = {}): Draft {
   return {
     entity: 'products',
@@ -46,7 +48,7 @@ function draft(fields: Draft['fields'], cultures: Draft['cultures'] = {}): Draft
     cultures,
     assets: [],
     links: {},
-    source: { location: { text: 'line 2', source: 'feed.csv', line: 2 }, cells: {}, columns: {} },
+    source: { location: LOCATION, row: { location: LOCATION, cells: {}, index: 1 }, columns: {} },
   };
 }
 

@@ -79,7 +79,7 @@ describe('error sentences', () => {
 
   it('a missing reference, and required fields when the row says NEW', () => {
     expect(sentences({ entity: 'categories' }, { cat_ref: '', cat_title: 'Tees' })).toEqual([
-      'line 17: the reference cat_ref is missing: every row needs one',
+      'line 17, column "cat_ref": the reference cat_ref is missing: every row needs one',
     ]);
     expect(sentences({ entity: 'categories' }, { _command: 'NEW', cat_ref: 'tees' })).toEqual([
       'line 17: cat_title is required when a new category is created',
@@ -98,7 +98,7 @@ describe('error sentences', () => {
       links: {},
       source: {
         location: { text: 'item 3', source: 'x.json', line: 3 },
-        cells: {},
+        row: { location: { text: 'item 3', source: 'x.json', line: 3 }, cells: {}, index: 3 },
         columns: { 'prod_title.de': 'title_de' },
       },
     };

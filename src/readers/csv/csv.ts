@@ -1,8 +1,8 @@
 // The CSV reader core: text in, header and rows out. It knows nothing of files, URLs or bytes.
 import { CatalogIoError } from '../../errors.js';
-import { checkHeaders, emptyCells } from '../headers.js';
+import { checkHeaders } from '../headers.js';
 import { readAhead } from '../sources/peek.js';
-import type { Cell, SourceRow } from '../types.js';
+import { type Cell, type SourceRow, TableRow } from '../types.js';
 import { type CsvRecord, csvRecords, guessDelimiter } from './records.js';
 
 export interface CsvSettings {
@@ -85,7 +85,8 @@ async function* dataRows(
     // A line ending in the delimiter gives one empty cell more: not an error.
     if (values.length === width + 1 && values[width] === '') values.pop();
     const location = `line ${line}`;
-    const cells = emptyCells<Cell>();
+    // Exactly one cell per header: missing ones are empty, extra ones are reported below.
+    const cells: Cell[] = values.length === width ? values : new Array<Cell>(width);
     for (let i = 0; i < width; i++) {
       const value = values[i] ?? '';
       if (value.length * 3 > settings.maxCellBytes && Buffer.byteLength(value) > settings.maxCellBytes) {
@@ -95,10 +96,10 @@ async function* dataRows(
           { location: `${location}, column "${headers[i]}"` },
         );
       }
-      cells[headers[i]!] = value;
+      cells[i] = value;
     }
     index++;
-    const row: SourceRow = { location: { text: location, source: settings.source, line }, cells, index };
+    const row = new TableRow({ text: location, source: settings.source, line }, cells, headers, index);
     if (values.length !== width) {
       row.error = {
         code: 'CSV_ROW_LENGTH',

@@ -4,8 +4,8 @@
 import type { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { CatalogIoError } from '../../errors.js';
-import { checkHeaders, emptyCells } from '../headers.js';
-import type { Cell, SourceRow } from '../types.js';
+import { checkHeaders } from '../headers.js';
+import { type Cell, type SourceRow, TableRow } from '../types.js';
 import { cellText, toCell } from './cells.js';
 
 export interface XlsxSettings {
@@ -123,7 +123,7 @@ async function* sheetRows(
       continue;
     }
     // One pass over the cells, straight into the row (this runs once per row).
-    const cells = emptyCells<Cell>();
+    const cells = new Array<Cell>(headers.length);
     let filled = 0;
     for (let i = 0; i < headers.length; i++) {
       const value = toCell(values[i + 1]);
@@ -141,17 +141,18 @@ async function* sheetRows(
           }
         }
       }
-      cells[headers[i]!] = value;
+      cells[i] = value;
     }
     let extra = 0;
     for (let i = headers.length + 1; i < values.length; i++) if (toCell(values[i]) !== null) extra++;
     if (filled === 0 && extra === 0) continue;
     index++;
-    const out: SourceRow = {
-      location: { text: where, source: settings.source, line: row.number, sheet },
+    const out = new TableRow(
+      { text: where, source: settings.source, line: row.number, sheet },
       cells,
+      headers,
       index,
-    };
+    );
     if (extra > 0) {
       out.error = {
         code: 'CSV_ROW_LENGTH',
