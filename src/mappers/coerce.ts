@@ -39,6 +39,13 @@ function toNumber(cell: Exclude<Cell, Cell[]>, rule: ConversionRule, integer: bo
   }
   if (typeof cell !== 'string') return fail(expected);
   let text = cell.trim();
+  if (rule.thousands === undefined && rule.decimal === undefined) {
+    const value = plainNumber(text);
+    if (value !== undefined) {
+      if (!Number.isFinite(value) || (integer && !Number.isInteger(value))) return fail(expected);
+      return { ok: true, value };
+    }
+  }
   if (rule.thousands) {
     // A declared thousands mark is removed only where it groups three digits.
     const mark = rule.thousands === '.' ? '\\.' : rule.thousands;
@@ -67,6 +74,36 @@ function toNumber(cell: Exclude<Cell, Cell[]>, rule: ConversionRule, integer: bo
   if (!Number.isFinite(value)) return fail(expected);
   if (integer && !Number.isInteger(value)) return fail(expected);
   return { ok: true, value };
+}
+
+/**
+ * The usual number cell (`12`, `-3.5`, `12,5`) read in one pass, without the rules below; undefined for
+ * anything else, including `1,234` (a thousand or a decimal?), which the rules below refuse with a reason.
+ */
+function plainNumber(text: string): number | undefined {
+  const n = text.length;
+  let i = 0;
+  const first = text.charCodeAt(0);
+  if (first === 43 /* + */ || first === 45 /* - */) i = 1;
+  const intStart = i;
+  while (i < n && isDigit(text.charCodeAt(i))) i += 1;
+  const intDigits = i - intStart;
+  if (intDigits === 0) return undefined;
+  if (i === n) return Number(text);
+  const mark = text.charCodeAt(i);
+  if (mark !== 44 /* , */ && mark !== 46 /* . */) return undefined;
+  const at = i;
+  i += 1;
+  while (i < n && isDigit(text.charCodeAt(i))) i += 1;
+  const fraction = i - at - 1;
+  if (i !== n || fraction === 0) return undefined;
+  if (mark === 46) return Number(text);
+  if (fraction === 3 && intDigits <= 3 && text.charCodeAt(intStart) !== 48 /* 0 */) return undefined;
+  return Number(`${text.slice(0, at)}.${text.slice(at + 1)}`);
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
 }
 
 const TRUE = new Set(['1', 'yes', 'true', 'y', 'on']);
@@ -101,6 +138,11 @@ function toDate(cell: Exclude<Cell, Cell[]>, type: 'date' | 'date-time', rule: C
     type === 'date' ? 'a date (YYYY-MM-DD)' : 'a date and time (YYYY-MM-DD hh:mm[:ss], Z or an offset)';
   if (typeof cell !== 'string') return fail(expected);
   const text = cell.trim();
+  // The usual date cell is already in its canonical form: checked in place and given back as it is.
+  if (type === 'date' && !rule.dateFormat && text.length === 10) {
+    const ok = canonicalDate(text);
+    if (ok !== undefined) return ok ? { ok: true, value: text } : fail(expected);
+  }
   const parts = rule.dateFormat ? parseLayout(text, rule.dateFormat) : parseIso(text);
   if (!parts || !validParts(parts))
     return fail(rule.dateFormat ? `a date laid out as ${rule.dateFormat}` : expected);
@@ -162,6 +204,26 @@ function parseLayout(text: string, layout: string): Parts | undefined {
     return at < 0 ? 0 : +m[at + 1]!;
   };
   return { y: get('YYYY'), mo: get('MM'), d: get('DD'), h: get('HH'), mi: get('mm'), s: get('ss'), ms: 0 };
+}
+
+/**
+ * `YYYY-MM-DD` read digit by digit: true for a real date, false for an impossible one (`2025-02-30`),
+ * undefined when the text is not laid out that way (the general parser decides).
+ */
+function canonicalDate(text: string): boolean | undefined {
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return undefined;
+  let y = 0;
+  let mo = 0;
+  let d = 0;
+  for (let i = 0; i < 10; i += 1) {
+    if (i === 4 || i === 7) continue;
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    if (i < 4) y = y * 10 + digit;
+    else if (i < 7) mo = mo * 10 + digit;
+    else d = d * 10 + digit;
+  }
+  return validParts({ y, mo, d, h: 0, mi: 0, s: 0, ms: 0 });
 }
 
 function validParts(p: Parts): boolean {

@@ -523,6 +523,18 @@ class ProfileMapper implements Mapper {
       const text = cell.trim();
       if (text === '') return undefined;
       if (!multiple) return place.type === 'string' ? text : this.toValue(text, place, column, issues);
+      const separator = rule.split === undefined ? '|' : rule.split;
+      if (separator !== false) {
+        const out: Value[] = [];
+        for (const piece of text.split(separator)) {
+          const item = piece.trim();
+          if (item === '') continue;
+          const converted = place.type === 'string' ? item : this.toValue(item, place, column, issues);
+          if (converted === undefined) return undefined;
+          out.push(converted);
+        }
+        return out;
+      }
     }
     let items: Cell[];
     if (Array.isArray(cell) && !multiple && rule.join !== undefined) {

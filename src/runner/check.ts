@@ -37,6 +37,8 @@ export interface CheckedRow {
 /** How many distinct problem kinds are counted; beyond, new kinds are not (memory stays bounded). */
 const MAX_KINDS = 10_000;
 
+const NO_ERRORS: RowIssue[] = [];
+
 export class RowChecker {
   private readonly mapper: Mapper;
   private readonly validator: DraftValidator;
@@ -58,23 +60,29 @@ export class RowChecker {
 
   check(row: SourceRow): CheckedRow {
     const mapped = this.mapper.map(row);
-    // Only errors make a row invalid: they are gathered in the order the problems were found.
-    const errors: RowIssue[] = [];
-    addErrors(errors, mapped.issues);
+    // Only errors make a row invalid: they are gathered in the order the problems were found. Most rows
+    // have none, and share one empty list.
+    let errors: RowIssue[] = NO_ERRORS;
+    const add = (issue: RowIssue) => {
+      if (issue.severity !== 'error') return;
+      if (errors === NO_ERRORS) errors = [];
+      errors.push(issue);
+    };
+    for (const issue of mapped.issues) add(issue);
     const { model, profile, defaultCommand } = this.options;
     const explicit = mapped.commandGiven;
     // Products of a one-row-per-variant feed repeat by design: the grouping checks them instead.
     const groupedProducts = profile.variants === true && !profile.parentColumn;
     for (const draft of mapped.drafts) {
       if (defaultCommand && !explicit && draft.command === 'MERGE') draft.command = defaultCommand;
-      addErrors(errors, this.validator.validate(draft));
+      for (const issue of this.validator.validate(draft)) add(issue);
       if (!draft.ref || (groupedProducts && draft.entity === profile.entity)) continue;
       const first = this.refs.check(draft.entity, draft.ref, row.location.text, row.location.line);
       if (first !== undefined) {
         const field = model.entity(draft.entity)?.refField ?? '';
         const column = draft.source.columns[field];
         const brief = `duplicate reference: already used by ${first}`;
-        errors.push({
+        add({
           code: 'VALIDATION',
           severity: 'error',
           field,
@@ -113,8 +121,4 @@ export class RowChecker {
     }
     return warnings;
   }
-}
-
-function addErrors(errors: RowIssue[], issues: readonly RowIssue[]): void {
-  for (const issue of issues) if (issue.severity === 'error') errors.push(issue);
 }

@@ -14,6 +14,9 @@ import {
   type WriteMode,
 } from './write-schema.js';
 
+/** The answer for the common valid draft: one shared empty list (callers only read it). */
+const NO_ISSUES: readonly RowIssue[] = [];
+
 // ajv-formats is CommonJS: at run time the default import is the plugin function itself.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
@@ -36,7 +39,7 @@ export class DraftValidator {
     addFormats(this.ajv, ['date', 'date-time']);
   }
 
-  validate(draft: Draft): RowIssue[] {
+  validate(draft: Draft): readonly RowIssue[] {
     const checks = this.checksFor(draft.entity);
     const { entity } = checks;
     if (draft.command === 'DELETE') {
@@ -52,7 +55,7 @@ export class DraftValidator {
           ];
     }
     const mode = draft.command === 'NEW' ? 'create' : 'upsert';
-    const issues: RowIssue[] = [];
+    let issues = NO_ISSUES as RowIssue[];
     // The common valid row is settled here without a body or Ajv; any doubt goes to Ajv for the messages.
     const certainlyValid = this.fastCheckFor(checks, mode)(draft.fields, draft.cultures);
     const body = certainlyValid ? undefined : bodyOf(draft, checks.multilingual, this.model.baseLanguage);
@@ -65,6 +68,7 @@ export class DraftValidator {
         // A multi-type schema can report one bad value twice (type, then enum): the first says enough.
         if (seen.has(sentence.field ?? key)) continue;
         seen.add(sentence.field ?? key);
+        if (issues === NO_ISSUES) issues = [];
         issues.push(issueFor(draft, sentence.field, sentence.value, sentence.brief, sentence.message));
       }
     }
@@ -75,7 +79,9 @@ export class DraftValidator {
         kind === 'byField'
           ? Object.values(refs as Record<string, string | string[]>).some(hasEmptyRef)
           : hasEmptyRef(refs as string | string[]);
-      if (empty) issues.push(issueFor(draft, `link:${kind}`, refs, 'a reference to another record is empty'));
+      if (!empty) continue;
+      if (issues === NO_ISSUES) issues = [];
+      issues.push(issueFor(draft, `link:${kind}`, refs, 'a reference to another record is empty'));
     }
     return issues;
   }

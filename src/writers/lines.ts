@@ -64,17 +64,37 @@ const CHUNK_CHARS = 64 * 1024;
 export function csvLine(values: ReadonlyArray<string>, delimiter = ','): string {
   let line = '';
   for (let i = 0; i < values.length; i += 1) {
-    const v = values[i]!;
     if (i > 0) line += delimiter;
-    const quote =
-      v.includes(delimiter) ||
-      v.includes('"') ||
-      v.includes('\n') ||
-      v.includes('\r') ||
-      (v.length > 0 && (v[0] === ' ' || v[v.length - 1] === ' '));
-    line += quote ? `"${v.replace(/"/g, '""')}"` : v;
+    line += csvField(values[i]!, delimiter);
   }
   return `${line}\r\n`;
+}
+
+/** The same record from named values, in the order of `keys` (no array of values per line). */
+export function csvRecord<K extends string>(
+  record: Record<K, string>,
+  keys: ReadonlyArray<K>,
+  delimiter = ',',
+): string {
+  let line = '';
+  for (let i = 0; i < keys.length; i += 1) {
+    if (i > 0) line += delimiter;
+    line += csvField(record[keys[i]!], delimiter);
+  }
+  return `${line}\r\n`;
+}
+
+/** One field, quoted when it must be. One pass over the characters: this runs for every report cell. */
+function csvField(v: string, delimiter: string): string {
+  if (v.length === 0) return v;
+  let quote = v.charCodeAt(0) === 32 || v.charCodeAt(v.length - 1) === 32;
+  if (delimiter.length !== 1) quote ||= v.includes(delimiter);
+  const d = delimiter.charCodeAt(0);
+  for (let i = 0; !quote && i < v.length; i += 1) {
+    const c = v.charCodeAt(i);
+    quote = c === 34 || c === 10 || c === 13 || c === d;
+  }
+  return quote ? `"${v.replace(/"/g, '""')}"` : v;
 }
 
 /** `.csv`, `.jsonl` (or `.ndjson`), `.xlsx`: the format a report or rejects file is written in. */

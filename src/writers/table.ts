@@ -2,7 +2,7 @@
 // streaming, one record at a time. Per-row reports are tables; so is anything else that lists rows.
 import ExcelJS from 'exceljs';
 import { CatalogIoError } from '../errors.js';
-import { csvLine, type FileFormat, formatFromExtension, openLineFile } from './lines.js';
+import { csvLine, csvRecord, type FileFormat, formatFromExtension, openLineFile } from './lines.js';
 
 export interface TableColumn<K extends string> {
   key: K;
@@ -52,7 +52,7 @@ async function openTableAs<K extends string>(
   }
   await file.write(csvLine(keys));
   return {
-    write: (record) => file.append(csvLine(keys.map((k) => record[k]))),
+    write: (record) => file.append(csvRecord(record, keys)),
     close: () => file.close(),
   };
 }

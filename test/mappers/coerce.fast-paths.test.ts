@@ -1,0 +1,60 @@
+// The one-pass readers of the usual number and date cells must agree with the general rules on every
+// input: each property compares the two on generated text (a rule the general path reads the same way
+// makes it take that path).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { coerce } from '../../src/mappers/coerce.js';
+
+/** Text made of the characters numbers and their look-alikes are made of. */
+const numberish = fc
+  .array(fc.constantFrom('0', '1', '2', '5', '9', ',', '.', '-', '+', 'e', ' ', 'O'), { maxLength: 9 })
+  .map((chars) => chars.join(''));
+
+const dateish = fc
+  .tuple(
+    fc.integer({ min: 0, max: 9999 }),
+    fc.integer({ min: 0, max: 13 }),
+    fc.integer({ min: 0, max: 32 }),
+    fc.constantFrom('-', '/', '.'),
+  )
+  .map(
+    ([y, m, d, sep]) =>
+      `${String(y).padStart(4, '0')}${sep}${String(m).padStart(2, '0')}${sep}${String(d).padStart(2, '0')}`,
+  );
+
+describe('fast paths of the coercion', () => {
+  it('a number cell reads the same as under the general rules', () => {
+    fc.assert(
+      fc.property(numberish, fc.boolean(), (text, integer) => {
+        const type = integer ? 'integer' : 'number';
+        // An empty thousands mark is no mark: the general path, with the same meaning.
+        expect(coerce(text, type, {})).toEqual(coerce(text, type, { thousands: '' }));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('keeps the reasons of the general rules for the refused ones', () => {
+    expect(coerce('1,234', 'number', {})).toEqual({
+      ok: false,
+      expected: 'a number (is "1,234" a thousand or a decimal? set "decimal" or "thousands")',
+    });
+    expect(coerce('12,5', 'number', {})).toEqual({ ok: true, value: 12.5 });
+    expect(coerce('0,125', 'number', {})).toEqual({ ok: true, value: 0.125 });
+    expect(coerce('6.5', 'integer', {})).toEqual({ ok: false, expected: 'a whole number' });
+  });
+
+  it('a date cell reads the same as under a layout that means the same', () => {
+    fc.assert(
+      fc.property(dateish, (text) => {
+        const fast = coerce(text, 'date', {});
+        const layout = coerce(text, 'date', { dateFormat: 'YYYY-MM-DD' });
+        expect(fast.ok).toBe(layout.ok);
+        if (fast.ok && layout.ok) expect(fast.value).toBe(layout.value);
+      }),
+      { numRuns: 5000 },
+    );
+    expect(coerce('2024-02-29', 'date', {})).toEqual({ ok: true, value: '2024-02-29' });
+    expect(coerce('2025-02-29', 'date', {}).ok).toBe(false);
+  });
+});
