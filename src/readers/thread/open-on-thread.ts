@@ -179,7 +179,13 @@ async function openOnThread(input: ThreadInput): Promise<OpenedSource> {
     ...(opened.totalBytes !== undefined && { totalBytes: opened.totalBytes }),
     notes,
     source: opened.source,
-    close,
+    // Like openSource(): once closed, the rows still held from the last batch are not handed out.
+    close: () => {
+      done = true;
+      buffered = [];
+      taken = 0;
+      return close();
+    },
   };
 }
 

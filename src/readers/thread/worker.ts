@@ -58,46 +58,52 @@ async function run(): Promise<void> {
       data = [];
       rows = 0;
     };
-    for await (const row of opened.rows) {
-      const { location, values, headers } = row;
-      // The rarer parts of a row travel in one object, null for the common row.
-      let extra: RowExtra | null = null;
-      if (location.sheet !== undefined || location.source !== opened.source || row.error) {
-        extra = {};
-        if (location.sheet !== undefined) extra.sheet = location.sheet;
-        if (location.source !== opened.source) extra.source = location.source;
-        if (row.error) extra.error = row.error;
-      }
-      data.push(location.text, location.line, row.index, extra);
-      if (values && headers) {
-        let id = listIds.get(headers);
-        if (id === undefined) {
-          id = listIds.size;
-          listIds.set(headers, id);
-          newHeaderLists.push([...headers]);
+    try {
+      for await (const row of opened.rows) {
+        const { location, values, headers } = row;
+        // The rarer parts of a row travel in one object, null for the common row.
+        let extra: RowExtra | null = null;
+        if (location.sheet !== undefined || location.source !== opened.source || row.error) {
+          extra = {};
+          if (location.sheet !== undefined) extra.sheet = location.sheet;
+          if (location.source !== opened.source) extra.source = location.source;
+          if (row.error) extra.error = row.error;
         }
-        data.push(id);
-        for (let i = 0; i < headers.length; i++) data.push(values[i] ?? null);
-      } else {
-        const { cells } = row;
-        const countAt = data.length;
-        data.push(0);
-        let count = 0;
-        for (const key in cells) {
-          let id = keyIds.get(key);
+        data.push(location.text, location.line, row.index, extra);
+        if (values && headers) {
+          let id = listIds.get(headers);
           if (id === undefined) {
-            id = keyIds.size;
-            keyIds.set(key, id);
-            newKeys.push(key);
+            id = listIds.size;
+            listIds.set(headers, id);
+            newHeaderLists.push([...headers]);
           }
-          data.push(id, cells[key]);
-          count += 1;
+          data.push(id);
+          for (let i = 0; i < headers.length; i++) data.push(values[i] ?? null);
+        } else {
+          const { cells } = row;
+          const countAt = data.length;
+          data.push(0);
+          let count = 0;
+          for (const key in cells) {
+            let id = keyIds.get(key);
+            if (id === undefined) {
+              id = keyIds.size;
+              keyIds.set(key, id);
+              newKeys.push(key);
+            }
+            data.push(id, cells[key]);
+            count += 1;
+          }
+          data[countAt] = -count - 1;
         }
-        data[countAt] = -count - 1;
+        rows += 1;
+        if (rows >= input.batchRows) await flush();
+        if (stopped) return;
       }
-      rows += 1;
-      if (rows >= input.batchRows) await flush();
-      if (stopped) return;
+    } catch (err) {
+      // The rows read before the failure go first: the inline reader hands them out before it throws.
+      if (rows > 0) await flush();
+      throw err;
     }
     if (rows > 0) await flush();
     if (!stopped) send({ type: 'end', bytesRead: opened.bytesRead(), notes: [...opened.notes] });
