@@ -80,7 +80,7 @@ function toNumber(cell: Exclude<Cell, Cell[]>, rule: ConversionRule, integer: bo
  * The usual number cell (`12`, `-3.5`, `12,5`) read in one pass, without the rules below; undefined for
  * anything else, including `1,234` (a thousand or a decimal?), which the rules below refuse with a reason.
  */
-function plainNumber(text: string): number | undefined {
+export function plainNumber(text: string): number | undefined {
   const n = text.length;
   let i = 0;
   const first = text.charCodeAt(0);
@@ -210,7 +210,7 @@ function parseLayout(text: string, layout: string): Parts | undefined {
  * `YYYY-MM-DD` read digit by digit: true for a real date, false for an impossible one (`2025-02-30`),
  * undefined when the text is not laid out that way (the general parser decides).
  */
-function canonicalDate(text: string): boolean | undefined {
+export function canonicalDate(text: string): boolean | undefined {
   if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return undefined;
   let y = 0;
   let mo = 0;

@@ -7,7 +7,7 @@ import { describeValue } from '../schema/messages.js';
 import type { EntityModel, TenantModel } from '../schema/model.js';
 import { unneutralise } from '../writers/export/safety.js';
 import { readAssetValue } from './assets.js';
-import { type CoerceType, coerce } from './coerce.js';
+import { type CoerceType, canonicalDate, coerce, plainNumber } from './coerce.js';
 import { ProductGroups } from './grouping.js';
 import { jsonPath } from './profile.js';
 import type { ColumnRule, ConversionRule, FieldRule, Profile } from './profile-types.js';
@@ -28,8 +28,37 @@ export interface MapperOptions {
 
 export interface Mapper {
   map(row: SourceRow): MappedRow;
+  /**
+   * The row's values converted by the plain rules alone, when that is all the row needs: a table row of
+   * a simple profile (no variants, fill-down, field rules, value tables, defaults, enums or assets), no
+   * command, and every cell readable by the one-pass readers. Undefined otherwise: `map` then decides.
+   * What it gives is what `map` would put in the row's one draft; it never reports a problem itself.
+   */
+  plain(row: SourceRow): PlainRow | undefined;
   /** File-level notes (unknown or ignored columns), each once. */
   readonly warnings: string[];
+}
+
+/** A column of a plain layout: where its value goes and how it is read. */
+export interface PlainColumn {
+  /** The API field; undefined for a link to other records. */
+  field: string | undefined;
+  /** A language other than the base language (multilingual fields). */
+  culture: string | undefined;
+  /** The column gives the entity's reference. */
+  ref: boolean;
+  multiple: boolean;
+  separator: string;
+  type: 'string' | 'number' | 'integer' | 'date';
+}
+
+export interface PlainRow {
+  entity: string;
+  ref: string;
+  /** By position: null for a column the row does not use. One array per layout. */
+  columns: ReadonlyArray<PlainColumn | null>;
+  /** By position: the converted value, undefined for a blank or unused cell. */
+  values: ReadonlyArray<Value | Value[] | undefined>;
 }
 
 /** Where a value goes and how it is read: worked out once per column, used for every cell of it. */
@@ -74,6 +103,8 @@ interface Layout {
   fillDown: boolean[] | undefined;
   /** Header -> position, built when a field rule first names a column. */
   positions: Map<string, number> | undefined;
+  /** The plain reading of this layout (see `Mapper.plain`); null when it has none; undefined: not worked out yet. */
+  plain: Array<PlainColumn | null> | null | undefined;
   /**
    * Per part: write path -> the column it comes from, the same for every row of the layout (shared by
    * their drafts, never changed per row; a row whose field rule took another column gets its own).
@@ -228,10 +259,80 @@ class ProfileMapper implements Mapper {
       parentAt: this.profile.parentColumn ? headers.indexOf(this.profile.parentColumn) : -1,
       fillDown: fills.some(Boolean) ? fills : undefined,
       positions: undefined,
+      plain: undefined,
       columns: this.columnsOf(plans),
     };
     this.lastLayout = layout;
     return layout;
+  }
+
+  plain(row: SourceRow): PlainRow | undefined {
+    const { values, headers } = row;
+    if (!values || !headers || row.error) return undefined;
+    const layout = this.layoutFor(headers);
+    if (layout.plain === undefined) layout.plain = this.plainColumns(layout);
+    const columns = layout.plain;
+    if (columns === null) return undefined;
+    if (layout.commandAt >= 0 && !isBlank(values[layout.commandAt])) return undefined;
+    const out = new Array<Value | Value[] | undefined>(columns.length);
+    let ref: string | undefined;
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i];
+      if (!column) continue;
+      const cell = values[i];
+      let value: Value | Value[] | undefined;
+      if (typeof cell === 'string') {
+        if (this.unguardFormulas && cell.charCodeAt(0) === 39 /* ' */) return undefined;
+        const text = cell.trim();
+        if (text === '') continue;
+        value = column.multiple ? plainList(text, column) : plainValue(text, column.type);
+      } else if (cell === null || cell === undefined) {
+        continue;
+      } else if (typeof cell === 'number' && !column.multiple) {
+        // Spreadsheet numbers: as the coercion reads them (text for a text field).
+        if (column.type === 'string') value = String(cell);
+        else if (column.type === 'number') value = Number.isFinite(cell) ? cell : undefined;
+        else if (column.type === 'integer') value = Number.isInteger(cell) ? cell : undefined;
+      }
+      if (value === undefined) return undefined;
+      out[i] = value;
+      if (column.ref) ref = String(value);
+    }
+    if (!ref) return undefined;
+    return { entity: this.main.name, ref, columns, values: out };
+  }
+
+  /** The plain reading of a layout, or null when some part of the profile needs the full mapping. */
+  private plainColumns(layout: Layout): Array<PlainColumn | null> | null {
+    if (this.variant || this.profile.parentColumn || layout.fillDown || this.fieldPlans.length > 0)
+      return null;
+    const columns: Array<PlainColumn | null> = [];
+    for (const plan of layout.plans) {
+      if (plan === null) {
+        columns.push(null);
+        continue;
+      }
+      if (plan === 'unknown' || plan === 'readonly') {
+        if (this.strict) return null;
+        columns.push(null);
+        continue;
+      }
+      const { type, target } = plan;
+      if (!plan.plain || (type !== 'string' && type !== 'number' && type !== 'integer' && type !== 'date'))
+        return null;
+      const separator = plan.rule.split === undefined ? '|' : plan.rule.split;
+      if (plan.multiple && (separator === false || separator === '')) return null;
+      if (target.kind === 'link' && target.link === 'byField') return null;
+      columns.push({
+        field: plan.fieldName,
+        culture: plan.otherCulture,
+        ref: plan.fieldName === this.main.refField && plan.otherCulture === undefined,
+        multiple: plan.multiple,
+        separator: separator || '|', // a single value is never split
+        type,
+      });
+    }
+    return columns;
   }
 
   /** Where each part's write paths come from, for the messages: worked out once per layout. */
@@ -678,6 +779,28 @@ function canonicalEnum(value: Value, allowed: Array<string | number> | undefined
   const lower = value.toLowerCase();
   const match = allowed.find((a) => String(a).toLowerCase() === lower);
   return match === undefined ? value : match;
+}
+
+/** One text value by the one-pass readers; undefined when only the full coercion can say. */
+function plainValue(text: string, type: PlainColumn['type']): Value | undefined {
+  if (type === 'string') return text;
+  if (type === 'date') return canonicalDate(text) === true ? text : undefined;
+  const value = plainNumber(text);
+  if (value === undefined || !Number.isFinite(value)) return undefined;
+  return type === 'integer' && !Number.isInteger(value) ? undefined : value;
+}
+
+/** A list cell: split, trimmed, blanks dropped, each item read as one value. */
+function plainList(text: string, column: PlainColumn): Value[] | undefined {
+  const out: Value[] = [];
+  for (const piece of text.split(column.separator)) {
+    const item = piece.trim();
+    if (item === '') continue;
+    const value = plainValue(item, column.type);
+    if (value === undefined) return undefined;
+    out.push(value);
+  }
+  return out;
 }
 
 function sameHeaders(a: readonly string[], b: readonly string[]): boolean {

@@ -1,7 +1,7 @@
 // The validate pipeline: reader -> mapper -> validator -> report/rejects writers. No writes and no requests
 // (the caller brings the TenantModel, live or from cached schemas). One report line per source row.
 import type { Profile } from '../mappers/profile-types.js';
-import type { MappedRow, RowIssue } from '../mappers/types.js';
+import type { RowIssue } from '../mappers/types.js';
 import { openSourceThreaded, type ReaderOptions, type ReadThread } from '../readers/index.js';
 import type { BufferedRows, SourceRow } from '../readers/types.js';
 import { cellText, fullSentence } from '../schema/messages.js';
@@ -60,11 +60,27 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
       if (next.done) break;
       row = next.value;
     }
-    const { mapped, errors, skipped } = checker.check(row);
-    const outcome: Outcome = errors.length ? 'invalid' : skipped ? 'skipped' : 'valid';
+    // Plain rows are judged without drafts; the others by the full check (the same verdicts).
+    const quick = checker.quick(row);
+    let line: ReportLine;
+    let outcome: Outcome;
+    if (quick) {
+      outcome = quick.errors.length ? 'invalid' : 'valid';
+      line = reportLine(row.location.text, quick.entity, quick.ref, outcome, quick.errors);
+    } else {
+      const { mapped, errors, skipped } = checker.check(row);
+      outcome = errors.length ? 'invalid' : skipped ? 'skipped' : 'valid';
+      const main = mapped.drafts[mapped.drafts.length - 1];
+      line = reportLine(
+        row.location.text,
+        main?.entity ?? options.profile.entity,
+        main?.ref ?? '',
+        outcome,
+        errors,
+      );
+    }
     summary.rows += 1;
     summary.outcomes[outcome] += 1;
-    const line = reportLine(mapped, outcome, errors, options.profile.entity);
     // Writers buffer: they hand back a promise only when a chunk is on its way to the disk.
     const written = options.report?.write(line);
     if (written) await written;
@@ -79,11 +95,13 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
   return summary;
 }
 
-function reportLine(mapped: MappedRow, outcome: Outcome, errors: RowIssue[], entity: string): ReportLine {
-  const main = mapped.drafts[mapped.drafts.length - 1];
-  const location = mapped.location.text;
-  const ref = main?.ref ?? '';
-  if (main) entity = main.entity;
+function reportLine(
+  location: string,
+  entity: string,
+  ref: string,
+  outcome: Outcome,
+  errors: readonly RowIssue[],
+): ReportLine {
   if (errors.length === 0)
     return { location, entity, ref, outcome, field: '', column: '', value: '', message: '' };
   return {

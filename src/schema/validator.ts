@@ -8,8 +8,10 @@ import { sentenceFor } from './messages.js';
 import type { EntityModel, TenantModel } from './model.js';
 import {
   buildFastCheck,
+  buildFieldChecks,
   buildWriteSchema,
   type FastCheck,
+  type FieldCheck,
   type FormatTest,
   type WriteMode,
 } from './write-schema.js';
@@ -28,6 +30,7 @@ interface EntityChecks {
   upsert?: ValidateFunction;
   fastCreate?: FastCheck;
   fastUpsert?: FastCheck;
+  fields?: Map<string, FieldCheck>;
 }
 
 export class DraftValidator {
@@ -99,6 +102,26 @@ export class DraftValidator {
       this.checks.set(name, checks);
     }
     return checks;
+  }
+
+  /**
+   * The test one value of `field` (in `culture`; undefined: the base language) must pass for the fast
+   * check to accept a draft holding it; undefined when the fast check leaves that value to Ajv. For
+   * callers that check a row's values one by one before any draft is built.
+   */
+  fieldCheck(
+    entityName: string,
+    field: string,
+    culture: string | undefined,
+  ): FieldCheck['value'] | undefined {
+    const checks = this.checksFor(entityName);
+    checks.fields ??= buildFieldChecks(checks.entity, this.model, (name) => formatTestOf(this.ajv, name));
+    const check = checks.fields.get(field);
+    if (!check) return undefined;
+    if (check.multilingual) {
+      if (!check.languages.has(culture ?? this.model.baseLanguage)) return undefined;
+    } else if (culture !== undefined) return undefined;
+    return check.value;
   }
 
   /** Built on first use, once per run, with Ajv's own format tests. */

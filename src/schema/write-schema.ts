@@ -89,7 +89,7 @@ export type FastCheck = (
 /** A JSON Schema format test (Ajv's own, so both agree); undefined when it cannot be called plainly. */
 export type FormatTest = (text: string) => boolean;
 
-interface FieldCheck {
+export interface FieldCheck {
   multilingual: boolean;
   /** Languages a `{culture: value}` may hold. */
   languages: Set<string>;
@@ -97,12 +97,12 @@ interface FieldCheck {
   value: (value: FieldValue) => boolean;
 }
 
-export function buildFastCheck(
+/** The fields the fast check understands, each with its test; a field it leaves to Ajv is absent. */
+export function buildFieldChecks(
   entity: EntityModel,
   model: TenantModel,
-  mode: WriteMode,
   formatTest: (format: string) => FormatTest | undefined,
-): FastCheck {
+): Map<string, FieldCheck> {
   const checks = new Map<string, FieldCheck>();
   for (const field of entity.fields) {
     if (field.readOnly) continue;
@@ -112,6 +112,16 @@ export function buildFastCheck(
     const languages = new Set(field.languages ?? model.languages);
     checks.set(field.name, { multilingual: field.multilingual, languages, value });
   }
+  return checks;
+}
+
+export function buildFastCheck(
+  entity: EntityModel,
+  model: TenantModel,
+  mode: WriteMode,
+  formatTest: (format: string) => FormatTest | undefined,
+): FastCheck {
+  const checks = buildFieldChecks(entity, model, formatTest);
   const required = [entity.refField];
   if (mode === 'create')
     for (const f of entity.fields)
