@@ -254,6 +254,14 @@ describe('errors on a second thread are the errors openSource() gives', () => {
     );
     expect(csv.error?.code).toBe('CSV_QUOTE_NOT_CLOSED');
     expect(csv.rows).toHaveLength(ROWS);
+
+    // A JSON array is one document: a syntax error part-way ends the reading, after the items before it.
+    const items: string[] = [];
+    for (let i = 1; i <= 3000; i++)
+      items.push(i === 2345 ? '{"sku": "BROKEN" "price": 1}' : JSON.stringify(record(i)));
+    const json = await expectSameReading(await fixture('broken.json', `[\n${items.join(',\n')}\n]\n`));
+    expect(json.error?.code).toMatch(/^JSON_/);
+    expect(json.rows.length).toBeGreaterThan(2000);
   });
 
   it('opening a missing file or an empty file fails with the same code and message', async () => {
