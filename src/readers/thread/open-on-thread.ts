@@ -11,14 +11,15 @@ import { CatalogIoError, type ErrorCode } from '../../errors.js';
 import { type OpenedSource, openSource } from '../open.js';
 import type { ReaderOptions } from '../options.js';
 import { type BufferedRows, type Cell, type Location, type SourceRow, TableRow } from '../types.js';
-import type {
-  ControlMessage,
-  ErrorMessage,
-  OpenedMessage,
-  ReaderMessage,
-  RowExtra,
-  RowsMessage,
-  ThreadInput,
+import {
+  type ControlMessage,
+  type ErrorMessage,
+  KIND,
+  type OpenedMessage,
+  type ReaderMessage,
+  ROW_NUMBERS,
+  type RowsMessage,
+  type ThreadInput,
 } from './protocol.js';
 
 /** `on`: read on a worker thread; `off`: in this thread; `auto`: a thread for local files of 4 MB and more. */
@@ -192,39 +193,61 @@ async function openOnThread(input: ThreadInput): Promise<OpenedSource> {
 /** Turns batches back into rows: table rows share their header list, keyed rows get their record. */
 class BatchDecoder {
   private readonly lists: string[][] = [];
-  private readonly keys: string[] = [];
 
   constructor(private readonly source: string) {}
 
   decode(batch: RowsMessage): SourceRow[] {
     for (const list of batch.newHeaderLists) this.lists.push(list);
-    for (const key of batch.newKeys) this.keys.push(key);
-    const { data } = batch;
+    const { rows, text, ends, kinds, numbers, others, sheet } = batch;
     const out: SourceRow[] = [];
-    let at = 0;
-    while (at < data.length) {
-      const extra = data[at + 3] as RowExtra | null;
+    // Cursors into the texts, the cell kinds, the numbers and the other values.
+    let t = 0;
+    let k = 0;
+    let n = 0;
+    let o = 0;
+    const nextText = () => text.slice(t === 0 ? 0 : ends[t - 1]!, ends[t++]!);
+    const nextCell = (): Cell => {
+      switch (kinds[k++]) {
+        case KIND.text:
+          return nextText();
+        case KIND.number:
+          return numbers[n++]!;
+        case KIND.true:
+          return true;
+        case KIND.false:
+          return false;
+        case KIND.other:
+          return others[o++]!;
+        default:
+          return null;
+      }
+    };
+    let extra = 0;
+    for (let r = 0, at = 0; at < rows.length; r += 1, at += ROW_NUMBERS) {
+      const special = batch.extras[extra]?.[0] === r ? batch.extras[extra++]![1] : undefined;
       const location: Location = {
-        text: data[at] as string,
-        source: extra?.source ?? this.source,
-        line: data[at + 1] as number,
+        text: nextText(),
+        source: special?.source ?? this.source,
+        line: rows[at]!,
       };
-      if (extra?.sheet !== undefined) location.sheet = extra.sheet;
-      const index = data[at + 2] as number;
-      const tag = data[at + 4] as number;
-      at += 5;
+      if (sheet !== undefined) location.sheet = sheet;
+      const index = rows[at + 1]!;
+      const tag = rows[at + 2]!;
       let row: SourceRow;
       if (tag >= 0) {
         const headers = this.lists[tag]!;
-        row = new TableRow(location, data.slice(at, at + headers.length) as Cell[], headers, index);
-        at += headers.length;
+        const values = new Array<Cell>(headers.length);
+        for (let i = 0; i < headers.length; i += 1) values[i] = nextCell();
+        row = new TableRow(location, values, headers, index);
       } else {
         const cells = Object.create(null) as Record<string, Cell>;
-        for (let count = -tag - 1; count > 0; count -= 1, at += 2)
-          cells[this.keys[data[at] as number]!] = data[at + 1] as Cell;
+        for (let count = -tag - 1; count > 0; count -= 1) {
+          const key = nextText();
+          cells[key] = nextCell();
+        }
         row = { location, cells, index };
       }
-      if (extra?.error) row.error = extra.error;
+      if (special?.error) row.error = special.error;
       out.push(row);
     }
     return out;

@@ -1,13 +1,22 @@
 // The reading thread: opens the source and reads and parses it while the other thread maps, validates
-// and writes, sending rows in batches, at most a few batches ahead (backpressure).
+// and writes, sending rows in batches (see protocol.ts), at most a few batches ahead (backpressure).
 import { parentPort, workerData } from 'node:worker_threads';
 import { isCatalogIoError } from '../../errors.js';
 import { openSource } from '../open.js';
-import type { ControlMessage, ErrorMessage, ReaderMessage, RowExtra, ThreadInput } from './protocol.js';
+import type { Cell, SourceRow } from '../types.js';
+import {
+  type ControlMessage,
+  type ErrorMessage,
+  KIND,
+  type ReaderMessage,
+  type RowExtra,
+  type RowsMessage,
+  type ThreadInput,
+} from './protocol.js';
 
 const port = parentPort!;
 const input = workerData as ThreadInput;
-const send = (message: ReaderMessage) => port.postMessage(message);
+const send = (message: ReaderMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
 let inFlight = 0;
 let stopped = false;
@@ -18,6 +27,105 @@ port.on('message', (message: ControlMessage) => {
   wake?.();
   wake = undefined;
 });
+
+/** A typed array that grows: a batch's numbers are written in place, then moved to the other thread. */
+class Growing<T extends Int32Array | Uint8Array | Float64Array> {
+  length = 0;
+  constructor(
+    public array: T,
+    private readonly make: (size: number) => T,
+  ) {}
+
+  push(value: number): void {
+    if (this.length === this.array.length) {
+      const bigger = this.make(this.array.length * 2);
+      bigger.set(this.array);
+      this.array = bigger;
+    }
+    this.array[this.length++] = value;
+  }
+
+  /** The filled part, in a buffer of its own (so it can be moved). */
+  take(): T {
+    return this.array.slice(0, this.length) as T;
+  }
+}
+
+/** Rows gathered for one message. */
+class Batch {
+  readonly rows = new Growing(new Int32Array(3 * 1024), (n) => new Int32Array(n));
+  readonly ends = new Growing(new Int32Array(16 * 1024), (n) => new Int32Array(n));
+  readonly kinds = new Growing(new Uint8Array(16 * 1024), (n) => new Uint8Array(n));
+  readonly numbers = new Growing(new Float64Array(256), (n) => new Float64Array(n));
+  texts: string[] = [];
+  length = 0;
+  others: Cell[] = [];
+  extras: Array<[number, RowExtra]> = [];
+  newHeaderLists: string[][] = [];
+  sheet: string | undefined;
+  count = 0;
+
+  text(value: string): void {
+    this.texts.push(value);
+    this.length += value.length;
+    this.ends.push(this.length);
+  }
+
+  cell(value: Cell | undefined): void {
+    if (typeof value === 'string') {
+      this.kinds.push(KIND.text);
+      this.text(value);
+    } else if (value === null || value === undefined) this.kinds.push(KIND.null);
+    else if (typeof value === 'number') {
+      this.kinds.push(KIND.number);
+      this.numbers.push(value);
+    } else if (value === true) this.kinds.push(KIND.true);
+    else if (value === false) this.kinds.push(KIND.false);
+    else {
+      this.kinds.push(KIND.other);
+      this.others.push(value);
+    }
+  }
+
+  message(
+    bytesRead: number,
+    headers: string[] | undefined,
+  ): { message: RowsMessage; transfer: ArrayBuffer[] } {
+    const rows = this.rows.take();
+    const ends = this.ends.take();
+    const kinds = this.kinds.take();
+    const numbers = this.numbers.take();
+    const message: RowsMessage = {
+      type: 'rows',
+      rows,
+      text: this.texts.join(''),
+      ends,
+      kinds,
+      numbers,
+      others: this.others,
+      extras: this.extras,
+      newHeaderLists: this.newHeaderLists,
+      bytesRead,
+      ...(this.sheet !== undefined && { sheet: this.sheet }),
+      ...(headers && { headers }),
+    };
+    return { message, transfer: [rows.buffer, ends.buffer, kinds.buffer, numbers.buffer] as ArrayBuffer[] };
+  }
+
+  /** Empties the batch for the next rows; the typed arrays are kept (their filled part was copied out). */
+  reset(): void {
+    this.rows.length = 0;
+    this.ends.length = 0;
+    this.kinds.length = 0;
+    this.numbers.length = 0;
+    this.texts = [];
+    this.length = 0;
+    this.others = [];
+    this.extras = [];
+    this.newHeaderLists = [];
+    this.count = 0;
+  }
+}
 
 async function run(): Promise<void> {
   const opened = await openSource(input.spec, input.options);
@@ -33,79 +141,73 @@ async function run(): Promise<void> {
       totalBytes: opened.totalBytes,
     });
     const listIds = new Map<readonly string[], number>();
-    const keyIds = new Map<string, number>();
-    let newHeaderLists: string[][] = [];
-    let newKeys: string[] = [];
-    let data: unknown[] = [];
-    let rows = 0;
+    const batch = new Batch();
     let headerCount = opened.headers.length;
     const flush = async () => {
       while (inFlight >= input.maxInFlight && !stopped) await new Promise<void>((r) => (wake = r));
       if (stopped) return;
       const grown = opened.headers.length !== headerCount;
       headerCount = opened.headers.length;
-      send({
-        type: 'rows',
-        newHeaderLists,
-        newKeys,
-        data,
-        bytesRead: opened.bytesRead(),
-        ...(grown && { headers: [...opened.headers] }),
-      });
+      const { message, transfer } = batch.message(
+        opened.bytesRead(),
+        grown ? [...opened.headers] : undefined,
+      );
+      send(message, transfer);
       inFlight += 1;
-      newHeaderLists = [];
-      newKeys = [];
-      data = [];
-      rows = 0;
+      batch.reset();
+    };
+    const add = (row: SourceRow) => {
+      const { location, values, headers } = row;
+      if (location.source !== opened.source || row.error) {
+        const extra: RowExtra = {};
+        if (location.source !== opened.source) extra.source = location.source;
+        if (row.error) extra.error = row.error;
+        batch.extras.push([batch.count, extra]);
+      }
+      batch.text(location.text);
+      if (values && headers) {
+        let id = listIds.get(headers);
+        if (id === undefined) {
+          id = listIds.size;
+          listIds.set(headers, id);
+          batch.newHeaderLists.push([...headers]);
+        }
+        batch.rows.push(location.line);
+        batch.rows.push(row.index);
+        batch.rows.push(id);
+        for (let i = 0; i < headers.length; i++) batch.cell(values[i]);
+      } else {
+        const { cells } = row;
+        const at = batch.rows.length;
+        batch.rows.push(location.line);
+        batch.rows.push(row.index);
+        batch.rows.push(0);
+        let count = 0;
+        for (const key in cells) {
+          batch.text(key);
+          batch.cell(cells[key]);
+          count += 1;
+        }
+        batch.rows.array[at + 2] = -count - 1;
+      }
+      batch.count += 1;
     };
     try {
       for await (const row of opened.rows) {
-        const { location, values, headers } = row;
-        // The rarer parts of a row travel in one object, null for the common row.
-        let extra: RowExtra | null = null;
-        if (location.sheet !== undefined || location.source !== opened.source || row.error) {
-          extra = {};
-          if (location.sheet !== undefined) extra.sheet = location.sheet;
-          if (location.source !== opened.source) extra.source = location.source;
-          if (row.error) extra.error = row.error;
-        }
-        data.push(location.text, location.line, row.index, extra);
-        if (values && headers) {
-          let id = listIds.get(headers);
-          if (id === undefined) {
-            id = listIds.size;
-            listIds.set(headers, id);
-            newHeaderLists.push([...headers]);
-          }
-          data.push(id);
-          for (let i = 0; i < headers.length; i++) data.push(values[i] ?? null);
-        } else {
-          const { cells } = row;
-          const countAt = data.length;
-          data.push(0);
-          let count = 0;
-          for (const key in cells) {
-            let id = keyIds.get(key);
-            if (id === undefined) {
-              id = keyIds.size;
-              keyIds.set(key, id);
-              newKeys.push(key);
-            }
-            data.push(id, cells[key]);
-            count += 1;
-          }
-          data[countAt] = -count - 1;
-        }
-        rows += 1;
-        if (rows >= input.batchRows) await flush();
+        // A batch holds one sheet's rows: the sheet travels once per batch.
+        if (batch.count > 0 && batch.sheet !== row.location.sheet) await flush();
+        if (stopped) return;
+        batch.sheet = row.location.sheet;
+        add(row);
+        if (batch.count >= input.batchRows) await flush();
         if (stopped) return;
       }
     } catch (err) {
       // The rows read before the failure go first: the inline reader hands them out before it throws.
-      if (rows > 0) await flush();
+      if (batch.count > 0) await flush();
       throw err;
     }
-    if (rows > 0) await flush();
+    if (batch.count > 0) await flush();
     if (!stopped) send({ type: 'end', bytesRead: opened.bytesRead(), notes: [...opened.notes] });
   } finally {
     await opened.close();
