@@ -29,12 +29,19 @@ export interface MapperOptions {
 export interface Mapper {
   map(row: SourceRow): MappedRow;
   /**
-   * The row's values converted by the plain rules alone, when that is all the row needs: a table row of
-   * a simple profile (no variants, fill-down, field rules, value tables, defaults, enums or assets), no
-   * command, and every cell readable by the one-pass readers. Undefined otherwise: `map` then decides.
-   * What it gives is what `map` would put in the row's one draft; it never reports a problem itself.
+   * How a row is read when the plain rules alone are all it needs: a table row of a simple profile (no
+   * variants, fill-down, field rules, value tables, defaults, enums or assets) without a command. One
+   * array per header list (position -> column, null for a column the row does not use); undefined
+   * when `map` must decide. With `plainCell`, it gives what `map` would put in the row's one draft.
    */
-  plain(row: SourceRow): PlainRow | undefined;
+  plainColumns(row: SourceRow): ReadonlyArray<PlainColumn | null> | undefined;
+  /**
+   * One cell read by the plain rules: its value, null for a blank cell, undefined when only `map` can
+   * say (a cell the one-pass readers do not settle). It never reports a problem itself.
+   */
+  plainCell(cell: Cell | undefined, column: PlainColumn): Value | Value[] | null | undefined;
+  /** The profile's entity (the one plain rows write). */
+  readonly entity: string;
   /** File-level notes (unknown or ignored columns), each once. */
   readonly warnings: string[];
 }
@@ -50,15 +57,6 @@ export interface PlainColumn {
   multiple: boolean;
   separator: string;
   type: 'string' | 'number' | 'integer' | 'date';
-}
-
-export interface PlainRow {
-  entity: string;
-  ref: string;
-  /** By position: null for a column the row does not use. One array per layout. */
-  columns: ReadonlyArray<PlainColumn | null>;
-  /** By position: the converted value, undefined for a blank or unused cell. */
-  values: ReadonlyArray<Value | Value[] | undefined>;
 }
 
 /** Where a value goes and how it is read: worked out once per column, used for every cell of it. */
@@ -266,44 +264,39 @@ class ProfileMapper implements Mapper {
     return layout;
   }
 
-  plain(row: SourceRow): PlainRow | undefined {
+  get entity(): string {
+    return this.main.name;
+  }
+
+  plainColumns(row: SourceRow): ReadonlyArray<PlainColumn | null> | undefined {
     const { values, headers } = row;
     if (!values || !headers || row.error) return undefined;
     const layout = this.layoutFor(headers);
-    if (layout.plain === undefined) layout.plain = this.plainColumns(layout);
-    const columns = layout.plain;
-    if (columns === null) return undefined;
+    if (layout.plain === undefined) layout.plain = this.plainLayout(layout);
+    if (layout.plain === null) return undefined;
     if (layout.commandAt >= 0 && !isBlank(values[layout.commandAt])) return undefined;
-    const out = new Array<Value | Value[] | undefined>(columns.length);
-    let ref: string | undefined;
-    for (let i = 0; i < columns.length; i++) {
-      const column = columns[i];
-      if (!column) continue;
-      const cell = values[i];
-      let value: Value | Value[] | undefined;
-      if (typeof cell === 'string') {
-        if (this.unguardFormulas && cell.charCodeAt(0) === 39 /* ' */) return undefined;
-        const text = cell.trim();
-        if (text === '') continue;
-        value = column.multiple ? plainList(text, column) : plainValue(text, column.type);
-      } else if (cell === null || cell === undefined) {
-        continue;
-      } else if (typeof cell === 'number' && !column.multiple) {
-        // Spreadsheet numbers: as the coercion reads them (text for a text field).
-        if (column.type === 'string') value = String(cell);
-        else if (column.type === 'number') value = Number.isFinite(cell) ? cell : undefined;
-        else if (column.type === 'integer') value = Number.isInteger(cell) ? cell : undefined;
-      }
-      if (value === undefined) return undefined;
-      out[i] = value;
-      if (column.ref) ref = String(value);
+    return layout.plain;
+  }
+
+  plainCell(cell: Cell | undefined, column: PlainColumn): Value | Value[] | null | undefined {
+    if (typeof cell === 'string') {
+      if (this.unguardFormulas && cell.charCodeAt(0) === 39 /* ' */) return undefined;
+      const text = cell.trim();
+      if (text === '') return null;
+      return column.multiple ? plainList(text, column) : plainValue(text, column.type);
     }
-    if (!ref) return undefined;
-    return { entity: this.main.name, ref, columns, values: out };
+    if (cell === null || cell === undefined) return null;
+    if (typeof cell === 'number' && !column.multiple) {
+      // Spreadsheet numbers: as the coercion reads them (text for a text field).
+      if (column.type === 'string') return String(cell);
+      if (column.type === 'number') return Number.isFinite(cell) ? cell : undefined;
+      if (column.type === 'integer') return Number.isInteger(cell) ? cell : undefined;
+    }
+    return undefined;
   }
 
   /** The plain reading of a layout, or null when some part of the profile needs the full mapping. */
-  private plainColumns(layout: Layout): Array<PlainColumn | null> | null {
+  private plainLayout(layout: Layout): Array<PlainColumn | null> | null {
     if (this.variant || this.profile.parentColumn || layout.fillDown || this.fieldPlans.length > 0)
       return null;
     const columns: Array<PlainColumn | null> = [];
@@ -792,6 +785,11 @@ function plainValue(text: string, type: PlainColumn['type']): Value | undefined 
 
 /** A list cell: split, trimmed, blanks dropped, each item read as one value. */
 function plainList(text: string, column: PlainColumn): Value[] | undefined {
+  if (!text.includes(column.separator)) {
+    // One item (the text is already trimmed and not blank).
+    const value = plainValue(text, column.type);
+    return value === undefined ? undefined : [value];
+  }
   const out: Value[] = [];
   for (const piece of text.split(column.separator)) {
     const item = piece.trim();

@@ -1,5 +1,6 @@
 // The readers' public surface: openSource() and the types it speaks.
 
+export { RowPuller } from './batched.js';
 export { FORMATS, type Format } from './format.js';
 export { checkSource, type OpenedSource, openSource } from './open.js';
 export { DEFAULT_MAX_CELL_BYTES, type ReaderOptions } from './options.js';

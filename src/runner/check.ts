@@ -1,10 +1,10 @@
 // The first half of validate and import, shared so both judge a row the same way: map the source
 // row to drafts, validate every draft against the write-schemas, flag duplicate refs, and keep the
 // counts of the most frequent problems in bounded memory.
-import { createMapper, type Mapper, type PlainRow } from '../mappers/mapper.js';
+import { createMapper, type Mapper, type PlainColumn } from '../mappers/mapper.js';
 import type { Profile } from '../mappers/profile-types.js';
-import type { Command, MappedRow, RowIssue } from '../mappers/types.js';
-import type { SourceRow } from '../readers/types.js';
+import type { Command, MappedRow, RowIssue, Value } from '../mappers/types.js';
+import type { Cell, SourceRow } from '../readers/types.js';
 import { describeValue, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
 import { DraftValidator } from '../schema/validator.js';
@@ -48,12 +48,48 @@ const MAX_KINDS = 10_000;
 
 const NO_ERRORS: RowIssue[] = [];
 
+type FieldTest = FieldCheck['value'];
+
+/** How the plain lane reads one layout: per position, the field's fast test and the verdicts kept. */
+interface PlainLane {
+  tests: Array<FieldTest | null>;
+  verdicts: Array<VerdictMemory | undefined>;
+}
+
+/**
+ * The plain lane's verdicts on the texts of one column, in bounded memory: at most 4,096 texts, and
+ * none once the column shows it rarely repeats (a name, a description), where keeping costs more than
+ * it saves.
+ */
+class VerdictMemory {
+  private readonly known = new Map<string, boolean>();
+  private lookups = 0;
+  private hits = 0;
+  private off = false;
+
+  get(text: string): boolean | undefined {
+    if (this.off) return undefined;
+    const known = this.known.get(text);
+    if (known !== undefined) this.hits++;
+    if (++this.lookups === 1024 && this.hits * 4 < this.lookups) {
+      // After a thousand cells, fewer than one in four repeated: stop keeping.
+      this.off = true;
+      this.known.clear();
+    }
+    return known;
+  }
+
+  remember(text: string, ok: boolean): void {
+    if (!this.off && this.known.size < 4096) this.known.set(text, ok);
+  }
+}
+
 export class RowChecker {
   private readonly mapper: Mapper;
   private readonly validator: DraftValidator;
   private readonly refs: RefTracker;
   private readonly kinds = new Map<string, number>();
-  private readonly plainTests = new Map<PlainRow['columns'], Array<FieldCheck['value'] | null> | null>();
+  private readonly lanes = new Map<ReadonlyArray<PlainColumn | null>, PlainLane | null>();
   private readonly commandColumn: string;
 
   constructor(private readonly options: CheckOptions) {
@@ -63,7 +99,7 @@ export class RowChecker {
       strict: options.strict ?? false,
       unguardFormulas: options.unguardFormulas ?? false,
     });
-    this.validator = new DraftValidator(options.model);
+    this.validator = DraftValidator.for(options.model);
     this.refs = new RefTracker(options.refLimit ?? DEFAULT_REF_LIMIT);
     this.commandColumn = options.profile.commandColumn ?? '_command';
   }
@@ -76,45 +112,81 @@ export class RowChecker {
    */
   quick(row: SourceRow): QuickChecked | undefined {
     if (this.options.defaultCommand !== undefined) return undefined;
-    const plain = this.mapper.plain(row);
-    if (!plain) return undefined;
-    const tests = this.quickTests(plain);
-    if (!tests) return undefined;
-    const { values } = plain;
-    for (let i = 0; i < tests.length; i++) {
-      const test = tests[i];
-      const value = values[i];
-      if (test && value !== undefined && !test(value)) return undefined;
+    const columns = this.mapper.plainColumns(row);
+    if (!columns) return undefined;
+    const lane = this.laneFor(columns);
+    if (!lane) return undefined;
+    const values = row.values!;
+    let ref: string | undefined;
+    let refAt = -1;
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i];
+      if (!column) continue;
+      const cell = values[i];
+      if (column.ref) {
+        const value = this.mapper.plainCell(cell, column);
+        if (value === undefined || value === null) return undefined;
+        if (!this.passes(lane.tests[i], value)) return undefined;
+        ref = String(value);
+        refAt = i;
+        continue;
+      }
+      // A column's cells often repeat (a category, a size, a date): the verdict on a text is kept.
+      const verdicts = lane.verdicts[i];
+      if (verdicts && typeof cell === 'string') {
+        const known = verdicts.get(cell);
+        if (known === undefined) {
+          const ok = this.plainOk(cell, column, lane.tests[i]);
+          verdicts.remember(cell, ok);
+          if (!ok) return undefined;
+        } else if (!known) return undefined;
+        continue;
+      }
+      if (!this.plainOk(cell, column, lane.tests[i])) return undefined;
     }
+    if (!ref) return undefined;
+    const entity = this.mapper.entity;
     let errors = NO_ERRORS;
-    const first = this.refs.check(plain.entity, plain.ref, row.location.text, row.location.line);
+    const first = this.refs.check(entity, ref, row.location.text, row.location.line);
     if (first !== undefined) {
-      const at = plain.columns.findIndex((column) => column?.ref);
-      errors = [this.duplicateIssue(plain.entity, plain.ref, first, row.headers?.[at])];
+      errors = [this.duplicateIssue(entity, ref, first, row.headers?.[refAt])];
       this.countKind(fullSentence(undefined, errors[0]!.column, errors[0]!.brief));
     }
-    return { entity: plain.entity, ref: plain.ref, errors };
+    return { entity, ref, errors };
   }
 
-  /** Per plain layout: each column's value test (null: nothing to test), or null when a field is left to Ajv. */
-  private quickTests(plain: PlainRow): Array<FieldCheck['value'] | null> | null {
-    let tests = this.plainTests.get(plain.columns);
-    if (tests !== undefined) return tests;
-    tests = [];
-    for (const column of plain.columns) {
+  /** The cell's plain reading is settled and its value (if any) passes the field's fast test. */
+  private plainOk(cell: Cell | undefined, column: PlainColumn, test: FieldTest | null): boolean {
+    const value = this.mapper.plainCell(cell, column);
+    return value !== undefined && (value === null || this.passes(test, value));
+  }
+
+  private passes(test: FieldTest | null, value: Value | Value[]): boolean {
+    return test === null || test(value);
+  }
+
+  /** Per plain layout: each column's fast test and verdict memory; null when a field is left to Ajv. */
+  private laneFor(columns: ReadonlyArray<PlainColumn | null>): PlainLane | null {
+    let lane = this.lanes.get(columns);
+    if (lane !== undefined) return lane;
+    const tests: Array<FieldTest | null> = [];
+    const verdicts: Array<VerdictMemory | undefined> = [];
+    lane = { tests, verdicts };
+    for (const column of columns) {
+      verdicts.push(column && !column.ref ? new VerdictMemory() : undefined);
       if (!column || column.field === undefined) {
         tests.push(null);
         continue;
       }
-      const test = this.validator.fieldCheck(plain.entity, column.field, column.culture);
+      const test = this.validator.fieldCheck(this.mapper.entity, column.field, column.culture);
       if (!test) {
-        tests = null;
+        lane = null;
         break;
       }
       tests.push(test);
     }
-    this.plainTests.set(plain.columns, tests);
-    return tests;
+    this.lanes.set(columns, lane);
+    return lane;
   }
 
   private duplicateIssue(entity: string, ref: string, first: string, column: string | undefined): RowIssue {

@@ -2,8 +2,8 @@
 // (the caller brings the TenantModel, live or from cached schemas). One report line per source row.
 import type { Profile } from '../mappers/profile-types.js';
 import type { RowIssue } from '../mappers/types.js';
-import { openSourceThreaded, type ReaderOptions, type ReadThread } from '../readers/index.js';
-import type { BufferedRows, SourceRow } from '../readers/types.js';
+import { openSourceThreaded, type ReaderOptions, type ReadThread, RowPuller } from '../readers/index.js';
+import type { SourceRow } from '../readers/types.js';
 import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
 import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
@@ -51,15 +51,11 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     topErrors: [],
     warnings: [],
   };
-  const iterator = options.rows[Symbol.asyncIterator]() as AsyncIterator<SourceRow> & Partial<BufferedRows>;
+  const rows = new RowPuller(options.rows);
   for (;;) {
     // Rows the reader already holds are taken without a promise each.
-    let row = iterator.takeBuffered?.();
-    if (!row) {
-      const next = await iterator.next();
-      if (next.done) break;
-      row = next.value;
-    }
+    const row = rows.take() ?? (await rows.next());
+    if (!row) break;
     // Plain rows are judged without drafts; the others by the full check (the same verdicts).
     const quick = checker.quick(row);
     let line: ReportLine;

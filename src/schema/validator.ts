@@ -33,9 +33,22 @@ interface EntityChecks {
   fields?: Map<string, FieldCheck>;
 }
 
+/** One validator per model: it holds only what it compiled, so checkers of the same model share it. */
+const shared = new WeakMap<TenantModel, DraftValidator>();
+
 export class DraftValidator {
   private readonly ajv: Ajv;
   private readonly checks = new Map<string, EntityChecks>();
+
+  /** The model's validator, compiled once however many checkers use it. */
+  static for(model: TenantModel): DraftValidator {
+    let validator = shared.get(model);
+    if (!validator) {
+      validator = new DraftValidator(model);
+      shared.set(model, validator);
+    }
+    return validator;
+  }
 
   constructor(private readonly model: TenantModel) {
     this.ajv = new Ajv({ allErrors: true, strict: false });
@@ -176,6 +189,13 @@ function bodyOf(draft: Draft, multilingual: Set<string>, base: string): Record<s
 
 /** The format as Ajv tests it, when it is a plain synchronous test. */
 function formatTestOf(ajv: Ajv, name: string): FormatTest | undefined {
+  const test = ajvFormatTest(ajv, name);
+  // The usual date cell is read here in one pass; anything else is left to ajv-formats' own test.
+  if (name === 'date' && test) return (text) => (text.length === 10 ? isFullDate(text) : test(text));
+  return test;
+}
+
+function ajvFormatTest(ajv: Ajv, name: string): FormatTest | undefined {
   const format = ajv.formats[name];
   if (typeof format === 'function') return (text) => format(text) === true;
   if (format instanceof RegExp) return (text) => format.test(text);
@@ -185,6 +205,27 @@ function formatTestOf(ajv: Ajv, name: string): FormatTest | undefined {
     if (validate instanceof RegExp) return (text) => validate.test(text);
   }
   return undefined;
+}
+
+/** `YYYY-MM-DD` naming a real day (what ajv-formats' `date` accepts from ten characters), without a regex. */
+export function isFullDate(text: string): boolean {
+  if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return false;
+  let year = 0;
+  let month = 0;
+  let day = 0;
+  for (let i = 0; i < 10; i += 1) {
+    if (i === 4 || i === 7) continue;
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return false;
+    if (i < 4) year = year * 10 + digit;
+    else if (i < 7) month = month * 10 + digit;
+    else day = day * 10 + digit;
+  }
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days =
+    month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return day <= days;
 }
 
 function hasEmptyRef(refs: string | string[]): boolean {

@@ -1,9 +1,10 @@
 // The CSV reader core: text in, header and rows out. It knows nothing of files, URLs or bytes.
 import { CatalogIoError } from '../../errors.js';
+import { BatchedRows } from '../batched.js';
 import { checkHeaders } from '../headers.js';
 import { readAhead } from '../sources/peek.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
-import { type CsvRecord, csvRecords, guessDelimiter } from './records.js';
+import { type CsvRecord, csvRecordBatches, guessDelimiter } from './records.js';
 
 export interface CsvSettings {
   source: string;
@@ -38,16 +39,18 @@ export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings
     notes.push(`delimiter ${delimiterName(delimiter)} detected`);
   }
   // A record larger than a few cells' limit means an unclosed quote or a giant cell.
-  const records = csvRecords(replayed, delimiter, Math.max(settings.maxCellBytes * 4, 1 << 20));
-  const iterator = records[Symbol.asyncIterator]();
+  const batches = csvRecordBatches(replayed, delimiter, Math.max(settings.maxCellBytes * 4, 1 << 20));
+  const iterator = batches[Symbol.asyncIterator]();
 
   let header: CsvRecord | undefined;
-  for (;;) {
+  let rest: CsvRecord[] = [];
+  while (!header) {
     const next = await iterator.next();
     if (next.done) break;
-    if (next.value.line >= settings.headerRow && !isBlank(next.value.cells)) {
-      header = next.value;
-      break;
+    const at = next.value.findIndex((record) => record.line >= settings.headerRow && !isBlank(record.cells));
+    if (at >= 0) {
+      header = next.value[at]!;
+      rest = next.value.slice(at + 1);
     }
   }
   if (!header) {
@@ -64,50 +67,76 @@ export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings
     trim ? repairPaddedQuotes(header.cells, delimiter) : header.cells,
     `line ${header.line}`,
   );
-  const rows = dataRows(iterator, headers, { ...settings, delimiter, trim: Boolean(trim) });
+  const rows = new BatchedRows(
+    dataRows(rest, iterator, headers, { ...settings, delimiter, trim: Boolean(trim) }),
+  );
   return { headers, delimiter, notes, rows };
 }
 
+/** The data rows, a batch per chunk of text; a failure comes after the rows read before it. */
 async function* dataRows(
-  records: AsyncIterator<CsvRecord>,
+  first: CsvRecord[],
+  batches: AsyncIterator<CsvRecord[]>,
   headers: string[],
   settings: CsvSettings & { delimiter: string; trim: boolean },
-): AsyncGenerator<SourceRow> {
-  let index = 0;
-  const width = headers.length;
+): AsyncGenerator<SourceRow[]> {
+  const counter = { index: 0 };
+  let records = first;
   for (;;) {
-    const next = await records.next();
-    if (next.done) return;
-    const { line } = next.value;
-    let values = next.value.cells;
-    if (settings.trim) values = repairPaddedQuotes(values, settings.delimiter).map((value) => value.trim());
-    if (isBlank(values)) continue;
-    // A line ending in the delimiter gives one empty cell more: not an error.
-    if (values.length === width + 1 && values[width] === '') values.pop();
-    const location = `line ${line}`;
-    // Exactly one cell per header: missing ones are empty, extra ones are reported below.
-    const cells: Cell[] = values.length === width ? values : new Array<Cell>(width);
-    for (let i = 0; i < width; i++) {
-      const value = values[i] ?? '';
-      if (value.length * 3 > settings.maxCellBytes && Buffer.byteLength(value) > settings.maxCellBytes) {
-        throw new CatalogIoError(
-          'CELL_TOO_LARGE',
-          `Cell too large: ${Buffer.byteLength(value)} bytes, the limit is ${settings.maxCellBytes} (raise maxCellBytes if the data is genuine)`,
-          { location: `${location}, column "${headers[i]}"` },
-        );
+    const rows: SourceRow[] = [];
+    try {
+      for (const record of records) {
+        const row = dataRow(record, headers, settings, counter);
+        if (row) rows.push(row);
       }
-      cells[i] = value;
+    } catch (err) {
+      if (rows.length > 0) yield rows;
+      throw err;
     }
-    index++;
-    const row = new TableRow({ text: location, source: settings.source, line }, cells, headers, index);
-    if (values.length !== width) {
-      row.error = {
-        code: 'CSV_ROW_LENGTH',
-        message: `Wrong number of cells: the row has ${values.length}, the header has ${width} (${location})`,
-      };
-    }
-    yield row;
+    if (rows.length > 0) yield rows;
+    const next = await batches.next();
+    if (next.done) return;
+    records = next.value;
   }
+}
+
+/** One record as a row (undefined for a blank line); its index counts the rows before it. */
+function dataRow(
+  record: CsvRecord,
+  headers: string[],
+  settings: CsvSettings & { delimiter: string; trim: boolean },
+  counter: { index: number },
+): SourceRow | undefined {
+  const { line } = record;
+  let values = record.cells;
+  if (settings.trim) values = repairPaddedQuotes(values, settings.delimiter).map((value) => value.trim());
+  if (isBlank(values)) return undefined;
+  const width = headers.length;
+  // A line ending in the delimiter gives one empty cell more: not an error.
+  if (values.length === width + 1 && values[width] === '') values.pop();
+  const location = `line ${line}`;
+  // Exactly one cell per header: missing ones are empty, extra ones are reported below.
+  const cells: Cell[] = values.length === width ? values : new Array<Cell>(width);
+  for (let i = 0; i < width; i++) {
+    const value = values[i] ?? '';
+    if (value.length * 3 > settings.maxCellBytes && Buffer.byteLength(value) > settings.maxCellBytes) {
+      throw new CatalogIoError(
+        'CELL_TOO_LARGE',
+        `Cell too large: ${Buffer.byteLength(value)} bytes, the limit is ${settings.maxCellBytes} (raise maxCellBytes if the data is genuine)`,
+        { location: `${location}, column "${headers[i]}"` },
+      );
+    }
+    cells[i] = value;
+  }
+  counter.index++;
+  const row = new TableRow({ text: location, source: settings.source, line }, cells, headers, counter.index);
+  if (values.length !== width) {
+    row.error = {
+      code: 'CSV_ROW_LENGTH',
+      message: `Wrong number of cells: the row has ${values.length}, the header has ${width} (${location})`,
+    };
+  }
+  return row;
 }
 
 const MARKUP: Array<{ start: RegExp; what: string }> = [

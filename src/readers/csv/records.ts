@@ -32,26 +32,44 @@ function countNewlines(cells: string[]): number {
   return count;
 }
 
+/** Line breaks in `text` before `end`. */
+function countBreaks(text: string, end: number): number {
+  let count = 0;
+  let at = text.indexOf('\n');
+  while (at !== -1 && at < end) {
+    count++;
+    at = text.indexOf('\n', at + 1);
+  }
+  return count;
+}
+
 /**
  * Parses chunk by chunk the way papaparse's own streamers do: the unfinished last record is kept
- * and parsed again with the next chunk. `maxRecordChars` bounds that carry, so an unclosed quote
- * or a giant cell is an error rather than unbounded memory.
+ * and parsed again with the next chunk. The records of one chunk come out together, as one array:
+ * a generator resuming per record cost more than the record. `maxRecordChars` bounds the carry, so
+ * an unclosed quote or a giant cell is an error rather than unbounded memory.
  */
-export async function* csvRecords(
+export async function* csvRecordBatches(
   text: AsyncIterable<string>,
   delimiter: string,
   maxRecordChars: number,
-): AsyncGenerator<CsvRecord> {
+): AsyncGenerator<CsvRecord[]> {
   const parser = new Papa.Parser({ delimiter, newline: '\n', quoteChar: '"' });
   let partial = '';
   let baseIndex = 0;
   let line = 1;
 
-  function* emit(data: string[][]): Generator<CsvRecord> {
-    for (const cells of data) {
-      yield { cells, line };
-      line += 1 + countNewlines(cells);
+  /** Numbers the records of `consumed` characters of `input`: a cell may hold line breaks of its own. */
+  function number(data: string[][], input: string, consumed: number): CsvRecord[] {
+    const records = new Array<CsvRecord>(data.length);
+    // As many breaks as records: no cell holds one, so the lines simply follow each other.
+    const plain = countBreaks(input, consumed) === data.length;
+    for (let i = 0; i < data.length; i++) {
+      const cells = data[i]!;
+      records[i] = { cells, line };
+      line += plain ? 1 : 1 + countNewlines(cells);
     }
+    return records;
   }
 
   for await (const chunk of normalizeNewlines(text)) {
@@ -63,9 +81,11 @@ export async function* csvRecords(
     const input = partial + chunk;
     const result = parser.parse(input, baseIndex, true);
     const cursor: number = result.meta.cursor;
-    partial = input.substring(cursor - baseIndex);
+    const consumed = cursor - baseIndex;
+    partial = input.substring(consumed);
     baseIndex = cursor;
-    yield* emit(result.data as string[][]);
+    const data = result.data as string[][];
+    if (data.length > 0) yield number(data, input, consumed);
     if (partial.length > maxRecordChars) {
       throw new CatalogIoError(
         'CELL_TOO_LARGE',
@@ -78,14 +98,15 @@ export async function* csvRecords(
   const result = parser.parse(partial, baseIndex, false);
   const unclosed = (result.errors as Papa.ParseError[]).find((error) => error.code === 'MissingQuotes');
   if (unclosed) {
-    const startLine = line;
     throw new CatalogIoError(
       'CSV_QUOTE_NOT_CLOSED',
       'Quote not closed: a quoted cell starts but the file ends before its closing quote',
-      { location: `line ${startLine}` },
+      { location: `line ${line}` },
     );
   }
-  yield* emit(result.data as string[][]);
+  const data = result.data as string[][];
+  // The last record has no break after it: count them all.
+  if (data.length > 0) yield number(data, partial, -1);
 }
 
 const CANDIDATES = [',', ';', '\t', '|'] as const;

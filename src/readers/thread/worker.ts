@@ -2,6 +2,7 @@
 // and writes, sending rows in batches (see protocol.ts), at most a few batches ahead (backpressure).
 import { parentPort, workerData } from 'node:worker_threads';
 import { isCatalogIoError } from '../../errors.js';
+import { RowPuller } from '../batched.js';
 import { openSource } from '../open.js';
 import type { Cell, SourceRow } from '../types.js';
 import {
@@ -193,7 +194,10 @@ async function run(): Promise<void> {
       batch.count += 1;
     };
     try {
-      for await (const row of opened.rows) {
+      const rows = new RowPuller(opened.rows);
+      for (;;) {
+        const row = rows.take() ?? (await rows.next());
+        if (!row) break;
         // A batch holds one sheet's rows: the sheet travels once per batch.
         if (batch.count > 0 && batch.sheet !== row.location.sheet) await flush();
         if (stopped) return;
