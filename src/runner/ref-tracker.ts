@@ -1,15 +1,22 @@
-// Duplicate refs within one file, in bounded memory: each ref is kept as a 64-bit hash (two 32-bit
-// FNV-1a variants) in an open-addressing table (one typed array, 16 bytes a slot, at most half full)
-// with the line and a template of the location that first had it: at most 32 bytes per ref, for up to
-// `limit` refs (default 1,000,000, so at most 32 MB). Past the limit, checking stops and the summary
-// says so. Two refs with the same 64-bit hash (odds about 1 in 30 million at a million refs) would be
-// reported as duplicates; the message names the first location, so a person can check.
+// Duplicate refs within one file, in bounded memory: each ref is kept as a 56-bit hash (two 32-bit
+// FNV-1a variants, the low byte of the second holding the location's template) in an open-addressing
+// table (one typed array, 12 bytes a slot, at most half full) with the line that first had it: at most
+// 24 bytes per ref, for up to `limit` refs (default 1,000,000, so at most 24 MB). Past the limit,
+// checking stops and the summary says so. Two refs with the same hash (odds about 1 in 140,000 at a
+// million refs) would be reported as duplicates; the message names the first location, so a person can
+// check.
 
 export const DEFAULT_REF_LIMIT = 1_000_000;
 
 const INITIAL_SLOTS = 1 << 14;
-/** A slot is four numbers side by side (one cache line holds them): hash A, hash B, line, template id (0: empty). */
-const WIDTH = 4;
+/**
+ * A slot is three numbers side by side: hash A, hash B with the template id (1 and up; 0: an empty slot)
+ * in its low byte, and the line.
+ */
+const WIDTH = 3;
+/** Template ids that fit the low byte; later templates (sheets past the 254th) share the last id. */
+const MAX_TEMPLATE = 255;
+const TEMPLATE_MASK = 0xff;
 
 export class RefTracker {
   private slots = INITIAL_SLOTS;
@@ -44,12 +51,16 @@ export class RefTracker {
       b = Math.imul(b ^ c, 0x5bd1e995);
       b ^= b >>> 13;
     }
+    const template = this.templateOf(location, line);
+    b = (b & ~TEMPLATE_MASK) | Math.min(template, MAX_TEMPLATE);
     const table = this.table;
     const mask = this.slots - 1;
     let i = (a >>> 0) & mask;
-    while (table[i * WIDTH + 3] !== 0) {
+    while (table[i * WIDTH + 1] !== 0) {
       const at = i * WIDTH;
-      if (table[at] === a && table[at + 1] === b) return this.describe(table[at + 2]!, table[at + 3]!);
+      // Same hash: the template byte may differ (another sheet), so compare without it.
+      if (table[at] === a && (table[at + 1]! & ~TEMPLATE_MASK) === (b & ~TEMPLATE_MASK))
+        return this.describe(table[at + 2]!, table[at + 1]! & TEMPLATE_MASK);
       i = (i + 1) & mask;
     }
     if (this.size >= this.limit) {
@@ -60,7 +71,6 @@ export class RefTracker {
     table[at] = a;
     table[at + 1] = b;
     table[at + 2] = line;
-    table[at + 3] = this.templateOf(location, line);
     this.size += 1;
     if (this.size * 2 > this.slots) this.grow();
     return undefined;
@@ -110,6 +120,8 @@ export class RefTracker {
   }
 
   private describe(line: number, id: number): string {
+    // Past the 255th template (sheet) the exact one is not kept.
+    if (id === MAX_TEMPLATE && this.templates.length > MAX_TEMPLATE) return `row ${line} of a later sheet`;
     return (this.templates[id - 1] ?? 'line {n}').replace('{n}', String(line));
   }
 
@@ -119,14 +131,13 @@ export class RefTracker {
     const table = new Int32Array(this.slots * WIDTH);
     const mask = this.slots - 1;
     for (let j = 0; j < old.length; j += WIDTH) {
-      if (old[j + 3] === 0) continue;
+      if (old[j + 1] === 0) continue;
       let i = (old[j]! >>> 0) & mask;
-      while (table[i * WIDTH + 3] !== 0) i = (i + 1) & mask;
+      while (table[i * WIDTH + 1] !== 0) i = (i + 1) & mask;
       const at = i * WIDTH;
       table[at] = old[j]!;
       table[at + 1] = old[j + 1]!;
       table[at + 2] = old[j + 2]!;
-      table[at + 3] = old[j + 3]!;
     }
     this.table = table;
   }

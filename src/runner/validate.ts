@@ -123,7 +123,7 @@ export interface ValidateFileOptions {
   refLimit?: number;
   /** Keep CSV cells exactly as written: do not take off the export's formula guard. */
   raw?: boolean;
-  /** Read and parse the source on a second thread (default `auto`: local files of 4 MB and more). */
+  /** Read and parse a local source on a second thread (default `off`: see ReadThread). */
   readThread?: ReadThread;
   /** Called after each row (progress), with how far the reader is in the source. */
   onRow?: (summary: Readonly<ValidateSummary>, read: SourceProgress) => void;

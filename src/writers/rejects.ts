@@ -1,6 +1,5 @@
 // The rejects file: the invalid rows in the input's own columns plus `_error`, in the input's format
 // (CSV for CSV, XLSX for XLSX, NDJSON for JSON and NDJSON), ready to fix and run again.
-import ExcelJS from 'exceljs';
 import type { Cell } from '../readers/types.js';
 import { csvLine, formatFromExtension, openLineFile } from './lines.js';
 
@@ -81,6 +80,8 @@ export async function openRejects(path: string, options: RejectsOptions): Promis
 
 async function openXlsxRejects(path: string, inputHeaders: readonly string[]): Promise<RejectsWriter> {
   const headers = [...inputHeaders.filter((h) => h !== ERROR_COLUMN), ERROR_COLUMN];
+  // exceljs is loaded only for workbooks: it takes about 20 MB of memory.
+  const { default: ExcelJS } = await import('exceljs');
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     filename: path,
     useStyles: true,

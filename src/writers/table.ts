@@ -1,6 +1,5 @@
 // A table of plain-text columns written as CSV, JSON Lines or XLSX (chosen by the file's extension),
 // streaming, one record at a time. Per-row reports are tables; so is anything else that lists rows.
-import ExcelJS from 'exceljs';
 import { CatalogIoError } from '../errors.js';
 import { csvLine, csvRecord, type FileFormat, formatFromExtension, openLineFile } from './lines.js';
 
@@ -61,6 +60,8 @@ async function openXlsxTable<K extends string>(
   path: string,
   options: TableOptions<K>,
 ): Promise<TableWriter<K>> {
+  // exceljs is loaded only for workbooks: it takes about 20 MB of memory.
+  const { default: ExcelJS } = await import('exceljs');
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     filename: path,
     useStyles: true,

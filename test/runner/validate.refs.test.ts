@@ -19,6 +19,15 @@ describe('RefTracker', () => {
     expect(refs.check('products', 'B', 'item 9', 9)).toBe('item 7');
   });
 
+  it('names the sheet of a first use on any of 254 sheets, and says "a later sheet" past them', () => {
+    const refs = new RefTracker();
+    for (let sheet = 1; sheet <= 300; sheet += 1)
+      expect(refs.check('products', `S-${sheet}`, `sheet Tab ${sheet} row 2`, 2)).toBeUndefined();
+    expect(refs.check('products', 'S-1', 'sheet Tab 1 row 9', 9)).toBe('sheet Tab 1 row 2');
+    expect(refs.check('products', 'S-254', 'sheet Tab 1 row 9', 9)).toBe('sheet Tab 254 row 2');
+    expect(refs.check('products', 'S-300', 'sheet Tab 1 row 9', 9)).toBe('row 2 of a later sheet');
+  });
+
   it('stops remembering at its limit', () => {
     const refs = new RefTracker(2);
     refs.check('p', 'a', 'line 1', 1);

@@ -1,6 +1,5 @@
 // `catalog-io demo` (and `npm start`): the newcomer's tour against a sandbox in this process.
 import type { CommandModule } from 'yargs';
-import { runDemo } from '../../runner/demo.js';
 import { EXIT } from '../output.js';
 import type { CommandFactory } from './index.js';
 
@@ -19,6 +18,8 @@ export const demoCommand: CommandFactory = (out, setExitCode) =>
         describe: 'Folder for the catalog, reports and feeds',
       }),
     handler: async (args: DemoArgs) => {
+      // Loaded on use: the demo brings the sandbox and its image tools.
+      const { runDemo } = await import('../../runner/demo.js');
       const result = await runDemo({ outDir: args.out, say: (line) => out.print(line) });
       setExitCode(result.writesOnReimport === 0 ? EXIT.OK : EXIT.ROWS_FAILED);
     },

@@ -5,13 +5,9 @@ import type { CommandModule } from 'yargs';
 import type { CountersSnapshot } from '../../api/counters.js';
 import { connect, connectionFlagsFrom, connectionOptions } from '../../config/index.js';
 import { CatalogIoError } from '../../errors.js';
-import {
-  EXPORT_FORMATS,
-  type ExportProgress,
-  type ExportResult,
-  exportCatalog,
-  parseSince,
-} from '../../runner/export/index.js';
+import type { ExportProgress, ExportResult } from '../../runner/export/index.js';
+import { parseSince } from '../../runner/export/since.js';
+import { EXPORT_FORMATS } from '../../runner/export/target.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress, type Progress } from '../progress.js';
 import type { CommandFactory } from './index.js';
@@ -111,6 +107,8 @@ export const exportCommand: CommandFactory = (out, setExitCode) =>
       };
       try {
         const model = await connection.tenant.model();
+        // Loaded on use: the export brings exceljs, which other commands do not need.
+        const { exportCatalog } = await import('../../runner/export/index.js');
         const result = await exportCatalog({
           catalog: connection.catalog,
           model,

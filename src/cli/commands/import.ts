@@ -6,7 +6,7 @@ import { connect, connectionFlagsFrom, connectionOptions } from '../../config/in
 import { CatalogIoError } from '../../errors.js';
 import { checkSource } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
-import { type ImportMode, type ImportSummary, importFile, type RowOutcome } from '../../runner/import/run.js';
+import type { ImportMode, ImportSummary, RowOutcome } from '../../runner/import/run.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
@@ -105,6 +105,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
       try {
         const model = await connection.tenant.model();
+        // Loaded on use, like the other commands' runners: `--help` and other commands start faster.
+        const { importFile } = await import('../../runner/import/run.js');
         const summary = await importFile({
           source: sourceArg(args.source),
           readerOptions: readerOptionsFrom(args),

@@ -1,7 +1,7 @@
 // `catalog-io sandbox`: run the local simulator of the Catalog and DAM APIs until interrupted.
 import type { CommandModule } from 'yargs';
 import { CatalogIoError } from '../../errors.js';
-import { type SandboxOptions, startSandbox } from '../../sandbox/index.js';
+import type { SandboxOptions, startSandbox } from '../../sandbox/index.js';
 import type { CommandFactory } from './index.js';
 
 interface SandboxArgs {
@@ -141,7 +141,8 @@ export const sandboxCommand: CommandFactory = (out) =>
       };
       let sandbox: Awaited<ReturnType<typeof startSandbox>>;
       try {
-        sandbox = await startSandbox(options);
+        // Loaded on use: the sandbox brings its image tools, which other commands do not need.
+        sandbox = await (await import('../../sandbox/index.js')).startSandbox(options);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') {

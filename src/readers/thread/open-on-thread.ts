@@ -1,10 +1,7 @@
-// Reading on a second thread: the source is read and parsed by a worker thread while this thread maps,
-// validates and writes, so the two halves of a run use both cores. The rows that arrive are the
-// reader's rows (same cells, locations and row errors); standard input, URLs and small files are read
-// in this thread, where starting a thread costs more than it saves.
-import { stat } from 'node:fs/promises';
+// Reading on a second thread, when asked: the source is read and parsed by a worker thread while this
+// thread maps, validates and writes. The rows that arrive are the reader's rows (same cells, locations
+// and row errors); standard input and URLs are read in this thread.
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CatalogIoError, type ErrorCode } from '../../errors.js';
@@ -22,35 +19,28 @@ import {
   type ThreadInput,
 } from './protocol.js';
 
-/** `on`: read on a worker thread; `off`: in this thread; `auto`: a thread for local files of 4 MB and more. */
-export type ReadThread = 'auto' | 'on' | 'off';
+/**
+ * `on`: read and parse a local file on a worker thread; `off` (the default): in this thread. Standard
+ * input and URLs are always read in this thread. Since reading got cheaper than handing rows between
+ * threads, the second thread no longer pays for validate on two cores (bench/validate.ts measures both).
+ */
+export type ReadThread = 'on' | 'off';
 
-export const READ_THREAD_MODES: readonly ReadThread[] = ['auto', 'on', 'off'];
+export const READ_THREAD_MODES: readonly ReadThread[] = ['on', 'off'];
 
-const AUTO_MIN_BYTES = 4 * 1024 * 1024;
 const BATCH_ROWS = 1000;
 const MAX_IN_FLIGHT = 4;
 
-/** Opens the source like openSource(), reading it on a worker thread when that pays (see ReadThread). */
+/** Opens the source like openSource(), reading it on a worker thread when asked to (see ReadThread). */
 export async function openSourceThreaded(
   spec: string,
   options: ReaderOptions = {},
-  mode: ReadThread = 'auto',
+  mode: ReadThread = 'off',
 ): Promise<OpenedSource> {
-  if (mode === 'off' || !(await worthAThread(spec, options, mode))) return openSource(spec, options);
+  if (mode === 'off' || spec === '-' || /^https?:\/\//i.test(spec) || options.stdin)
+    return openSource(spec, options);
   const { stdin: _, ...plain } = options;
   return openOnThread({ spec, options: plain, batchRows: BATCH_ROWS, maxInFlight: MAX_IN_FLIGHT });
-}
-
-async function worthAThread(spec: string, options: ReaderOptions, mode: ReadThread): Promise<boolean> {
-  if (spec === '-' || /^https?:\/\//i.test(spec) || options.stdin) return false;
-  if (mode === 'on') return true;
-  if (availableParallelism() < 2) return false;
-  try {
-    return (await stat(spec)).size >= AUTO_MIN_BYTES;
-  } catch {
-    return false; // openSource says what is wrong with the path
-  }
 }
 
 /** Messages from the worker, in order, taken one at a time. */
@@ -117,8 +107,6 @@ async function openOnThread(input: ThreadInput): Promise<OpenedSource> {
   const notes = [...opened.notes];
   let bytesRead = 0;
   const decoder = new BatchDecoder(opened.source);
-  let buffered: SourceRow[] = [];
-  let taken = 0;
   let done = false;
 
   /** Waits for the next batch; false at the end. */
@@ -135,9 +123,8 @@ async function openOnThread(input: ThreadInput): Promise<OpenedSource> {
       control({ type: 'ack' });
       bytesRead = message.bytesRead;
       if (message.headers) headers.splice(0, headers.length, ...message.headers);
-      buffered = decoder.decode(message);
-      taken = 0;
-      if (buffered.length > 0) return true;
+      decoder.start(message);
+      if (decoder.hasRow()) return true;
     }
   };
 
@@ -146,13 +133,13 @@ async function openOnThread(input: ThreadInput): Promise<OpenedSource> {
       return this;
     },
     takeBuffered() {
-      return taken < buffered.length ? buffered[taken++] : undefined;
+      return decoder.hasRow() ? decoder.row() : undefined;
     },
     async next() {
-      if (taken < buffered.length) return { done: false, value: buffered[taken++]! };
+      if (decoder.hasRow()) return { done: false, value: decoder.row() };
       if (done) return { done: true, value: undefined };
       try {
-        if (await refill()) return { done: false, value: buffered[taken++]! };
+        if (await refill()) return { done: false, value: decoder.row() };
       } catch (err) {
         done = true;
         await close();
@@ -164,7 +151,7 @@ async function openOnThread(input: ThreadInput): Promise<OpenedSource> {
     },
     async return() {
       done = true;
-      buffered = [];
+      decoder.clear();
       await close();
       return { done: true, value: undefined };
     },
@@ -183,74 +170,99 @@ async function openOnThread(input: ThreadInput): Promise<OpenedSource> {
     // Like openSource(): once closed, the rows still held from the last batch are not handed out.
     close: () => {
       done = true;
-      buffered = [];
-      taken = 0;
+      decoder.clear();
       return close();
     },
   };
 }
 
-/** Turns batches back into rows: table rows share their header list, keyed rows get their record. */
+/**
+ * Turns a batch back into rows, one row when it is asked for: a row made just before it is used dies
+ * young, where a whole batch made at once would outlive the young generation and crowd the old one.
+ * Table rows share their header list; keyed rows get their record.
+ */
 class BatchDecoder {
   private readonly lists: string[][] = [];
+  private batch: RowsMessage | undefined;
+  /** The next row's place in the batch, and cursors into its texts, cell kinds, numbers and other values. */
+  private r = 0;
+  private at = 0;
+  private t = 0;
+  private k = 0;
+  private n = 0;
+  private o = 0;
+  private extra = 0;
 
   constructor(private readonly source: string) {}
 
-  decode(batch: RowsMessage): SourceRow[] {
+  start(batch: RowsMessage): void {
     for (const list of batch.newHeaderLists) this.lists.push(list);
-    const { rows, text, ends, kinds, numbers, others, sheet } = batch;
-    const out: SourceRow[] = [];
-    // Cursors into the texts, the cell kinds, the numbers and the other values.
-    let t = 0;
-    let k = 0;
-    let n = 0;
-    let o = 0;
-    const nextText = () => text.slice(t === 0 ? 0 : ends[t - 1]!, ends[t++]!);
-    const nextCell = (): Cell => {
-      switch (kinds[k++]) {
-        case KIND.text:
-          return nextText();
-        case KIND.number:
-          return numbers[n++]!;
-        case KIND.true:
-          return true;
-        case KIND.false:
-          return false;
-        case KIND.other:
-          return others[o++]!;
-        default:
-          return null;
-      }
+    this.batch = batch;
+    this.r = this.at = this.t = this.k = this.n = this.o = this.extra = 0;
+  }
+
+  clear(): void {
+    this.batch = undefined;
+  }
+
+  hasRow(): boolean {
+    return this.batch !== undefined && this.at < this.batch.rows.length;
+  }
+
+  /** The next row; call only when `hasRow()`. */
+  row(): SourceRow {
+    const batch = this.batch!;
+    const { rows, sheet, extras } = batch;
+    const special = extras[this.extra]?.[0] === this.r ? extras[this.extra++]![1] : undefined;
+    const location: Location = {
+      text: this.nextText(batch),
+      source: special?.source ?? this.source,
+      line: rows[this.at]!,
     };
-    let extra = 0;
-    for (let r = 0, at = 0; at < rows.length; r += 1, at += ROW_NUMBERS) {
-      const special = batch.extras[extra]?.[0] === r ? batch.extras[extra++]![1] : undefined;
-      const location: Location = {
-        text: nextText(),
-        source: special?.source ?? this.source,
-        line: rows[at]!,
-      };
-      if (sheet !== undefined) location.sheet = sheet;
-      const index = rows[at + 1]!;
-      const tag = rows[at + 2]!;
-      let row: SourceRow;
-      if (tag >= 0) {
-        const headers = this.lists[tag]!;
-        const values = new Array<Cell>(headers.length);
-        for (let i = 0; i < headers.length; i += 1) values[i] = nextCell();
-        row = new TableRow(location, values, headers, index);
-      } else {
-        const cells = Object.create(null) as Record<string, Cell>;
-        for (let count = -tag - 1; count > 0; count -= 1) {
-          const key = nextText();
-          cells[key] = nextCell();
-        }
-        row = { location, cells, index };
+    if (sheet !== undefined) location.sheet = sheet;
+    const index = rows[this.at + 1]!;
+    const tag = rows[this.at + 2]!;
+    this.at += ROW_NUMBERS;
+    this.r += 1;
+    let row: SourceRow;
+    if (tag >= 0) {
+      const headers = this.lists[tag]!;
+      const values = new Array<Cell>(headers.length);
+      for (let i = 0; i < headers.length; i += 1) values[i] = this.nextCell(batch);
+      row = new TableRow(location, values, headers, index);
+    } else {
+      const cells = Object.create(null) as Record<string, Cell>;
+      for (let count = -tag - 1; count > 0; count -= 1) {
+        const key = this.nextText(batch);
+        cells[key] = this.nextCell(batch);
       }
-      if (special?.error) row.error = special.error;
-      out.push(row);
+      row = { location, cells, index };
     }
-    return out;
+    if (special?.error) row.error = special.error;
+    return row;
+  }
+
+  private nextText(batch: RowsMessage): string {
+    const { ends, text } = batch;
+    const t = this.t++;
+    return text.slice(t === 0 ? 0 : ends[t - 1]!, ends[t]!);
+  }
+
+  private nextCell(batch: RowsMessage): Cell {
+    switch (batch.kinds[this.k++]) {
+      case KIND.text:
+        return this.nextText(batch);
+      case KIND.number:
+        return batch.numbers[this.n++]!;
+      case KIND.true:
+        return true;
+      case KIND.false:
+        return false;
+      case KIND.other:
+        return batch.others[this.o++]!;
+      default:
+        return null;
+    }
   }
 }
 
@@ -269,7 +281,10 @@ function errorFrom(message: ErrorMessage): Error {
  */
 function startWorker(input: ThreadInput): Worker {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), { workerData: input });
+  // The thread's garbage is short-lived (texts of one batch): a small young generation keeps its memory
+  // down at no cost in speed.
+  const options = { workerData: input, resourceLimits: { maxYoungGenerationSizeMb: 8 } };
+  if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), options);
   const entry = new URL('./worker.ts', here).href;
   const tsx = pathToFileURL(
     createRequire(here)
@@ -277,5 +292,5 @@ function startWorker(input: ThreadInput): Worker {
       .replace(/\.cjs$/, '.mjs'),
   ).href;
   const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true, workerData: input });
+  return new Worker(boot, { ...options, eval: true });
 }

@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { CatalogIoError } from '../../errors.js';
+import { BatchedRows } from '../batched.js';
 import { checkHeaders } from '../headers.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
 import { cellText, toCell } from './cells.js';
@@ -24,7 +25,12 @@ export interface OpenedWorkbook {
   rows: AsyncIterable<SourceRow>;
 }
 
-type SheetEvent = { kind: 'header'; sheet: string; headers: string[] } | { kind: 'row'; row: SourceRow };
+type SheetEvent = { kind: 'header'; sheet: string; headers: string[] } | { kind: 'rows'; rows: SourceRow[] };
+
+/** What exceljs's streaming worksheet hands out: the events of one chunk of the sheet's XML at a time. */
+interface WorksheetEvents {
+  parse(): AsyncIterable<Array<{ eventType: string; value: unknown }>>;
+}
 
 export async function readXlsx(bytes: Readable, settings: XlsxSettings): Promise<OpenedWorkbook> {
   const notes: string[] = [];
@@ -37,14 +43,14 @@ export async function readXlsx(bytes: Readable, settings: XlsxSettings): Promise
     );
   }
   const headers = first.value.headers;
-  async function* rows(): AsyncGenerator<SourceRow> {
+  async function* batches(): AsyncGenerator<SourceRow[]> {
     for (;;) {
       const next = await events.next();
       if (next.done) return;
-      if (next.value.kind === 'row') yield next.value.row;
+      if (next.value.kind === 'rows') yield next.value.rows;
     }
   }
-  return { headers, notes, rows: rows() };
+  return { headers, notes, rows: new BatchedRows(batches()) };
 }
 
 async function* sheetEvents(
@@ -76,7 +82,7 @@ async function* sheetEvents(
         continue;
       }
       found.add(selector);
-      yield* sheetRows(worksheet, name, settings, notes);
+      yield* sheetRows(worksheet as unknown as WorksheetEvents, name, settings, notes);
     }
   } catch (err) {
     if (err instanceof CatalogIoError) throw err;
@@ -99,73 +105,116 @@ interface RowLike {
   values: unknown;
 }
 
+/**
+ * The sheet's header, then its rows a chunk at a time (the rows exceljs parsed from one chunk of XML):
+ * a generator step per row cost more than the row. A failure comes after the rows read before it.
+ */
 async function* sheetRows(
-  worksheet: AsyncIterable<unknown>,
+  worksheet: WorksheetEvents,
   sheet: string,
   settings: XlsxSettings,
   notes: string[],
 ): AsyncGenerator<SheetEvent> {
   let headers: string[] | undefined;
   let index = 0;
-  for await (const item of worksheet) {
-    const row = item as RowLike;
-    // `values` is 1-based: index 0 is always empty.
-    const values = row.values as unknown[];
-    const where = `sheet ${sheet} row ${row.number}`;
-    if (!headers) {
-      const texts = values.slice(1).map(toCell);
-      const isHeader =
-        settings.headerRow !== undefined ? row.number === settings.headerRow : textCells(texts) >= 2;
-      if (!isHeader) continue;
-      headers = checkHeaders(texts.map(cellText), where);
-      if (settings.headerRow === undefined && row.number > 1) notes.push(`header found on ${where}`);
-      yield { kind: 'header', sheet, headers };
-      continue;
-    }
-    // One pass over the cells, straight into the row (this runs once per row).
-    const cells = new Array<Cell>(headers.length);
-    let filled = 0;
-    for (let i = 0; i < headers.length; i++) {
-      const value = toCell(values[i + 1]);
-      if (value !== null) {
-        filled++;
-        if (typeof value === 'string' && value.length * 3 > settings.maxCellBytes) {
-          if (Buffer.byteLength(value) > settings.maxCellBytes) {
-            throw new CatalogIoError(
-              'CELL_TOO_LARGE',
-              `Cell too large: the limit is ${settings.maxCellBytes} bytes`,
-              {
-                location: `${where}, column "${headers[i]}"`,
-              },
-            );
+  for await (const events of worksheet.parse()) {
+    let rows: SourceRow[] = [];
+    try {
+      for (const { eventType, value } of events) {
+        if (eventType !== 'row') continue;
+        const row = value as RowLike;
+        if (headers) {
+          const out = dataRow(row, sheet, headers, settings, index + 1);
+          if (out) {
+            index++;
+            rows.push(out);
           }
+          continue;
         }
+        headers = headerOf(row, sheet, settings, notes);
+        if (headers) yield { kind: 'header', sheet, headers };
       }
-      cells[i] = value;
+    } catch (err) {
+      if (rows.length > 0) yield { kind: 'rows', rows };
+      throw err;
     }
-    let extra = 0;
-    for (let i = headers.length + 1; i < values.length; i++) if (toCell(values[i]) !== null) extra++;
-    if (filled === 0 && extra === 0) continue;
-    index++;
-    const out = new TableRow(
-      { text: where, source: settings.source, line: row.number, sheet },
-      cells,
-      headers,
-      index,
-    );
-    if (extra > 0) {
-      out.error = {
-        code: 'CSV_ROW_LENGTH',
-        message: `Cells beyond the header: ${extra} filled cell(s) right of the last named column (${where})`,
-      };
-    }
-    yield { kind: 'row', row: out };
+    if (rows.length > 0) yield { kind: 'rows', rows };
+    rows = [];
   }
   if (!headers) {
     throw new CatalogIoError('CSV_HEADER_EMPTY', `No header: sheet ${sheet} has no header row`, {
       location: settings.headerRow ? `sheet ${sheet} row ${settings.headerRow}` : `sheet ${sheet}`,
     });
   }
+}
+
+/** The header's names when `row` is the header row (the given one, or the first with two texts). */
+function headerOf(
+  row: RowLike,
+  sheet: string,
+  settings: XlsxSettings,
+  notes: string[],
+): string[] | undefined {
+  // `values` is 1-based: index 0 is always empty.
+  const texts = (row.values as unknown[]).slice(1).map(toCell);
+  const isHeader =
+    settings.headerRow !== undefined ? row.number === settings.headerRow : textCells(texts) >= 2;
+  if (!isHeader) return undefined;
+  const where = `sheet ${sheet} row ${row.number}`;
+  const headers = checkHeaders(texts.map(cellText), where);
+  if (settings.headerRow === undefined && row.number > 1) notes.push(`header found on ${where}`);
+  return headers;
+}
+
+/** One data row (undefined for an empty one), `index` being its place among the sheet's data rows. */
+function dataRow(
+  row: RowLike,
+  sheet: string,
+  headers: string[],
+  settings: XlsxSettings,
+  index: number,
+): SourceRow | undefined {
+  const values = row.values as unknown[];
+  const where = `sheet ${sheet} row ${row.number}`;
+  // One pass over the cells, straight into the row (this runs once per row).
+  const cells = new Array<Cell>(headers.length);
+  let filled = 0;
+  for (let i = 0; i < headers.length; i++) {
+    const value = toCell(values[i + 1]);
+    if (value !== null) {
+      filled++;
+      if (
+        typeof value === 'string' &&
+        value.length * 3 > settings.maxCellBytes &&
+        Buffer.byteLength(value) > settings.maxCellBytes
+      ) {
+        throw new CatalogIoError(
+          'CELL_TOO_LARGE',
+          `Cell too large: the limit is ${settings.maxCellBytes} bytes`,
+          {
+            location: `${where}, column "${headers[i]}"`,
+          },
+        );
+      }
+    }
+    cells[i] = value;
+  }
+  let extra = 0;
+  for (let i = headers.length + 1; i < values.length; i++) if (toCell(values[i]) !== null) extra++;
+  if (filled === 0 && extra === 0) return undefined;
+  const out = new TableRow(
+    { text: where, source: settings.source, line: row.number, sheet },
+    cells,
+    headers,
+    index,
+  );
+  if (extra > 0) {
+    out.error = {
+      code: 'CSV_ROW_LENGTH',
+      message: `Cells beyond the header: ${extra} filled cell(s) right of the last named column (${where})`,
+    };
+  }
+  return out;
 }
 
 function textCells(values: Cell[]): number {

@@ -2,7 +2,8 @@
 // per entity, a frozen bold header with an autofilter, column widths from the first rows, and typed
 // cells: numbers as numbers, date-times as dates, everything else as text — never as a formula.
 import { renameSync, rmSync } from 'node:fs';
-import ExcelJS from 'exceljs';
+import { createRequire } from 'node:module';
+import type ExcelJS from 'exceljs';
 import { partialPath } from './stream.js';
 import {
   type EntityTableWriter,
@@ -32,8 +33,12 @@ export function sheetName(name: string, taken: Set<string>): string {
   return candidate;
 }
 
+/** exceljs is loaded when a workbook is written: it takes about 20 MB that other commands need not pay. */
+const load = createRequire(import.meta.url);
+
 export function createXlsxSink(file: string): ExportSink {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+  const { stream } = load('exceljs') as typeof ExcelJS;
+  const workbook = new stream.xlsx.WorkbookWriter({
     filename: partialPath(file),
     useStyles: true,
     useSharedStrings: false,
