@@ -173,7 +173,10 @@ export class RowChecker {
     const verdicts: Array<VerdictMemory | undefined> = [];
     lane = { tests, verdicts };
     for (const column of columns) {
-      verdicts.push(column && !column.ref ? new VerdictMemory() : undefined);
+      // Texts, integers and dates are read and tested in about the time a lookup takes: only lists (split)
+      // and decimal numbers (a decimal comma is rewritten) are kept.
+      const costly = column !== null && !column.ref && (column.multiple || column.type === 'number');
+      verdicts.push(costly ? new VerdictMemory() : undefined);
       if (!column || column.field === undefined) {
         tests.push(null);
         continue;

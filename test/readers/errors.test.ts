@@ -118,6 +118,31 @@ describe('bad input', () => {
     expect(error.location).toBe('line 2, column "name"');
   });
 
+  it('rows before a failing cell come out first, though they were read in the same chunk', async () => {
+    // Rows are made a chunk at a time: the ones before the failure must still reach the consumer.
+    const csv = tempFile('late-limit.csv', `sku,name\nA,short\nB,short\nC,${'y'.repeat(40)}\nD,short\n`);
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Data');
+    sheet.addRows([['sku', 'name'], ['A', 'short'], ['B', 'short'], ['C', 'y'.repeat(40)], ['D', 'short']]);
+    const xlsx = tempFile('late-limit.xlsx', Buffer.from(await book.xlsx.writeBuffer()));
+    for (const [path, where] of [
+      [csv, 'line 4, column "name"'],
+      [xlsx, 'sheet Data row 4, column "name"'],
+    ] as const) {
+      const source = await openSource(path, { maxCellBytes: 16 });
+      const seen: string[] = [];
+      const error = await expectCode(
+        (async () => {
+          for await (const row of source.rows) seen.push(String(row.cells.sku));
+        })(),
+        'CELL_TOO_LARGE',
+      );
+      await source.close();
+      expect(seen, path).toEqual(['A', 'B']);
+      expect(error.location).toBe(where);
+    }
+  });
+
   it('a too large JSON string is CELL_TOO_LARGE with the item', async () => {
     const path = tempFile('big.json', JSON.stringify([{ id: 1 }, { id: 2, text: 'y'.repeat(2000) }]));
     const error = await expectCode(readThrough(path, { maxCellBytes: 1000 }), 'CELL_TOO_LARGE');

@@ -4,7 +4,7 @@ import { BatchedRows } from '../batched.js';
 import { checkHeaders } from '../headers.js';
 import { readAhead } from '../sources/peek.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
-import { type CsvRecord, csvRecordBatches, guessDelimiter } from './records.js';
+import { type CsvBatch, csvRecordBatches, guessDelimiter } from './records.js';
 
 export interface CsvSettings {
   source: string;
@@ -42,15 +42,16 @@ export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings
   const batches = csvRecordBatches(replayed, delimiter, Math.max(settings.maxCellBytes * 4, 1 << 20));
   const iterator = batches[Symbol.asyncIterator]();
 
-  let header: CsvRecord | undefined;
-  let rest: CsvRecord[] = [];
+  let header: { cells: string[]; line: number } | undefined;
+  let rest: CsvBatch = { records: [], lines: new Int32Array(0) };
   while (!header) {
     const next = await iterator.next();
     if (next.done) break;
-    const at = next.value.findIndex((record) => record.line >= settings.headerRow && !isBlank(record.cells));
+    const { records, lines } = next.value;
+    const at = records.findIndex((cells, i) => lines[i]! >= settings.headerRow && !isBlank(cells));
     if (at >= 0) {
-      header = next.value[at]!;
-      rest = next.value.slice(at + 1);
+      header = { cells: records[at]!, line: lines[at]! };
+      rest = { records: records.slice(at + 1), lines: lines.slice(at + 1) };
     }
   }
   if (!header) {
@@ -75,18 +76,19 @@ export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings
 
 /** The data rows, a batch per chunk of text; a failure comes after the rows read before it. */
 async function* dataRows(
-  first: CsvRecord[],
-  batches: AsyncIterator<CsvRecord[]>,
+  first: CsvBatch,
+  batches: AsyncIterator<CsvBatch>,
   headers: string[],
   settings: CsvSettings & { delimiter: string; trim: boolean },
 ): AsyncGenerator<SourceRow[]> {
   const counter = { index: 0 };
-  let records = first;
+  let batch = first;
   for (;;) {
     const rows: SourceRow[] = [];
+    const { records, lines } = batch;
     try {
-      for (const record of records) {
-        const row = dataRow(record, headers, settings, counter);
+      for (let i = 0; i < records.length; i++) {
+        const row = dataRow(records[i]!, lines[i]!, headers, settings, counter);
         if (row) rows.push(row);
       }
     } catch (err) {
@@ -96,19 +98,19 @@ async function* dataRows(
     if (rows.length > 0) yield rows;
     const next = await batches.next();
     if (next.done) return;
-    records = next.value;
+    batch = next.value;
   }
 }
 
 /** One record as a row (undefined for a blank line); its index counts the rows before it. */
 function dataRow(
-  record: CsvRecord,
+  record: string[],
+  line: number,
   headers: string[],
   settings: CsvSettings & { delimiter: string; trim: boolean },
   counter: { index: number },
 ): SourceRow | undefined {
-  const { line } = record;
-  let values = record.cells;
+  let values = record;
   if (settings.trim) values = repairPaddedQuotes(values, settings.delimiter).map((value) => value.trim());
   if (isBlank(values)) return undefined;
   const width = headers.length;

@@ -3,10 +3,10 @@
 import Papa from 'papaparse';
 import { CatalogIoError } from '../../errors.js';
 
-export interface CsvRecord {
-  cells: string[];
-  /** 1-based physical line where the record starts. */
-  line: number;
+/** The records of one chunk of text: each record's cells, and the 1-based physical line it starts on. */
+export interface CsvBatch {
+  records: string[][];
+  lines: Int32Array;
 }
 
 /** CRLF and lone CR become LF; a CR at the end of one chunk and LF at the start of the next is one break. */
@@ -53,23 +53,22 @@ export async function* csvRecordBatches(
   text: AsyncIterable<string>,
   delimiter: string,
   maxRecordChars: number,
-): AsyncGenerator<CsvRecord[]> {
+): AsyncGenerator<CsvBatch> {
   const parser = new Papa.Parser({ delimiter, newline: '\n', quoteChar: '"' });
   let partial = '';
   let baseIndex = 0;
   let line = 1;
 
   /** Numbers the records of `consumed` characters of `input`: a cell may hold line breaks of its own. */
-  function number(data: string[][], input: string, consumed: number): CsvRecord[] {
-    const records = new Array<CsvRecord>(data.length);
+  function number(records: string[][], input: string, consumed: number): CsvBatch {
+    const lines = new Int32Array(records.length);
     // As many breaks as records: no cell holds one, so the lines simply follow each other.
-    const plain = countBreaks(input, consumed) === data.length;
-    for (let i = 0; i < data.length; i++) {
-      const cells = data[i]!;
-      records[i] = { cells, line };
-      line += plain ? 1 : 1 + countNewlines(cells);
+    const plain = countBreaks(input, consumed) === records.length;
+    for (let i = 0; i < records.length; i++) {
+      lines[i] = line;
+      line += plain ? 1 : 1 + countNewlines(records[i]!);
     }
-    return records;
+    return { records, lines };
   }
 
   for await (const chunk of normalizeNewlines(text)) {
