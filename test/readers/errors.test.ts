@@ -123,7 +123,13 @@ describe('bad input', () => {
     const csv = tempFile('late-limit.csv', `sku,name\nA,short\nB,short\nC,${'y'.repeat(40)}\nD,short\n`);
     const book = new ExcelJS.Workbook();
     const sheet = book.addWorksheet('Data');
-    sheet.addRows([['sku', 'name'], ['A', 'short'], ['B', 'short'], ['C', 'y'.repeat(40)], ['D', 'short']]);
+    sheet.addRows([
+      ['sku', 'name'],
+      ['A', 'short'],
+      ['B', 'short'],
+      ['C', 'y'.repeat(40)],
+      ['D', 'short'],
+    ]);
     const xlsx = tempFile('late-limit.xlsx', Buffer.from(await book.xlsx.writeBuffer()));
     for (const [path, where] of [
       [csv, 'line 4, column "name"'],
