@@ -1,6 +1,7 @@
 // Coercion of one source value to the type the field's schema asks for. Pure functions: a value in,
 // a typed value or "what was expected" out. The mapper turns a failure into a row issue.
 import type { Cell } from '../readers/types.js';
+import { daysInMonth, isoDay } from '../schema/dates.js';
 import type { ConversionRule } from './profile-types.js';
 import type { Value } from './types.js';
 
@@ -140,7 +141,7 @@ function toDate(cell: Exclude<Cell, Cell[]>, type: 'date' | 'date-time', rule: C
   const text = cell.trim();
   // The usual date cell is already in its canonical form: checked in place and given back as it is.
   if (type === 'date' && !rule.dateFormat && text.length === 10) {
-    const ok = canonicalDate(text);
+    const ok = isoDay(text);
     if (ok !== undefined) return ok ? { ok: true, value: text } : fail(expected);
   }
   const parts = rule.dateFormat ? parseLayout(text, rule.dateFormat) : parseIso(text);
@@ -206,35 +207,9 @@ function parseLayout(text: string, layout: string): Parts | undefined {
   return { y: get('YYYY'), mo: get('MM'), d: get('DD'), h: get('HH'), mi: get('mm'), s: get('ss'), ms: 0 };
 }
 
-/**
- * `YYYY-MM-DD` read digit by digit: true for a real date, false for an impossible one (`2025-02-30`),
- * undefined when the text is not laid out that way (the general parser decides).
- */
-export function canonicalDate(text: string): boolean | undefined {
-  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return undefined;
-  let y = 0;
-  let mo = 0;
-  let d = 0;
-  for (let i = 0; i < 10; i += 1) {
-    if (i === 4 || i === 7) continue;
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return undefined;
-    if (i < 4) y = y * 10 + digit;
-    else if (i < 7) mo = mo * 10 + digit;
-    else d = d * 10 + digit;
-  }
-  return validParts({ y, mo, d, h: 0, mi: 0, s: 0, ms: 0 });
-}
-
 function validParts(p: Parts): boolean {
   if (p.mo < 1 || p.mo > 12 || p.d < 1 || p.h > 23 || p.mi > 59 || p.s > 59) return false;
   return p.d <= daysInMonth(p.y, p.mo);
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month !== 2) return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  return leap ? 29 : 28;
 }
 
 /** The UTC instant of a wall-clock time in an IANA zone (two passes settle DST edges). */

@@ -3,11 +3,12 @@
 // grouping of product columns shared by variant rows.
 import { CatalogIoError } from '../errors.js';
 import type { Cell, SourceRow } from '../readers/types.js';
+import { isoDay } from '../schema/dates.js';
 import { describeValue } from '../schema/messages.js';
 import type { EntityModel, TenantModel } from '../schema/model.js';
 import { unneutralise } from '../writers/export/safety.js';
 import { readAssetValue } from './assets.js';
-import { type CoerceType, canonicalDate, coerce, plainNumber } from './coerce.js';
+import { type CoerceType, coerce, plainNumber } from './coerce.js';
 import { ProductGroups } from './grouping.js';
 import { jsonPath } from './profile.js';
 import type { ColumnRule, ConversionRule, FieldRule, Profile } from './profile-types.js';
@@ -777,7 +778,7 @@ function canonicalEnum(value: Value, allowed: Array<string | number> | undefined
 /** One text value by the one-pass readers; undefined when only the full coercion can say. */
 function plainValue(text: string, type: PlainColumn['type']): Value | undefined {
   if (type === 'string') return text;
-  if (type === 'date') return canonicalDate(text) === true ? text : undefined;
+  if (type === 'date') return isoDay(text) === true ? text : undefined;
   const value = plainNumber(text);
   if (value === undefined || !Number.isFinite(value)) return undefined;
   return type === 'integer' && !Number.isInteger(value) ? undefined : value;

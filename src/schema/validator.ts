@@ -4,6 +4,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { CatalogIoError } from '../errors.js';
 import type { Draft, DraftLinks, FieldValue, RowIssue } from '../mappers/types.js';
+import { isFullDate } from './dates.js';
 import { sentenceFor } from './messages.js';
 import type { EntityModel, TenantModel } from './model.js';
 import {
@@ -205,27 +206,6 @@ function ajvFormatTest(ajv: Ajv, name: string): FormatTest | undefined {
     if (validate instanceof RegExp) return (text) => validate.test(text);
   }
   return undefined;
-}
-
-/** `YYYY-MM-DD` naming a real day (what ajv-formats' `date` accepts from ten characters), without a regex. */
-export function isFullDate(text: string): boolean {
-  if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return false;
-  let year = 0;
-  let month = 0;
-  let day = 0;
-  for (let i = 0; i < 10; i += 1) {
-    if (i === 4 || i === 7) continue;
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return false;
-    if (i < 4) year = year * 10 + digit;
-    else if (i < 7) month = month * 10 + digit;
-    else day = day * 10 + digit;
-  }
-  if (month < 1 || month > 12 || day < 1) return false;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days =
-    month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-  return day <= days;
 }
 
 function hasEmptyRef(refs: string | string[]): boolean {

@@ -3,7 +3,7 @@
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isFullDate } from '../../src/schema/validator.js';
+import { isFullDate } from '../../src/schema/dates.js';
 
 const ajvDate = (fullFormats.date as { validate: (text: string) => boolean }).validate;
 
