@@ -2,8 +2,9 @@
 // JSON.parse. A broken line is a row error (the others are independent), located by line and column.
 import { randomBytes } from 'node:crypto';
 import { CatalogIoError } from '../../errors.js';
+import { BatchedRows } from '../batched.js';
 import { emptyCells } from '../headers.js';
-import type { BufferedRows, Cell, SourceRow } from '../types.js';
+import type { Cell, SourceRow } from '../types.js';
 import { flattenRecord, HeaderUnion } from './flatten.js';
 import type { OpenedRecords } from './json.js';
 import { syntaxDetail } from './locate.js';
@@ -16,112 +17,69 @@ export interface NdjsonSettings {
 
 export function readNdjson(text: AsyncIterable<string>, settings: NdjsonSettings): OpenedRecords {
   const headers = new HeaderUnion();
-  return { headers: headers.names, rows: new NdjsonRows(text, settings, headers) };
+  return { headers: headers.names, rows: new BatchedRows(ndjsonBatches(text, settings, headers)) };
 }
 
 const OPEN_BRACE = 0x7b;
 const CARRIAGE_RETURN = 0x0d;
 
 /**
- * The rows of one text chunk (64 KiB, a few hundred lines) are parsed together into a batch and
- * handed out one by one as already-settled results: a generator resuming per row cost more than
- * the row itself. Memory holds at most one chunk's rows.
+ * The rows of one text chunk (64 KiB, a few hundred lines) are parsed together into a batch: a generator
+ * resuming per row cost more than the row itself. Memory holds at most one chunk's rows. A problem met
+ * in a chunk comes after the rows before it.
  */
-class NdjsonRows implements AsyncIterableIterator<SourceRow>, BufferedRows {
-  private readonly chunks: AsyncIterator<string>;
+async function* ndjsonBatches(
+  text: AsyncIterable<string>,
+  settings: NdjsonSettings,
+  headers: HeaderUnion,
+): AsyncGenerator<SourceRow[]> {
+  const lines = new NdjsonLines(settings, headers);
+  const settle = function* (work: () => void): Generator<SourceRow[]> {
+    try {
+      work();
+    } catch (err) {
+      const rows = lines.takeBatch();
+      if (rows.length > 0) yield rows;
+      throw err;
+    }
+    const rows = lines.takeBatch();
+    if (rows.length > 0) yield rows;
+  };
+  for await (const chunk of text) yield* settle(() => lines.split(chunk));
+  yield* settle(() => lines.end());
+}
+
+/** Lines of text to rows, chunk by chunk; the rows made so far wait in a batch for `take()`. */
+class NdjsonLines {
   private readonly maxLineChars: number;
   private batch: SourceRow[] = [];
-  private taken = 0;
-  /** A problem met while filling the batch: thrown once the rows before it have been handed out. */
-  private failure: { error: unknown } | undefined;
-  private filling: Promise<IteratorResult<SourceRow>> | undefined;
-  private finished = false;
   /** The text after the last line break seen: the start of a line that continues in the next chunk. */
   private partial = '';
   private line = 0;
   private index = 0;
 
   constructor(
-    text: AsyncIterable<string>,
     private readonly settings: NdjsonSettings,
     private readonly headers: HeaderUnion,
   ) {
-    this.chunks = text[Symbol.asyncIterator]();
     this.maxLineChars = Math.max(settings.maxCellBytes * 4, 1 << 20);
   }
 
-  private readonly nextAfter = () => this.next();
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  takeBuffered(): SourceRow | undefined {
-    if (this.filling || this.taken >= this.batch.length) return undefined;
-    return this.batch[this.taken++];
-  }
-
-  next(): Promise<IteratorResult<SourceRow>> {
-    // Calls made before the previous one settled wait for it, as a generator's would.
-    if (this.filling) return this.filling.then(this.nextAfter, this.nextAfter);
-    if (this.taken < this.batch.length) {
-      return Promise.resolve({ done: false, value: this.batch[this.taken++]! });
-    }
-    this.filling = this.fill().finally(() => {
-      this.filling = undefined;
-    });
-    return this.filling;
-  }
-
-  async return(): Promise<IteratorResult<SourceRow>> {
-    this.stop();
-    await this.chunks.return?.();
-    return { done: true, value: undefined };
-  }
-
-  /** Reads chunks until one yields rows (or the text ends), then hands out the first of them. */
-  private async fill(): Promise<IteratorResult<SourceRow>> {
-    for (;;) {
-      if (this.failure) {
-        const { error } = this.failure;
-        this.stop();
-        throw error;
-      }
-      if (this.finished) return { done: true, value: undefined };
-      this.batch = [];
-      this.taken = 0;
-      let next: IteratorResult<string>;
-      try {
-        next = await this.chunks.next();
-      } catch (err) {
-        this.stop();
-        throw err;
-      }
-      if (this.finished) return { done: true, value: undefined }; // return() was called meanwhile
-      try {
-        if (next.done) {
-          this.finished = true;
-          if (this.partial !== '') this.takeLines([this.partial]);
-          this.partial = '';
-        } else {
-          this.split(next.value);
-        }
-      } catch (err) {
-        this.failure = { error: err };
-      }
-      if (this.batch.length > 0) return { done: false, value: this.batch[this.taken++]! };
-    }
-  }
-
-  private stop(): void {
-    this.finished = true;
-    this.failure = undefined;
+  /** The rows made since the last call. */
+  takeBatch(): SourceRow[] {
+    const rows = this.batch;
     this.batch = [];
-    this.taken = 0;
+    return rows;
+  }
+
+  /** The text has ended: its last line, if it had no line break. */
+  end(): void {
+    if (this.partial !== '') this.takeLines([this.partial]);
+    this.partial = '';
   }
 
   /** Cuts a chunk into lines and turns the complete ones into rows; the rest waits for the next chunk. */
-  private split(chunk: string): void {
+  split(chunk: string): void {
     const lines: string[] = [];
     let start = 0;
     let newline = chunk.indexOf('\n');
