@@ -7,7 +7,8 @@ import { CatalogIoError } from '../../errors.js';
 import { BatchedRows } from '../batched.js';
 import { checkHeaders } from '../headers.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
-import { cellText, toCell } from './cells.js';
+import { cellText } from './cells.js';
+import { type SheetContext, type SheetRow, sheetRowBatches } from './sheet.js';
 
 export interface XlsxSettings {
   source: string;
@@ -27,9 +28,17 @@ export interface OpenedWorkbook {
 
 type SheetEvent = { kind: 'header'; sheet: string; headers: string[] } | { kind: 'rows'; rows: SourceRow[] };
 
-/** What exceljs's streaming worksheet hands out: the events of one chunk of the sheet's XML at a time. */
-interface WorksheetEvents {
-  parse(): AsyncIterable<Array<{ eventType: string; value: unknown }>>;
+/** What exceljs's streaming workbook reader hands out per sheet: its name and its XML, a chunk at a time. */
+interface WorksheetEntry {
+  name?: string;
+  iterator: AsyncIterable<Buffer | string>;
+}
+
+/** The parts of exceljs's streaming workbook reader a sheet's cells refer to (read before the sheet). */
+interface WorkbookParts {
+  sharedStrings?: unknown[];
+  styles: { getStyleModel(id: number): { numFmt?: string } | null };
+  properties?: { model?: { date1904?: boolean } };
 }
 
 export async function readXlsx(bytes: Readable, settings: XlsxSettings): Promise<OpenedWorkbook> {
@@ -70,19 +79,20 @@ async function* sheetEvents(
   });
   try {
     let position = 0;
-    for await (const worksheet of reader) {
+    for await (const sheet of reader) {
+      const worksheet = sheet as unknown as WorksheetEntry;
       position++;
-      const name = (worksheet as unknown as { name: string }).name ?? `Sheet${position}`;
+      const name = worksheet.name ?? `Sheet${position}`;
       names.push(name);
       const selector = wanted.find((want) => want === position || want === name);
       if (selector === undefined) {
-        for await (const _row of worksheet) {
+        for await (const _chunk of worksheet.iterator) {
           // not selected: drain it so the zip stream moves on
         }
         continue;
       }
       found.add(selector);
-      yield* sheetRows(worksheet as unknown as WorksheetEvents, name, settings, notes);
+      yield* sheetRows(worksheet, contextOf(reader as unknown as WorkbookParts), name, settings, notes);
     }
   } catch (err) {
     if (err instanceof CatalogIoError) throw err;
@@ -100,29 +110,32 @@ async function* sheetEvents(
   }
 }
 
-interface RowLike {
-  number: number;
-  values: unknown;
+/** The sheet's shared strings, styles and date system, as exceljs read them from the workbook. */
+function contextOf(workbook: WorkbookParts): SheetContext {
+  return {
+    sharedStrings: workbook.sharedStrings,
+    numberFormat: (style) => workbook.styles.getStyleModel(style)?.numFmt,
+    date1904: workbook.properties?.model?.date1904 === true,
+  };
 }
 
 /**
- * The sheet's header, then its rows a chunk at a time (the rows exceljs parsed from one chunk of XML):
- * a generator step per row cost more than the row. A failure comes after the rows read before it.
+ * The sheet's header, then its rows a chunk at a time (the rows of one chunk of XML): a generator step
+ * per row cost more than the row. A failure comes after the rows read before it.
  */
 async function* sheetRows(
-  worksheet: WorksheetEvents,
+  worksheet: WorksheetEntry,
+  context: SheetContext,
   sheet: string,
   settings: XlsxSettings,
   notes: string[],
 ): AsyncGenerator<SheetEvent> {
   let headers: string[] | undefined;
   let index = 0;
-  for await (const events of worksheet.parse()) {
+  for await (const batch of sheetRowBatches(worksheet.iterator, context)) {
     let rows: SourceRow[] = [];
     try {
-      for (const { eventType, value } of events) {
-        if (eventType !== 'row') continue;
-        const row = value as RowLike;
+      for (const row of batch) {
         if (headers) {
           const out = dataRow(row, sheet, headers, settings, index + 1);
           if (out) {
@@ -150,13 +163,12 @@ async function* sheetRows(
 
 /** The header's names when `row` is the header row (the given one, or the first with two texts). */
 function headerOf(
-  row: RowLike,
+  row: SheetRow,
   sheet: string,
   settings: XlsxSettings,
   notes: string[],
 ): string[] | undefined {
-  // `values` is 1-based: index 0 is always empty.
-  const texts = (row.values as unknown[]).slice(1).map(toCell);
+  const texts = Array.from(row.values, (cell) => cell ?? null);
   const isHeader =
     settings.headerRow !== undefined ? row.number === settings.headerRow : textCells(texts) >= 2;
   if (!isHeader) return undefined;
@@ -168,19 +180,19 @@ function headerOf(
 
 /** One data row (undefined for an empty one), `index` being its place among the sheet's data rows. */
 function dataRow(
-  row: RowLike,
+  row: SheetRow,
   sheet: string,
   headers: string[],
   settings: XlsxSettings,
   index: number,
 ): SourceRow | undefined {
-  const values = row.values as unknown[];
+  const values = row.values;
   const where = `sheet ${sheet} row ${row.number}`;
   // One pass over the cells, straight into the row (this runs once per row).
   const cells = new Array<Cell>(headers.length);
   let filled = 0;
   for (let i = 0; i < headers.length; i++) {
-    const value = toCell(values[i + 1]);
+    const value = values[i] ?? null;
     if (value !== null) {
       filled++;
       if (
@@ -200,7 +212,7 @@ function dataRow(
     cells[i] = value;
   }
   let extra = 0;
-  for (let i = headers.length + 1; i < values.length; i++) if (toCell(values[i]) !== null) extra++;
+  for (let i = headers.length; i < values.length; i++) if ((values[i] ?? null) !== null) extra++;
   if (filled === 0 && extra === 0) return undefined;
   const out = new TableRow(
     { text: where, source: settings.source, line: row.number, sheet },
