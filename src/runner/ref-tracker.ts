@@ -97,15 +97,15 @@ export class RefTracker {
 
   /** The id of the location's template (`line {n}`), 1 and up. */
   private templateOf(location: string, line: number): number {
-    // Most rows share the previous row's template (`line {n}`): recognised without building it.
-    const digits = String(line);
+    // Most rows share the previous row's template (`line {n}`): recognised without building it or the
+    // line's digits (the location ends in the line: same prefix and same length is the same template).
     if (
       this.lastPrefix !== undefined &&
-      location.length === this.lastPrefix.length + digits.length &&
-      location.startsWith(this.lastPrefix) &&
-      location.endsWith(digits)
+      location.length === this.lastPrefix.length + digitCount(line) &&
+      location.startsWith(this.lastPrefix)
     )
       return this.lastId;
+    const digits = String(line);
     const at = location.lastIndexOf(digits);
     const template = at < 0 ? location : `${location.slice(0, at)}{n}${location.slice(at + digits.length)}`;
     let id = this.templateIds.get(template);
@@ -141,4 +141,11 @@ export class RefTracker {
     }
     this.table = table;
   }
+}
+
+/** How many digits `line` is written with (a line number: a whole number from 0). */
+function digitCount(line: number): number {
+  if (line < 1e4) return line < 10 ? 1 : line < 100 ? 2 : line < 1000 ? 3 : 4;
+  if (line < 1e8) return line < 1e5 ? 5 : line < 1e6 ? 6 : line < 1e7 ? 7 : 8;
+  return String(line).length;
 }

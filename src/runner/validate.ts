@@ -58,10 +58,19 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     if (!row) break;
     // Plain rows are judged without drafts; the others by the full check (the same verdicts).
     const quick = checker.quick(row);
+    summary.rows += 1;
+    if (quick && quick.errors.length === 0) {
+      // Most rows: valid, and their report line is written without a ReportLine.
+      summary.outcomes.valid += 1;
+      const written = options.report?.writeValid(row.location.text, quick.entity, quick.ref);
+      if (written) await written;
+      options.onRow?.(summary);
+      continue;
+    }
     let line: ReportLine;
     let outcome: Outcome;
     if (quick) {
-      outcome = quick.errors.length ? 'invalid' : 'valid';
+      outcome = 'invalid';
       line = reportLine(row.location.text, quick.entity, quick.ref, outcome, quick.errors);
     } else {
       const { mapped, errors, skipped } = checker.check(row);
@@ -75,7 +84,6 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
         errors,
       );
     }
-    summary.rows += 1;
     summary.outcomes[outcome] += 1;
     // Writers buffer: they hand back a promise only when a chunk is on its way to the disk.
     const written = options.report?.write(line);

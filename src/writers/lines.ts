@@ -85,7 +85,7 @@ export function csvRecord<K extends string>(
 }
 
 /** One field, quoted when it must be. One pass over the characters: this runs for every report cell. */
-function csvField(v: string, delimiter: string): string {
+export function csvField(v: string, delimiter = ','): string {
   if (v.length === 0) return v;
   let quote = v.charCodeAt(0) === 32 || v.charCodeAt(v.length - 1) === 32;
   if (delimiter.length !== 1) quote ||= v.includes(delimiter);

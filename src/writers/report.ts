@@ -1,6 +1,7 @@
 // The validate per-row report: one line per source row, a table (CSV, JSON Lines or XLSX, chosen by the
 // file's extension) whose XLSX form highlights invalid rows.
-import { openTable, type TableColumn, type TableWriter } from './table.js';
+import { csvField } from './lines.js';
+import { openTable, type TableColumn } from './table.js';
 
 export type Outcome = 'valid' | 'invalid' | 'skipped';
 
@@ -29,12 +30,42 @@ const COLUMNS: ReadonlyArray<TableColumn<keyof ReportLine>> = [
 
 export const REPORT_COLUMNS: ReadonlyArray<keyof ReportLine> = COLUMNS.map((c) => c.key);
 
-export type ReportWriter = TableWriter<keyof ReportLine>;
+export interface ReportWriter {
+  /** A promise only when the caller must wait (a chunk went to the disk): most lines are only buffered. */
+  write(line: ReportLine): Promise<void> | undefined;
+  /** The line of a valid row (most rows): in CSV one string from a template, with no ReportLine built. */
+  writeValid(location: string, entity: string, ref: string): Promise<void> | undefined;
+  close(): Promise<void>;
+}
 
-export function openReport(path: string): Promise<ReportWriter> {
-  return openTable(
+export async function openReport(path: string): Promise<ReportWriter> {
+  const table = await openTable(
     path,
     { columns: COLUMNS, highlight: (line) => (line.outcome === 'invalid' ? 'FFFFC7CE' : undefined) },
     'Report file',
   );
+  const write = (line: ReportLine) => table.write(line);
+  if (table.format !== 'csv') {
+    return {
+      write,
+      writeValid: (location, entity, ref) =>
+        write({ location, entity, ref, outcome: 'valid', field: '', column: '', value: '', message: '' }),
+      close: () => table.close(),
+    };
+  }
+  // The entity is the same for row after row: its field is kept.
+  let entityName = '';
+  let entityField = '';
+  return {
+    write,
+    writeValid(location, entity, ref) {
+      if (entity !== entityName) {
+        entityName = entity;
+        entityField = csvField(entity);
+      }
+      // The columns' order: location, entity, ref, outcome, then field, column, value, message empty.
+      return table.writeLine(`${csvField(location)},${entityField},${csvField(ref)},valid,,,,\r\n`);
+    },
+    close: () => table.close(),
+  };
 }

@@ -16,8 +16,14 @@ export interface TableOptions<K extends string> {
 }
 
 export interface TableWriter<K extends string> {
+  readonly format: FileFormat;
   /** A promise only when the caller must wait (a chunk went to the disk): most records are only buffered. */
   write(record: Record<K, string>): Promise<void> | undefined;
+  /**
+   * A record the caller already wrote out as one CSV record or JSON line (with its line end), for a hot
+   * loop that knows most of its values in advance. XLSX tables have no lines: use `write`.
+   */
+  writeLine(text: string): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
@@ -47,11 +53,18 @@ async function openTableAs<K extends string>(
   const file = await openLineFile(path);
   if (format === 'jsonl') {
     // The replacer list writes the columns' keys in the columns' order, and nothing else.
-    return { write: (record) => file.append(`${JSON.stringify(record, keys)}\n`), close: () => file.close() };
+    return {
+      format,
+      write: (record) => file.append(`${JSON.stringify(record, keys)}\n`),
+      writeLine: file.append,
+      close: () => file.close(),
+    };
   }
   await file.write(csvLine(keys));
   return {
+    format,
     write: (record) => file.append(csvRecord(record, keys)),
+    writeLine: file.append,
     close: () => file.close(),
   };
 }
@@ -73,6 +86,10 @@ async function openXlsxTable<K extends string>(
   sheet.getRow(1).font = { bold: true };
   sheet.getRow(1).commit();
   return {
+    format: 'xlsx',
+    writeLine() {
+      throw new CatalogIoError('INTERNAL', 'An XLSX table is written a record at a time');
+    },
     write(record) {
       // Text cells only: a report value that starts with = is shown, never run.
       const row = sheet.addRow(options.columns.map((c) => record[c.key]));

@@ -8,7 +8,7 @@ import type { Profile } from '../../src/mappers/profile-types.js';
 import { type Cell, type Location, type SourceRow, TableRow } from '../../src/readers/types.js';
 import { type CheckedRow, type CheckOptions, type QuickChecked, RowChecker } from '../../src/runner/check.js';
 import { validateRows } from '../../src/runner/validate.js';
-import type { ReportLine } from '../../src/writers/report.js';
+import type { ReportLine, ReportWriter } from '../../src/writers/report.js';
 import { demoModel } from '../mappers/demo-model.js';
 
 const model = demoModel();
@@ -469,14 +469,17 @@ describe('RowChecker.quick on long sheets', () => {
 // ---- end to end: validateRows ------------------------------------------------------------------------
 
 /** A report that keeps its lines in memory. */
-function memoryReport(): { lines: ReportLine[]; write(line: ReportLine): undefined; close(): Promise<void> } {
+function memoryReport(): ReportWriter & { lines: ReportLine[] } {
   const lines: ReportLine[] = [];
+  const write = (line: ReportLine) => {
+    lines.push(line);
+    return undefined;
+  };
   return {
     lines,
-    write(line) {
-      lines.push(line);
-      return undefined;
-    },
+    write,
+    writeValid: (location, entity, ref) =>
+      write({ location, entity, ref, outcome: 'valid', field: '', column: '', value: '', message: '' }),
     close: async () => {},
   };
 }

@@ -188,13 +188,11 @@ describe('validateRows', () => {
         yield row;
       }
     }
-    const report = {
-      write: async () => {
-        await new Promise((resolve) => setImmediate(resolve));
-        written += 1;
-      },
-      close: async () => {},
+    const write = async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      written += 1;
     };
+    const report = { write, writeValid: write, close: async () => {} };
     await validateRows({ rows: source(), model, profile: { entity: 'variants' }, report });
     expect(written).toBe(50);
     expect(maxAhead).toBe(1);

@@ -87,6 +87,50 @@ describe('report files', () => {
     expect(sheet.rowCount).toBe(4);
   });
 
+  it('a valid row written by writeValid is the same line as written whole, in every format', async () => {
+    // Locations and refs that need quoting in CSV: a sheet name with a comma, a ref with a quote.
+    const valid = [
+      ['line 2', 'products', 'P1'],
+      ['sheet Fall, 2024 row 3', 'products', 'A "big" one'],
+      ['item 4', 'custom:Store Locations', ' padded '],
+    ] as const;
+    for (const ext of ['csv', 'jsonl', 'xlsx']) {
+      const whole = join(dir, `whole.${ext}`);
+      const fast = join(dir, `fast.${ext}`);
+      const a = await openReport(whole);
+      const b = await openReport(fast);
+      for (const [location, entity, ref] of valid) {
+        await a.write({
+          location,
+          entity,
+          ref,
+          outcome: 'valid',
+          field: '',
+          column: '',
+          value: '',
+          message: '',
+        });
+        await b.writeValid(location, entity, ref);
+      }
+      await Promise.all([a.close(), b.close()]);
+      if (ext === 'xlsx') {
+        const read = async (path: string) => {
+          const workbook = new ExcelJS.Workbook();
+          await workbook.xlsx.readFile(path);
+          return workbook.getWorksheet('Report')!.getSheetValues();
+        };
+        expect(await read(fast)).toEqual(await read(whole));
+      } else expect(await readFile(fast, 'utf8')).toBe(await readFile(whole, 'utf8'));
+    }
+    const parsed = Papa.parse<ReportLine>(await readFile(join(dir, 'fast.csv'), 'utf8'), {
+      header: true,
+      skipEmptyLines: true,
+    });
+    expect(parsed.data.map((l) => [l.location, l.entity, l.ref, l.outcome])).toEqual(
+      valid.map((v) => [...v, 'valid']),
+    );
+  });
+
   it('refuses an extension it cannot write', async () => {
     await expect(openReport(join(dir, 'r.txt'))).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
   });
