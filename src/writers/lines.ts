@@ -15,7 +15,7 @@ export interface LineFile {
 }
 
 export async function openLineFile(path: string): Promise<LineFile> {
-  const stream: WriteStream = createWriteStream(path, { encoding: 'utf8' });
+  const stream: WriteStream = createWriteStream(path, { encoding: 'utf8', highWaterMark: WRITE_AHEAD_BYTES });
   let failure: Error | undefined;
   stream.on('error', (err) => {
     failure = err;
@@ -59,6 +59,11 @@ export async function openLineFile(path: string): Promise<LineFile> {
 }
 
 const CHUNK_CHARS = 64 * 1024;
+/**
+ * Chunks queued for the disk before a writer waits: the default (16 KB) is less than one chunk, so the
+ * writer waited for every write to finish instead of working while the disk writes.
+ */
+const WRITE_AHEAD_BYTES = 1024 * 1024;
 
 /** One CSV record (RFC 4180): a field is quoted when it holds the delimiter, a quote, CR/LF or edge spaces. */
 export function csvLine(values: ReadonlyArray<string>, delimiter = ','): string {

@@ -5,12 +5,18 @@ import type { Readable } from 'node:stream';
 import { CatalogIoError } from '../../errors.js';
 import { type ByteSource, counted } from './byte-source.js';
 
+/** What the readers get at a time: the text decoder is fastest on chunks of this size. */
 const CHUNK_BYTES = 64 * 1024;
+/**
+ * What one disk read takes: four chunks, so that the next read is done while they are parsed (with one
+ * chunk per read, a reader waited for the disk about a tenth of the time).
+ */
+const READ_BYTES = 4 * CHUNK_BYTES;
 
 export async function openFile(path: string): Promise<ByteSource> {
   const size = await readableSize(path);
-  const stream = createReadStream(path, { highWaterMark: CHUNK_BYTES });
-  return fromStream(stream, path, path, size);
+  const stream = createReadStream(path, { highWaterMark: READ_BYTES });
+  return fromStream(stream, path, path, size, CHUNK_BYTES);
 }
 
 /** The size of a local file that can be read, or the coded error a person should see. */
@@ -33,13 +39,15 @@ export function openStdin(stdin: Readable = process.stdin): ByteSource {
   return fromStream(stdin, 'stdin', '', undefined);
 }
 
+/** `chunkBytes`: larger chunks from the stream are handed out in pieces of at most this size. */
 export function fromStream(
   stream: Readable,
   name: string,
   fileName: string,
   totalBytes: number | undefined,
+  chunkBytes = Number.POSITIVE_INFINITY,
 ): ByteSource {
-  const { chunks, count } = counted(readChunks(stream, name));
+  const { chunks, count } = counted(readChunks(stream, name, chunkBytes));
   return {
     name,
     fileName: fileName.toLowerCase(),
@@ -52,10 +60,13 @@ export function fromStream(
   };
 }
 
-async function* readChunks(stream: Readable, name: string): AsyncGenerator<Buffer> {
+async function* readChunks(stream: Readable, name: string, chunkBytes: number): AsyncGenerator<Buffer> {
   try {
-    for await (const chunk of stream)
-      yield typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    for await (const chunk of stream) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      if (bytes.length <= chunkBytes) yield bytes;
+      else for (let at = 0; at < bytes.length; at += chunkBytes) yield bytes.subarray(at, at + chunkBytes);
+    }
   } catch (err) {
     if (err instanceof CatalogIoError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
