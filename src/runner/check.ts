@@ -235,6 +235,11 @@ export class RowChecker {
     return { mapped, errors, skipped: errors.length === 0 && mapped.skipped };
   }
 
+  /** About how many rows the source holds in all (from its size): the duplicate check makes room at once. */
+  expectRows(rows: number): void {
+    this.refs.reserve(rows);
+  }
+
   /** Counts a problem kind for the summary's most frequent problems. */
   countKind(kind: string): void {
     const count = this.kinds.get(kind);

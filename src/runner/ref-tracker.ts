@@ -76,6 +76,16 @@ export class RefTracker {
     return undefined;
   }
 
+  /**
+   * Makes room for about `refs` refs in all (at most the limit) in one step, instead of doubling the
+   * table again and again: for a large file whose size tells how many rows are coming.
+   */
+  reserve(refs: number): void {
+    const wanted = Math.min(Math.ceil(refs), this.limit);
+    while (wanted * 2 > this.slots) this.slots *= 2;
+    if (this.slots * WIDTH !== this.table.length) this.rehash();
+  }
+
   /** Whether some refs went unchecked because the limit was reached. */
   get overflowed(): boolean {
     return this.full;
@@ -126,8 +136,13 @@ export class RefTracker {
   }
 
   private grow(): void {
-    const old = this.table;
     this.slots *= 2;
+    this.rehash();
+  }
+
+  /** Moves every ref into a new table of `slots` slots. */
+  private rehash(): void {
+    const old = this.table;
     const table = new Int32Array(this.slots * WIDTH);
     const mask = this.slots - 1;
     for (let j = 0; j < old.length; j += WIDTH) {

@@ -32,9 +32,13 @@ export interface ValidateRowsOptions {
   unguardFormulas?: boolean;
   /** Called after each row (progress). */
   onRow?: (summary: Readonly<ValidateSummary>) => void;
+  /** How far the reader is in the source: its size tells how many rows to make room for. */
+  source?: SourceProgress;
 }
 
 const TOP = 10;
+/** Rows read before the source's size is used to tell how many rows it holds. */
+const ESTIMATE_AFTER = 65_536;
 
 export async function validateRows(options: ValidateRowsOptions): Promise<ValidateSummary> {
   // The same row checker as the import, so validate and import judge a row the same way.
@@ -58,7 +62,7 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     if (!row) break;
     // Plain rows are judged without drafts; the others by the full check (the same verdicts).
     const quick = checker.quick(row);
-    summary.rows += 1;
+    if (++summary.rows === ESTIMATE_AFTER) expectRows(checker, summary.rows, options.source);
     if (quick && quick.errors.length === 0) {
       // Most rows: valid, and their report line is written without a ReportLine.
       summary.outcomes.valid += 1;
@@ -97,6 +101,13 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
   summary.warnings = checker.warnings();
   summary.topErrors = checker.topErrors(TOP);
   return summary;
+}
+
+/** A large file: as many rows again per share of its bytes as were read so far. */
+function expectRows(checker: RowChecker, rows: number, source: SourceProgress | undefined): void {
+  const read = source?.bytesRead() ?? 0;
+  if (source?.totalBytes === undefined || read === 0) return;
+  checker.expectRows((rows * source.totalBytes) / read);
 }
 
 function reportLine(
@@ -162,6 +173,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
     summary = await validateRows({
       ...rest,
       rows: opened.rows,
+      source: opened,
       unguardFormulas: opened.format === 'csv' && raw !== true,
       ...(onRow && { onRow: (s: Readonly<ValidateSummary>) => onRow(s, opened) }),
       ...(report && { report }),

@@ -121,6 +121,31 @@ describe('validateFile', () => {
     ]);
   });
 
+  it('a file large enough to make room for its refs by its size still finds duplicates on both sides', async () => {
+    // 200,000 rows: at row 65,536 a third of the file is read, and its size tells the duplicate check to
+    // make room for about 200,000 refs.
+    const source = join(dir, 'many.csv');
+    const lines = ['prod_ref'];
+    for (let i = 0; i < 200_000; i++) lines.push(`P${i}`);
+    lines.push('P10', 'P199999');
+    await writeFile(source, `${lines.join('\n')}\n`);
+    const result = await validateFile({
+      source,
+      model,
+      profile: { entity: 'products' },
+      reportFile: join(dir, 'many-report.csv'),
+    });
+    expect(result.outcomes).toEqual({ valid: 200_000, invalid: 2, skipped: 0 });
+    const report = Papa.parse<Record<string, string>>(await readFile(join(dir, 'many-report.csv'), 'utf8'), {
+      header: true,
+      skipEmptyLines: true,
+    }).data;
+    expect(report.slice(-2).map((line) => line.message)).toEqual([
+      'column "prod_ref": duplicate reference: already used by line 12 ("P10")',
+      'column "prod_ref": duplicate reference: already used by line 200001 ("P199999")',
+    ]);
+  });
+
   it('CSV input with ";": the rejects file keeps the delimiter', async () => {
     const source = join(dir, 'in.csv');
     await writeFile(source, 'prod_ref;prod_pack_size\nP1;2\nP2;2,5\n');

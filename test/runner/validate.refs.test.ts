@@ -11,6 +11,17 @@ describe('RefTracker', () => {
     expect(refs.check('variants', 'P-0', 'line 3', 3)).toBeUndefined();
   });
 
+  it('keeps every ref and its first location when it makes room in one step', () => {
+    const refs = new RefTracker(300_000);
+    for (let i = 0; i < 20_000; i += 1) refs.check('products', `P-${i}`, `line ${i + 2}`, i + 2);
+    refs.reserve(1_000_000); // more than the limit: room for the limit
+    refs.reserve(10); // less than there is: nothing moves
+    for (let i = 20_000; i < 40_000; i += 1)
+      expect(refs.check('products', `P-${i}`, `line ${i + 2}`, i + 2)).toBeUndefined();
+    for (let i = 0; i < 40_000; i += 1999)
+      expect(refs.check('products', `P-${i}`, 'line 99999', 99999)).toBe(`line ${i + 2}`);
+  });
+
   it('keeps sheet names and JSON items in the location', () => {
     const refs = new RefTracker();
     refs.check('products', 'A', 'sheet Summer 2024 row 2024', 2024);
