@@ -8,10 +8,10 @@ import { type ByteSource, counted } from './byte-source.js';
 /** What the readers get at a time: the text decoder is fastest on chunks of this size. */
 const CHUNK_BYTES = 64 * 1024;
 /**
- * What one disk read takes: four chunks, so that the next read is done while they are parsed (with one
+ * What one disk read takes: three chunks, so that the next read is done while they are parsed (with one
  * chunk per read, a reader waited for the disk about a tenth of the time).
  */
-const READ_BYTES = 4 * CHUNK_BYTES;
+const READ_BYTES = 3 * CHUNK_BYTES;
 
 export async function openFile(path: string): Promise<ByteSource> {
   const size = await readableSize(path);
