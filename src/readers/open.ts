@@ -1,6 +1,5 @@
 // openSource(): the one entry point. It turns a path, `-` or a URL into bytes (sources/), detects
 // gzip, format and encoding, and hands text or bytes to the format's reader core.
-import { Readable } from 'node:stream';
 import { CatalogIoError } from '../errors.js';
 import { readCsv } from './csv/csv.js';
 import { decode, detectEncoding, looksBinary } from './encoding.js';
@@ -87,16 +86,29 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
     if (!isZip(head)) {
       throw new CatalogIoError('XLSX_CORRUPT', `Not an XLSX workbook: ${name} is not a zip archive`);
     }
-    // exceljs is loaded only for workbooks: loading it takes about 20 MB of memory.
+    // The XLSX reader is loaded only for workbooks.
     const { readXlsx } = await import('./xlsx/xlsx.js');
-    const table = await readXlsx(Readable.from(chunks), {
-      source: name,
-      sheets: settings.sheets,
-      headerRow: settings.headerRow,
-      maxCellBytes: settings.maxCellBytes,
-    });
+    // A local workbook is read in place (its parts in any order); other bytes are copied to a file first.
+    const local = bytes.path !== undefined && !notes.includes('gzip decompressed');
+    const table = await readXlsx(
+      local ? { path: bytes.path, chunks, totalBytes: bytes.totalBytes } : { chunks },
+      {
+        source: name,
+        sheets: settings.sheets,
+        headerRow: settings.headerRow,
+        maxCellBytes: settings.maxCellBytes,
+      },
+    );
     notes.push(...table.notes);
-    return finish({ ...base, headers: table.headers, rows: table.rows }, bytes);
+    return finish(
+      {
+        ...base,
+        ...(table.bytesRead && { bytesRead: table.bytesRead }),
+        headers: table.headers,
+        rows: table.rows,
+      },
+      bytes,
+    );
   }
 
   if (isZip(head)) {

@@ -17,6 +17,11 @@ export { REALWORLD } from '../helpers/shared.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-io-readers-'));
 
+/** A path in the tests' temporary folder, for a writer that makes the file itself. */
+export function tempPath(name: string): string {
+  return join(dir, name);
+}
+
 /** Writes a temporary file and returns its path. */
 export function tempFile(name: string, content: string | Buffer | Uint8Array): string {
   const path = join(dir, name);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { columnOf, isDateFormat, type SheetContext, sheetRowBatches } from '../../src/readers/xlsx/sheet.js';
 
 const context: SheetContext = {
-  sharedStrings: ['sku', 'name', { richText: [{ text: 'bold ' }, { text: 'and plain' }] }],
+  sharedStrings: ['sku', 'name', 'bold and plain'],
   // Style 1 shows a date, style 2 a decimal number.
   numberFormat: (style) => (style === 1 ? 'yyyy-mm-dd' : style === 2 ? '0.00' : undefined),
   date1904: false,

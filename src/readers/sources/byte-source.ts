@@ -6,6 +6,8 @@ export interface ByteSource {
   name: string;
   /** Lower-cased file name used for format detection (URL path or file path, without query). */
   fileName: string;
+  /** A local file's path (a workbook is read in place rather than front to back). */
+  path?: string;
   /** The bytes, pulled on demand: nothing is read ahead of the consumer beyond one chunk. */
   chunks: AsyncIterable<Buffer>;
   /** Size in bytes when known (file size, Content-Length): for progress. */

@@ -16,7 +16,7 @@ const READ_BYTES = 3 * CHUNK_BYTES;
 export async function openFile(path: string): Promise<ByteSource> {
   const size = await readableSize(path);
   const stream = createReadStream(path, { highWaterMark: READ_BYTES });
-  return fromStream(stream, path, path, size, CHUNK_BYTES);
+  return { ...fromStream(stream, path, path, size, CHUNK_BYTES), path };
 }
 
 /** The size of a local file that can be read, or the coded error a person should see. */

@@ -1,10 +1,9 @@
-// One worksheet's XML (`xl/worksheets/sheetN.xml`) read into rows of cells with saxes, the XML parser
-// exceljs itself uses. exceljs still opens the zip and reads the shared strings, the styles and the
-// workbook; its own sheet reader built a Row and a Cell object (with its style) per cell that the reader
-// then threw away, which cost a third of the reading time.
+// One worksheet's XML (`xl/worksheets/sheetN.xml`) read into rows of cells with saxes. exceljs's own
+// streaming sheet reader built a Row and a Cell object (with its style) per cell that the reader then
+// threw away, which cost a third of the reading time.
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { Cell } from '../types.js';
-import { toCell } from './cells.js';
+import { localName } from './parts.js';
 
 /** One `<row>`: its 1-based number in the sheet and its cells by 0-based column (holes are empty cells). */
 export interface SheetRow {
@@ -14,8 +13,8 @@ export interface SheetRow {
 
 /** What a sheet's cells refer to, read from the workbook's other parts. */
 export interface SheetContext {
-  /** Shared strings in order: a text, or `{ richText: [{ text }] }` (exceljs's form). */
-  sharedStrings: readonly unknown[] | undefined;
+  /** Shared strings in order. */
+  sharedStrings: readonly string[] | undefined;
   /** The number format of a cell style (`s`), to tell dates from numbers. */
   numberFormat(style: number): string | undefined;
   /** Dates counted from 1904 (old Mac workbooks) instead of 1900. */
@@ -177,8 +176,10 @@ class SheetParser {
   private value(): Cell {
     const text = this.text;
     switch (this.type) {
-      case 's':
-        return toCell(this.context.sharedStrings?.[Number.parseInt(text, 10)]);
+      case 's': {
+        const shared = this.context.sharedStrings?.[Number.parseInt(text, 10)];
+        return shared === undefined || shared === '' ? null : shared;
+      }
       case 'str':
       case 'inlineStr':
       case 'e':
@@ -205,12 +206,6 @@ class SheetParser {
     }
     return known;
   }
-}
-
-/** `x:row` -> `row`: some writers prefix SpreadsheetML's names. */
-function localName(name: string): string {
-  const colon = name.indexOf(':');
-  return colon < 0 ? name : name.slice(colon + 1);
 }
 
 /** `BC17` -> 55 (1-based column of a cell reference); 0 when it has no letters. */

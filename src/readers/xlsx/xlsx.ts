@@ -1,15 +1,29 @@
-// The XLSX reader core: exceljs's streaming WorkbookReader over a byte stream, one sheet after the
-// other. The header is the given row, or the first row with at least two text cells (a merged
-// title above the header is skipped).
-import { createRequire } from 'node:module';
-import type { Readable } from 'node:stream';
-import type ExcelJS from 'exceljs';
+// The XLSX reader core: the workbook's zip read through its central directory, its parts (workbook,
+// shared strings, styles) first, then the selected sheets one after the other, streamed from the zip.
+// The header is the given row, or the first row with at least two text cells (a merged title above the
+// header is skipped).
+
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { CatalogIoError } from '../../errors.js';
 import { BatchedRows } from '../batched.js';
 import { checkHeaders } from '../headers.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
 import { cellText } from './cells.js';
+import {
+  partOfType,
+  readNumberFormats,
+  readRelationships,
+  readSharedStrings,
+  readWorkbook,
+  type SheetPart,
+} from './parts.js';
 import { type SheetContext, type SheetRow, sheetRowBatches } from './sheet.js';
+import { openZip, type ZipArchive } from './zip.js';
 
 export interface XlsxSettings {
   source: string;
@@ -20,40 +34,32 @@ export interface XlsxSettings {
   maxCellBytes: number;
 }
 
+/** The workbook: a local file (read in place), or bytes from elsewhere (copied to a temporary file first). */
+export interface XlsxInput {
+  path?: string;
+  chunks: AsyncIterable<Buffer>;
+  /** The source's size, when known: progress through a local file is told in its bytes. */
+  totalBytes?: number;
+}
+
 export interface OpenedWorkbook {
   /** The first selected sheet's header. */
   headers: string[];
   notes: string[];
   rows: AsyncIterable<SourceRow>;
+  /**
+   * How far into the source the rows are, in the source's bytes (a local file is not read front to
+   * back, so the bytes taken from it say nothing); undefined when the bytes taken do.
+   */
+  bytesRead?: () => number;
 }
 
 type SheetEvent = { kind: 'header'; sheet: string; headers: string[] } | { kind: 'rows'; rows: SourceRow[] };
 
-/**
- * exceljs's streaming workbook reader alone: the package's entry loads the whole library (workbook
- * model, writers, every part's parser), 0.1 s more before the first row. The path is a file of the
- * exceljs version package.json pins exactly.
- */
-const WorkbookReader = createRequire(import.meta.url)(
-  'exceljs/lib/stream/xlsx/workbook-reader.js',
-) as typeof ExcelJS.stream.xlsx.WorkbookReader;
-
-/** What exceljs's streaming workbook reader hands out per sheet: its name and its XML, a chunk at a time. */
-interface WorksheetEntry {
-  name?: string;
-  iterator: AsyncIterable<Buffer | string>;
-}
-
-/** The parts of exceljs's streaming workbook reader a sheet's cells refer to (read before the sheet). */
-interface WorkbookParts {
-  sharedStrings?: unknown[];
-  styles: { getStyleModel(id: number): { numFmt?: string } | null };
-  properties?: { model?: { date1904?: boolean } };
-}
-
-export async function readXlsx(bytes: Readable, settings: XlsxSettings): Promise<OpenedWorkbook> {
+export async function readXlsx(input: XlsxInput, settings: XlsxSettings): Promise<OpenedWorkbook> {
   const notes: string[] = [];
-  const events = sheetEvents(bytes, settings, notes)[Symbol.asyncIterator]();
+  const progress = { done: 0, total: 0 };
+  const events = sheetEvents(input, settings, notes, progress)[Symbol.asyncIterator]();
   const first = await events.next();
   if (first.done || first.value.kind !== 'header') {
     throw new CatalogIoError(
@@ -63,70 +69,129 @@ export async function readXlsx(bytes: Readable, settings: XlsxSettings): Promise
   }
   const headers = first.value.headers;
   async function* batches(): AsyncGenerator<SourceRow[]> {
-    for (;;) {
-      const next = await events.next();
-      if (next.done) return;
-      if (next.value.kind === 'rows') yield next.value.rows;
+    try {
+      for (;;) {
+        const next = await events.next();
+        if (next.done) return;
+        if (next.value.kind === 'rows') yield next.value.rows;
+      }
+    } finally {
+      // Closing the rows early closes the zip (and removes a temporary copy).
+      await events.return?.(undefined);
     }
   }
-  return { headers, notes, rows: new BatchedRows(batches()) };
+  const total = input.totalBytes;
+  return {
+    headers,
+    notes,
+    rows: new BatchedRows(batches()),
+    ...(input.path !== undefined &&
+      total !== undefined && {
+        bytesRead: () =>
+          progress.total > 0 ? Math.min(total, Math.round((total * progress.done) / progress.total)) : 0,
+      }),
+  };
 }
 
 async function* sheetEvents(
-  bytes: Readable,
+  input: XlsxInput,
   settings: XlsxSettings,
   notes: string[],
+  progress: { done: number; total: number },
 ): AsyncGenerator<SheetEvent> {
-  const wanted = settings.sheets.length > 0 ? settings.sheets : [1];
-  const found = new Set<string | number>();
-  const names: string[] = [];
-  const reader = new WorkbookReader(bytes, {
-    sharedStrings: 'cache',
-    styles: 'cache',
-    hyperlinks: 'ignore',
-    worksheets: 'emit',
-    entries: 'ignore',
-  });
+  let copy: string | undefined;
+  let zip: ZipArchive | undefined;
   try {
-    let position = 0;
-    for await (const sheet of reader) {
-      const worksheet = sheet as unknown as WorksheetEntry;
-      position++;
-      const name = worksheet.name ?? `Sheet${position}`;
-      names.push(name);
-      const selector = wanted.find((want) => want === position || want === name);
-      if (selector === undefined) {
-        for await (const _chunk of worksheet.iterator) {
-          // not selected: drain it so the zip stream moves on
-        }
-        continue;
-      }
-      found.add(selector);
-      yield* sheetRows(worksheet, contextOf(reader as unknown as WorkbookParts), name, settings, notes);
+    let file = input.path;
+    if (file === undefined) {
+      copy = await mkdtemp(join(tmpdir(), 'catalog-io-xlsx-'));
+      file = join(copy, 'workbook.xlsx');
+      await pipeline(input.chunks, createWriteStream(file));
     }
-  } catch (err) {
-    if (err instanceof CatalogIoError) throw err;
-    throw new CatalogIoError(
-      'XLSX_CORRUPT',
-      `Cannot read the workbook ${settings.source}: the file is damaged or not an XLSX workbook (${(err as Error).message})`,
-    );
-  }
-  const missing = wanted.filter((want) => !found.has(want));
-  if (missing.length > 0) {
-    throw new CatalogIoError(
-      'XLSX_SHEET_NOT_FOUND',
-      `Sheet not found: ${missing.map((m) => (typeof m === 'number' ? `#${m}` : `"${m}"`)).join(', ')}; the workbook has ${names.map((n) => `"${n}"`).join(', ') || 'no sheets'}`,
-    );
+    zip = await openZip(file).catch((err: Error) => {
+      throw corrupt(settings.source, err);
+    });
+    const { sheets, context } = await readParts(zip, settings.source);
+    const selected = selectSheets(sheets, settings.sheets);
+    progress.total = selected.reduce((sum, sheet) => sum + zip!.sizeOf(sheet.path), 0);
+    for (const sheet of selected) {
+      const bytes = await zip.open(sheet.path).catch((err: Error) => {
+        throw corrupt(settings.source, err);
+      });
+      const counted = bytes.pipe(
+        new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            progress.done += chunk.length;
+            done(null, chunk);
+          },
+        }),
+      );
+      bytes.on('error', (err) => counted.destroy(err));
+      try {
+        yield* sheetRows(counted, context, sheet.name, settings, notes);
+      } catch (err) {
+        throw err instanceof CatalogIoError ? err : corrupt(settings.source, err as Error);
+      } finally {
+        bytes.destroy();
+      }
+    }
+  } finally {
+    zip?.close();
+    if (copy) await rm(copy, { recursive: true, force: true });
   }
 }
 
-/** The sheet's shared strings, styles and date system, as exceljs read them from the workbook. */
-function contextOf(workbook: WorkbookParts): SheetContext {
-  return {
-    sharedStrings: workbook.sharedStrings,
-    numberFormat: (style) => workbook.styles.getStyleModel(style)?.numFmt,
-    date1904: workbook.properties?.model?.date1904 === true,
+function corrupt(source: string, err: Error): CatalogIoError {
+  return new CatalogIoError(
+    'XLSX_CORRUPT',
+    `Cannot read the workbook ${source}: the file is damaged or not an XLSX workbook (${err.message})`,
+  );
+}
+
+/** The workbook's sheets and what their cells refer to, read from its parts. */
+async function readParts(
+  zip: ZipArchive,
+  source: string,
+): Promise<{ sheets: SheetPart[]; context: SheetContext }> {
+  const part = async <T>(path: string, read: (bytes: AsyncIterable<Buffer>) => Promise<T>): Promise<T> => {
+    try {
+      return await read(await zip.open(path));
+    } catch (err) {
+      throw corrupt(source, new Error(`${path}: ${(err as Error).message}`));
+    }
   };
+  const root = zip.has('_rels/.rels')
+    ? await part('_rels/.rels', (bytes) => readRelationships(bytes, '_rels/.rels'))
+    : new Map<string, { type: string; path: string }>();
+  const workbookPath = partOfType(root, 'officeDocument') ?? 'xl/workbook.xml';
+  if (!zip.has(workbookPath)) throw corrupt(source, new Error(`no workbook part (${workbookPath})`));
+  const relsPath = posix.join(posix.dirname(workbookPath), '_rels', `${posix.basename(workbookPath)}.rels`);
+  const rels = zip.has(relsPath)
+    ? await part(relsPath, (bytes) => readRelationships(bytes, relsPath))
+    : new Map<string, { type: string; path: string }>();
+  const workbook = await part(workbookPath, (bytes) => readWorkbook(bytes, rels));
+  const sharedStrings =
+    workbook.sharedStrings && zip.has(workbook.sharedStrings)
+      ? await part(workbook.sharedStrings, readSharedStrings)
+      : undefined;
+  const numberFormat =
+    workbook.styles && zip.has(workbook.styles)
+      ? await part(workbook.styles, readNumberFormats)
+      : () => undefined;
+  return { sheets: workbook.sheets, context: { sharedStrings, numberFormat, date1904: workbook.date1904 } };
+}
+
+/** The sheets asked for (by name or 1-based position), in workbook order; all found or an error. */
+function selectSheets(sheets: SheetPart[], wanted: Array<string | number>): SheetPart[] {
+  const asked = wanted.length > 0 ? wanted : [1];
+  const missing = asked.filter((want) => !sheets.some((sheet, i) => want === i + 1 || want === sheet.name));
+  if (missing.length > 0) {
+    throw new CatalogIoError(
+      'XLSX_SHEET_NOT_FOUND',
+      `Sheet not found: ${missing.map((m) => (typeof m === 'number' ? `#${m}` : `"${m}"`)).join(', ')}; the workbook has ${sheets.map((n) => `"${n.name}"`).join(', ') || 'no sheets'}`,
+    );
+  }
+  return sheets.filter((sheet, i) => asked.some((want) => want === i + 1 || want === sheet.name));
 }
 
 /**
@@ -134,7 +199,7 @@ function contextOf(workbook: WorkbookParts): SheetContext {
  * per row cost more than the row. A failure comes after the rows read before it.
  */
 async function* sheetRows(
-  worksheet: WorksheetEntry,
+  xml: AsyncIterable<Buffer>,
   context: SheetContext,
   sheet: string,
   settings: XlsxSettings,
@@ -142,7 +207,7 @@ async function* sheetRows(
 ): AsyncGenerator<SheetEvent> {
   let headers: string[] | undefined;
   let index = 0;
-  for await (const batch of sheetRowBatches(worksheet.iterator, context)) {
+  for await (const batch of sheetRowBatches(xml, context)) {
     let rows: SourceRow[] = [];
     try {
       for (const row of batch) {
