@@ -61,7 +61,7 @@ export async function checkSource(spec: string): Promise<void> {
 async function openBytes(spec: string, settings: ResolvedOptions): Promise<ByteSource> {
   if (spec === '-') return openStdin(settings.stdin);
   if (isUrl(spec)) {
-    // Loaded when needed, like exceljs below: a local CSV or JSON read does not pay for the HTTP client.
+    // Loaded when needed, like the XLSX reader below: a local CSV or JSON read does not pay for the HTTP client.
     const { openUrl } = await import('./sources/url.js');
     return openUrl(spec, settings.timeoutMs);
   }

@@ -179,6 +179,22 @@ describe('XLSX written by a streaming writer (parts after the sheets, sizes afte
     expect(copies()).toBe(before);
   });
 
+  it('a temporary copy that cannot be made is SOURCE_UNREADABLE, naming the folder', async () => {
+    const saved = process.env.TMPDIR;
+    // A file where the temporary folder should be.
+    process.env.TMPDIR = tempFile('not-a-folder', 'x');
+    try {
+      const error = await expectCode(
+        openSource('-', { format: 'xlsx', stdin: chunked(readFileSync(streamed), 4096) }),
+        'SOURCE_UNREADABLE',
+      );
+      expect(error.message).toContain('not-a-folder');
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+
   it("tells progress through a local workbook in the file's bytes", async () => {
     const source = await openSource(streamed, { sheet: 'products' });
     const total = source.totalBytes!;

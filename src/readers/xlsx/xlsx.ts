@@ -104,9 +104,14 @@ async function* sheetEvents(
   try {
     let file = input.path;
     if (file === undefined) {
-      copy = await mkdtemp(join(tmpdir(), 'catalog-io-xlsx-'));
+      copy = await mkdtemp(join(tmpdir(), 'catalog-io-xlsx-')).catch((err: Error) => {
+        throw cannotCopy(settings.source, err);
+      });
       file = join(copy, 'workbook.xlsx');
-      await pipeline(input.chunks, createWriteStream(file));
+      await pipeline(input.chunks, createWriteStream(file)).catch((err: Error) => {
+        // A failure of the source itself (a URL that stalls) is already a coded error.
+        throw err instanceof CatalogIoError ? err : cannotCopy(settings.source, err);
+      });
     }
     zip = await openZip(file).catch((err: Error) => {
       throw corrupt(settings.source, err);
@@ -139,6 +144,14 @@ async function* sheetEvents(
     zip?.close();
     if (copy) await rm(copy, { recursive: true, force: true });
   }
+}
+
+function cannotCopy(source: string, err: Error): CatalogIoError {
+  const code = (err as NodeJS.ErrnoException).code;
+  return new CatalogIoError(
+    'SOURCE_UNREADABLE',
+    `Cannot copy the workbook ${source} to a temporary file (${code ?? err.message}): a workbook that is not a local file is read from a copy in ${tmpdir()}`,
+  );
 }
 
 function corrupt(source: string, err: Error): CatalogIoError {
