@@ -1,12 +1,13 @@
 // The worksheet XML reader: what Excel and other writers put in `xl/worksheets/sheetN.xml`, read into
 // cells, whatever the chunking of the bytes.
 import { describe, expect, it } from 'vitest';
-import { columnOf, isDateFormat, type SheetContext, sheetRowBatches } from '../../src/readers/xlsx/sheet.js';
+import { isDateFormat } from '../../src/readers/xlsx/parts.js';
+import { columnOf, type SheetContext, sheetRowBatches } from '../../src/readers/xlsx/sheet.js';
 
 const context: SheetContext = {
   sharedStrings: ['sku', 'name', 'bold and plain'],
   // Style 1 shows a date, style 2 a decimal number.
-  numberFormat: (style) => (style === 1 ? 'yyyy-mm-dd' : style === 2 ? '0.00' : undefined),
+  isDateStyle: (style) => style === 1,
   date1904: false,
 };
 

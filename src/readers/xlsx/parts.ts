@@ -1,8 +1,7 @@
-// The workbook parts a sheet's cells refer to, read with saxes: which sheets there are (names in workbook
-// order, where each one's XML is), the shared strings, the number formats of the cell styles (to tell a
-// date from a number) and the date system.
+// The workbook parts a sheet's cells refer to: which sheets there are (names in workbook order, where
+// each one's XML is), the shared strings, which cell styles show dates, and the date system.
 import { posix } from 'node:path';
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { localName, readXml } from './xml.js';
 
 /** A sheet of the workbook, in the workbook's order. */
 export interface SheetPart {
@@ -19,52 +18,9 @@ export interface WorkbookPart {
   styles?: string;
 }
 
-type Tag = { name: string; attributes: Record<string, string> };
-
-/** Runs the handlers over an XML part; a malformed part is an error (the caller names the file). */
-export async function readXml(
-  chunks: AsyncIterable<Buffer | string>,
-  on: { open?(tag: Tag): void; close?(name: string): void; text?(text: string): void },
-): Promise<void> {
-  const parser = new SaxesParser({ position: false });
-  let failure: Error | undefined;
-  parser.on('error', (err) => {
-    failure ??= err;
-  });
-  if (on.open) {
-    const open = on.open;
-    parser.on('opentag', (tag) => {
-      const plain = tag as SaxesTagPlain;
-      open({ name: localName(plain.name), attributes: plain.attributes });
-    });
-  }
-  if (on.close) {
-    const close = on.close;
-    parser.on('closetag', (tag) => close(localName(tag.name)));
-  }
-  if (on.text) {
-    parser.on('text', on.text);
-    parser.on('cdata', on.text);
-  }
-  const decoder = new TextDecoder('utf-8');
-  for await (const chunk of chunks) {
-    parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    if (failure) throw failure;
-  }
-  parser.write(decoder.decode());
-  parser.close();
-  if (failure) throw failure;
-}
-
-/** `x:row` -> `row`: some writers prefix SpreadsheetML's names. */
-export function localName(name: string): string {
-  const colon = name.indexOf(':');
-  return colon < 0 ? name : name.slice(colon + 1);
-}
-
 /** An attribute by its local name (`r:id`, or the same under another prefix). */
-function attribute(tag: Tag, local: string): string | undefined {
-  for (const [name, value] of Object.entries(tag.attributes)) if (localName(name) === local) return value;
+function attribute(attributes: Record<string, string>, local: string): string | undefined {
+  for (const [name, value] of Object.entries(attributes)) if (localName(name) === local) return value;
   return undefined;
 }
 
@@ -77,9 +33,9 @@ export async function readRelationships(
   const base = posix.dirname(posix.dirname(partPath));
   const relationships = new Map<string, { type: string; path: string }>();
   await readXml(chunks, {
-    open(tag) {
-      if (tag.name !== 'Relationship') return;
-      const { Id, Type, Target, TargetMode } = tag.attributes;
+    open(name, attributes) {
+      if (name !== 'Relationship') return;
+      const { Id, Type, Target, TargetMode } = attributes;
       if (!Id || !Target || TargetMode === 'External') return;
       const path = Target.startsWith('/') ? Target.slice(1) : posix.normalize(posix.join(base, Target));
       relationships.set(Id, { type: Type ?? '', path });
@@ -105,14 +61,14 @@ export async function readWorkbook(
   const sheets: SheetPart[] = [];
   let date1904 = false;
   await readXml(chunks, {
-    open(tag) {
-      if (tag.name === 'workbookPr') {
-        const value = tag.attributes.date1904;
+    open(name, attributes) {
+      if (name === 'workbookPr') {
+        const value = attributes.date1904;
         date1904 = value === '1' || value === 'true';
-      } else if (tag.name === 'sheet') {
-        const id = attribute(tag, 'id');
+      } else if (name === 'sheet') {
+        const id = attribute(attributes, 'id');
         const path = id ? rels.get(id)?.path : undefined;
-        if (path) sheets.push({ name: tag.attributes.name ?? `Sheet${sheets.length + 1}`, path });
+        if (path) sheets.push({ name: attributes.name ?? `Sheet${sheets.length + 1}`, path });
       }
     },
   });
@@ -133,10 +89,10 @@ export async function readSharedStrings(chunks: AsyncIterable<Buffer | string>):
   let inText = false;
   let inPhonetic = false;
   await readXml(chunks, {
-    open(tag) {
-      if (tag.name === 'si') text = '';
-      else if (tag.name === 'rPh') inPhonetic = true;
-      else if (tag.name === 't' && !inPhonetic) inText = true;
+    open(name) {
+      if (name === 'si') text = '';
+      else if (name === 'rPh') inPhonetic = true;
+      else if (name === 't' && !inPhonetic) inText = true;
     },
     close(name) {
       if (name === 't') inText = false;
@@ -158,30 +114,43 @@ function builtInDate(id: number): boolean {
   return (id >= 14 && id <= 22) || (id >= 27 && id <= 36) || (id >= 45 && id <= 47) || (id >= 50 && id <= 58);
 }
 
-/** `xl/styles.xml`: per cell style (`s`), its number format's code. */
-export async function readNumberFormats(
+/** `xl/styles.xml`: per cell style (a cell's `s`), whether its number format shows a date or a time. */
+export async function readDateStyles(
   chunks: AsyncIterable<Buffer | string>,
-): Promise<(style: number) => string | undefined> {
+): Promise<(style: number) => boolean> {
   const custom = new Map<number, string>();
   const styleFormats: number[] = [];
   let inCellXfs = false;
   await readXml(chunks, {
-    open(tag) {
-      if (tag.name === 'numFmt') {
-        const id = Number(tag.attributes.numFmtId);
-        if (Number.isInteger(id) && tag.attributes.formatCode !== undefined)
-          custom.set(id, tag.attributes.formatCode);
-      } else if (tag.name === 'cellXfs') inCellXfs = true;
-      else if (tag.name === 'xf' && inCellXfs) styleFormats.push(Number(tag.attributes.numFmtId ?? 0));
+    open(name, attributes) {
+      if (name === 'numFmt') {
+        const id = Number(attributes.numFmtId);
+        if (Number.isInteger(id) && attributes.formatCode !== undefined)
+          custom.set(id, attributes.formatCode);
+      } else if (name === 'cellXfs') inCellXfs = true;
+      else if (name === 'xf' && inCellXfs) styleFormats.push(Number(attributes.numFmtId ?? 0));
     },
     close(name) {
       if (name === 'cellXfs') inCellXfs = false;
     },
   });
-  return (style) => {
-    const id = styleFormats[style];
-    if (id === undefined || Number.isNaN(id)) return undefined;
-    // A built-in date format stands for itself: any date code says "date".
-    return custom.get(id) ?? (builtInDate(id) ? 'yyyy-mm-dd' : undefined);
-  };
+  const dates = styleFormats.map((id) => {
+    const format = custom.get(id);
+    return format !== undefined ? isDateFormat(format) : builtInDate(id);
+  });
+  return (style) => dates[style] === true;
+}
+
+/**
+ * A number format that shows a date or a time: y m d h s (either case, as Excel reads them) outside
+ * quoted text, `[...]` sections (colours, locales) and escaped characters.
+ */
+export function isDateFormat(format: string | undefined): boolean {
+  if (!format) return false;
+  const bare = format
+    .replace(/\[[^\]]*]/g, '')
+    .replace(/"[^"]*"/g, '')
+    .replace(/\\./g, '')
+    .replace(/general/gi, '');
+  return /[ymdhsb]/i.test(bare);
 }

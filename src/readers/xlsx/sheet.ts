@@ -1,9 +1,8 @@
-// One worksheet's XML (`xl/worksheets/sheetN.xml`) read into rows of cells with saxes. exceljs's own
-// streaming sheet reader built a Row and a Cell object (with its style) per cell that the reader then
-// threw away, which cost a third of the reading time.
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
+// One worksheet's XML (`xl/worksheets/sheetN.xml`) read into rows of cells. exceljs's own streaming
+// sheet reader built a Row and a Cell object (with its style) per cell that the reader then threw
+// away, which cost a third of the reading time.
 import type { Cell } from '../types.js';
-import { localName } from './parts.js';
+import { xmlChunks } from './xml.js';
 
 /** One `<row>`: its 1-based number in the sheet and its cells by 0-based column (holes are empty cells). */
 export interface SheetRow {
@@ -15,44 +14,27 @@ export interface SheetRow {
 export interface SheetContext {
   /** Shared strings in order. */
   sharedStrings: readonly string[] | undefined;
-  /** The number format of a cell style (`s`), to tell dates from numbers. */
-  numberFormat(style: number): string | undefined;
+  /** Whether a cell style (`s`) shows a date or a time: its numbers are then dates. */
+  isDateStyle(style: number): boolean;
   /** Dates counted from 1904 (old Mac workbooks) instead of 1900. */
   date1904: boolean;
 }
 
-/** The sheet's rows, those of one chunk of XML at a time (no empty batch). */
+/** The sheet's rows, those of one chunk of XML at a time (no empty batch); a damage after the rows before it. */
 export async function* sheetRowBatches(
   chunks: AsyncIterable<Buffer | string>,
   context: SheetContext,
 ): AsyncGenerator<SheetRow[]> {
-  const sheet = new SheetParser(context);
-  // Streaming decode: a character split between two chunks stays one character.
-  const decoder = new TextDecoder('utf-8');
-  for await (const chunk of chunks) {
-    sheet.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    // The rows before a damage come first, then the failure.
+  const sheet = new SheetCells(context);
+  for await (const _ of xmlChunks(chunks, sheet)) {
     const rows = sheet.take();
     if (rows.length > 0) yield rows;
-    sheet.throwIfFailed();
   }
-  sheet.write(decoder.decode());
-  sheet.end();
-  const rows = sheet.take();
-  if (rows.length > 0) yield rows;
-  sheet.throwIfFailed();
 }
 
-/** Where the parser is in a cell: the text being read goes to the cell's value only inside `<v>` or `<is>`'s `<t>`. */
-enum Collect {
-  No = 0,
-  Yes = 1,
-}
-
-class SheetParser {
-  private readonly parser = new SaxesParser({ position: false });
+/** The handlers that turn a sheet's elements into rows of cells. */
+class SheetCells {
   private rows: SheetRow[] = [];
-  private failure: Error | undefined;
   private inSheetData = false;
   private row: SheetRow | undefined;
   private lastRow = 0;
@@ -62,36 +44,11 @@ class SheetParser {
   private hasValue = false;
   private inInline = false;
   private inPhonetic = false;
-  private collect = Collect.No;
-  private text = '';
-  /** Per style: its number format is a date format. */
-  private readonly dateStyles = new Map<number, boolean>();
+  /** The text being read goes to the cell's value: inside `<v>`, or inside `<is>`'s `<t>`. */
+  private collecting = false;
+  private value = '';
 
-  constructor(private readonly context: SheetContext) {
-    this.parser.on('opentag', (tag) => this.open(tag as SaxesTagPlain));
-    this.parser.on('closetag', (tag) => this.close(tag.name));
-    this.parser.on('text', (text) => {
-      if (this.collect === Collect.Yes) this.text += text;
-    });
-    this.parser.on('cdata', (text) => {
-      if (this.collect === Collect.Yes) this.text += text;
-    });
-    this.parser.on('error', (err) => {
-      this.failure ??= err;
-    });
-  }
-
-  write(text: string): void {
-    if (text && !this.failure) this.parser.write(text);
-  }
-
-  end(): void {
-    if (!this.failure) this.parser.close();
-  }
-
-  throwIfFailed(): void {
-    if (this.failure) throw this.failure;
-  }
+  constructor(private readonly context: SheetContext) {}
 
   take(): SheetRow[] {
     const rows = this.rows;
@@ -99,14 +56,18 @@ class SheetParser {
     return rows;
   }
 
-  private open(tag: SaxesTagPlain): void {
-    switch (localName(tag.name)) {
+  readonly text = (text: string): void => {
+    if (this.collecting) this.value += text;
+  };
+
+  readonly open = (name: string, attributes: Record<string, string>): void => {
+    switch (name) {
       case 'sheetData':
         this.inSheetData = true;
         break;
       case 'row': {
         if (!this.inSheetData) break;
-        const r = tag.attributes.r;
+        const r = attributes.r;
         // A row without its number follows the one before (some writers leave `r` out).
         this.lastRow = r ? Number.parseInt(r, 10) || this.lastRow + 1 : this.lastRow + 1;
         this.row = { number: this.lastRow, values: [] };
@@ -115,18 +76,18 @@ class SheetParser {
       }
       case 'c': {
         if (!this.row) break;
-        const { r, t, s } = tag.attributes;
+        const { r, t, s } = attributes;
         this.column = r ? columnOf(r) || this.column + 1 : this.column + 1;
         this.type = t ?? 'n';
         this.style = s ? Number.parseInt(s, 10) : 0;
         this.hasValue = false;
-        this.text = '';
+        this.value = '';
         break;
       }
       case 'v':
         if (!this.row) break;
         this.hasValue = true;
-        this.collect = Collect.Yes;
+        this.collecting = true;
         break;
       case 'is':
         if (!this.row) break;
@@ -138,16 +99,16 @@ class SheetParser {
         this.inPhonetic = true;
         break;
       case 't':
-        if (this.inInline && !this.inPhonetic) this.collect = Collect.Yes;
+        if (this.inInline && !this.inPhonetic) this.collecting = true;
         break;
     }
-  }
+  };
 
-  private close(name: string): void {
-    switch (localName(name)) {
+  readonly close = (name: string): void => {
+    switch (name) {
       case 'v':
       case 't':
-        this.collect = Collect.No;
+        this.collecting = false;
         break;
       case 'rPh':
         this.inPhonetic = false;
@@ -157,24 +118,23 @@ class SheetParser {
         break;
       case 'c':
         if (this.row && this.hasValue) {
-          const value = this.value();
+          const value = this.cell();
           if (value !== null) this.row.values[this.column - 1] = value;
         }
         break;
       case 'row':
-        // Nothing after a damage counts: the parser reads on, but what it sees may be wrong.
-        if (this.row && !this.failure) this.rows.push(this.row);
+        if (this.row) this.rows.push(this.row);
         this.row = undefined;
         break;
       case 'sheetData':
         this.inSheetData = false;
         break;
     }
-  }
+  };
 
   /** The cell's value by its type (`t`): shared string, inline text, boolean, error, or a number or date. */
-  private value(): Cell {
-    const text = this.text;
+  private cell(): Cell {
+    const text = this.value;
     switch (this.type) {
       case 's': {
         const shared = this.context.sharedStrings?.[Number.parseInt(text, 10)];
@@ -192,19 +152,11 @@ class SheetParser {
         if (text === '') return null;
         const number = Number(text);
         if (Number.isNaN(number)) return text;
-        return this.isDate(this.style) ? excelDate(number, this.context.date1904) : number;
+        return this.style !== 0 && this.context.isDateStyle(this.style)
+          ? excelDate(number, this.context.date1904)
+          : number;
       }
     }
-  }
-
-  private isDate(style: number): boolean {
-    if (style === 0) return false;
-    let known = this.dateStyles.get(style);
-    if (known === undefined) {
-      known = isDateFormat(this.context.numberFormat(style));
-      this.dateStyles.set(style, known);
-    }
-    return known;
   }
 }
 
@@ -218,20 +170,6 @@ export function columnOf(ref: string): number {
     else break;
   }
   return column;
-}
-
-/**
- * A number format that shows a date or a time: y m d h s (either case, as Excel reads them) outside
- * quoted text, `[...]` sections (colours, locales) and escaped characters.
- */
-export function isDateFormat(format: string | undefined): boolean {
-  if (!format) return false;
-  const bare = format
-    .replace(/\[[^\]]*]/g, '')
-    .replace(/"[^"]*"/g, '')
-    .replace(/\\./g, '')
-    .replace(/general/gi, '');
-  return /[ymdhsb]/i.test(bare);
 }
 
 /** A serial day number (with the day's fraction) as an ISO 8601 UTC date-time; null when out of range. */

@@ -7,7 +7,6 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CatalogIoError } from '../../errors.js';
 import { BatchedRows } from '../batched.js';
@@ -16,7 +15,7 @@ import { type Cell, type SourceRow, TableRow } from '../types.js';
 import { cellText } from './cells.js';
 import {
   partOfType,
-  readNumberFormats,
+  readDateStyles,
   readRelationships,
   readSharedStrings,
   readWorkbook,
@@ -123,17 +122,8 @@ async function* sheetEvents(
       const bytes = await zip.open(sheet.path).catch((err: Error) => {
         throw corrupt(settings.source, err);
       });
-      const counted = bytes.pipe(
-        new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            progress.done += chunk.length;
-            done(null, chunk);
-          },
-        }),
-      );
-      bytes.on('error', (err) => counted.destroy(err));
       try {
-        yield* sheetRows(counted, context, sheet.name, settings, notes);
+        yield* sheetRows(counting(bytes, progress), context, sheet.name, settings, notes);
       } catch (err) {
         throw err instanceof CatalogIoError ? err : corrupt(settings.source, err as Error);
       } finally {
@@ -143,6 +133,14 @@ async function* sheetEvents(
   } finally {
     zip?.close();
     if (copy) await rm(copy, { recursive: true, force: true });
+  }
+}
+
+/** The sheet's bytes as they pass, added to `progress.done` (decompressed bytes of the selected sheets). */
+async function* counting(bytes: AsyncIterable<Buffer>, progress: { done: number }): AsyncGenerator<Buffer> {
+  for await (const chunk of bytes) {
+    progress.done += chunk.length;
+    yield chunk;
   }
 }
 
@@ -187,11 +185,9 @@ async function readParts(
     workbook.sharedStrings && zip.has(workbook.sharedStrings)
       ? await part(workbook.sharedStrings, readSharedStrings)
       : undefined;
-  const numberFormat =
-    workbook.styles && zip.has(workbook.styles)
-      ? await part(workbook.styles, readNumberFormats)
-      : () => undefined;
-  return { sheets: workbook.sheets, context: { sharedStrings, numberFormat, date1904: workbook.date1904 } };
+  const isDateStyle =
+    workbook.styles && zip.has(workbook.styles) ? await part(workbook.styles, readDateStyles) : () => false;
+  return { sheets: workbook.sheets, context: { sharedStrings, isDateStyle, date1904: workbook.date1904 } };
 }
 
 /** The sheets asked for (by name or 1-based position), in workbook order; all found or an error. */
