@@ -17,7 +17,7 @@ export function withReaderOptions<T>(y: Argv<T>) {
     .option('sheet', {
       type: 'string',
       array: true,
-      describe: 'XLSX sheet name or 1-based index (repeatable)',
+      describe: 'XLSX sheet name or 1-based position in tab order (repeatable)',
     })
     .option('json-path', { type: 'string', describe: 'JSON: dotted path to the array of records' });
 }
