@@ -72,7 +72,8 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
   const notes: string[] = [];
   const name = bytes.name;
   let { head, chunks } = await peek(bytes.chunks);
-  if (isGzip(head)) {
+  const gzipped = isGzip(head);
+  if (gzipped) {
     ({ head, chunks } = await peek(gunzip(chunks, name)));
     notes.push('gzip decompressed');
   }
@@ -89,9 +90,10 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
     // The XLSX reader is loaded only for workbooks.
     const { readXlsx } = await import('./xlsx/xlsx.js');
     // A local workbook is read in place (its parts in any order); other bytes are copied to a file first.
-    const local = bytes.path !== undefined && !notes.includes('gzip decompressed');
     const table = await readXlsx(
-      local ? { path: bytes.path, chunks, totalBytes: bytes.totalBytes } : { chunks },
+      bytes.path !== undefined && !gzipped
+        ? { path: bytes.path, chunks, totalBytes: bytes.totalBytes }
+        : { chunks },
       {
         source: name,
         sheets: settings.sheets,

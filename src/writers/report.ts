@@ -45,7 +45,8 @@ export async function openReport(path: string): Promise<ReportWriter> {
     'Report file',
   );
   const write = (line: ReportLine) => table.write(line);
-  if (table.format !== 'csv') {
+  const writeLine = table.format === 'csv' ? table.writeLine : undefined;
+  if (!writeLine) {
     return {
       write,
       writeValid: (location, entity, ref) =>
@@ -64,7 +65,7 @@ export async function openReport(path: string): Promise<ReportWriter> {
         entityField = csvField(entity);
       }
       // The columns' order: location, entity, ref, outcome, then field, column, value, message empty.
-      return table.writeLine(`${csvField(location)},${entityField},${csvField(ref)},valid,,,,\r\n`);
+      return writeLine(`${csvField(location)},${entityField},${csvField(ref)},valid,,,,\r\n`);
     },
     close: () => table.close(),
   };

@@ -21,9 +21,9 @@ export interface TableWriter<K extends string> {
   write(record: Record<K, string>): Promise<void> | undefined;
   /**
    * A record the caller already wrote out as one CSV record or JSON line (with its line end), for a hot
-   * loop that knows most of its values in advance. XLSX tables have no lines: use `write`.
+   * loop that knows most of its values in advance. Line formats only: an XLSX table has none.
    */
-  writeLine(text: string): Promise<void> | undefined;
+  writeLine?(text: string): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
@@ -87,9 +87,6 @@ async function openXlsxTable<K extends string>(
   sheet.getRow(1).commit();
   return {
     format: 'xlsx',
-    writeLine() {
-      throw new CatalogIoError('INTERNAL', 'An XLSX table is written a record at a time');
-    },
     write(record) {
       // Text cells only: a report value that starts with = is shown, never run.
       const row = sheet.addRow(options.columns.map((c) => record[c.key]));

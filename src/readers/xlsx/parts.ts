@@ -18,6 +18,9 @@ export interface WorkbookPart {
   styles?: string;
 }
 
+/** A relationships part's targets by id: where each related part is in the zip, and its type. */
+export type Relationships = Map<string, { type: string; path: string }>;
+
 /** An attribute by its local name (`r:id`, or the same under another prefix). */
 function attribute(attributes: Record<string, string>, local: string): string | undefined {
   for (const [name, value] of Object.entries(attributes)) if (localName(name) === local) return value;
@@ -28,10 +31,10 @@ function attribute(attributes: Record<string, string>, local: string): string | 
 export async function readRelationships(
   chunks: AsyncIterable<Buffer | string>,
   partPath: string,
-): Promise<Map<string, { type: string; path: string }>> {
+): Promise<Relationships> {
   // Targets are relative to the folder of the part the relationships belong to.
   const base = posix.dirname(posix.dirname(partPath));
-  const relationships = new Map<string, { type: string; path: string }>();
+  const relationships: Relationships = new Map();
   await readXml(chunks, {
     open(name, attributes) {
       if (name !== 'Relationship') return;
@@ -45,10 +48,7 @@ export async function readRelationships(
 }
 
 /** The part of `rels` whose type ends with `/kind` (`officeDocument`, `sharedStrings`, `styles`). */
-export function partOfType(
-  rels: Map<string, { type: string; path: string }>,
-  kind: string,
-): string | undefined {
+export function partOfType(rels: Relationships, kind: string): string | undefined {
   for (const { type, path } of rels.values()) if (type.endsWith(`/${kind}`)) return path;
   return undefined;
 }
@@ -56,7 +56,7 @@ export function partOfType(
 /** `xl/workbook.xml`: the sheets in order (their paths through the workbook's relationships), the date system. */
 export async function readWorkbook(
   chunks: AsyncIterable<Buffer | string>,
-  rels: Map<string, { type: string; path: string }>,
+  rels: Relationships,
 ): Promise<WorkbookPart> {
   const sheets: SheetPart[] = [];
   let date1904 = false;

@@ -12,9 +12,9 @@ import { CatalogIoError } from '../../errors.js';
 import { BatchedRows } from '../batched.js';
 import { checkHeaders } from '../headers.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
-import { cellText } from './cells.js';
 import {
   partOfType,
+  type Relationships,
   readDateStyles,
   readRelationships,
   readSharedStrings,
@@ -164,43 +164,47 @@ async function readParts(
   zip: ZipArchive,
   source: string,
 ): Promise<{ sheets: SheetPart[]; context: SheetContext }> {
-  const part = async <T>(path: string, read: (bytes: AsyncIterable<Buffer>) => Promise<T>): Promise<T> => {
+  // A part the workbook may leave out is read when it is there, else `absent` stands for it.
+  const part = async <T>(
+    path: string | undefined,
+    read: (bytes: AsyncIterable<Buffer>) => Promise<T>,
+    absent: T,
+  ) => {
+    if (path === undefined || !zip.has(path)) return absent;
     try {
       return await read(await zip.open(path));
     } catch (err) {
       throw corrupt(source, new Error(`${path}: ${(err as Error).message}`));
     }
   };
-  const root = zip.has('_rels/.rels')
-    ? await part('_rels/.rels', (bytes) => readRelationships(bytes, '_rels/.rels'))
-    : new Map<string, { type: string; path: string }>();
+  const none: Relationships = new Map();
+  const root = await part('_rels/.rels', (bytes) => readRelationships(bytes, '_rels/.rels'), none);
   const workbookPath = partOfType(root, 'officeDocument') ?? 'xl/workbook.xml';
   if (!zip.has(workbookPath)) throw corrupt(source, new Error(`no workbook part (${workbookPath})`));
   const relsPath = posix.join(posix.dirname(workbookPath), '_rels', `${posix.basename(workbookPath)}.rels`);
-  const rels = zip.has(relsPath)
-    ? await part(relsPath, (bytes) => readRelationships(bytes, relsPath))
-    : new Map<string, { type: string; path: string }>();
-  const workbook = await part(workbookPath, (bytes) => readWorkbook(bytes, rels));
-  const sharedStrings =
-    workbook.sharedStrings && zip.has(workbook.sharedStrings)
-      ? await part(workbook.sharedStrings, readSharedStrings)
-      : undefined;
-  const isDateStyle =
-    workbook.styles && zip.has(workbook.styles) ? await part(workbook.styles, readDateStyles) : () => false;
+  const rels = await part(relsPath, (bytes) => readRelationships(bytes, relsPath), none);
+  const workbook = await part(workbookPath, (bytes) => readWorkbook(bytes, rels), {
+    sheets: [],
+    date1904: false,
+  });
+  const sharedStrings = await part(workbook.sharedStrings, readSharedStrings, undefined);
+  const isDateStyle = await part(workbook.styles, readDateStyles, () => false);
   return { sheets: workbook.sheets, context: { sharedStrings, isDateStyle, date1904: workbook.date1904 } };
 }
 
 /** The sheets asked for (by name or 1-based position), in workbook order; all found or an error. */
 function selectSheets(sheets: SheetPart[], wanted: Array<string | number>): SheetPart[] {
   const asked = wanted.length > 0 ? wanted : [1];
-  const missing = asked.filter((want) => !sheets.some((sheet, i) => want === i + 1 || want === sheet.name));
+  const names = (want: string | number) => (sheet: SheetPart, i: number) =>
+    want === i + 1 || want === sheet.name;
+  const missing = asked.filter((want) => !sheets.some(names(want)));
   if (missing.length > 0) {
     throw new CatalogIoError(
       'XLSX_SHEET_NOT_FOUND',
       `Sheet not found: ${missing.map((m) => (typeof m === 'number' ? `#${m}` : `"${m}"`)).join(', ')}; the workbook has ${sheets.map((n) => `"${n.name}"`).join(', ') || 'no sheets'}`,
     );
   }
-  return sheets.filter((sheet, i) => asked.some((want) => want === i + 1 || want === sheet.name));
+  return sheets.filter((sheet, i) => asked.some((want) => names(want)(sheet, i)));
 }
 
 /**
@@ -217,7 +221,7 @@ async function* sheetRows(
   let headers: string[] | undefined;
   let index = 0;
   for await (const batch of sheetRowBatches(xml, context)) {
-    let rows: SourceRow[] = [];
+    const rows: SourceRow[] = [];
     try {
       for (const row of batch) {
         if (headers) {
@@ -236,7 +240,6 @@ async function* sheetRows(
       throw err;
     }
     if (rows.length > 0) yield { kind: 'rows', rows };
-    rows = [];
   }
   if (!headers) {
     throw new CatalogIoError('CSV_HEADER_EMPTY', `No header: sheet ${sheet} has no header row`, {
@@ -311,6 +314,12 @@ function dataRow(
     };
   }
   return out;
+}
+
+/** Text of a cell for a header name (numbers become their digits). */
+function cellText(cell: Cell): string {
+  if (cell === null) return '';
+  return Array.isArray(cell) ? cell.join(',') : String(cell).trim();
 }
 
 function textCells(values: Cell[]): number {
