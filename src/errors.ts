@@ -46,6 +46,7 @@ export type ErrorCode =
   | 'VALIDATION'
   // runs
   | 'MAX_ERRORS'
+  | 'LOCKED'
   | 'INTERNAL';
 
 export interface ErrorDetails {

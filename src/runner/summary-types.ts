@@ -1,0 +1,27 @@
+// The morning summary: what every import run writes to `summary.json` in its run folder, what
+// `--summary FILE` copies, and what a notification carries.
+
+export type RunState = 'running' | 'finished' | 'interrupted' | 'crashed' | 'stopped';
+
+export interface RunSummary {
+  runId: string;
+  /** The command that ran: `import`, `export`, ... */
+  command: string;
+  /** Path or URL of the source, without credentials. */
+  source: string;
+  entity?: string;
+  /** A hash of the tenant's base URL and key id; never the key. */
+  tenant: string;
+  state: RunState;
+  exitCode: number;
+  /** Rows per outcome: created, updated, unchanged, deleted, invalid, failed, not-attempted, ... */
+  outcomes: Record<string, number>;
+  rows: number;
+  requests: { total: number; byMethod: Record<string, number> };
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  reportFile?: string;
+  /** One sentence for people: what happened and what to do next. */
+  message: string;
+}
