@@ -8,20 +8,17 @@ import type { Profile } from '../../mappers/profile-types.js';
 import type { Command, Draft } from '../../mappers/types.js';
 import { openSource, type ReaderOptions } from '../../readers/index.js';
 import type { Cell, SourceRow } from '../../readers/types.js';
-import { cellText, fullSentence } from '../../schema/messages.js';
 import type { TenantModel } from '../../schema/model.js';
-import {
-  type ImportReportLine,
-  type ImportReportWriter,
-  openImportReport,
-} from '../../writers/import-report.js';
+import { type ImportReportWriter, openImportReport } from '../../writers/import-report.js';
 import { openRejectsFor, type RejectsWriter } from '../../writers/rejects.js';
-import { type CheckedRow, RowChecker } from '../check.js';
+import { RowChecker } from '../check.js';
 import { AssetRegistrar, type AssetStatus, type DuplicatePolicy } from './assets.js';
-import { type DraftResult, ImportExecutor, type PlanOutcome, type WriteOutcome } from './executor.js';
+import { type DraftResult, ImportExecutor } from './executor.js';
+import { EMPTY_LINE, type RowOutcome, type RowWork, reportLine } from './report-line.js';
+
+export type { RowOutcome } from './report-line.js';
 
 export type ImportMode = 'upsert' | 'create' | 'update';
-export type RowOutcome = WriteOutcome | PlanOutcome | 'invalid';
 
 export const ROW_OUTCOMES: readonly RowOutcome[] = [
   'created',
@@ -98,11 +95,6 @@ export interface ImportSummary {
 
 const DEFAULT_BATCH = 100;
 const MODE_COMMAND: Record<ImportMode, Command> = { upsert: 'MERGE', create: 'NEW', update: 'UPDATE' };
-
-interface RowWork {
-  row: SourceRow;
-  checked: CheckedRow;
-}
 
 export async function importFile(options: ImportOptions): Promise<ImportSummary> {
   const started = Date.now();
@@ -363,93 +355,4 @@ class ImportRun {
 function hasWork(work: RowWork): boolean {
   const { checked } = work;
   return checked.errors.length === 0 && !checked.skipped && checked.mapped.drafts.length > 0;
-}
-
-const PRIORITY: RowOutcome[] = [
-  'failed',
-  'invalid',
-  'would-create',
-  'created',
-  'would-update',
-  'updated',
-  'would-delete',
-  'deleted',
-  'unchanged',
-  'skipped',
-];
-
-/** Every column of a report line, empty: lines spell out only what they say. */
-const EMPTY_LINE: ImportReportLine = {
-  location: '',
-  entity: '',
-  ref: '',
-  outcome: '',
-  id: '',
-  status: '',
-  changed: '',
-  field: '',
-  column: '',
-  value: '',
-  message: '',
-  assets: '',
-};
-
-/** One report line for a source row: the most telling outcome of its drafts, every message. */
-function reportLine(work: RowWork, results: DraftResult[], defaultEntity: string): ImportReportLine {
-  const { checked, row } = work;
-  const main = checked.mapped.drafts[checked.mapped.drafts.length - 1];
-  const base = {
-    location: row.location.text,
-    entity: main?.entity ?? defaultEntity,
-    ref: main?.ref ?? '',
-  };
-  if (checked.errors.length > 0) {
-    const e = checked.errors;
-    return {
-      ...EMPTY_LINE,
-      ...base,
-      outcome: 'invalid',
-      field: e.map((i) => i.field ?? '').join('; '),
-      column: e.map((i) => i.column ?? '').join('; '),
-      value: e.map((i) => (i.value === undefined ? '' : cellText(i.value as never))).join('; '),
-      message: e.map((i) => fullSentence(undefined, i.column, i.message)).join('; '),
-    };
-  }
-  if (results.length === 0) {
-    return { ...EMPTY_LINE, ...base, outcome: 'skipped' };
-  }
-  const outcome = PRIORITY.find((p) => results.some((r) => r.outcome === p)) ?? 'skipped';
-  const mainResult = results.find((r) => r.draft === main) ?? results[results.length - 1]!;
-  const several = results.length > 1;
-  const messages = results
-    .filter((r) => r.message || (several && r.draft !== main))
-    .map((r) =>
-      several
-        ? `${r.draft.entity} ${r.draft.ref}: ${r.outcome}${r.message ? ` — ${r.message}` : ''}`
-        : r.message!,
-    );
-  const changes = results.flatMap((r) =>
-    (r.changes ?? []).map((c) => {
-      const name = c.culture ? `${c.field}_${c.culture}` : c.field;
-      return r.outcome === 'would-update' ? `${name}: ${show(c.old)} -> ${show(c.new)}` : name;
-    }),
-  );
-  return {
-    ...EMPTY_LINE,
-    ...base,
-    outcome,
-    id: mainResult.id === undefined ? '' : String(mainResult.id),
-    status: mainResult.status === undefined ? '' : String(mainResult.status),
-    changed: changes.join('; '),
-    message: messages.join('; '),
-    assets: results
-      .flatMap((r) => r.assets ?? [])
-      .map((a) => `${a.url} ${a.status}${a.message ? ` (${a.message})` : ''}`)
-      .join('; '),
-  };
-}
-
-function show(value: unknown): string {
-  if (value === null || value === undefined) return '(empty)';
-  return JSON.stringify(value);
 }
