@@ -13,8 +13,17 @@ export async function deleteGroup(
   drafts: Draft[],
 ): Promise<DraftResult[]> {
   const existing = await lookup.records(entity, drafts, { baseOnly: true });
+  if (!ctx.settings.plan) {
+    const intents = drafts
+      .filter((d) => existing.has(d.ref))
+      .map((d) => ({ entity: entity.name, ref: d.ref, action: 'delete' as const }));
+    if (intents.length > 0) ctx.writeLog?.beforeWrites(intents);
+  }
   return mapConcurrent(drafts, ctx.settings.concurrency, async (draft): Promise<DraftResult> => {
     const found = existing.get(draft.ref);
+    // Deleted by an attempt of this run that was cut short: it counts as deleted now.
+    if (!found && ctx.writeLog?.prior(entity.name, draft.ref)?.action === 'delete')
+      return { draft, outcome: 'deleted', status: 204 };
     if (!found)
       return {
         draft,

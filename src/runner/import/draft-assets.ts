@@ -7,6 +7,8 @@ export async function registerDraftAssets(
   assets: AssetRegistrar,
   baseLanguage: string,
   drafts: readonly Draft[],
+  /** Awaited once a draft's URLs are registered (a test pauses the run there). */
+  checkpoint?: () => Promise<void> | undefined,
 ): Promise<Map<Draft, AssetOutcome[]>> {
   const out = new Map<Draft, AssetOutcome[]>();
   const urls = drafts.flatMap((d) =>
@@ -26,6 +28,7 @@ export async function registerDraftAssets(
         if (o.status !== 'failed' && o.reference !== a.name) renameAsset(draft, a, o.reference, baseLanguage);
       });
       out.set(draft, outcomes);
+      await checkpoint?.();
     }),
   );
   return out;

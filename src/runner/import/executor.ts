@@ -11,7 +11,7 @@ import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
 import { deleteGroup } from './delete.js';
 import { RecordLookup } from './lookup.js';
-import type { DraftResult, ExecutorContext } from './outcome.js';
+import { type DraftResult, type ExecutorContext, stepFailed } from './outcome.js';
 import { writeGroup } from './write.js';
 
 export type {
@@ -19,6 +19,7 @@ export type {
   ExecutorContext,
   ExecutorSettings,
   PlanOutcome,
+  WriteLog,
   WriteOutcome,
 } from './outcome.js';
 
@@ -41,8 +42,15 @@ export class ImportExecutor {
     for (const d of drafts) if (d.command === 'IGNORE') results.push({ draft: d, outcome: 'skipped' });
 
     for (const [entity, group] of groupByEntity(writes, this.ctx.model, (e) => WRITE_ORDER[e.kind] ?? 2)) {
-      if (entity.kind === 'categories') results.push(...(await this.writeCategories(entity, group)));
-      else results.push(...(await writeGroup(this.ctx, this.lookup, entity, group)));
+      const waited = entity.kind === 'categories' ? this.pendingCategories : [];
+      try {
+        if (entity.kind === 'categories') results.push(...(await this.writeCategories(entity, group)));
+        else results.push(...(await writeGroup(this.ctx, this.lookup, entity, group)));
+      } catch (err) {
+        // A lookup or the DAM failed past its retries: this group's rows fail, the run goes on.
+        if (entity.kind === 'categories') this.pendingCategories = [];
+        results.push(...stepFailed([...waited, ...group], err));
+      }
     }
     // Children before parents: variants, then products, custom entities, categories.
     for (const [entity, group] of groupByEntity(
@@ -50,7 +58,11 @@ export class ImportExecutor {
       this.ctx.model,
       (e) => -(WRITE_ORDER[e.kind] ?? 2),
     )) {
-      results.push(...(await deleteGroup(this.ctx, this.lookup, entity, group)));
+      try {
+        results.push(...(await deleteGroup(this.ctx, this.lookup, entity, group)));
+      } catch (err) {
+        results.push(...stepFailed(group, err));
+      }
     }
     return results;
   }
@@ -60,7 +72,14 @@ export class ImportExecutor {
     if (this.pendingCategories.length === 0) return [];
     // One last try: parents may have been written by the batches since.
     const entity = this.entity(this.pendingCategories[0]!.entity);
-    const written = await this.writeCategories(entity, []);
+    let written: DraftResult[];
+    try {
+      written = await this.writeCategories(entity, []);
+    } catch (err) {
+      const waited = this.pendingCategories;
+      this.pendingCategories = [];
+      return stepFailed(waited, err);
+    }
     const pending = this.pendingCategories;
     this.pendingCategories = [];
     const refs = new Set(pending.map((d) => d.ref));

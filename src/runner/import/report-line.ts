@@ -5,7 +5,7 @@ import type { ImportReportLine } from '../../writers/import-report.js';
 import type { CheckedRow } from '../check.js';
 import type { DraftResult, PlanOutcome, WriteOutcome } from './outcome.js';
 
-export type RowOutcome = WriteOutcome | PlanOutcome | 'invalid';
+export type RowOutcome = WriteOutcome | PlanOutcome | 'invalid' | 'not-attempted';
 
 /** A source row and what the checker made of it. */
 export interface RowWork {
