@@ -89,7 +89,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     }
     let fullSync: FullSyncResult | undefined;
     // A run that stopped early never deletes: what it did not read is not missing.
-    if (options.missing === 'delete' && !stopReason) {
+    if (options.missing === 'delete' && !stopReason && !options.stop?.signal) {
       fullSync = await retire(options, recorder, run);
       if (fullSync.guard) stopReason = 'max-missing';
       if (fullSync.guard) warnings.push(fullSync.guard);
