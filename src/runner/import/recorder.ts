@@ -45,13 +45,15 @@ export interface Carried {
   /** Report lines of finished rows, by outcome. */
   outcomes: Record<string, number>;
   rows: number;
+  /** Rows failed or invalid (they count towards --max-errors). */
+  errors: number;
 }
 
 export class RunRecorder implements WriteLog {
   private journal!: JournalWriter;
   private report: RunReportWriter | undefined;
   private readonly prior_ = new Map<string, WriteIntent>();
-  readonly carried: Carried = { finished: new OrdinalSet(), outcomes: {}, rows: 0 };
+  readonly carried: Carried = { finished: new OrdinalSet(), outcomes: {}, rows: 0, errors: 0 };
 
   private constructor(
     readonly registry: RunRegistry,
@@ -132,9 +134,12 @@ export class RunRecorder implements WriteLog {
     const inflight = new Map<number, WriteIntent[]>();
     try {
       for await (const record of readJournal(this.journalFile)) {
+        // Rows not attempted, or failed because the service did, are tried again: they leave the journal.
+        if (record.t === 'na' || (record.t === 'row' && record.retry)) continue;
         if (record.t === 'row') {
           this.carried.finished.add(record.n);
           this.carried.rows += 1;
+          if (record.line.outcome === 'failed' || record.line.outcome === 'invalid') this.carried.errors += 1;
           this.carried.outcomes[record.line.outcome] = (this.carried.outcomes[record.line.outcome] ?? 0) + 1;
         } else if (record.t === 'inflight') {
           inflight.set(record.b, record.intents);
@@ -143,8 +148,6 @@ export class RunRecorder implements WriteLog {
           inflight.delete(record.b);
           continue;
         }
-        // Rows not attempted last time are tried now: they leave the journal and the report.
-        if (record.t === 'na') continue;
         writer.append(record);
         this.report?.write(record.line);
         if (record.t === 'extra')
@@ -158,8 +161,14 @@ export class RunRecorder implements WriteLog {
     await rename(fresh, this.journalFile);
   }
 
-  row(n: number, line: ImportReportLine, refs: string[]): void {
-    this.journal.append({ t: 'row', n, line, ...(refs.length > 0 && { refs }) });
+  row(n: number, line: ImportReportLine, refs: string[], retry: boolean): void {
+    this.journal.append({
+      t: 'row',
+      n,
+      line,
+      ...(refs.length > 0 && { refs }),
+      ...(retry && { retry: true as const }),
+    });
     this.report?.write(line);
   }
 
