@@ -3,6 +3,7 @@
 // and key) and turns every answer into a parsed body or an ApiError.
 import { Pool } from 'undici';
 import { type CountersSnapshot, RunCounters } from './counters.js';
+import { attemptDeadline, formatDuration, RequestBudget } from './deadline.js';
 import {
   ApiError,
   apiErrorFromNetwork,
@@ -12,12 +13,12 @@ import {
   type ServiceName,
 } from './errors.js';
 import { createLimiter, type RateLimit, type RunLimiter } from './limiter.js';
-import { decideRetry, type RetryPolicy, retryPolicy, sleep } from './retry.js';
+import { decideRetry, type GiveUpReason, type RetryPolicy, retryPolicy, sleep } from './retry.js';
 import { encodePath, encodeQuery, type Query, trimBase } from './url.js';
 
 export const TIMEOUT_DEFAULTS = Object.freeze({
-  /** Wait for response headers, and between body chunks, ms. */
-  timeoutMs: 60_000,
+  /** One try, whole: connecting, the headers and the complete body, ms. */
+  timeoutMs: 30_000,
   connectTimeoutMs: 10_000,
 });
 
@@ -26,7 +27,9 @@ export interface TransportOptions {
   concurrency?: number;
   /** Requests per window; `null` for none. Default 50 per 10 s (the real service's limit). */
   rateLimit?: RateLimit | null;
+  /** Attempts, backoff, and `budgetMs`: the time one request may take, all tries and waits included. */
   retry?: Partial<RetryPolicy>;
+  /** One try, whole (headers and complete body), ms. Default 30 s. */
   timeoutMs?: number;
   connectTimeoutMs?: number;
 }
@@ -37,7 +40,7 @@ export class Transport {
   readonly counters = new RunCounters();
   readonly policy: RetryPolicy;
   readonly concurrency: number;
-  private readonly timeoutMs: number;
+  readonly timeoutMs: number;
   private readonly connectTimeoutMs: number;
   private readonly pools = new Map<string, Pool>();
   private closed = false;
@@ -60,7 +63,7 @@ export class Transport {
         connections: this.concurrency,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        connectTimeout: this.connectTimeoutMs,
+        connectTimeout: Math.min(this.connectTimeoutMs, this.timeoutMs),
         keepAliveTimeout: 10_000,
       });
       this.pools.set(origin, pool);
@@ -194,12 +197,17 @@ export class ServiceHttp {
     };
     if (culture) headers['accept-language'] = culture;
     if (payload !== undefined) headers['content-type'] = 'application/json';
-    const { limiter, counters, policy } = this.transport;
+    const { limiter, counters, policy, timeoutMs } = this.transport;
+    const budget = new RequestBudget(policy.budgetMs);
     let unknownOutcomeBefore = false;
     for (let attempt = 1; ; attempt++) {
       let failure: ApiError;
+      // A try never runs past the request's budget: the last one gets what is left.
+      const tryMs = Math.max(1, Math.min(timeoutMs, budget.remaining()));
       try {
-        const res = await limiter.schedule(() => this.once(method, target, headers, payload, attempt > 1));
+        const res = await limiter.schedule(() =>
+          this.timedOnce(budget, tryMs, method, target, headers, payload, attempt > 1),
+        );
         if (res.status < 300) return { ...this.parse<T>(method, shownPath, res), attempts: attempt };
         if (method === 'DELETE' && res.status === 404 && unknownOutcomeBefore) {
           return {
@@ -226,20 +234,68 @@ export class ServiceHttp {
           method,
           path: shownPath,
           secrets: this.secrets,
+          // A last try cut short by the budget is not the configured timeout: the note says why.
+          ...(tryMs === timeoutMs ? { timeoutMs } : {}),
         });
       }
       failure.attempts = attempt;
-      const decision = decideRetry(policy, method, attempt, failure);
+      const decision = decideRetry(policy, method, attempt, failure, Math.random, budget.remaining());
       if (!decision.retry) {
+        const given = failure.afterTries(attempt, this.giveUpNote(failure, attempt, budget, decision.reason));
         if (decision.ambiguous) {
           counters.recordAmbiguous();
-          throw failure.asAmbiguous();
+          throw given.asAmbiguous();
         }
-        throw failure;
+        throw given;
       }
       if (failure.status === undefined || failure.status >= 500) unknownOutcomeBefore = true;
       counters.recordRetryWait(decision.delayMs);
+      budget.spend(decision.delayMs);
       await sleep(decision.delayMs);
+    }
+  }
+
+  /**
+   * What a person needs after the last try: how many tries over how long, and which setting to
+   * raise when time ran out. Never the key: nothing here comes from the request's headers.
+   */
+  private giveUpNote(
+    failure: ApiError,
+    attempts: number,
+    budget: RequestBudget,
+    reason: GiveUpReason,
+  ): string {
+    const { timeoutMs, policy } = this.transport;
+    const tries = attempts > 1 ? `after ${attempts} tries in ${formatDuration(budget.spent)}` : '';
+    const timedOut = failure.code === 'API_TIMEOUT';
+    const raise: string[] = [];
+    if (timedOut) raise.push(`the timeout per try (--timeout or timeoutMs, now ${timeoutMs} ms)`);
+    if (reason === 'budget' || (timedOut && budget.remaining() < timeoutMs))
+      raise.push(`the time for all tries (--retry-budget or retryBudgetMs, now ${policy.budgetMs} ms)`);
+    if (reason === 'retry-after' && failure.retryAfterSeconds !== undefined) {
+      return `${tries ? ` ${tries}` : ''}; the service asked to wait ${failure.retryAfterSeconds} s, longer than the ${formatDuration(policy.maxRetryAfterMs)} waited at most`;
+    }
+    const parts = [tries, raise.length ? `raise ${raise.join(' or ')}` : ''].filter(Boolean);
+    return parts.length ? `; ${parts.join('; ')}` : '';
+  }
+
+  /** One try within its deadline; its time, queue excluded, is spent from the request's budget. */
+  private async timedOnce(
+    budget: RequestBudget,
+    tryMs: number,
+    method: string,
+    target: string,
+    headers: Record<string, string>,
+    payload: string | undefined,
+    isRetry: boolean,
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+    const started = performance.now();
+    const deadline = attemptDeadline(tryMs);
+    try {
+      return await this.once(method, target, headers, payload, isRetry, deadline.signal);
+    } finally {
+      deadline.clear();
+      budget.spend(performance.now() - started);
     }
   }
 
@@ -249,6 +305,7 @@ export class ServiceHttp {
     headers: Record<string, string>,
     payload: string | undefined,
     isRetry: boolean,
+    signal: AbortSignal,
   ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
     const bytesOut = payload === undefined ? 0 : Buffer.byteLength(payload);
     try {
@@ -256,6 +313,7 @@ export class ServiceHttp {
         method: method as 'GET',
         path: target,
         headers,
+        signal,
         ...(payload !== undefined ? { body: payload } : {}),
       });
       const text = await res.body.text();

@@ -1,5 +1,6 @@
 // Connection settings, checked once at the edge. Precedence: flags > environment > config file.
-//   flags        --catalog-url --dam-url --api-key --config --concurrency --rate-limit --timeout --schemas
+//   flags        --catalog-url --dam-url --api-key --config --concurrency --rate-limit --timeout
+//                --retry-budget --schemas
 //   environment  CATALOG_URL, DAM_URL, CATALOG_API_KEY
 //   config file  catalog-io.config.json in the working directory, or the file given with --config
 // With no catalog URL anywhere, commands run against the embedded sandbox (see connect.ts).
@@ -19,8 +20,10 @@ export interface ConnectionSettings {
   concurrency?: number;
   /** Requests per window, or null for no client-side limit. */
   rateLimit?: RateLimit | null;
-  /** Wait for an answer, ms. */
+  /** One try of a request, whole (headers and complete body), ms. */
   timeoutMs?: number;
+  /** One request, all its tries and the waits between them, ms. */
+  retryBudgetMs?: number;
   /** Attempts per request, retries included. */
   maxAttempts?: number;
   /** A schema cache folder to read instead of the live `$metadata`. */
@@ -36,6 +39,7 @@ export interface ConnectionFlags {
   concurrency?: number;
   rateLimit?: string;
   timeout?: number;
+  retryBudget?: number;
   schemas?: string;
 }
 
@@ -70,6 +74,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     concurrency: flags.concurrency,
     rateLimit: flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit, '--rate-limit'),
     timeoutMs: flags.timeout,
+    retryBudgetMs: flags.retryBudget,
     schemasDir: nonEmpty(flags.schemas),
   });
 
@@ -111,20 +116,11 @@ function check(s: ResolvedSettings): void {
     if (url.search || url.hash)
       throw invalid(`${label(key, s)} must not have a query or fragment: ${url.origin}${url.pathname}`);
   }
-  if (
-    s.concurrency !== undefined &&
-    (!Number.isInteger(s.concurrency) || s.concurrency < 1 || s.concurrency > 64)
-  ) {
-    throw invalid(`${label('concurrency', s)} must be a whole number from 1 to 64, found ${s.concurrency}`);
-  }
-  if (s.timeoutMs !== undefined && (!Number.isFinite(s.timeoutMs) || s.timeoutMs < 100)) {
-    throw invalid(`${label('timeoutMs', s)} must be at least 100 ms, found ${s.timeoutMs}`);
-  }
-  if (
-    s.maxAttempts !== undefined &&
-    (!Number.isInteger(s.maxAttempts) || s.maxAttempts < 1 || s.maxAttempts > 20)
-  ) {
-    throw invalid(`${label('maxAttempts', s)} must be a whole number from 1 to 20, found ${s.maxAttempts}`);
+  for (const key of Object.keys(NUMBER_SETTINGS) as NumberSetting[]) {
+    const value = s[key];
+    if (value === undefined) continue;
+    const problem = numberProblem(key, value);
+    if (problem) throw invalid(`${label(key, s)} ${problem}`);
   }
   if (s.catalogUrl !== undefined && s.apiKey === undefined) {
     throw new CatalogIoError(
@@ -134,17 +130,60 @@ function check(s: ResolvedSettings): void {
   }
 }
 
+/** The numeric settings, their bounds and what they count: one table for flags and the config file. */
+export const NUMBER_SETTINGS = {
+  concurrency: { min: 1, max: 64, whole: true, unit: 'requests in flight at once' },
+  timeoutMs: { min: 100, max: 3_600_000, whole: false, unit: 'ms for one try of a request' },
+  retryBudgetMs: { min: 1_000, max: 86_400_000, whole: false, unit: 'ms for all tries of a request' },
+  maxAttempts: { min: 1, max: 20, whole: true, unit: 'tries of a request, the first included' },
+} as const;
+export type NumberSetting = keyof typeof NUMBER_SETTINGS;
+
+/** What is wrong with a numeric setting's value, said with the expected format; undefined when fine. */
+export function numberProblem(key: NumberSetting, value: unknown): string | undefined {
+  const { min, max, whole, unit } = NUMBER_SETTINGS[key];
+  const expected = `${whole ? 'a whole number' : 'a number'} from ${min} to ${max} (${unit})`;
+  if (typeof value !== 'number' || Number.isNaN(value)) return `must be ${expected}, found ${show(value)}`;
+  if (whole && !Number.isInteger(value)) return `must be ${expected}, found ${value}`;
+  if (value < min || value > max || !Number.isFinite(value)) return `must be ${expected}, found ${value}`;
+  return undefined;
+}
+
+/** A numeric flag's text as a number, or the coded error saying what the format is. */
+export function parseNumberFlag(key: NumberSetting, flag: string, raw: unknown): number {
+  if (Array.isArray(raw)) throw invalid(`${flag} is given ${raw.length} times: give it once`);
+  const text = String(raw).trim();
+  // Number('') is 0 and Number('0x10') is 16: only plain decimal notation is a number here.
+  const value = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+  const problem = numberProblem(key, Number.isNaN(value) ? text : value);
+  if (problem) throw invalid(`${flag} ${problem}`);
+  return value;
+}
+
+const RATE_LIMIT_FORMAT = 'REQUESTS/SECONDS (e.g. 50/10: at most 50 requests in any 10 s) or off';
+const RATE_LIMIT_MAX = { requests: 100_000, windowSeconds: 86_400 };
+
 /** `50/10` (requests per seconds), `50` (per 10 s) or `off`. */
 export function parseRateLimit(text: string, where: string): RateLimit | null {
   const t = text.trim().toLowerCase();
   if (t === 'off' || t === 'none' || t === '0') return null;
-  const m = /^(\d+)(?:\s*\/\s*(\d+(?:\.\d+)?)\s*s?)?$/.exec(t);
-  if (!m) throw invalid(`${where} reads REQUESTS/SECONDS (e.g. 50/10) or off, found ${JSON.stringify(text)}`);
+  const m = /^([+-]?[\d.]+)(?:\s*\/\s*([+-]?[\d.]+)\s*s?)?$/.exec(t);
+  if (!m) throw invalid(`${where} reads ${RATE_LIMIT_FORMAT}, found ${show(text)}`);
   const requests = Number(m[1]);
   const windowSeconds = m[2] === undefined ? 10 : Number(m[2]);
-  if (requests < 1 || windowSeconds <= 0)
-    throw invalid(`${where} must allow at least 1 request in a window over 0 s`);
+  if (!Number.isInteger(requests) || requests < 1 || requests > RATE_LIMIT_MAX.requests)
+    throw invalid(
+      `${where} reads ${RATE_LIMIT_FORMAT}; the requests must be a whole number from 1 to ${RATE_LIMIT_MAX.requests}, found ${show(text)}`,
+    );
+  if (!Number.isFinite(windowSeconds) || windowSeconds <= 0 || windowSeconds > RATE_LIMIT_MAX.windowSeconds)
+    throw invalid(
+      `${where} reads ${RATE_LIMIT_FORMAT}; the seconds must be above 0 and at most ${RATE_LIMIT_MAX.windowSeconds}, found ${show(text)}`,
+    );
   return { requests, windowSeconds };
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
 interface FileSettings {
@@ -179,6 +218,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
     'concurrency',
     'rateLimit',
     'timeoutMs',
+    'retryBudgetMs',
     'maxAttempts',
     'schemas',
   ]);
@@ -202,22 +242,21 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
     if (typeof v !== 'number') throw invalid(`${where(key)} must be a number, found ${JSON.stringify(v)}`);
     return v;
   };
+  const fileRateLimit = (r: Record<string, unknown>): RateLimit => {
+    if (typeof r.requests !== 'number' || typeof r.windowSeconds !== 'number')
+      throw invalid(`${where('rateLimit')} must be { "requests": N, "windowSeconds": S }, "N/S" or null`);
+    // One check for both spellings: the object is read as the text it stands for.
+    const limit = parseRateLimit(`${r.requests}/${r.windowSeconds}`, where('rateLimit'));
+    if (!limit) throw invalid(`${where('rateLimit')} turns the limit off with null, not with 0 requests`);
+    return limit;
+  };
   let rateLimit: RateLimit | null | undefined;
   const rl = o.rateLimit;
   if (rl === null || rl === 'off') rateLimit = null;
   else if (typeof rl === 'string') rateLimit = parseRateLimit(rl, where('rateLimit'));
-  else if (rl && typeof rl === 'object') {
-    const r = rl as Record<string, unknown>;
-    if (
-      typeof r.requests !== 'number' ||
-      typeof r.windowSeconds !== 'number' ||
-      r.requests < 1 ||
-      r.windowSeconds <= 0
-    ) {
-      throw invalid(`${where('rateLimit')} must be { "requests": N, "windowSeconds": S }, "N/S" or null`);
-    }
-    rateLimit = { requests: r.requests, windowSeconds: r.windowSeconds };
-  } else if (rl !== undefined)
+  else if (rl && typeof rl === 'object' && !Array.isArray(rl))
+    rateLimit = fileRateLimit(rl as Record<string, unknown>);
+  else if (rl !== undefined)
     throw invalid(`${where('rateLimit')} must be { "requests": N, "windowSeconds": S }, "N/S" or null`);
   return {
     file,
@@ -228,6 +267,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
       concurrency: number('concurrency'),
       rateLimit,
       timeoutMs: number('timeoutMs'),
+      retryBudgetMs: number('retryBudgetMs'),
       maxAttempts: number('maxAttempts'),
       schemasDir: string('schemas'),
     }),
@@ -240,6 +280,7 @@ function label(key: keyof ConnectionSettings, s: ResolvedSettings): string {
     damUrl: ['--dam-url', 'DAM_URL', 'damUrl'],
     concurrency: ['--concurrency', 'concurrency', 'concurrency'],
     timeoutMs: ['--timeout', 'timeoutMs', 'timeoutMs'],
+    retryBudgetMs: ['--retry-budget', 'retryBudgetMs', 'retryBudgetMs'],
     maxAttempts: ['maxAttempts', 'maxAttempts', 'maxAttempts'],
   };
   const [flag, env, file] = names[key] ?? [key, key, key];
