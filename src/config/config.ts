@@ -141,7 +141,20 @@ export type NumberSetting = keyof typeof NUMBER_SETTINGS;
 
 /** What is wrong with a numeric setting's value, said with the expected format; undefined when fine. */
 export function numberProblem(key: NumberSetting, value: unknown): string | undefined {
-  const { min, max, whole, unit } = NUMBER_SETTINGS[key];
+  return ruleProblem(NUMBER_SETTINGS[key], value);
+}
+
+/** The bounds of a numeric flag or setting, and what it counts (for the message). */
+export interface NumberRule {
+  min: number;
+  max: number;
+  whole: boolean;
+  unit: string;
+}
+
+/** What is wrong with a number against its rule, with the expected format; undefined when fine. */
+export function ruleProblem(rule: NumberRule, value: unknown): string | undefined {
+  const { min, max, whole, unit } = rule;
   const expected = `${whole ? 'a whole number' : 'a number'} from ${min} to ${max} (${unit})`;
   if (typeof value !== 'number' || Number.isNaN(value)) return `must be ${expected}, found ${show(value)}`;
   if (whole && !Number.isInteger(value)) return `must be ${expected}, found ${value}`;
@@ -150,14 +163,19 @@ export function numberProblem(key: NumberSetting, value: unknown): string | unde
 }
 
 /** A numeric flag's text as a number, or the coded error saying what the format is. */
-export function parseNumberFlag(key: NumberSetting, flag: string, raw: unknown): number {
+export function parseNumberText(rule: NumberRule, flag: string, raw: unknown): number {
   if (Array.isArray(raw)) throw invalid(`${flag} is given ${raw.length} times: give it once`);
   const text = String(raw).trim();
   // Number('') is 0 and Number('0x10') is 16: only plain decimal notation is a number here.
   const value = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
-  const problem = numberProblem(key, Number.isNaN(value) ? text : value);
+  const problem = ruleProblem(rule, Number.isNaN(value) ? text : value);
   if (problem) throw invalid(`${flag} ${problem}`);
   return value;
+}
+
+/** A connection setting's flag text as a number (see NUMBER_SETTINGS). */
+export function parseNumberFlag(key: NumberSetting, flag: string, raw: unknown): number {
+  return parseNumberText(NUMBER_SETTINGS[key], flag, raw);
 }
 
 const RATE_LIMIT_FORMAT = 'REQUESTS/SECONDS (e.g. 50/10: at most 50 requests in any 10 s) or off';

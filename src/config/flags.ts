@@ -3,15 +3,29 @@
 // Numeric flags are read as text and checked here (yargs would turn `abc` into NaN and `-5/10`
 // into short flags): a wrong value is a CONFIG_INVALID that says what the format is.
 import type { Options } from 'yargs';
-import { type ConnectionFlags, type NumberSetting, parseNumberFlag } from './config.js';
+import {
+  type ConnectionFlags,
+  NUMBER_SETTINGS,
+  type NumberRule,
+  type NumberSetting,
+  parseNumberText,
+} from './config.js';
 
-function numberOption(key: NumberSetting, flag: string, describe: string) {
+/**
+ * A yargs option for a numeric flag, for every command: read as text, so `abc`, `0x10`, `-5/10` or
+ * a missing value are a CONFIG_INVALID naming the flag, what was found and the expected format.
+ */
+export function numberFlag(name: string, rule: NumberRule, describe: string) {
   return {
     type: 'string',
     requiresArg: true,
     describe,
-    coerce: (raw: unknown) => parseNumberFlag(key, flag, raw),
+    coerce: (raw: unknown) => parseNumberText(rule, `--${name}`, raw),
   } as const;
+}
+
+function numberOption(key: NumberSetting, flag: string, describe: string) {
+  return numberFlag(flag.replace(/^--/, ''), NUMBER_SETTINGS[key], describe);
 }
 
 export const connectionOptions = {

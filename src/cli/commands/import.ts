@@ -2,7 +2,7 @@
 // importFile(), then the summary on stderr (or one JSON object on stdout) and the exit code.
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
-import { connect, connectionFlagsFrom, connectionOptions } from '../../config/index.js';
+import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError } from '../../errors.js';
 import { checkSource } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
@@ -49,14 +49,21 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           describe: 'Look up and diff only: say what would change, write nothing',
         })
         .option('batch-size', {
-          type: 'number',
+          ...numberFlag(
+            'batch-size',
+            { min: 1, max: 100, whole: true, unit: 'records looked up per batch' },
+            'Records looked up per batch (1-100)',
+          ),
           default: 100,
-          describe: 'Records looked up per batch (1-100)',
         })
-        .option('max-errors', {
-          type: 'number',
-          describe: 'Stop (exit 3) once this many rows failed or were invalid',
-        })
+        .option(
+          'max-errors',
+          numberFlag(
+            'max-errors',
+            { min: 1, max: Number.MAX_SAFE_INTEGER, whole: true, unit: 'failed or invalid rows' },
+            'Stop (exit 3) once this many rows failed or were invalid',
+          ),
+        )
         .option('delete-variants', {
           type: 'boolean',
           default: false,
