@@ -447,7 +447,11 @@ describe('catalog-io sandbox flags', () => {
       ['--image-quota', '-1', '--image-quota must be a whole number from 0 to 1000000000 (images), found -1'],
       ['--latency', '2.5', '--latency must be a whole number from 0 to 600000 (ms), found 2.5'],
       ['--processing-ms', '-5', '--processing-ms must be a whole number from 0 to 3600000 (ms), found -5'],
-      ['--file-quota', 'abc', '--file-quota must be a whole number from 0 to 1000000000 (files), found "abc"'],
+      [
+        '--file-quota',
+        'abc',
+        '--file-quota must be a whole number from 0 to 1000000000 (files), found "abc"',
+      ],
     ] as const) {
       const out = memoryOutput();
       expect(await main(['sandbox', '--port', '0', flag, value], out)).toBe(2);
