@@ -74,7 +74,7 @@ export class ApiError extends CatalogIoError {
   }
 
   /**
-   * A copy whose message says what was tried (`after 6 tries in 1.2 min`) and what to raise; the
+   * A copy whose message says what was tried (`after 6 tries`) and what to raise; the
    * number of tries is also in `attempts` and `details.attempts`.
    */
   afterTries(attempts: number, note: string): ApiError {

@@ -266,7 +266,8 @@ export class ServiceHttp {
     reason: GiveUpReason,
   ): string {
     const { timeoutMs, policy } = this.transport;
-    const tries = attempts > 1 ? `after ${attempts} tries in ${formatDuration(budget.spent)}` : '';
+    // No elapsed time in the message: rows that failed alike must read alike in a report's tally.
+    const tries = attempts > 1 ? `after ${attempts} tries` : '';
     const timedOut = failure.code === 'API_TIMEOUT';
     const raise: string[] = [];
     if (timedOut) raise.push(`the timeout per try (--timeout or timeoutMs, now ${timeoutMs} ms)`);

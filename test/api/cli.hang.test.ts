@@ -83,7 +83,7 @@ describe('a service that hangs, seen from the command line', () => {
       ]);
       expect(run.killed).toBe(false);
       expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/Catalog API GET \/\$metadata: .*after \d+ tries in \d/);
+      expect(run.stderr).toMatch(/Catalog API GET \/\$metadata: .*after \d+ tries;/);
       expect(run.stderr).toContain('--timeout or timeoutMs, now 700 ms');
       expect(run.stderr).toContain('--retry-budget or retryBudgetMs, now 3000 ms');
       expect(run.stderr).toContain('[API_TIMEOUT]');
