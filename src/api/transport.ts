@@ -256,8 +256,8 @@ export class ServiceHttp {
   }
 
   /**
-   * What a person needs after the last try: how many tries over how long, and which setting to
-   * raise when time ran out. Never the key: nothing here comes from the request's headers.
+   * What a person needs after the last try: how many tries, and which setting to raise when time
+   * ran out. Never the key: nothing here comes from the request's headers.
    */
   private giveUpNote(
     failure: ApiError,
@@ -273,10 +273,13 @@ export class ServiceHttp {
     if (timedOut) raise.push(`the timeout per try (--timeout or timeoutMs, now ${timeoutMs} ms)`);
     if (reason === 'budget' || (timedOut && budget.remaining() < timeoutMs))
       raise.push(`the time for all tries (--retry-budget or retryBudgetMs, now ${policy.budgetMs} ms)`);
-    if (reason === 'retry-after' && failure.retryAfterSeconds !== undefined) {
-      return `${tries ? ` ${tries}` : ''}; the service asked to wait ${failure.retryAfterSeconds} s, longer than the ${formatDuration(policy.maxRetryAfterMs)} waited at most`;
-    }
-    const parts = [tries, raise.length ? `raise ${raise.join(' or ')}` : ''].filter(Boolean);
+    const advice =
+      reason === 'retry-after'
+        ? `the service asked to wait ${failure.retryAfterSeconds} s, longer than the ${formatDuration(policy.maxRetryAfterMs)} waited at most`
+        : raise.length
+          ? `raise ${raise.join(' or ')}`
+          : '';
+    const parts = [tries, advice].filter(Boolean);
     return parts.length ? `; ${parts.join('; ')}` : '';
   }
 
