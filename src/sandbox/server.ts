@@ -289,7 +289,9 @@ function nullPrototype(_key: string, value: unknown): unknown {
  * part still gets the spec's 414 (problem details), long headers Node's 431; anything else a 400.
  */
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) {
+  // As Node's default handler: nothing can be written once an answer has started on this socket.
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || answering?.headersSent) {
     socket.destroy();
     return;
   }
@@ -300,7 +302,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
       requestLineLength(socket) > MAX_URL_LENGTH
         ? [414, 'URI Too Long']
         : [431, 'Request Header Fields Too Large'];
-  }
+  } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') [status, title] = [408, 'Request Timeout'];
   const detail =
     status === 414
       ? `The request line is over ${MAX_HEADER_BYTES} bytes; URLs are limited to about ${MAX_URL_LENGTH} characters`
