@@ -2,6 +2,7 @@
 // limiter, the run's counters and the retry policy. `ServiceHttp` binds it to one service (base URL
 // and key) and turns every answer into a parsed body or an ApiError.
 import { Pool } from 'undici';
+import { CatalogIoError } from '../errors.js';
 import { type CountersSnapshot, RunCounters } from './counters.js';
 import { attemptDeadline, formatDuration, RequestBudget } from './deadline.js';
 import {
@@ -46,6 +47,7 @@ export class Transport {
   private closed = false;
 
   constructor(options: TransportOptions = {}) {
+    checkTimes(options);
     this.concurrency = options.concurrency ?? 8;
     this.limiter = createLimiter({
       concurrency: this.concurrency,
@@ -348,6 +350,27 @@ export class ServiceHttp {
         this.describe(method, shownPath),
         res.status,
         `answered with a body that is not JSON (${type})`,
+      );
+    }
+  }
+}
+
+/** Node runs a timer longer than about 24.8 days after 1 ms: such a limit would end every try at once. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** A library caller's time limits, checked like the CLI's flags are. */
+function checkTimes(options: TransportOptions): void {
+  const limits: Array<[string, number | undefined]> = [
+    ['timeoutMs', options.timeoutMs],
+    ['connectTimeoutMs', options.connectTimeoutMs],
+    ['retry.budgetMs', options.retry?.budgetMs],
+  ];
+  for (const [name, value] of limits) {
+    if (value === undefined) continue;
+    if (!Number.isFinite(value) || value <= 0 || value > LONGEST_TIMER_MS) {
+      throw new CatalogIoError(
+        'CONFIG_INVALID',
+        `${name} must be a number of milliseconds above 0 and at most ${LONGEST_TIMER_MS}, found ${value}`,
       );
     }
   }

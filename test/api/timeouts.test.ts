@@ -198,3 +198,24 @@ describe('503 with Retry-After', () => {
     expect(err.message).toContain('the service asked to wait 600 s, longer than the 2 min waited at most');
   });
 });
+
+describe('time limits given by a library caller', () => {
+  it.each([
+    [{ timeoutMs: 0 }, 'timeoutMs'],
+    [{ timeoutMs: 2 ** 31 }, 'timeoutMs'],
+    [{ timeoutMs: Number.NaN }, 'timeoutMs'],
+    [{ retry: { budgetMs: -1 } }, 'retry.budgetMs'],
+  ])(
+    '%j is CONFIG_INVALID naming the option (a timer past 24.8 days would fire at once)',
+    (options, name) => {
+      let caught: unknown;
+      try {
+        createClients({ catalogUrl: 'http://127.0.0.1:9/catalog', apiKey: KEY, ...options });
+      } catch (err) {
+        caught = err;
+      }
+      expect((caught as { code?: string }).code).toBe('CONFIG_INVALID');
+      expect((caught as Error).message).toContain(`${name} must be a number of milliseconds`);
+    },
+  );
+});
