@@ -3,13 +3,8 @@
 // Numeric flags are read as text and checked here (yargs would turn `abc` into NaN and `-5/10`
 // into short flags): a wrong value is a CONFIG_INVALID that says what the format is.
 import type { Options } from 'yargs';
-import {
-  type ConnectionFlags,
-  NUMBER_SETTINGS,
-  type NumberRule,
-  type NumberSetting,
-  parseNumberText,
-} from './config.js';
+import type { ConnectionFlags } from './config.js';
+import { NUMBER_SETTINGS, type NumberRule, type NumberSetting, parseNumberText } from './numbers.js';
 
 /**
  * A yargs option for a numeric flag, for every command: read as text, so `abc`, `0x10`, `-5/10` or

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import { numberProblem, parseNumberFlag, parseRateLimit, resolveSettings } from '../../src/config/config.js';
+import { parseRateLimit, resolveSettings } from '../../src/config/config.js';
+import { numberProblem, parseNumberFlag } from '../../src/config/numbers.js';
 import { isCatalogIoError } from '../../src/errors.js';
 
 // A catalog URL nobody listens on: a flag that slipped through would end in API_NETWORK, not CONFIG_INVALID.
