@@ -8,6 +8,7 @@
 //   anything else      a plain-text body, or no body at all
 // The API key never reaches an ApiError: it is not part of the path, and any echo of it in a body is masked.
 import { CatalogIoError, type ErrorCode } from '../errors.js';
+import { ATTEMPT_TIMEOUT, formatDuration } from './deadline.js';
 
 export type ServiceName = 'Catalog API' | 'DAM API';
 
@@ -27,7 +28,7 @@ export interface ApiErrorInit {
   status?: number;
   requestId?: string;
   failures?: ApiFailure[];
-  /** Seconds the service asked us to wait (429). */
+  /** Seconds the service asked us to wait (429, 503). */
   retryAfterSeconds?: number;
   /** A write whose outcome is unknown: it may have been processed. Re-check by reference before retrying. */
   ambiguous?: boolean;
@@ -68,6 +69,21 @@ export class ApiError extends CatalogIoError {
       `${this.message}; the ${this.method} may have been processed: check before trying again`,
       { ...this.init(), ambiguous: true },
     );
+    copy.details.errno = this.details.errno;
+    return copy;
+  }
+
+  /**
+   * A copy whose message says what was tried (`after 6 tries`) and what to raise; the
+   * number of tries is also in `attempts` and `details.attempts`.
+   */
+  afterTries(attempts: number, note: string): ApiError {
+    const copy = new ApiError(this.code, note ? `${this.message}${note}` : this.message, {
+      ...this.init(),
+      attempts,
+      ambiguous: this.ambiguous,
+    });
+    Object.assign(copy.details, this.details, { attempts });
     return copy;
   }
 
@@ -150,7 +166,9 @@ export function apiErrorFromResponse(res: ErrorResponse): ApiError {
   const requestId =
     parsed.requestId ?? header(res.headers, 'x-request-id') ?? header(res.headers, 'request-id');
   const retryAfterSeconds =
-    res.status === 429 ? retryAfterSecondsOf(header(res.headers, 'retry-after')) : undefined;
+    res.status === 429 || res.status === 503
+      ? retryAfterSecondsOf(header(res.headers, 'retry-after'))
+      : undefined;
   const detail = failures.length > 0 ? failures.map(formatFailure).join('; ') : mask(parsed.message ?? '');
   const parts = [
     `${res.service} ${res.method} ${res.path}: ${res.status} ${WHAT[code] ?? 'error'}`,
@@ -172,15 +190,27 @@ export function apiErrorFromResponse(res: ErrorResponse): ApiError {
 /** Transport failures (no HTTP answer) -> API_NETWORK or API_TIMEOUT. The undici error is kept as `errno` only. */
 export function apiErrorFromNetwork(
   err: unknown,
-  req: { service: ServiceName; method: string; path: string; secrets: readonly string[] },
+  req: {
+    service: ServiceName;
+    method: string;
+    path: string;
+    secrets: readonly string[];
+    /** The try's time limit, ms, for the message of a timeout. */
+    timeoutMs?: number;
+  },
 ): ApiError {
   const errno = networkCode(err) ?? 'UNKNOWN';
   const timeout = TIMEOUT_CODES.has(errno);
   const mask = masker(req.secrets);
   const raw = err instanceof Error ? err.message : String(err);
-  const message = `${req.service} ${req.method} ${req.path}: ${
-    timeout ? 'no answer in time' : 'could not reach the service'
-  } (${errno}${raw && !raw.includes(errno) ? `: ${mask(raw)}` : ''})`;
+  const what = !timeout
+    ? 'could not reach the service'
+    : req.timeoutMs !== undefined
+      ? `no complete answer within ${formatDuration(req.timeoutMs)}`
+      : 'no answer in time';
+  // Our own deadline's message only repeats the time; undici's say which phase ran out.
+  const shown = errno === ATTEMPT_TIMEOUT ? '' : raw && !raw.includes(errno) ? `: ${mask(raw)}` : '';
+  const message = `${req.service} ${req.method} ${req.path}: ${what} (${errno}${shown})`;
   const apiErr = new ApiError(timeout ? 'API_TIMEOUT' : 'API_NETWORK', message, {
     service: req.service,
     method: req.method,
@@ -203,6 +233,7 @@ export function badResponse(
 }
 
 const TIMEOUT_CODES = new Set([
+  ATTEMPT_TIMEOUT,
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_CONNECT_TIMEOUT',

@@ -3,7 +3,7 @@
 // What is retried:
 //   - answers 429 (waiting what Retry-After says, in seconds or as an HTTP date) and 500, 502, 503, 504;
 //   - transport failures: connection resets (ECONNRESET, UND_ERR_SOCKET, EPIPE), refused or failed
-//     connections, and timeouts (connect, headers, body).
+//     connections, and timeouts (connect, headers, body, and a try past its deadline).
 // Which methods:
 //   - GET, HEAD, PUT, PATCH and DELETE are idempotent here: every retryable failure is retried.
 //   - POST creates a record, so it is retried only when the request provably was not processed:
@@ -11,7 +11,10 @@
 //     (ECONNREFUSED, connect timeout, DNS failure). Any other failure of a POST goes up marked
 //     `ambiguous: true`, so the import runner re-checks by reference before trying again.
 // How long to wait: exponential backoff with full jitter, random(0, min(cap, base * 2^(attempt-1))),
-// except after a 429, where Retry-After (when given) is the wait, plus a little jitter.
+// except after a 429 or a 503, where Retry-After (when given) is the wait, plus a little jitter.
+// How long in all: a request's tries and waits share one budget (2 minutes by default, tries
+// included); a wait that would not fit in what is left is not started.
+import { ATTEMPT_TIMEOUT } from './deadline.js';
 import type { ApiError } from './errors.js';
 
 export interface RetryPolicy {
@@ -23,6 +26,8 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** The longest Retry-After we honour, ms; a longer one fails the request (the caller decides). */
   maxRetryAfterMs: number;
+  /** Time one request may spend in all, its tries and the waits between them, ms. */
+  budgetMs: number;
   /** Statuses retried for idempotent methods. */
   retryStatuses: readonly number[];
   /** Transport error codes retried for idempotent methods. */
@@ -38,6 +43,7 @@ export const RETRY_DEFAULTS: Readonly<RetryPolicy> = Object.freeze({
   baseDelayMs: 500,
   maxDelayMs: 30_000,
   maxRetryAfterMs: 120_000,
+  budgetMs: 120_000,
   retryStatuses: [429, 500, 502, 503, 504],
   retryErrorCodes: [
     'ECONNRESET',
@@ -52,6 +58,7 @@ export const RETRY_DEFAULTS: Readonly<RetryPolicy> = Object.freeze({
     'UND_ERR_HEADERS_TIMEOUT',
     'UND_ERR_BODY_TIMEOUT',
     'UND_ERR_CLOSED',
+    ATTEMPT_TIMEOUT,
   ],
   notSentErrorCodes: [
     'ECONNREFUSED',
@@ -68,13 +75,29 @@ export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   return { ...RETRY_DEFAULTS, ...overrides };
 }
 
+/** Why a failed request is not tried again. */
+export type GiveUpReason =
+  /** The failure is not one that is retried (a 400, a POST that may have been processed...). */
+  | 'final'
+  /** `maxAttempts` tries were made. */
+  | 'attempts'
+  /** The wait before the next try would not fit in the request's budget. */
+  | 'budget'
+  /** The service asked (Retry-After) for a wait longer than `maxRetryAfterMs`. */
+  | 'retry-after';
+
 export type RetryDecision =
   | { retry: true; delayMs: number }
-  | { retry: false /** The failure of a POST whose outcome is unknown. */; ambiguous: boolean };
+  | {
+      retry: false;
+      /** The failure of a POST whose outcome is unknown. */
+      ambiguous: boolean;
+      reason: GiveUpReason;
+    };
 
 /**
- * Whether to try again after `attempt` (1-based) failed with `err`.
- * `random` is injectable so the jitter can be checked.
+ * Whether to try again after `attempt` (1-based) failed with `err`, with `remainingMs` of the
+ * request's budget left. `random` is injectable so the jitter can be checked.
  */
 export function decideRetry(
   policy: RetryPolicy,
@@ -82,6 +105,7 @@ export function decideRetry(
   attempt: number,
   err: ApiError,
   random: () => number = Math.random,
+  remainingMs: number = policy.budgetMs,
 ): RetryDecision {
   const idempotent = policy.idempotentMethods.includes(method.toUpperCase());
   const errno =
@@ -91,16 +115,19 @@ export function decideRetry(
       ? policy.retryStatuses.includes(err.status)
       : errno !== undefined && policy.retryErrorCodes.includes(errno);
   const notSent = err.status === 429 || (errno !== undefined && policy.notSentErrorCodes.includes(errno));
-  if (!retryable && !notSent) return { retry: false, ambiguous: false };
-  if (!idempotent && !notSent) return { retry: false, ambiguous: true };
-  if (attempt >= policy.maxAttempts) return { retry: false, ambiguous: false };
-  if (err.status === 429 && err.retryAfterSeconds !== undefined) {
+  if (!retryable && !notSent) return { retry: false, ambiguous: false, reason: 'final' };
+  if (!idempotent && !notSent) return { retry: false, ambiguous: true, reason: 'final' };
+  if (attempt >= policy.maxAttempts) return { retry: false, ambiguous: false, reason: 'attempts' };
+  let delayMs: number;
+  if ((err.status === 429 || err.status === 503) && err.retryAfterSeconds !== undefined) {
     const waitMs = err.retryAfterSeconds * 1000;
-    if (waitMs > policy.maxRetryAfterMs) return { retry: false, ambiguous: false };
+    if (waitMs > policy.maxRetryAfterMs) return { retry: false, ambiguous: false, reason: 'retry-after' };
     // A little jitter so requests that were refused together do not come back together.
-    return { retry: true, delayMs: waitMs + Math.floor(random() * Math.min(1000, policy.baseDelayMs)) };
-  }
-  return { retry: true, delayMs: backoffMs(policy, attempt, random) };
+    delayMs = waitMs + Math.floor(random() * Math.min(1000, policy.baseDelayMs));
+  } else delayMs = backoffMs(policy, attempt, random);
+  // A wait that uses up the budget would only end in a try with no time left.
+  if (delayMs >= remainingMs) return { retry: false, ambiguous: false, reason: 'budget' };
+  return { retry: true, delayMs };
 }
 
 /** Full jitter: a random wait between 0 and min(cap, base * 2^(attempt-1)). */

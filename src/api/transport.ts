@@ -2,7 +2,9 @@
 // limiter, the run's counters and the retry policy. `ServiceHttp` binds it to one service (base URL
 // and key) and turns every answer into a parsed body or an ApiError.
 import { Pool } from 'undici';
+import { CatalogIoError } from '../errors.js';
 import { type CountersSnapshot, RunCounters } from './counters.js';
+import { attemptDeadline, formatDuration, RequestBudget } from './deadline.js';
 import {
   ApiError,
   apiErrorFromNetwork,
@@ -12,12 +14,12 @@ import {
   type ServiceName,
 } from './errors.js';
 import { createLimiter, type RateLimit, type RunLimiter } from './limiter.js';
-import { decideRetry, type RetryPolicy, retryPolicy, sleep } from './retry.js';
+import { decideRetry, type GiveUpReason, type RetryPolicy, retryPolicy, sleep } from './retry.js';
 import { encodePath, encodeQuery, type Query, trimBase } from './url.js';
 
 export const TIMEOUT_DEFAULTS = Object.freeze({
-  /** Wait for response headers, and between body chunks, ms. */
-  timeoutMs: 60_000,
+  /** One try, whole: connecting, the headers and the complete body, ms. */
+  timeoutMs: 30_000,
   connectTimeoutMs: 10_000,
 });
 
@@ -26,7 +28,9 @@ export interface TransportOptions {
   concurrency?: number;
   /** Requests per window; `null` for none. Default 50 per 10 s (the real service's limit). */
   rateLimit?: RateLimit | null;
+  /** Attempts, backoff, and `budgetMs`: the time one request may take, all tries and waits included. */
   retry?: Partial<RetryPolicy>;
+  /** One try, whole (headers and complete body), ms. Default 30 s. */
   timeoutMs?: number;
   connectTimeoutMs?: number;
 }
@@ -37,12 +41,13 @@ export class Transport {
   readonly counters = new RunCounters();
   readonly policy: RetryPolicy;
   readonly concurrency: number;
-  private readonly timeoutMs: number;
+  readonly timeoutMs: number;
   private readonly connectTimeoutMs: number;
   private readonly pools = new Map<string, Pool>();
   private closed = false;
 
   constructor(options: TransportOptions = {}) {
+    checkTimes(options);
     this.concurrency = options.concurrency ?? 8;
     this.limiter = createLimiter({
       concurrency: this.concurrency,
@@ -60,7 +65,7 @@ export class Transport {
         connections: this.concurrency,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        connectTimeout: this.connectTimeoutMs,
+        connectTimeout: Math.min(this.connectTimeoutMs, this.timeoutMs),
         keepAliveTimeout: 10_000,
       });
       this.pools.set(origin, pool);
@@ -194,12 +199,17 @@ export class ServiceHttp {
     };
     if (culture) headers['accept-language'] = culture;
     if (payload !== undefined) headers['content-type'] = 'application/json';
-    const { limiter, counters, policy } = this.transport;
+    const { limiter, counters, policy, timeoutMs } = this.transport;
+    const budget = new RequestBudget(policy.budgetMs);
     let unknownOutcomeBefore = false;
     for (let attempt = 1; ; attempt++) {
       let failure: ApiError;
+      // A try never runs past the request's budget: the last one gets what is left.
+      const tryMs = Math.max(1, Math.min(timeoutMs, budget.remaining()));
       try {
-        const res = await limiter.schedule(() => this.once(method, target, headers, payload, attempt > 1));
+        const res = await limiter.schedule(() =>
+          this.timedOnce(budget, tryMs, method, target, headers, payload, attempt > 1),
+        );
         if (res.status < 300) return { ...this.parse<T>(method, shownPath, res), attempts: attempt };
         if (method === 'DELETE' && res.status === 404 && unknownOutcomeBefore) {
           return {
@@ -226,20 +236,72 @@ export class ServiceHttp {
           method,
           path: shownPath,
           secrets: this.secrets,
+          // A last try cut short by the budget is not the configured timeout: the note says why.
+          ...(tryMs === timeoutMs ? { timeoutMs } : {}),
         });
       }
       failure.attempts = attempt;
-      const decision = decideRetry(policy, method, attempt, failure);
+      const decision = decideRetry(policy, method, attempt, failure, Math.random, budget.remaining());
       if (!decision.retry) {
+        const given = failure.afterTries(attempt, this.giveUpNote(failure, attempt, budget, decision.reason));
         if (decision.ambiguous) {
           counters.recordAmbiguous();
-          throw failure.asAmbiguous();
+          throw given.asAmbiguous();
         }
-        throw failure;
+        throw given;
       }
       if (failure.status === undefined || failure.status >= 500) unknownOutcomeBefore = true;
       counters.recordRetryWait(decision.delayMs);
+      budget.spend(decision.delayMs);
       await sleep(decision.delayMs);
+    }
+  }
+
+  /**
+   * What a person needs after the last try: how many tries, and which setting to raise when time
+   * ran out. Never the key: nothing here comes from the request's headers.
+   */
+  private giveUpNote(
+    failure: ApiError,
+    attempts: number,
+    budget: RequestBudget,
+    reason: GiveUpReason,
+  ): string {
+    const { timeoutMs, policy } = this.transport;
+    // No elapsed time in the message: rows that failed alike must read alike in a report's tally.
+    const tries = attempts > 1 ? `after ${attempts} tries` : '';
+    const timedOut = failure.code === 'API_TIMEOUT';
+    const raise: string[] = [];
+    if (timedOut) raise.push(`the timeout per try (--timeout or timeoutMs, now ${timeoutMs} ms)`);
+    if (reason === 'budget' || (timedOut && budget.remaining() < timeoutMs))
+      raise.push(`the time for all tries (--retry-budget or retryBudgetMs, now ${policy.budgetMs} ms)`);
+    const advice =
+      reason === 'retry-after'
+        ? `the service asked to wait ${failure.retryAfterSeconds} s, longer than the ${formatDuration(policy.maxRetryAfterMs)} waited at most`
+        : raise.length
+          ? `raise ${raise.join(' or ')}`
+          : '';
+    const parts = [tries, advice].filter(Boolean);
+    return parts.length ? `; ${parts.join('; ')}` : '';
+  }
+
+  /** One try within its deadline; its time, queue excluded, is spent from the request's budget. */
+  private async timedOnce(
+    budget: RequestBudget,
+    tryMs: number,
+    method: string,
+    target: string,
+    headers: Record<string, string>,
+    payload: string | undefined,
+    isRetry: boolean,
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+    const started = performance.now();
+    const deadline = attemptDeadline(tryMs);
+    try {
+      return await this.once(method, target, headers, payload, isRetry, deadline.signal);
+    } finally {
+      deadline.clear();
+      budget.spend(performance.now() - started);
     }
   }
 
@@ -249,6 +311,7 @@ export class ServiceHttp {
     headers: Record<string, string>,
     payload: string | undefined,
     isRetry: boolean,
+    signal: AbortSignal,
   ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
     const bytesOut = payload === undefined ? 0 : Buffer.byteLength(payload);
     try {
@@ -256,6 +319,7 @@ export class ServiceHttp {
         method: method as 'GET',
         path: target,
         headers,
+        signal,
         ...(payload !== undefined ? { body: payload } : {}),
       });
       const text = await res.body.text();
@@ -286,6 +350,27 @@ export class ServiceHttp {
         this.describe(method, shownPath),
         res.status,
         `answered with a body that is not JSON (${type})`,
+      );
+    }
+  }
+}
+
+/** Node runs a timer longer than about 24.8 days after 1 ms: such a limit would end every try at once. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** A library caller's time limits, checked like the CLI's flags are. */
+function checkTimes(options: TransportOptions): void {
+  const limits: Array<[string, number | undefined]> = [
+    ['timeoutMs', options.timeoutMs],
+    ['connectTimeoutMs', options.connectTimeoutMs],
+    ['retry.budgetMs', options.retry?.budgetMs],
+  ];
+  for (const [name, value] of limits) {
+    if (value === undefined) continue;
+    if (!Number.isFinite(value) || value <= 0 || value > LONGEST_TIMER_MS) {
+      throw new CatalogIoError(
+        'CONFIG_INVALID',
+        `${name} must be a number of milliseconds above 0 and at most ${LONGEST_TIMER_MS}, found ${value}`,
       );
     }
   }

@@ -20,6 +20,8 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((msg, err) => {
+      // yargs' own complaints (a flag without its value, a value a flag's check refused) are bad flags too.
+      if (err?.name === 'YError') throw new CatalogIoError('CONFIG_INVALID', err.message);
       throw err ?? new CatalogIoError('CONFIG_INVALID', msg);
     });
   for (const command of commands(out, (code) => {

@@ -1,5 +1,6 @@
 // Connection settings, checked once at the edge. Precedence: flags > environment > config file.
-//   flags        --catalog-url --dam-url --api-key --config --concurrency --rate-limit --timeout --schemas
+//   flags        --catalog-url --dam-url --api-key --config --concurrency --rate-limit --timeout
+//                --retry-budget --schemas
 //   environment  CATALOG_URL, DAM_URL, CATALOG_API_KEY
 //   config file  catalog-io.config.json in the working directory, or the file given with --config
 // With no catalog URL anywhere, commands run against the embedded sandbox (see connect.ts).
@@ -7,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RateLimit } from '../api/limiter.js';
 import { CatalogIoError } from '../errors.js';
+import { NUMBER_SETTINGS, type NumberSetting, numberProblem, show } from './numbers.js';
 
 export const CONFIG_FILE_NAME = 'catalog-io.config.json';
 
@@ -19,8 +21,10 @@ export interface ConnectionSettings {
   concurrency?: number;
   /** Requests per window, or null for no client-side limit. */
   rateLimit?: RateLimit | null;
-  /** Wait for an answer, ms. */
+  /** One try of a request, whole (headers and complete body), ms. */
   timeoutMs?: number;
+  /** One request, all its tries and the waits between them, ms. */
+  retryBudgetMs?: number;
   /** Attempts per request, retries included. */
   maxAttempts?: number;
   /** A schema cache folder to read instead of the live `$metadata`. */
@@ -36,6 +40,7 @@ export interface ConnectionFlags {
   concurrency?: number;
   rateLimit?: string;
   timeout?: number;
+  retryBudget?: number;
   schemas?: string;
 }
 
@@ -70,6 +75,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     concurrency: flags.concurrency,
     rateLimit: flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit, '--rate-limit'),
     timeoutMs: flags.timeout,
+    retryBudgetMs: flags.retryBudget,
     schemasDir: nonEmpty(flags.schemas),
   });
 
@@ -111,20 +117,11 @@ function check(s: ResolvedSettings): void {
     if (url.search || url.hash)
       throw invalid(`${label(key, s)} must not have a query or fragment: ${url.origin}${url.pathname}`);
   }
-  if (
-    s.concurrency !== undefined &&
-    (!Number.isInteger(s.concurrency) || s.concurrency < 1 || s.concurrency > 64)
-  ) {
-    throw invalid(`${label('concurrency', s)} must be a whole number from 1 to 64, found ${s.concurrency}`);
-  }
-  if (s.timeoutMs !== undefined && (!Number.isFinite(s.timeoutMs) || s.timeoutMs < 100)) {
-    throw invalid(`${label('timeoutMs', s)} must be at least 100 ms, found ${s.timeoutMs}`);
-  }
-  if (
-    s.maxAttempts !== undefined &&
-    (!Number.isInteger(s.maxAttempts) || s.maxAttempts < 1 || s.maxAttempts > 20)
-  ) {
-    throw invalid(`${label('maxAttempts', s)} must be a whole number from 1 to 20, found ${s.maxAttempts}`);
+  for (const key of Object.keys(NUMBER_SETTINGS) as NumberSetting[]) {
+    const value = s[key];
+    if (value === undefined) continue;
+    const problem = numberProblem(key, value);
+    if (problem) throw invalid(`${label(key, s)} ${problem}`);
   }
   if (s.catalogUrl !== undefined && s.apiKey === undefined) {
     throw new CatalogIoError(
@@ -134,16 +131,25 @@ function check(s: ResolvedSettings): void {
   }
 }
 
+const RATE_LIMIT_FORMAT = 'REQUESTS/SECONDS (e.g. 50/10: at most 50 requests in any 10 s) or off';
+const RATE_LIMIT_MAX = { requests: 100_000, windowSeconds: 86_400 };
+
 /** `50/10` (requests per seconds), `50` (per 10 s) or `off`. */
 export function parseRateLimit(text: string, where: string): RateLimit | null {
   const t = text.trim().toLowerCase();
   if (t === 'off' || t === 'none' || t === '0') return null;
-  const m = /^(\d+)(?:\s*\/\s*(\d+(?:\.\d+)?)\s*s?)?$/.exec(t);
-  if (!m) throw invalid(`${where} reads REQUESTS/SECONDS (e.g. 50/10) or off, found ${JSON.stringify(text)}`);
+  const m = /^([+-]?[\d.]+)(?:\s*\/\s*([+-]?[\d.]+)\s*s?)?$/.exec(t);
+  if (!m) throw invalid(`${where} reads ${RATE_LIMIT_FORMAT}, found ${show(text)}`);
   const requests = Number(m[1]);
   const windowSeconds = m[2] === undefined ? 10 : Number(m[2]);
-  if (requests < 1 || windowSeconds <= 0)
-    throw invalid(`${where} must allow at least 1 request in a window over 0 s`);
+  if (!Number.isInteger(requests) || requests < 1 || requests > RATE_LIMIT_MAX.requests)
+    throw invalid(
+      `${where} reads ${RATE_LIMIT_FORMAT}; the requests must be a whole number from 1 to ${RATE_LIMIT_MAX.requests}, found ${show(text)}`,
+    );
+  if (!Number.isFinite(windowSeconds) || windowSeconds <= 0 || windowSeconds > RATE_LIMIT_MAX.windowSeconds)
+    throw invalid(
+      `${where} reads ${RATE_LIMIT_FORMAT}; the seconds must be above 0 and at most ${RATE_LIMIT_MAX.windowSeconds}, found ${show(text)}`,
+    );
   return { requests, windowSeconds };
 }
 
@@ -179,6 +185,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
     'concurrency',
     'rateLimit',
     'timeoutMs',
+    'retryBudgetMs',
     'maxAttempts',
     'schemas',
   ]);
@@ -202,22 +209,21 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
     if (typeof v !== 'number') throw invalid(`${where(key)} must be a number, found ${JSON.stringify(v)}`);
     return v;
   };
+  const fileRateLimit = (r: Record<string, unknown>): RateLimit => {
+    if (typeof r.requests !== 'number' || typeof r.windowSeconds !== 'number')
+      throw invalid(`${where('rateLimit')} must be { "requests": N, "windowSeconds": S }, "N/S" or null`);
+    // One check for both spellings: the object is read as the text it stands for.
+    const limit = parseRateLimit(`${r.requests}/${r.windowSeconds}`, where('rateLimit'));
+    if (!limit) throw invalid(`${where('rateLimit')} turns the limit off with null, not with 0 requests`);
+    return limit;
+  };
   let rateLimit: RateLimit | null | undefined;
   const rl = o.rateLimit;
   if (rl === null || rl === 'off') rateLimit = null;
   else if (typeof rl === 'string') rateLimit = parseRateLimit(rl, where('rateLimit'));
-  else if (rl && typeof rl === 'object') {
-    const r = rl as Record<string, unknown>;
-    if (
-      typeof r.requests !== 'number' ||
-      typeof r.windowSeconds !== 'number' ||
-      r.requests < 1 ||
-      r.windowSeconds <= 0
-    ) {
-      throw invalid(`${where('rateLimit')} must be { "requests": N, "windowSeconds": S }, "N/S" or null`);
-    }
-    rateLimit = { requests: r.requests, windowSeconds: r.windowSeconds };
-  } else if (rl !== undefined)
+  else if (rl && typeof rl === 'object' && !Array.isArray(rl))
+    rateLimit = fileRateLimit(rl as Record<string, unknown>);
+  else if (rl !== undefined)
     throw invalid(`${where('rateLimit')} must be { "requests": N, "windowSeconds": S }, "N/S" or null`);
   return {
     file,
@@ -228,6 +234,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
       concurrency: number('concurrency'),
       rateLimit,
       timeoutMs: number('timeoutMs'),
+      retryBudgetMs: number('retryBudgetMs'),
       maxAttempts: number('maxAttempts'),
       schemasDir: string('schemas'),
     }),
@@ -240,6 +247,7 @@ function label(key: keyof ConnectionSettings, s: ResolvedSettings): string {
     damUrl: ['--dam-url', 'DAM_URL', 'damUrl'],
     concurrency: ['--concurrency', 'concurrency', 'concurrency'],
     timeoutMs: ['--timeout', 'timeoutMs', 'timeoutMs'],
+    retryBudgetMs: ['--retry-budget', 'retryBudgetMs', 'retryBudgetMs'],
     maxAttempts: ['maxAttempts', 'maxAttempts', 'maxAttempts'],
   };
   const [flag, env, file] = names[key] ?? [key, key, key];

@@ -100,7 +100,10 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
         ? { rateLimit: null }
         : {}),
     ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
-    ...(settings.maxAttempts !== undefined ? { retry: { maxAttempts: settings.maxAttempts } } : {}),
+    retry: {
+      ...(settings.maxAttempts !== undefined ? { maxAttempts: settings.maxAttempts } : {}),
+      ...(settings.retryBudgetMs !== undefined ? { budgetMs: settings.retryBudgetMs } : {}),
+    },
   });
   const catalog = new CatalogClient(
     new ServiceHttp(transport, { service: 'Catalog API', baseUrl: catalogUrl, apiKey }),

@@ -1,8 +1,27 @@
 // The connection flags every command that talks to a tenant accepts, as yargs options, and the way
 // from parsed argv to ConnectionFlags. Commands add them with `.options(connectionOptions)`.
+// Numeric flags are read as text and checked here (yargs would turn `abc` into NaN and `-5/10`
+// into short flags): a wrong value is a CONFIG_INVALID that says what the format is.
 import type { Options } from 'yargs';
-import { CatalogIoError } from '../errors.js';
 import type { ConnectionFlags } from './config.js';
+import { NUMBER_SETTINGS, type NumberRule, type NumberSetting, parseNumberText } from './numbers.js';
+
+/**
+ * A yargs option for a numeric flag, for every command: read as text, so `abc`, `0x10`, `-5/10` or
+ * a missing value are a CONFIG_INVALID naming the flag, what was found and the expected format.
+ */
+export function numberFlag(name: string, rule: NumberRule, describe: string) {
+  return {
+    type: 'string',
+    requiresArg: true,
+    describe,
+    coerce: (raw: unknown) => parseNumberText(rule, `--${name}`, raw),
+  } as const;
+}
+
+function numberOption(key: NumberSetting, flag: string, describe: string) {
+  return numberFlag(flag.replace(/^--/, ''), NUMBER_SETTINGS[key], describe);
+}
 
 export const connectionOptions = {
   'catalog-url': {
@@ -12,26 +31,33 @@ export const connectionOptions = {
   'dam-url': { type: 'string', describe: 'DAM API base URL (env DAM_URL)' },
   'api-key': { type: 'string', describe: 'Tenant API key (env CATALOG_API_KEY; prefer the environment)' },
   config: { type: 'string', describe: 'Config file (default ./catalog-io.config.json when present)' },
-  concurrency: { type: 'number', describe: 'Requests in flight at once (default 8)' },
-  'rate-limit': { type: 'string', describe: 'Requests per window, REQUESTS/SECONDS or off (default 50/10)' },
-  timeout: { type: 'number', describe: 'Wait for an answer, ms (default 60000)' },
+  concurrency: numberOption('concurrency', '--concurrency', 'Requests in flight at once, 1-64 (default 8)'),
+  'rate-limit': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'Requests per window, REQUESTS/SECONDS or off (default 50/10)',
+  },
+  timeout: numberOption(
+    'timeoutMs',
+    '--timeout',
+    'Time for one try of a request, headers and whole body, ms (default 30000)',
+  ),
+  'retry-budget': numberOption(
+    'retryBudgetMs',
+    '--retry-budget',
+    'Time for one request, all its tries and waits, ms (default 120000)',
+  ),
   schemas: {
     type: 'string',
     describe: 'Read tenant schemas from this cache folder (offline) instead of $metadata',
   },
 } as const satisfies Record<string, Options>;
 
-/** Picks the connection flags out of yargs' argv. */
+/** Picks the connection flags out of yargs' argv (numbers already checked by their `coerce`). */
 export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFlags {
   const flags: ConnectionFlags = {};
   const s = (key: string) => (typeof argv[key] === 'string' ? (argv[key] as string) : undefined);
-  const n = (key: string) => {
-    const v = argv[key];
-    if (typeof v !== 'number') return undefined;
-    // yargs turns `--concurrency abc` into NaN: refuse it rather than fall back to the default unseen.
-    if (Number.isNaN(v)) throw new CatalogIoError('CONFIG_INVALID', `--${key} must be a number`);
-    return v;
-  };
+  const n = (key: string) => (typeof argv[key] === 'number' ? (argv[key] as number) : undefined);
   const catalogUrl = s('catalog-url');
   const damUrl = s('dam-url');
   const apiKey = s('api-key');
@@ -39,6 +65,7 @@ export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFl
   const concurrency = n('concurrency');
   const rateLimit = s('rate-limit');
   const timeout = n('timeout');
+  const retryBudget = n('retry-budget');
   const schemas = s('schemas');
   if (catalogUrl !== undefined) flags.catalogUrl = catalogUrl;
   if (damUrl !== undefined) flags.damUrl = damUrl;
@@ -47,6 +74,7 @@ export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFl
   if (concurrency !== undefined) flags.concurrency = concurrency;
   if (rateLimit !== undefined) flags.rateLimit = rateLimit;
   if (timeout !== undefined) flags.timeout = timeout;
+  if (retryBudget !== undefined) flags.retryBudget = retryBudget;
   if (schemas !== undefined) flags.schemas = schemas;
   return flags;
 }

@@ -7,4 +7,4 @@ export {
   resolveSettings,
 } from './config.js';
 export { type Connection, type ConnectOptions, connect, type TenantInfo } from './connect.js';
-export { connectionFlagsFrom, connectionOptions } from './flags.js';
+export { connectionFlagsFrom, connectionOptions, numberFlag } from './flags.js';

@@ -2,7 +2,7 @@
 // prefix, the gateway (auth, rate limit, URL length), the fault knobs, the counters, and turning
 // SandboxResponse values into bytes. The services never see node:http.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { ResolvedOptions } from './context.js';
 import {
   BodyParseError,
@@ -17,6 +17,7 @@ import {
   validationFailure,
 } from './http.js';
 import { jittered, RateLimiter, RequestStats, randomSource, sleep } from './knobs.js';
+import { meterRequestLines, nextRequestLine, requestLineLength } from './request-line.js';
 
 export const PREFIX = {
   catalog: '/catalog',
@@ -27,8 +28,18 @@ export const PREFIX = {
 
 /** The real service answers 414 beyond about 8,000 characters of URL. */
 export const MAX_URL_LENGTH = 8000;
+/**
+ * Node refuses a request line and headers past 16 KB with its own 431; the sandbox reads up to this
+ * much so that a long URL gets the spec's 414 from the gateway, and answers 414 itself beyond.
+ */
+const MAX_HEADER_BYTES = 256 * 1024;
 /** Request bodies beyond this are refused (413) rather than buffered. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/**
+ * Seconds a 503 asks the client to wait (`Retry-After`). The spec does not show the header; a
+ * service that is briefly unavailable says when to come back, as the 429 does.
+ */
+export const FAULT_RETRY_AFTER_SECONDS = 1;
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 export interface MountedServices {
@@ -50,7 +61,8 @@ export class SandboxServer {
     this.limiter = options.rateLimit
       ? new RateLimiter(options.rateLimit.requests, options.rateLimit.windowSeconds)
       : undefined;
-    this.http = createServer((req, res) => {
+    this.http = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+      res.on('finish', () => nextRequestLine(req.socket));
       this.onRequest(req, res).catch((err: unknown) => {
         // Last resort: a bug in the sandbox is still an answer in the spec's 500 shape, never a hang.
         process.stderr.write(
@@ -62,6 +74,8 @@ export class SandboxServer {
       });
     });
     this.http.keepAliveTimeout = 30_000;
+    this.http.on('connection', meterRequestLines);
+    this.http.on('clientError', answerClientError);
   }
 
   /** Starts listening; the services are mounted afterwards because they need the final URLs. */
@@ -173,7 +187,9 @@ export class SandboxServer {
       const status = [500, 502, 503][Math.floor(this.random() * 3)]!;
       return status === 500
         ? errorBody(500, `Internal server error. Support code: ${requestId()}`)
-        : gatewayError(status, status === 502 ? 'Bad Gateway' : 'Service Unavailable');
+        : status === 502
+          ? gatewayError(502, 'Bad Gateway')
+          : gatewayError(503, 'Service Unavailable', { 'retry-after': String(FAULT_RETRY_AFTER_SECONDS) });
     }
 
     const prefix = service === 'catalog' ? PREFIX.catalog : PREFIX.dam;
@@ -247,7 +263,7 @@ export class SandboxServer {
           if (text.trim() === '') parsed = { value: undefined };
           else {
             try {
-              parsed = { value: JSON.parse(text) };
+              parsed = { value: JSON.parse(text, nullPrototype) };
             } catch (err) {
               throw new BodyParseError(`The request body is not valid JSON: ${(err as Error).message}`);
             }
@@ -257,6 +273,51 @@ export class SandboxServer {
       },
     };
   }
+}
+
+/**
+ * JSON.parse reviver: every object of a request body without a prototype, so a key such as
+ * `constructor`, `toString` or `__proto__` is only ever data, never an inherited member.
+ */
+function nullPrototype(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.assign(Object.create(null) as Record<string, unknown>, value);
+}
+
+/**
+ * A request Node could not parse. Past MAX_HEADER_BYTES, a request whose request line is the long
+ * part still gets the spec's 414 (problem details), long headers Node's 431; anything else a 400.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  // As Node's default handler: nothing can be written once an answer has started on this socket.
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || answering?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  let status = 400;
+  let title = 'Bad Request';
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    [status, title] =
+      requestLineLength(socket) > MAX_URL_LENGTH
+        ? [414, 'URI Too Long']
+        : [431, 'Request Header Fields Too Large'];
+  } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') [status, title] = [408, 'Request Timeout'];
+  const detail =
+    status === 414
+      ? `The request line is over ${MAX_HEADER_BYTES} bytes; URLs are limited to about ${MAX_URL_LENGTH} characters`
+      : `The request could not be read (${err.code ?? 'parse error'})`;
+  const body = JSON.stringify({
+    type: `https://httpstatuses.io/${status}`,
+    title,
+    status,
+    detail,
+    instance: '',
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

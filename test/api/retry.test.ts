@@ -160,7 +160,7 @@ describe('POST is never retried blindly', () => {
       path: '/Products',
     });
     reset.details.errno = 'ECONNRESET';
-    expect(decideRetry(policy, 'POST', 1, reset)).toEqual({ retry: false, ambiguous: true });
+    expect(decideRetry(policy, 'POST', 1, reset)).toEqual({ retry: false, ambiguous: true, reason: 'final' });
   });
 });
 

@@ -151,7 +151,9 @@ describe('exit codes', () => {
     expect(badMode.stderr).toMatch(/mode/);
     const badBatch = await run(['import', file, '--batch-size', '500', ...connection()]);
     expect(badBatch.code).toBe(2);
-    expect(badBatch.stderr).toContain('--batch-size must be a whole number from 1 to 100; got 500');
+    expect(badBatch.stderr).toContain(
+      '--batch-size must be a whole number from 1 to 100 (records looked up per batch), found 500',
+    );
     const badEntity = await run(['import', file, '--entity', 'widgets', ...connection()]);
     expect(badEntity.code).toBe(2);
     // Nothing was written by any of them.

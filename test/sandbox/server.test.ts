@@ -444,9 +444,14 @@ describe('catalog-io sandbox flags', () => {
 
   it('negative or fractional counts and delays are refused before anything starts', async () => {
     for (const [flag, value, message] of [
-      ['--image-quota', '-1', '--image-quota must be a whole number of 0 or more; got -1'],
-      ['--latency', '2.5', '--latency must be a whole number of 0 or more; got 2.5'],
-      ['--processing-ms', '-5', '--processing-ms must be a whole number of 0 or more; got -5'],
+      ['--image-quota', '-1', '--image-quota must be a whole number from 0 to 1000000000 (images), found -1'],
+      ['--latency', '2.5', '--latency must be a whole number from 0 to 600000 (ms), found 2.5'],
+      ['--processing-ms', '-5', '--processing-ms must be a whole number from 0 to 3600000 (ms), found -5'],
+      [
+        '--file-quota',
+        'abc',
+        '--file-quota must be a whole number from 0 to 1000000000 (files), found "abc"',
+      ],
     ] as const) {
       const out = memoryOutput();
       expect(await main(['sandbox', '--port', '0', flag, value], out)).toBe(2);
@@ -459,7 +464,7 @@ describe('catalog-io sandbox flags', () => {
     await run.stop();
     expect(run.info).toBeUndefined();
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--fault-rate must be a probability between 0 and 1; got 2');
+    expect(run.stderr).toContain('--fault-rate must be a number from 0 to 1 (a probability), found 2');
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 });

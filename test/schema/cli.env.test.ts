@@ -96,7 +96,7 @@ describe('schema pull and show with CATALOG_URL set', () => {
     const result = await run(['schema', 'show', 'products', '--concurrency', 'many'], { cwd, env });
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([
-      'catalog-io: --concurrency must be a number [CONFIG_INVALID]',
+      'catalog-io: --concurrency must be a whole number from 1 to 64 (requests in flight at once), found "many" [CONFIG_INVALID]',
     ]);
   }, 60_000);
 });

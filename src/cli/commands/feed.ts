@@ -1,6 +1,7 @@
 // The flags of the commands that read a feed (validate, import; preview and profile take the reader
 // flags), the way from them to library options, and the findings both print.
 import type { Argv } from 'yargs';
+import { numberFlag } from '../../config/index.js';
 import { CatalogIoError } from '../../errors.js';
 import { loadProfile } from '../../mappers/profile.js';
 import type { Profile } from '../../mappers/profile-types.js';
@@ -13,7 +14,14 @@ export function withReaderOptions<T>(y: Argv<T>) {
     .option('format', { type: 'string', describe: 'csv | xlsx | json | ndjson (default: detected)' })
     .option('encoding', { type: 'string', describe: 'Text encoding, e.g. windows-1252 (default: detected)' })
     .option('delimiter', { type: 'string', describe: 'CSV delimiter, e.g. ";" or "\\t" (default: detected)' })
-    .option('header-row', { type: 'number', describe: '1-based line (CSV) or row (XLSX) of the header' })
+    .option(
+      'header-row',
+      numberFlag(
+        'header-row',
+        { min: 1, max: 1_048_576, whole: true, unit: '1-based line or row' },
+        '1-based line (CSV) or row (XLSX) of the header',
+      ),
+    )
     .option('sheet', {
       type: 'string',
       array: true,

@@ -2,7 +2,7 @@
 // importFile(), then the summary on stderr (or one JSON object on stdout) and the exit code.
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
-import { connect, connectionFlagsFrom, connectionOptions } from '../../config/index.js';
+import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import { checkSource } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
@@ -59,14 +59,21 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           describe: 'Look up and diff only: say what would change, write nothing',
         })
         .option('batch-size', {
-          type: 'number',
+          ...numberFlag(
+            'batch-size',
+            { min: 1, max: 100, whole: true, unit: 'records looked up per batch' },
+            'Records looked up per batch (1-100)',
+          ),
           default: 100,
-          describe: 'Records looked up per batch (1-100)',
         })
-        .option('max-errors', {
-          type: 'number',
-          describe: 'Stop (exit 3) once this many rows failed or were invalid',
-        })
+        .option(
+          'max-errors',
+          numberFlag(
+            'max-errors',
+            { min: 1, max: Number.MAX_SAFE_INTEGER, whole: true, unit: 'failed or invalid rows' },
+            'Stop (exit 3) once this many rows failed or were invalid',
+          ),
+        )
         .option('delete-variants', {
           type: 'boolean',
           default: false,
@@ -94,14 +101,21 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
             'Continue the last unfinished run of this source (or the run named): finished rows are not sent again',
         })
         .option('max-failed-batches', {
-          type: 'number',
+          ...numberFlag(
+            'max-failed-batches',
+            { min: 1, max: Number.MAX_SAFE_INTEGER, whole: true, unit: 'batches' },
+            'Stop (exit 2) after this many batches in a row failed because the service did',
+          ),
           default: 5,
-          describe: 'Stop (exit 2) after this many batches in a row failed because the service did',
         })
-        .option('wait-lock', {
-          type: 'number',
-          describe: 'When another import of this entity to this tenant runs, wait up to this many seconds',
-        })
+        .option(
+          'wait-lock',
+          numberFlag(
+            'wait-lock',
+            { min: 0, max: 86_400, whole: false, unit: 'seconds' },
+            'When another import of this entity to this tenant runs, wait up to this many seconds',
+          ),
+        )
         .option('missing', {
           choices: ['delete', 'ignore'] as const,
           default: 'ignore' as const,
@@ -124,34 +138,11 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         .options(connectionOptions)
         .alias('rate-limit', 'rate'),
     handler: async (args: ImportArgs) => {
+      // Numbers were checked by their flags (numberFlag).
       const batchSize = args['batch-size'];
-      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100) {
-        throw new CatalogIoError(
-          'CONFIG_INVALID',
-          `--batch-size must be a whole number from 1 to 100; got ${batchSize}`,
-        );
-      }
       const maxErrors = args['max-errors'];
-      if (maxErrors !== undefined && (!Number.isInteger(maxErrors) || maxErrors < 1)) {
-        throw new CatalogIoError(
-          'CONFIG_INVALID',
-          `--max-errors must be a whole number of at least 1; got ${maxErrors}`,
-        );
-      }
       const maxFailedBatches = args['max-failed-batches'];
-      if (!Number.isInteger(maxFailedBatches) || maxFailedBatches < 1) {
-        throw new CatalogIoError(
-          'CONFIG_INVALID',
-          `--max-failed-batches must be a whole number of at least 1; got ${maxFailedBatches}`,
-        );
-      }
       const waitLock = args['wait-lock'];
-      if (waitLock !== undefined && !(waitLock >= 0)) {
-        throw new CatalogIoError(
-          'CONFIG_INVALID',
-          `--wait-lock must be a number of seconds; got ${waitLock}`,
-        );
-      }
       const maxMissing = parseMaxMissing(args['max-missing']);
       // A missing file is said before anything is started or asked of the tenant.
       await checkSource(sourceArg(args.source));

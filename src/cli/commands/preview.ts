@@ -1,6 +1,7 @@
 // `catalog-io preview <source>`: what the readers detect in a file and its first rows, so a person
 // can check a feed before importing it. Thin: flags to ReaderOptions, then openSource().
 import type { CommandModule } from 'yargs';
+import { numberFlag } from '../../config/index.js';
 import { type OpenedSource, openSource, type ReaderOptions, type SourceRow } from '../../readers/index.js';
 import type { Cell } from '../../readers/types.js';
 import { EXIT } from '../output.js';
@@ -33,7 +34,14 @@ export const previewCommand: CommandFactory = (out, setExitCode) =>
         }),
       )
         .option('trim', { type: 'boolean', describe: 'CSV: trim spaces around cells (default: when padded)' })
-        .option('limit', { type: 'number', default: 10, describe: 'Rows to show' })
+        .option('limit', {
+          ...numberFlag(
+            'limit',
+            { min: 0, max: 1_000_000, whole: true, unit: 'rows to show' },
+            'Rows to show',
+          ),
+          default: 10,
+        })
         .option('json', { type: 'boolean', default: false, describe: 'Print rows as NDJSON' }),
     handler: async (args: PreviewArgs) => {
       const options: ReaderOptions = {

@@ -1,5 +1,6 @@
 // `catalog-io sandbox`: run the local simulator of the Catalog and DAM APIs until interrupted.
 import type { CommandModule } from 'yargs';
+import { numberFlag } from '../../config/index.js';
 import { CatalogIoError } from '../../errors.js';
 import type { SandboxOptions, startSandbox } from '../../sandbox/index.js';
 import type { CommandFactory } from './index.js';
@@ -36,22 +37,8 @@ export function parseRateLimit(text: string): { requests: number; windowSeconds:
   return { requests, windowSeconds };
 }
 
-function wholeNumber(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 0) {
-    throw new CatalogIoError('CONFIG_INVALID', `--${name} must be a whole number of 0 or more; got ${value}`);
-  }
-  return value;
-}
-
-function probability(name: string, value: number): number {
-  if (!(value >= 0 && value <= 1)) {
-    throw new CatalogIoError(
-      'CONFIG_INVALID',
-      `--${name} must be a probability between 0 and 1; got ${value}`,
-    );
-  }
-  return value;
-}
+const whole = (max: number, unit: string) => ({ min: 0, max, whole: true, unit });
+const probability = { min: 0, max: 1, whole: false, unit: 'a probability' };
 
 export const sandboxCommand: CommandFactory = (out) =>
   ({
@@ -59,7 +46,10 @@ export const sandboxCommand: CommandFactory = (out) =>
     describe: 'Run the local sandbox tenant (Catalog API, DAM API and an asset host) until interrupted',
     builder: (y) =>
       y
-        .option('port', { type: 'number', default: 4010, describe: 'Port to listen on (0 = any free port)' })
+        .option('port', {
+          ...numberFlag('port', whole(65_535, 'a TCP port'), 'Port to listen on (0 = any free port)'),
+          default: 4010,
+        })
         .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
         .option('seed', {
           choices: ['demo', 'empty'] as const,
@@ -82,27 +72,34 @@ export const sandboxCommand: CommandFactory = (out) =>
           describe: 'Print one JSON line with the URLs and keys once listening',
         })
         .option('latency', {
-          type: 'number',
+          ...numberFlag('latency', whole(600_000, 'ms'), 'Added latency per request in ms (+-25% jitter)'),
           default: 0,
-          describe: 'Added latency per request in ms (+-25% jitter)',
         })
         .option('rate-limit', {
           type: 'string',
+          requiresArg: true,
           describe: 'Requests per window per key, e.g. 50/10 (the real service allows 50 per 10 s)',
         })
-        .option('fault-rate', { type: 'number', default: 0, describe: 'Probability of a random 500/502/503' })
-        .option('reset-rate', {
-          type: 'number',
+        .option('fault-rate', {
+          ...numberFlag('fault-rate', probability, 'Probability of a random 500/502/503'),
           default: 0,
-          describe: 'Probability of a connection destroyed mid-request',
+        })
+        .option('reset-rate', {
+          ...numberFlag('reset-rate', probability, 'Probability of a connection destroyed mid-request'),
+          default: 0,
         })
         .option('processing-ms', {
-          type: 'number',
+          ...numberFlag('processing-ms', whole(3_600_000, 'ms'), 'Background image processing time'),
           default: 50,
-          describe: 'Background image processing time',
         })
-        .option('image-quota', { type: 'number', default: 10_000, describe: 'Image library quota' })
-        .option('file-quota', { type: 'number', default: 10_000, describe: 'File library quota' })
+        .option('image-quota', {
+          ...numberFlag('image-quota', whole(1_000_000_000, 'images'), 'Image library quota'),
+          default: 10_000,
+        })
+        .option('file-quota', {
+          ...numberFlag('file-quota', whole(1_000_000_000, 'files'), 'File library quota'),
+          default: 10_000,
+        })
         .option('allow-host', {
           type: 'string',
           array: true,
@@ -114,27 +111,28 @@ export const sandboxCommand: CommandFactory = (out) =>
           default: false,
           describe: 'DAM collections carry @readLink/@nextLink',
         })
-        .option('random-seed', { type: 'number', describe: 'Seed for faults and jitter, to repeat a run' }),
+        .option(
+          'random-seed',
+          numberFlag(
+            'random-seed',
+            whole(2 ** 32 - 1, 'any seed'),
+            'Seed for faults and jitter, to repeat a run',
+          ),
+        ),
     handler: async (args: SandboxArgs) => {
-      if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) {
-        throw new CatalogIoError(
-          'CONFIG_INVALID',
-          `--port must be a whole number from 0 to 65535; got ${args.port}`,
-        );
-      }
       const options: SandboxOptions = {
         port: args.port,
         host: args.host,
         seed: args.seed,
         dataDir: args['data-dir'],
         reset: args.reset,
-        latencyMs: wholeNumber('latency', args.latency),
+        latencyMs: args.latency,
         rateLimit: args['rate-limit'] ? parseRateLimit(args['rate-limit']) : undefined,
-        faultRate: probability('fault-rate', args['fault-rate']),
-        resetRate: probability('reset-rate', args['reset-rate']),
-        processingMs: wholeNumber('processing-ms', args['processing-ms']),
-        imageQuota: wholeNumber('image-quota', args['image-quota']),
-        fileQuota: wholeNumber('file-quota', args['file-quota']),
+        faultRate: args['fault-rate'],
+        resetRate: args['reset-rate'],
+        processingMs: args['processing-ms'],
+        imageQuota: args['image-quota'],
+        fileQuota: args['file-quota'],
         allowHosts: args['allow-host'],
         damLinks: args['dam-links'],
         randomSeed: args['random-seed'],

@@ -102,7 +102,8 @@ export class AttributeSetsV2 {
     body: Record<string, unknown>,
     mode: 'create' | 'update',
   ): { name?: string; productLayout?: Layout; variantLayout?: Layout } | { response: SandboxResponse } {
-    const failures: Record<string, ValidationFailure[]> = {};
+    // Keys come from the request body: a plain `{}` would find `constructor` on its prototype.
+    const failures: Record<string, ValidationFailure[]> = Object.create(null);
     const add = (key: string, message: string, attempted: unknown) => {
       failures[key] = [
         ...(failures[key] ?? []),
@@ -120,7 +121,7 @@ export class AttributeSetsV2 {
       else if (name.length > 255)
         add('name', `name is ${name.length} characters long; the maximum is 255`, name);
     }
-    const layouts: Record<string, Layout | undefined> = {};
+    const layouts: Record<string, Layout | undefined> = Object.create(null);
     for (const [key, fields] of [
       ['ProductLayout', this.store.products.def.fields],
       ['VariantLayout', this.store.variants.def.fields],

@@ -324,7 +324,8 @@ export class CatalogService implements SandboxService {
     if (f.kind === 'missing-asset' && missingAssetStatus === 404) {
       return problem(404, 'Not Found', f.failures.map((x) => x.message).join('; '));
     }
-    const byField: Record<string, ValidationFailure[]> = {};
+    // Field names come from the request body: a plain `{}` would find `constructor` on its prototype.
+    const byField: Record<string, ValidationFailure[]> = Object.create(null);
     for (const x of f.failures) {
       const list = byField[x.field] ?? [];
       list.push({ PropertyName: x.field, ErrorMessage: x.message, AttemptedValue: x.attempted ?? null });

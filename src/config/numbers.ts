@@ -1,0 +1,58 @@
+// Numbers from people: the bounds of every numeric setting and flag, and the one way a number is read
+// from a flag's text (plain decimal only) and judged, so each message names what was found and the
+// expected range.
+import { CatalogIoError } from '../errors.js';
+
+/** The numeric settings, their bounds and what they count: one table for flags and the config file. */
+export const NUMBER_SETTINGS = {
+  concurrency: { min: 1, max: 64, whole: true, unit: 'requests in flight at once' },
+  timeoutMs: { min: 100, max: 3_600_000, whole: false, unit: 'ms for one try of a request' },
+  retryBudgetMs: { min: 1_000, max: 86_400_000, whole: false, unit: 'ms for all tries of a request' },
+  maxAttempts: { min: 1, max: 20, whole: true, unit: 'tries of a request, the first included' },
+} as const;
+export type NumberSetting = keyof typeof NUMBER_SETTINGS;
+
+/** What is wrong with a numeric setting's value, said with the expected format; undefined when fine. */
+export function numberProblem(key: NumberSetting, value: unknown): string | undefined {
+  return ruleProblem(NUMBER_SETTINGS[key], value);
+}
+
+/** The bounds of a numeric flag or setting, and what it counts (for the message). */
+export interface NumberRule {
+  min: number;
+  max: number;
+  whole: boolean;
+  unit: string;
+}
+
+/** What is wrong with a number against its rule, with the expected format; undefined when fine. */
+export function ruleProblem(rule: NumberRule, value: unknown): string | undefined {
+  const { min, max, whole, unit } = rule;
+  const expected = `${whole ? 'a whole number' : 'a number'} from ${min} to ${max} (${unit})`;
+  if (typeof value !== 'number' || Number.isNaN(value)) return `must be ${expected}, found ${show(value)}`;
+  if (whole && !Number.isInteger(value)) return `must be ${expected}, found ${value}`;
+  if (value < min || value > max || !Number.isFinite(value)) return `must be ${expected}, found ${value}`;
+  return undefined;
+}
+
+/** A numeric flag's text as a number, or the coded error saying what the format is. */
+export function parseNumberText(rule: NumberRule, flag: string, raw: unknown): number {
+  if (Array.isArray(raw))
+    throw new CatalogIoError('CONFIG_INVALID', `${flag} is given ${raw.length} times: give it once`);
+  const text = String(raw).trim();
+  // Number('') is 0 and Number('0x10') is 16: only plain decimal notation is a number here.
+  const value = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+  const problem = ruleProblem(rule, Number.isNaN(value) ? text : value);
+  if (problem) throw new CatalogIoError('CONFIG_INVALID', `${flag} ${problem}`);
+  return value;
+}
+
+/** A connection setting's flag text as a number (see NUMBER_SETTINGS). */
+export function parseNumberFlag(key: NumberSetting, flag: string, raw: unknown): number {
+  return parseNumberText(NUMBER_SETTINGS[key], flag, raw);
+}
+
+/** A value as it is quoted in a message: text in quotes, anything else as written. */
+export function show(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
