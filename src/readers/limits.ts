@@ -1,5 +1,6 @@
-// The row errors of the readers' size and depth limits, worded once: a row over a limit is reported
-// with its location and the reading goes on with the next row.
+// The row errors of the readers' size and depth limits (and of invalid UTF-8), worded once: such a
+// row is reported with its location and the reading goes on with the next row.
+import type { Cell } from './types.js';
 
 export interface RowError {
   code: string;
@@ -35,4 +36,22 @@ export class RowProblem extends Error {
   constructor(readonly error: RowError) {
     super(error.message);
   }
+}
+
+/** A row holding bytes that are not UTF-8 in a UTF-8 source (decoded as U+FFFD, see DecodeStatus). */
+export function invalidUtf8(location: string): RowError {
+  return {
+    code: 'ENCODING_INVALID',
+    message: `Invalid UTF-8: bytes here are not UTF-8, shown as \uFFFD; fix them, or name the file's encoding with --encoding (e.g. windows-1252) (${location})`,
+  };
+}
+
+/** The position of the first text cell holding U+FFFD (an invalid byte sequence), or -1. */
+export function replacedAt(values: readonly Cell[]): number {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (typeof value === 'string' ? value.includes('\uFFFD') : Array.isArray(value) && replacedAt(value) >= 0)
+      return i;
+  }
+  return -1;
 }

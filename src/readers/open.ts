@@ -2,7 +2,7 @@
 // gzip, format and encoding, and hands text or bytes to the format's reader core.
 import { CatalogIoError } from '../errors.js';
 import { readCsv } from './csv/csv.js';
-import { decode, detectEncoding, looksBinary } from './encoding.js';
+import { type DecodeStatus, decode, detectEncoding, looksBinary } from './encoding.js';
 import { detectFormat, type Format, isZip } from './format.js';
 import { readJson } from './json/json.js';
 import { readNdjson } from './json/ndjson.js';
@@ -139,7 +139,9 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
     name,
   );
   notes.push(...encodingNotes);
-  const text = decode(chunks, encoding, name);
+  // Invalid UTF-8 is counted by the decoder and made a row error by the reader that meets the row.
+  const decoded: DecodeStatus = { invalidSequences: 0 };
+  const text = decode(chunks, encoding, decoded);
 
   if (format === 'csv') {
     const table = await readCsv(text, {
@@ -148,6 +150,7 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
       headerRow: settings.headerRow ?? 1,
       trim: settings.trim,
       maxCellBytes: settings.maxCellBytes,
+      decoded,
     });
     notes.push(...table.notes);
     return finish(
@@ -160,6 +163,7 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
     source: name,
     maxCellBytes: settings.maxCellBytes,
     maxJsonDepth: settings.maxJsonDepth,
+    decoded,
   };
   if (format === 'ndjson') {
     const table = readNdjson(text, jsonSettings);

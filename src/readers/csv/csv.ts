@@ -1,8 +1,9 @@
 // The CSV reader core: text in, header and rows out. It knows nothing of files, URLs or bytes.
 import { CatalogIoError } from '../../errors.js';
 import { BatchedRows } from '../batched.js';
+import type { DecodeStatus } from '../encoding.js';
 import { checkHeaders } from '../headers.js';
-import { cellTooLarge, recordTooLarge } from '../limits.js';
+import { cellTooLarge, invalidUtf8, recordTooLarge, replacedAt } from '../limits.js';
 import { readAhead } from '../sources/peek.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
 import { type CsvBatch, csvRecordBatches, guessDelimiter } from './records.js';
@@ -16,6 +17,8 @@ export interface CsvSettings {
   /** Trim spaces around cells; when undefined, on if the header is space-padded. */
   trim?: boolean;
   maxCellBytes: number;
+  /** The decoder's count of invalid UTF-8: while it is 0, no row needs looking at for them. */
+  decoded?: DecodeStatus;
 }
 
 export interface OpenedTable {
@@ -143,6 +146,10 @@ function dataRow(
   }
   counter.index++;
   const row = new TableRow({ text: location, source: settings.source, line }, cells, headers, counter.index);
+  if (!error && settings.decoded && settings.decoded.invalidSequences > 0) {
+    const at = replacedAt(cells);
+    if (at >= 0) error = invalidUtf8(`${location}, column "${headers[at]}"`);
+  }
   if (error) row.error = error;
   else if (values.length !== width) {
     row.error = {

@@ -2,7 +2,7 @@
 // scalars stay arrays, arrays holding objects become their JSON text in one cell (a faithful,
 // reversible choice: indexed columns would change shape from one record to the next).
 import { emptyCells } from '../headers.js';
-import { cellTooLarge, jsonTooDeep, RowProblem } from '../limits.js';
+import { cellTooLarge, invalidUtf8, jsonTooDeep, type RowError, RowProblem, replacedAt } from '../limits.js';
 import type { Cell } from '../types.js';
 
 /** The union of the column names seen so far, in order of first appearance. */
@@ -130,4 +130,14 @@ function toScalar(value: unknown): Cell {
     return value;
   }
   return String(value);
+}
+
+/** The row error of a record holding invalid UTF-8 (U+FFFD) in a value or a key, naming the column. */
+export function invalidIn(cells: Record<string, Cell>, location: string): RowError | undefined {
+  for (const name in cells) {
+    const value = cells[name]!;
+    if (name.includes('\uFFFD') || replacedAt([value]) >= 0)
+      return invalidUtf8(`${location}, column "${name}"`);
+  }
+  return undefined;
 }

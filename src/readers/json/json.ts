@@ -4,10 +4,11 @@
 // Line and column are tracked while reading, so a syntax error is located from any source (locate.ts).
 import Assembler from 'stream-json/assembler.js';
 import { CatalogIoError } from '../../errors.js';
+import type { DecodeStatus } from '../encoding.js';
 import { emptyCells } from '../headers.js';
 import { jsonTooDeep, RowProblem } from '../limits.js';
 import type { Cell, SourceRow } from '../types.js';
-import { flattenRecord, HeaderUnion } from './flatten.js';
+import { flattenRecord, HeaderUnion, invalidIn } from './flatten.js';
 import { locateInText, PositionTracker, replayPrefix, syntaxDetail, type TextPosition } from './locate.js';
 import { createTokenizer, type Token } from './tokenizer.js';
 
@@ -15,6 +16,8 @@ export interface JsonSettings {
   source: string;
   maxCellBytes: number;
   maxJsonDepth: number;
+  /** The decoder's count of invalid UTF-8: while it is 0, no row needs looking at for them. */
+  decoded?: DecodeStatus;
   /** Dotted keys to the records array; auto when absent. */
   jsonPath?: string;
   /** Receives what was detected (the key the records came from). */
@@ -86,7 +89,10 @@ async function* jsonRows(
       };
     }
     try {
-      return { location, cells: flattenRecord(value, headers, limits, where), index };
+      const cells = flattenRecord(value, headers, limits, where);
+      const decoded = settings.decoded;
+      const error = decoded && decoded.invalidSequences > 0 ? invalidIn(cells, where) : undefined;
+      return error ? { location, cells, index, error } : { location, cells, index };
     } catch (err) {
       if (!(err instanceof RowProblem)) throw err;
       return { location, cells: emptyCells<Cell>(), index, error: err.error };

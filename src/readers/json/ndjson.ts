@@ -2,10 +2,11 @@
 // JSON.parse. A broken line is a row error (the others are independent), located by line and column.
 import { randomBytes } from 'node:crypto';
 import { BatchedRows } from '../batched.js';
+import type { DecodeStatus } from '../encoding.js';
 import { emptyCells } from '../headers.js';
 import { RowProblem, recordTooLarge } from '../limits.js';
 import type { Cell, SourceRow } from '../types.js';
-import { type FlattenLimits, flattenRecord, HeaderUnion } from './flatten.js';
+import { type FlattenLimits, flattenRecord, HeaderUnion, invalidIn } from './flatten.js';
 import type { OpenedRecords } from './json.js';
 import { syntaxDetail } from './locate.js';
 import { createTokenizer } from './tokenizer.js';
@@ -14,6 +15,8 @@ export interface NdjsonSettings {
   source: string;
   maxCellBytes: number;
   maxJsonDepth: number;
+  /** The decoder's count of invalid UTF-8: while it is 0, no row needs looking at for them. */
+  decoded?: DecodeStatus;
 }
 
 export function readNdjson(text: AsyncIterable<string>, settings: NdjsonSettings): OpenedRecords {
@@ -192,7 +195,9 @@ class NdjsonLines {
       this.batch.push({ location, cells: emptyCells<Cell>(), index, error: err.error });
       return;
     }
-    this.batch.push({ location, cells, index });
+    const decoded = this.settings.decoded;
+    const error = decoded && decoded.invalidSequences > 0 ? invalidIn(cells, where) : undefined;
+    this.batch.push(error ? { location, cells, index, error } : { location, cells, index });
   }
 }
 
