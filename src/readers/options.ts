@@ -61,6 +61,8 @@ export const DEFAULT_MAX_CELL_BYTES = 1024 * 1024;
 /** Generous for a 1M-row sheet (its XML is typically 0.2 to 1 GB) or a large gzipped feed. */
 export const DEFAULT_MAX_INFLATE_BYTES = 4 * 1024 ** 3;
 export const DEFAULT_MAX_JSON_DEPTH = 64;
+/** The most `maxJsonDepth` may be raised to: flattening recurses per level, safely to a few thousand. */
+export const MAX_JSON_DEPTH = 1000;
 
 export function resolveOptions(options: ReaderOptions): ResolvedOptions {
   const invalid = (message: string) => new CatalogIoError('CONFIG_INVALID', message);
@@ -81,6 +83,11 @@ export function resolveOptions(options: ReaderOptions): ResolvedOptions {
   positive(options.timeoutMs, 'timeout');
   positive(options.maxInflateBytes, 'maxInflateBytes');
   positive(options.maxJsonDepth, 'maxJsonDepth');
+  if ((options.maxJsonDepth ?? 0) > MAX_JSON_DEPTH) {
+    throw invalid(
+      `Invalid maxJsonDepth ${options.maxJsonDepth}: at most ${MAX_JSON_DEPTH} (a record is flattened by recursion, which deeper nesting would overflow)`,
+    );
+  }
   for (const [name, value] of Object.entries(options.httpHeaders ?? {})) {
     // The value is never quoted: it usually holds a secret.
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n]/.test(value)) {

@@ -138,13 +138,20 @@ function quoteNotClosed(line: number): CatalogIoError {
  * Finds where a record ends (a line break outside quotes) across chunks, holding nothing but its
  * quote state; quotes open only at the start of a cell, `""` inside quotes is a quote, as papaparse reads them.
  */
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+
 class RecordEnd {
   inQuotes = false;
   private cellStart = true;
   /** Inside quotes, the last chunk ended on a quote: the next character says whether it closed them. */
   private quoteAtEnd = false;
 
-  constructor(private readonly delimiter: string) {}
+  private readonly delimiterCode: number;
+
+  constructor(delimiter: string) {
+    this.delimiterCode = delimiter.charCodeAt(0);
+  }
 
   /** The index just past the line break that ends the record in `text`, or -1 when it goes on. */
   find(text: string): number {
@@ -169,10 +176,11 @@ class RecordEnd {
         }
         continue;
       }
-      const char = text[i]!;
-      if (char === '\n') return i + 1;
-      if (char === this.delimiter) this.cellStart = true;
-      else if (char === '"' && this.cellStart) {
+      // By code, not by character: a skipped record may be hundreds of MB.
+      const code = text.charCodeAt(i);
+      if (code === NEWLINE) return i + 1;
+      if (code === this.delimiterCode) this.cellStart = true;
+      else if (code === QUOTE && this.cellStart) {
         this.inQuotes = true;
         this.cellStart = false;
       } else this.cellStart = false;
