@@ -62,6 +62,8 @@ export async function* csvRecordBatches(
   let baseIndex = 0;
   let line = 1;
   let skipping: { end: RecordEnd; line: number; chars: number } | undefined;
+  /** Follows the quotes of a large unfinished record in `partial`, to know when it ends. */
+  let scan: RecordEnd | undefined;
 
   /** Numbers the records of `consumed` characters of `input`: a cell may hold line breaks of its own. */
   function number(records: string[][], input: string, consumed: number): CsvBatch {
@@ -90,8 +92,23 @@ export async function* csvRecordBatches(
       skipping = undefined;
       chunk = chunk.substring(end);
     }
-    // No line break, no record can end here: wait for more text instead of parsing again.
-    if (!chunk.includes('\n') && partial.length + chunk.length <= maxRecordChars) {
+    if (scan) {
+      // A large unfinished record: parsed again only once the chunk that ends it has come.
+      const end = scan.find(chunk);
+      if (end === -1) {
+        if (partial.length + chunk.length > maxRecordChars) {
+          skipping = { end: scan, line, chars: partial.length + chunk.length };
+          line += countBreaks(partial, partial.length) + countBreaks(chunk, chunk.length);
+          partial = '';
+          scan = undefined;
+          continue;
+        }
+        partial += chunk;
+        continue;
+      }
+      scan = undefined;
+    } else if (!chunk.includes('\n') && partial.length + chunk.length <= maxRecordChars) {
+      // No line break, no record can end here: wait for more text instead of parsing again.
       partial += chunk;
       continue;
     }
@@ -110,10 +127,14 @@ export async function* csvRecordBatches(
       skipping = { end, line, chars: partial.length };
       line += countBreaks(partial, partial.length);
       partial = '';
+    } else if (partial.length > LARGE_RECORD) {
+      // Parsing a long quoted cell again at every line break in it would cost its length squared.
+      scan = new RecordEnd(delimiter);
+      if (scan.find(partial) !== -1) scan = undefined;
     }
   }
   if (skipping) {
-    if (skipping.end.inQuotes) throw quoteNotClosed(skipping.line);
+    if (skipping.end.unclosed) throw quoteNotClosed(skipping.line);
     yield { records: [], lines: new Int32Array(0), tooLarge: { line: skipping.line, chars: skipping.chars } };
     return;
   }
@@ -134,50 +155,61 @@ function quoteNotClosed(line: number): CatalogIoError {
   );
 }
 
-/**
- * Finds where a record ends (a line break outside quotes) across chunks, holding nothing but its
- * quote state; quotes open only at the start of a cell, `""` inside quotes is a quote, as papaparse reads them.
- */
 const NEWLINE = 0x0a;
 const QUOTE = 0x22;
+const SPACE = 0x20;
+/** An unfinished record past this length is followed by a RecordEnd rather than parsed again per chunk. */
+const LARGE_RECORD = 64 * 1024;
 
+/**
+ * Finds where a record ends (a line break outside quotes) across chunks, holding nothing but its quote
+ * state, by papaparse's rules: a quote opens only at the start of a cell; inside quotes `""` is a quote,
+ * and a quote closes them only when a delimiter or a line break follows (after spaces, if any).
+ */
 class RecordEnd {
-  inQuotes = false;
+  private inQuotes = false;
   private cellStart = true;
-  /** Inside quotes, the last chunk ended on a quote: the next character says whether it closed them. */
-  private quoteAtEnd = false;
-
+  /** Inside quotes, a quote was seen: 1 just now, 2 followed by spaces; what comes next decides. */
+  private pendingQuote: 0 | 1 | 2 = 0;
   private readonly delimiterCode: number;
 
   constructor(delimiter: string) {
     this.delimiterCode = delimiter.charCodeAt(0);
   }
 
+  /** At the end of the text: a quote is still open (a quote right before the end closes it). */
+  get unclosed(): boolean {
+    return this.inQuotes && this.pendingQuote === 0;
+  }
+
   /** The index just past the line break that ends the record in `text`, or -1 when it goes on. */
   find(text: string): number {
     let i = 0;
-    if (this.quoteAtEnd) {
-      this.quoteAtEnd = false;
-      if (text[0] === '"') i = 1;
-      else this.inQuotes = false;
-    }
     while (i < text.length) {
+      // By code, not by character: a skipped record may be hundreds of MB.
+      const code = text.charCodeAt(i);
+      if (this.pendingQuote !== 0) {
+        const pending = this.pendingQuote;
+        this.pendingQuote = 0;
+        if (pending === 1 && code === QUOTE) {
+          i++;
+          continue;
+        }
+        if (code === SPACE) {
+          this.pendingQuote = 2;
+          i++;
+          continue;
+        }
+        if (code === NEWLINE || code === this.delimiterCode) this.inQuotes = false;
+        // else: the quote was text; this character is read as usual below
+      }
       if (this.inQuotes) {
         const quote = text.indexOf('"', i);
         if (quote === -1) return -1;
-        if (quote === text.length - 1) {
-          this.quoteAtEnd = true;
-          return -1;
-        }
-        if (text[quote + 1] === '"') i = quote + 2;
-        else {
-          this.inQuotes = false;
-          i = quote + 1;
-        }
+        this.pendingQuote = 1;
+        i = quote + 1;
         continue;
       }
-      // By code, not by character: a skipped record may be hundreds of MB.
-      const code = text.charCodeAt(i);
       if (code === NEWLINE) return i + 1;
       if (code === this.delimiterCode) this.cellStart = true;
       else if (code === QUOTE && this.cellStart) {
