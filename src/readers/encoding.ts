@@ -49,6 +49,17 @@ export function detectEncoding(
   }
   if (bom) return { encoding: bom, notes: [`encoding ${bom} detected (byte-order mark)`] };
   if (isValidUtf8(head, complete)) return { encoding: 'utf-8', notes: [] };
+  // UTF-8 with a few broken bytes is still UTF-8 (its rows with bad bytes are row errors): read as
+  // windows-1252, every one of its other accented letters would become two wrong ones.
+  const { valid, invalid } = countUtf8Sequences(head, complete);
+  if (valid > invalid) {
+    return {
+      encoding: 'utf-8',
+      notes: [
+        `encoding utf-8 detected with ${invalid} invalid byte sequence(s) in the first ${Math.round(head.length / 1024)} KB: their rows are errors (name another encoding with --encoding)`,
+      ],
+    };
+  }
   for (const byte of head) {
     if (UNDEFINED_IN_1252.has(byte)) {
       throw new CatalogIoError(
@@ -61,6 +72,33 @@ export function detectEncoding(
     encoding: 'windows-1252',
     notes: ['encoding windows-1252 detected (the bytes are not valid UTF-8)'],
   };
+}
+
+/**
+ * Multi-byte UTF-8 sequences that are valid, and bytes that fit no sequence: text in windows-1252 has
+ * almost no valid ones (an accented letter is one byte followed by ASCII), UTF-8 text almost no invalid ones.
+ */
+function countUtf8Sequences(head: Buffer, complete: boolean): { valid: number; invalid: number } {
+  let valid = 0;
+  let invalid = 0;
+  const end = complete ? head.length : completeEnd(head);
+  for (let i = 0; i < end; i++) {
+    const byte = head[i]!;
+    if (byte < 0x80) continue;
+    const size =
+      byte >= 0xc2 && byte <= 0xdf
+        ? 2
+        : byte >= 0xe0 && byte <= 0xef
+          ? 3
+          : byte >= 0xf0 && byte <= 0xf4
+            ? 4
+            : 0;
+    if (size > 0 && i + size <= end && isUtf8(head.subarray(i, i + size))) {
+      valid++;
+      i += size - 1;
+    } else invalid++;
+  }
+  return { valid, invalid };
 }
 
 export function normalizeEncoding(name: string): string {
@@ -76,14 +114,22 @@ export function normalizeEncoding(name: string): string {
   return lower;
 }
 
-/** Decodes a byte stream; invalid UTF-8 is an error naming the line, never silent U+FFFD. */
+/**
+ * What the UTF-8 decoder met: invalid bytes become U+FFFD in the text and are counted here, so that the
+ * readers, which know rows and columns, make each row holding one a row error (never silent).
+ */
+export interface DecodeStatus {
+  invalidSequences: number;
+}
+
+/** Decodes a byte stream; invalid UTF-8 is counted in `status` (see DecodeStatus). */
 export async function* decode(
   chunks: AsyncIterable<Buffer>,
   encoding: string,
-  sourceName: string,
+  status: DecodeStatus = { invalidSequences: 0 },
 ): AsyncGenerator<string> {
   if (encoding === 'utf-8') {
-    yield* decodeUtf8(chunks, sourceName);
+    yield* decodeUtf8(chunks, status);
     return;
   }
   if (encoding === 'utf-16le' || encoding === 'utf-16be') {
@@ -109,12 +155,11 @@ const UTF8_BOM = [0xef, 0xbb, 0xbf];
 
 /**
  * UTF-8 checked with `isUtf8` and turned into text with `Buffer#toString`: several times faster than
- * a fatal TextDecoder (see the benchmark section of docs/readers.md).
+ * a fatal TextDecoder (see the benchmark section of docs/readers.md). A chunk that is not valid is
+ * decoded with U+FFFD for each invalid sequence, counted in `status`.
  * A sequence cut by the chunk's end waits for the next chunk; a leading BOM is dropped.
  */
-async function* decodeUtf8(chunks: AsyncIterable<Buffer>, sourceName: string): AsyncGenerator<string> {
-  // Where we are, so that invalid bytes can be named by line.
-  let line = 1;
+async function* decodeUtf8(chunks: AsyncIterable<Buffer>, status: DecodeStatus): AsyncGenerator<string> {
   let carried: Buffer | undefined;
   let atStart = true;
   for await (const chunk of chunks) {
@@ -130,17 +175,23 @@ async function* decodeUtf8(chunks: AsyncIterable<Buffer>, sourceName: string): A
     }
     const end = completeEnd(bytes);
     const body = end === bytes.length ? bytes : bytes.subarray(0, end);
-    if (!isUtf8(body)) throw invalidUtf8(sourceName, line, body);
     if (end < bytes.length) carried = Buffer.from(bytes.subarray(end));
     const text = body.toString('utf8');
-    line += countLines(text);
+    if (!isUtf8(body)) status.invalidSequences += countReplacements(text);
     if (text) yield text;
   }
   if (carried && carried.length > 0) {
     // A sequence cut short by the end of the file (or a lone partial BOM).
-    if (!isUtf8(carried)) throw invalidUtf8(sourceName, line, carried);
-    yield carried.toString('utf8');
+    const text = carried.toString('utf8');
+    if (!isUtf8(carried)) status.invalidSequences += countReplacements(text);
+    yield text;
   }
+}
+
+function countReplacements(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\ufffd'); at !== -1; at = text.indexOf('\ufffd', at + 1)) count++;
+  return Math.max(count, 1);
 }
 
 /** Length of `bytes` without a multi-byte sequence that its end cuts short. */
@@ -156,22 +207,4 @@ function completeEnd(bytes: Buffer): number {
     // a continuation byte: look further back for the sequence's lead byte
   }
   return length;
-}
-
-function countLines(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
-  return count;
-}
-
-/** The line of the first invalid sequence: decode leniently and look for the replacement character. */
-function invalidUtf8(sourceName: string, lineAtChunk: number, chunk: Buffer): CatalogIoError {
-  const lenient = new TextDecoder('utf-8').decode(chunk);
-  const bad = lenient.indexOf('\ufffd');
-  const line = lineAtChunk + (bad > 0 ? countLines(lenient.slice(0, bad)) : 0);
-  return new CatalogIoError(
-    'ENCODING_UNSUPPORTED',
-    `Invalid UTF-8 in ${sourceName}: the bytes are not UTF-8 here; name the file's encoding with --encoding (e.g. windows-1252)`,
-    { location: `line ${line}` },
-  );
 }

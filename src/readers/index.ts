@@ -3,7 +3,7 @@
 export { RowPuller } from './batched.js';
 export { FORMATS, type Format } from './format.js';
 export { checkSource, type OpenedSource, openSource } from './open.js';
-export { DEFAULT_MAX_CELL_BYTES, type ReaderOptions } from './options.js';
+export { DEFAULT_MAX_CELL_BYTES, parseSize, type ReaderOptions } from './options.js';
 export { displayName } from './sources/redact.js';
 export { openSourceThreaded, READ_THREAD_MODES, type ReadThread } from './thread/open-on-thread.js';
 export type { Cell, Location, SourceRow } from './types.js';

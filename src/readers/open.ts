@@ -2,14 +2,15 @@
 // gzip, format and encoding, and hands text or bytes to the format's reader core.
 import { CatalogIoError } from '../errors.js';
 import { readCsv } from './csv/csv.js';
-import { decode, detectEncoding, looksBinary } from './encoding.js';
+import { type DecodeStatus, decode, detectEncoding, looksBinary } from './encoding.js';
 import { detectFormat, type Format, isZip } from './format.js';
 import { readJson } from './json/json.js';
 import { readNdjson } from './json/ndjson.js';
-import { type ReaderOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { inflateLimits, type ReaderOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import type { ByteSource } from './sources/byte-source.js';
 import { openFile, openStdin, readableSize } from './sources/file.js';
 import { gunzip, HEAD_BYTES, isGzip, peek } from './sources/peek.js';
+import { refuseUrlCredentials } from './sources/redact.js';
 import type { BufferedRows, SourceRow } from './types.js';
 
 export interface OpenedSource {
@@ -55,15 +56,20 @@ const isUrl = (spec: string) => /^https?:\/\//i.test(spec);
  * opened.
  */
 export async function checkSource(spec: string): Promise<void> {
-  if (spec !== '-' && !isUrl(spec)) await readableSize(spec);
+  if (isUrl(spec)) refuseUrlCredentials(spec);
+  else if (spec !== '-') await readableSize(spec);
 }
 
 async function openBytes(spec: string, settings: ResolvedOptions): Promise<ByteSource> {
   if (spec === '-') return openStdin(settings.stdin);
   if (isUrl(spec)) {
+    refuseUrlCredentials(spec);
     // Loaded when needed, like the XLSX reader below: a local CSV or JSON read does not pay for the HTTP client.
     const { openUrl } = await import('./sources/url.js');
-    return openUrl(spec, settings.timeoutMs);
+    return openUrl(spec, {
+      ...(settings.timeoutMs !== undefined && { timeoutMs: settings.timeoutMs }),
+      ...(settings.httpHeaders && { headers: settings.httpHeaders }),
+    });
   }
   return openFile(spec);
 }
@@ -74,7 +80,7 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
   let { head, chunks } = await peek(bytes.chunks);
   const gzipped = isGzip(head);
   if (gzipped) {
-    ({ head, chunks } = await peek(gunzip(chunks, name)));
+    ({ head, chunks } = await peek(gunzip(chunks, name, inflateLimits(settings.maxInflateBytes))));
     notes.push('gzip decompressed');
   }
   if (head.length === 0) throw new CatalogIoError('SOURCE_EMPTY', `Empty file: ${name} holds no data`);
@@ -99,6 +105,7 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
         sheets: settings.sheets,
         headerRow: settings.headerRow,
         maxCellBytes: settings.maxCellBytes,
+        inflate: inflateLimits(settings.maxInflateBytes),
       },
     );
     notes.push(...table.notes);
@@ -132,7 +139,9 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
     name,
   );
   notes.push(...encodingNotes);
-  const text = decode(chunks, encoding, name);
+  // Invalid UTF-8 is counted by the decoder and made a row error by the reader that meets the row.
+  const decoded: DecodeStatus = { invalidSequences: 0 };
+  const text = decode(chunks, encoding, decoded);
 
   if (format === 'csv') {
     const table = await readCsv(text, {
@@ -141,6 +150,7 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
       headerRow: settings.headerRow ?? 1,
       trim: settings.trim,
       maxCellBytes: settings.maxCellBytes,
+      decoded,
     });
     notes.push(...table.notes);
     return finish(
@@ -149,7 +159,12 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
     );
   }
 
-  const jsonSettings = { source: name, maxCellBytes: settings.maxCellBytes };
+  const jsonSettings = {
+    source: name,
+    maxCellBytes: settings.maxCellBytes,
+    maxJsonDepth: settings.maxJsonDepth,
+    decoded,
+  };
   if (format === 'ndjson') {
     const table = readNdjson(text, jsonSettings);
     return finish({ ...base, encoding, headers: table.headers, rows: table.rows }, bytes);

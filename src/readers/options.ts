@@ -20,8 +20,23 @@ export interface ReaderOptions {
   trim?: boolean;
   /** Largest cell accepted, in bytes (default 1 MiB); a larger one is a CELL_TOO_LARGE error. */
   maxCellBytes?: number;
-  /** URL sources: time allowed for the headers and between body chunks (default 30 s). */
+  /**
+   * Most bytes a compressed source may inflate to (default 4 GiB): an XLSX workbook's parts together,
+   * or a `.gz` source. See `inflateLimits()` for the per-part and ratio rules derived from it.
+   */
+  maxInflateBytes?: number;
+  /** JSON/NDJSON: deepest nesting of arrays and objects in a record (default 64). */
+  maxJsonDepth?: number;
+  /**
+   * URL sources: time allowed for the headers, and for each 1 KiB of the body while the reader waits
+   * for it (default 30 s), so a server that stalls or trickles is stopped.
+   */
   timeoutMs?: number;
+  /**
+   * URL sources: request headers (`{ authorization: 'Basic ...' }`), the way to send credentials: a
+   * URL with `user:password@` is refused. Never shown in messages; dropped on a redirect to another origin.
+   */
+  httpHeaders?: Record<string, string>;
   /** The stream read for the source `-` (default process.stdin). */
   stdin?: Readable;
 }
@@ -35,11 +50,19 @@ export interface ResolvedOptions {
   jsonPath?: string;
   trim?: boolean;
   maxCellBytes: number;
+  maxInflateBytes: number;
+  maxJsonDepth: number;
   timeoutMs?: number;
+  httpHeaders?: Record<string, string>;
   stdin?: Readable;
 }
 
 export const DEFAULT_MAX_CELL_BYTES = 1024 * 1024;
+/** Generous for a 1M-row sheet (its XML is typically 0.2 to 1 GB) or a large gzipped feed. */
+export const DEFAULT_MAX_INFLATE_BYTES = 4 * 1024 ** 3;
+export const DEFAULT_MAX_JSON_DEPTH = 64;
+/** The most `maxJsonDepth` may be raised to: flattening recurses per level, safely to a few thousand. */
+export const MAX_JSON_DEPTH = 1000;
 
 export function resolveOptions(options: ReaderOptions): ResolvedOptions {
   const invalid = (message: string) => new CatalogIoError('CONFIG_INVALID', message);
@@ -58,6 +81,19 @@ export function resolveOptions(options: ReaderOptions): ResolvedOptions {
   positive(options.headerRow, 'header row');
   positive(options.maxCellBytes, 'maxCellBytes');
   positive(options.timeoutMs, 'timeout');
+  positive(options.maxInflateBytes, 'maxInflateBytes');
+  positive(options.maxJsonDepth, 'maxJsonDepth');
+  if ((options.maxJsonDepth ?? 0) > MAX_JSON_DEPTH) {
+    throw invalid(
+      `Invalid maxJsonDepth ${options.maxJsonDepth}: at most ${MAX_JSON_DEPTH} (a record is flattened by recursion, which deeper nesting would overflow)`,
+    );
+  }
+  for (const [name, value] of Object.entries(options.httpHeaders ?? {})) {
+    // The value is never quoted: it usually holds a secret.
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n]/.test(value)) {
+      throw invalid(`Invalid source header "${name}": expected "Name: value" on one line`);
+    }
+  }
   const sheets =
     options.sheet === undefined ? [] : Array.isArray(options.sheet) ? options.sheet : [options.sheet];
   for (const sheet of sheets) if (typeof sheet === 'number') positive(sheet, 'sheet index');
@@ -70,7 +106,64 @@ export function resolveOptions(options: ReaderOptions): ResolvedOptions {
     jsonPath: options.jsonPath?.trim() || undefined,
     trim: options.trim,
     maxCellBytes: options.maxCellBytes ?? DEFAULT_MAX_CELL_BYTES,
+    maxInflateBytes: options.maxInflateBytes ?? DEFAULT_MAX_INFLATE_BYTES,
+    maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
     timeoutMs: options.timeoutMs,
+    ...(options.httpHeaders && { httpHeaders: options.httpHeaders }),
     stdin: options.stdin,
   };
+}
+
+const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+
+/**
+ * A size as people write it: `4GB`, `500 MB`, `64KiB`, `1048576` (units are powers of 1024). For the
+ * size flags (`--max-inflate`, `--max-cell`); `what` names the flag in the error.
+ */
+export function parseSize(text: string, what: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(text);
+  const bytes = match ? Math.round(Number(match[1]) * UNITS[match[2]!.toLowerCase()]!) : Number.NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `Invalid ${what} "${text}": expected a size such as 500MB, 4GB or a number of bytes`,
+    );
+  }
+  return bytes;
+}
+
+/** What a compressed source may inflate to, derived from `maxInflateBytes`. */
+export interface InflateLimits {
+  /** All the parts read from one workbook together, or one `.gz` source. */
+  total: number;
+  /** One part held in memory while the rows are read (shared strings, styles, the workbook itself). */
+  heldPart: number;
+  /** Inflated bytes per compressed byte beyond which a large part is a bomb, not data. */
+  ratio: number;
+  /** The ratio is judged only past this size: small parts of repeated markup compress very well. */
+  ratioFloor: number;
+}
+
+export function inflateLimits(maxInflateBytes: number): InflateLimits {
+  return {
+    total: maxInflateBytes,
+    heldPart: Math.ceil(maxInflateBytes / 4),
+    // Real sheets and feeds inflate 5 to 15 times (a sheet of 100,000 identical rows: 13); a zip bomb
+    // about 1,000. One knob for people: raising the limit raises the ratio in proportion.
+    ratio: Math.round(100 * Math.max(1, maxInflateBytes / DEFAULT_MAX_INFLATE_BYTES)),
+    ratioFloor: 64 * 1024 ** 2,
+  };
+}
+
+/** `4.0 GB`, `5.5 MB`, `812 bytes`: sizes in messages (powers of 1024, as `parseSize` reads them). */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
 }

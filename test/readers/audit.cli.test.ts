@@ -60,12 +60,6 @@ describe('bad input through `catalog-io preview`', () => {
       code: 'XLSX_CORRUPT',
     },
     {
-      name: 'a 10 MB cell',
-      file: () => tempFile('cli-big.csv', `sku,description\nA,small\nB,"${'x'.repeat(10 * 1024 * 1024)}"\n`),
-      code: 'CELL_TOO_LARGE',
-      says: /line 3/,
-    },
-    {
       name: 'bytes that are text in no supported encoding',
       file: () =>
         tempFile(

@@ -67,17 +67,64 @@ describe('CSV encodings', () => {
     await expectCode(openSource(tempFile('nowhere.csv', bytes)), 'ENCODING_UNSUPPORTED');
   });
 
-  it('UTF-8 declared but broken later in the file names where', async () => {
+  it('UTF-8 broken later in the file: the row with the bad byte is an ENCODING_INVALID row error, the rest is read', async () => {
     // Valid for the first 100,000 lines (past the detection sample), then one Latin-1 byte.
     const good = Buffer.from(`sku,name\n${'A,x\n'.repeat(100_000)}`);
-    const bytes = Buffer.concat([good, Buffer.from('B,caf'), Buffer.from([0xe9, 0x0a])]);
-    const source = await openSource(tempFile('broken-u8.csv', bytes));
+    const bytes = Buffer.concat([
+      good,
+      Buffer.from('B,caf'),
+      Buffer.from([0xe9, 0x0a]),
+      Buffer.from('C,ok\n'),
+    ]);
+    const { source, rows } = await readAll(tempFile('broken-u8.csv', bytes));
     expect(source.encoding).toBe('utf-8');
-    const error = await expectCode(async () => {
-      for await (const _row of source.rows) {
-        // reading on until the bad bytes
-      }
-    }, 'ENCODING_UNSUPPORTED');
-    expect(error.location).toBe('line 100002');
+    expect(rows).toHaveLength(100_002);
+    const bad = rows.filter((row) => row.error);
+    expect(bad.map((row) => row.error!.code)).toEqual(['ENCODING_INVALID']);
+    expect(bad[0]!.location.text).toBe('line 100002');
+    expect(bad[0]!.error!.message).toContain('line 100002, column "name"');
+    expect(rows.at(-1)!.cells).toEqual({ sku: 'C', name: 'ok' });
+  });
+
+  it('UTF-8 text with a stray invalid byte near the start stays UTF-8 (not re-read as windows-1252)', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('sku,name\nA,Crème brûlée\nB,Größe\nC,'),
+      Buffer.from([0xff]),
+      Buffer.from('bad\nD,Ça va\n'),
+    ]);
+    const { source, rows } = await readAll(tempFile('stray-u8.csv', bytes));
+    expect(source.encoding).toBe('utf-8');
+    expect(source.notes.join(' ')).toContain('invalid byte');
+    expect(rows.map((row) => row.cells.name)).toEqual(['Crème brûlée', 'Größe', '\ufffdbad', 'Ça va']);
+    expect(rows.map((row) => row.error?.code ?? 'ok')).toEqual(['ok', 'ok', 'ENCODING_INVALID', 'ok']);
+    expect(rows[2]!.error!.message).toContain('line 4, column "name"');
+    // A declared encoding still wins.
+    const again = await readAll(tempFile('stray-u8-named.csv', bytes), { encoding: 'windows-1252' });
+    expect(again.rows.every((row) => !row.error)).toBe(true);
+  });
+
+  it('UTF-8 declared: an invalid byte in JSON and NDJSON records is a row error naming the column', async () => {
+    const bad = Buffer.from([0xe9]);
+    const ndjson = Buffer.concat([
+      Buffer.from('{"sku":"A","name":"ok"}\n{"sku":"B","name":"caf'),
+      bad,
+      Buffer.from('"}\n{"sku":"C"}\n'),
+    ]);
+    const json = Buffer.concat([
+      Buffer.from('[{"sku":"A"},{"sku":"B","d":{"name":"caf'),
+      bad,
+      Buffer.from('"}},{"sku":"C"}]'),
+    ]);
+    for (const [name, bytes, where] of [
+      ['bad.ndjson', ndjson, 'line 2, column "name"'],
+      ['bad.json', json, 'item 2, column "d.name"'],
+    ] as const) {
+      const { rows } = await readAll(tempFile(name, bytes), { encoding: 'utf-8' });
+      expect(
+        rows.map((row) => row.error?.code ?? 'ok'),
+        name,
+      ).toEqual(['ok', 'ENCODING_INVALID', 'ok']);
+      expect(rows[1]!.error!.message).toContain(where);
+    }
   });
 });

@@ -96,30 +96,33 @@ describe('bad input', () => {
     await expectCode(openSource(tempFile('text.xlsx', 'sku,name\nA,x\n')), 'XLSX_CORRUPT');
   });
 
-  it('a 10 MB cell is CELL_TOO_LARGE with its location; a raised limit reads it', async () => {
+  it('a 10 MB cell is a CELL_TOO_LARGE row error with its location, the rows after it are read; a raised limit reads it', async () => {
     const big = 'x'.repeat(10 * 1024 * 1024);
     const path = tempFile('big-cell.csv', `sku,description\nA,small\nB,"${big}"\nC,small\n`);
-    const error = await expectCode(readThrough(path), 'CELL_TOO_LARGE');
-    expect(error.location).toBe('line 3');
     const unquoted = tempFile('big-unquoted.csv', `sku,description\nA,small\nB,${big}\nC,small\n`);
-    const again = await expectCode(readThrough(unquoted), 'CELL_TOO_LARGE');
-    expect(again.location).toBe('line 3');
+    for (const file of [path, unquoted]) {
+      const rows = await readThrough(file);
+      expect(rows.map((row) => row.cells.sku)).toEqual(['A', '', 'C']);
+      expect(rows[1]!.error?.code).toBe('CELL_TOO_LARGE');
+      expect(rows[1]!.location.text).toBe('line 3');
+      expect(rows[1]!.error?.message).toContain('(line 3)');
+    }
     const { rows } = await readAll(path, { maxCellBytes: 16 * 1024 * 1024 });
     expect(rows[1]!.cells.description).toHaveLength(big.length);
   });
 
-  it('a cell above a lowered limit names its column', async () => {
-    const error = await expectCode(
-      readThrough(tempFile('limit.csv', 'sku,name\nA,0123456789012345678901234567890123456789\n'), {
-        maxCellBytes: 16,
-      }),
-      'CELL_TOO_LARGE',
+  it('a cell above a lowered limit is a row error naming its column; the other cells stay', async () => {
+    const rows = await readThrough(
+      tempFile('limit.csv', 'sku,name\nA,0123456789012345678901234567890123456789\nB,ok\n'),
+      { maxCellBytes: 16 },
     );
-    expect(error.location).toBe('line 2, column "name"');
+    expect(rows[0]!.error?.code).toBe('CELL_TOO_LARGE');
+    expect(rows[0]!.error?.message).toContain('line 2, column "name"');
+    expect(rows[0]!.cells).toEqual({ sku: 'A', name: '' });
+    expect(rows[1]!.error).toBeUndefined();
   });
 
-  it('rows before a failing cell come out first, though they were read in the same chunk', async () => {
-    // Rows are made a chunk at a time: the ones before the failure must still reach the consumer.
+  it("a cell above the limit in a CSV or a workbook is its row's error; the rows around it are read", async () => {
     const csv = tempFile('late-limit.csv', `sku,name\nA,short\nB,short\nC,${'y'.repeat(40)}\nD,short\n`);
     const book = new ExcelJS.Workbook();
     const sheet = book.addWorksheet('Data');
@@ -135,24 +138,27 @@ describe('bad input', () => {
       [csv, 'line 4, column "name"'],
       [xlsx, 'sheet Data row 4, column "name"'],
     ] as const) {
-      const source = await openSource(path, { maxCellBytes: 16 });
-      const seen: string[] = [];
-      const error = await expectCode(
-        (async () => {
-          for await (const row of source.rows) seen.push(String(row.cells.sku));
-        })(),
-        'CELL_TOO_LARGE',
-      );
-      await source.close();
-      expect(seen, path).toEqual(['A', 'B']);
-      expect(error.location).toBe(where);
+      const rows = await readThrough(path, { maxCellBytes: 16 });
+      expect(
+        rows.map((row) => row.cells.sku),
+        path,
+      ).toEqual(['A', 'B', 'C', 'D']);
+      expect(
+        rows.map((row) => row.error?.code ?? 'ok'),
+        path,
+      ).toEqual(['ok', 'ok', 'CELL_TOO_LARGE', 'ok']);
+      expect(rows[2]!.error?.message).toContain(where);
     }
   });
 
-  it('a too large JSON string is CELL_TOO_LARGE with the item', async () => {
-    const path = tempFile('big.json', JSON.stringify([{ id: 1 }, { id: 2, text: 'y'.repeat(2000) }]));
-    const error = await expectCode(readThrough(path, { maxCellBytes: 1000 }), 'CELL_TOO_LARGE');
-    expect(error.location).toBe('item 2, column "text"');
+  it('a too large JSON string is a CELL_TOO_LARGE row error with the item', async () => {
+    const path = tempFile(
+      'big.json',
+      JSON.stringify([{ id: 1 }, { id: 2, text: 'y'.repeat(2000) }, { id: 3, nested: { a: 1 } }]),
+    );
+    const rows = await readThrough(path, { maxCellBytes: 1000 });
+    expect(rows.map((row) => row.error?.code ?? 'ok')).toEqual(['ok', 'CELL_TOO_LARGE', 'ok']);
+    expect(rows[1]!.error?.message).toContain('item 2, column "text"');
   });
 
   it('an unknown format option', async () => {

@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { displayName, openSource } from '../../src/readers/index.js';
+import { checkSource, displayName, openSource } from '../../src/readers/index.js';
 import { collect, expectCode, readAll } from './helpers.js';
 
 const CSV = 'sku;name\nA;x\nB;y\n';
@@ -29,6 +29,21 @@ beforeAll(async () => {
     } else if (path === '/stalls') {
       res.writeHead(200, { 'content-type': 'text/csv' });
       res.write('sku,name\nA,x\n');
+    } else if (path === '/trickle') {
+      // Slowloris: a byte every 50 ms, never idle long enough for a plain idle timeout.
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.write('sku,name\n');
+      const timer = setInterval(() => res.write('x'), 50);
+      res.on('close', () => clearInterval(timer));
+    } else if (path === '/private.csv') {
+      // Answers only with the credentials, and echoes whether they came.
+      const ok = req.headers.authorization === 'Basic c2hvcDpzM2NyM3Q=';
+      res.writeHead(ok ? 200 : 401, { 'content-type': 'text/csv' });
+      res.end(ok ? 'sku,name\nA,x\n' : 'no');
+    } else if (path === '/elsewhere') {
+      // A redirect to another origin (localhost rather than 127.0.0.1): credentials stay behind.
+      res.writeHead(302, { location: `${base.replace('127.0.0.1', 'localhost')}/private.csv` });
+      res.end();
     } else {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not here');
@@ -92,10 +107,39 @@ describe('URL sources', () => {
     await expectCode(openSource(`http://127.0.0.1:${port}/feed.csv`), 'SOURCE_UNREADABLE');
   });
 
-  it('messages never show credentials or secret query values', async () => {
-    const spec = `${base.replace('http://', 'http://shop:s3cr3t@')}/missing.csv?api_key=K3Y&token=T0K&page=2`;
-    const error = await expectCode(openSource(spec), 'SOURCE_HTTP_STATUS');
-    for (const secret of ['s3cr3t', 'K3Y', 'T0K', 'shop:']) expect(error.message).not.toContain(secret);
+  it('a trickling body (a byte every 50 ms) is SOURCE_TIMEOUT, saying how little came in how long', async () => {
+    const started = Date.now();
+    const error = await expectCode(
+      (async () => collect(await openSource(`${base}/trickle`, { timeoutMs: 600, format: 'csv' })))(),
+      'SOURCE_TIMEOUT',
+    );
+    expect(error.message).toMatch(/sent \d+ bytes in [\d.]+ s of waiting/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('credentials in the URL are refused, never shown, pointing to the header way', async () => {
+    const spec = `${base.replace('http://', 'http://shop:s3cr3t@')}/private.csv?api_key=K3Y&page=2`;
+    const error = await expectCode(openSource(spec), 'CONFIG_INVALID');
+    for (const secret of ['s3cr3t', 'K3Y', 'shop:']) expect(error.message).not.toContain(secret);
+    expect(error.message).toContain('--source-header');
+    await expectCode(checkSource(spec), 'CONFIG_INVALID');
+  });
+
+  it("credentials go in a header, which is sent to the URL's origin only and never shown", async () => {
+    const httpHeaders = { authorization: 'Basic c2hvcDpzM2NyM3Q=' };
+    const { rows } = await readAll(`${base}/private.csv`, { httpHeaders });
+    expect(rows.map((row) => row.cells.sku)).toEqual(['A']);
+    const error = await expectCode(openSource(`${base}/elsewhere`, { httpHeaders }), 'SOURCE_HTTP_STATUS');
+    expect(error.message).toContain('401');
+    expect(error.message).not.toContain('c2hvcDpzM2NyM3Q');
+  });
+
+  it('messages never show secret query values', async () => {
+    const error = await expectCode(
+      openSource(`${base}/missing.csv?api_key=K3Y&token=T0K&page=2`),
+      'SOURCE_HTTP_STATUS',
+    );
+    for (const secret of ['K3Y', 'T0K']) expect(error.message).not.toContain(secret);
     expect(error.message).toContain('page=2');
     expect(error.message).toContain('/missing.csv');
   });

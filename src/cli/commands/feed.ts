@@ -5,7 +5,7 @@ import { numberFlag } from '../../config/index.js';
 import { CatalogIoError } from '../../errors.js';
 import { loadProfile } from '../../mappers/profile.js';
 import type { Profile } from '../../mappers/profile-types.js';
-import type { ReaderOptions } from '../../readers/index.js';
+import { parseSize, type ReaderOptions } from '../../readers/index.js';
 import type { Output } from '../output.js';
 
 /** The reader flags shared by commands that read a source. */
@@ -27,7 +27,29 @@ export function withReaderOptions<T>(y: Argv<T>) {
       array: true,
       describe: 'XLSX sheet name or 1-based position in tab order (repeatable)',
     })
-    .option('json-path', { type: 'string', describe: 'JSON: dotted path to the array of records' });
+    .option('json-path', { type: 'string', describe: 'JSON: dotted path to the array of records' })
+    .option('max-cell', {
+      type: 'string',
+      describe: 'Largest cell accepted, e.g. 4MB; larger ones are row errors (default 1MB)',
+    })
+    .option('max-inflate', {
+      type: 'string',
+      describe: 'Most a workbook or .gz source may inflate to, e.g. 8GB (default 4GB)',
+    })
+    .option('max-json-depth', {
+      type: 'number',
+      describe: 'JSON/NDJSON: deepest nesting of a record; deeper ones are row errors (default 64)',
+    })
+    .option('source-timeout', {
+      type: 'number',
+      describe: 'URL sources: ms to wait for the answer, and for each 1 KB of it (default 30000)',
+    })
+    .option('source-header', {
+      type: 'string',
+      array: true,
+      describe:
+        'URL sources: a request header "Name: value" (repeatable), e.g. for credentials; CATALOG_SOURCE_AUTHORIZATION sets Authorization',
+    });
 }
 
 export function readerOptionsFrom(args: Record<string, unknown>): ReaderOptions {
@@ -40,7 +62,37 @@ export function readerOptionsFrom(args: Record<string, unknown>): ReaderOptions 
     ...(typeof args['header-row'] === 'number' && { headerRow: args['header-row'] }),
     ...(sheets && { sheet: sheets.map((sheet) => (/^\d+$/.test(sheet) ? Number(sheet) : sheet)) }),
     ...(s('json-path') && { jsonPath: s('json-path') }),
+    ...(s('max-cell') && { maxCellBytes: parseSize(s('max-cell')!, '--max-cell') }),
+    ...(s('max-inflate') && { maxInflateBytes: parseSize(s('max-inflate')!, '--max-inflate') }),
+    ...(args['max-json-depth'] !== undefined && { maxJsonDepth: args['max-json-depth'] as number }),
+    ...(args['source-timeout'] !== undefined && { timeoutMs: args['source-timeout'] as number }),
+    ...sourceHeaders(args['source-header'], process.env.CATALOG_SOURCE_AUTHORIZATION),
   };
+}
+
+/**
+ * `--source-header "Name: value"` flags, and CATALOG_SOURCE_AUTHORIZATION as the Authorization
+ * header (an environment variable stays out of the process list). Values are never printed.
+ */
+function sourceHeaders(
+  flags: unknown,
+  authorization: string | undefined,
+): Pick<ReaderOptions, 'httpHeaders'> {
+  const headers: Record<string, string> = {};
+  if (authorization) headers.authorization = authorization;
+  for (const flag of Array.isArray(flags) ? (flags as unknown[]) : []) {
+    const text = String(flag);
+    const colon = text.indexOf(':');
+    if (colon < 1) {
+      throw new CatalogIoError(
+        'CONFIG_INVALID',
+        // The text is not quoted back: it may be a secret given without its name.
+        'Invalid --source-header: expected "Name: value", e.g. "Authorization: Bearer <token>"',
+      );
+    }
+    headers[text.slice(0, colon).trim().toLowerCase()] = text.slice(colon + 1).trim();
+  }
+  return Object.keys(headers).length > 0 ? { httpHeaders: headers } : {};
 }
 
 /** The profile file, with `--entity` taking precedence; no profile: field names map to themselves. */

@@ -1,7 +1,9 @@
 // The CSV reader core: text in, header and rows out. It knows nothing of files, URLs or bytes.
 import { CatalogIoError } from '../../errors.js';
 import { BatchedRows } from '../batched.js';
+import type { DecodeStatus } from '../encoding.js';
 import { checkHeaders } from '../headers.js';
+import { cellTooLarge, invalidUtf8, recordTooLarge, replacedAt } from '../limits.js';
 import { readAhead } from '../sources/peek.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
 import { type CsvBatch, csvRecordBatches, guessDelimiter } from './records.js';
@@ -15,6 +17,8 @@ export interface CsvSettings {
   /** Trim spaces around cells; when undefined, on if the header is space-padded. */
   trim?: boolean;
   maxCellBytes: number;
+  /** The decoder's count of invalid UTF-8: while it is 0, no row needs looking at for them. */
+  decoded?: DecodeStatus;
 }
 
 export interface OpenedTable {
@@ -47,7 +51,14 @@ export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings
   while (!header) {
     const next = await iterator.next();
     if (next.done) break;
-    const { records, lines } = next.value;
+    const { records, lines, tooLarge } = next.value;
+    if (tooLarge) {
+      throw new CatalogIoError(
+        'CELL_TOO_LARGE',
+        `Header too large: more than ${tooLarge.chars} characters before the header line ends (raise --max-cell if the data is genuine)`,
+        { location: `line ${tooLarge.line}` },
+      );
+    }
     const at = records.findIndex((cells, i) => lines[i]! >= settings.headerRow && !isBlank(cells));
     if (at >= 0) {
       header = { cells: records[at]!, line: lines[at]! };
@@ -85,7 +96,8 @@ async function* dataRows(
   let batch = first;
   for (;;) {
     const rows: SourceRow[] = [];
-    const { records, lines } = batch;
+    const { records, lines, tooLarge } = batch;
+    if (tooLarge) rows.push(tooLargeRow(tooLarge, headers, settings, counter));
     try {
       for (let i = 0; i < records.length; i++) {
         const row = dataRow(records[i]!, lines[i]!, headers, settings, counter);
@@ -119,25 +131,51 @@ function dataRow(
   const location = `line ${line}`;
   // Exactly one cell per header: missing ones are empty, extra ones are reported below.
   const cells: Cell[] = values.length === width ? values : new Array<Cell>(width);
+  let error: SourceRow['error'];
   for (let i = 0; i < width; i++) {
     const value = values[i] ?? '';
+    // A length check per cell; bytes are counted only for a cell that may be over the limit.
     if (value.length * 3 > settings.maxCellBytes && Buffer.byteLength(value) > settings.maxCellBytes) {
-      throw new CatalogIoError(
-        'CELL_TOO_LARGE',
-        `Cell too large: ${Buffer.byteLength(value)} bytes, the limit is ${settings.maxCellBytes} (raise maxCellBytes if the data is genuine)`,
-        { location: `${location}, column "${headers[i]}"` },
+      error ??= cellTooLarge(
+        Buffer.byteLength(value),
+        settings.maxCellBytes,
+        `${location}, column "${headers[i]}"`,
       );
-    }
-    cells[i] = value;
+      cells[i] = '';
+    } else cells[i] = value;
   }
   counter.index++;
   const row = new TableRow({ text: location, source: settings.source, line }, cells, headers, counter.index);
-  if (values.length !== width) {
+  if (!error && settings.decoded && settings.decoded.invalidSequences > 0) {
+    const at = replacedAt(cells);
+    if (at >= 0) error = invalidUtf8(`${location}, column "${headers[at]}"`);
+  }
+  if (error) row.error = error;
+  else if (values.length !== width) {
     row.error = {
       code: 'CSV_ROW_LENGTH',
       message: `Wrong number of cells: the row has ${values.length}, the header has ${width} (${location})`,
     };
   }
+  return row;
+}
+
+/** The row of a record too large to hold: reported (its cells empty), and the reading goes on. */
+function tooLargeRow(
+  tooLarge: { line: number; chars: number },
+  headers: string[],
+  settings: CsvSettings,
+  counter: { index: number },
+): SourceRow {
+  counter.index++;
+  const location = `line ${tooLarge.line}`;
+  const row = new TableRow(
+    { text: location, source: settings.source, line: tooLarge.line },
+    new Array<Cell>(headers.length).fill(''),
+    headers,
+    counter.index,
+  );
+  row.error = recordTooLarge(tooLarge.chars, settings.maxCellBytes, location);
   return row;
 }
 

@@ -7,6 +7,8 @@ import { CatalogIoError } from '../../errors.js';
 export interface CsvBatch {
   records: string[][];
   lines: Int32Array;
+  /** A record too large to hold, skipped to its end: it stands alone in its batch (no records). */
+  tooLarge?: { line: number; chars: number };
 }
 
 /** CRLF and lone CR become LF; a CR at the end of one chunk and LF at the start of the next is one break. */
@@ -46,8 +48,9 @@ function countBreaks(text: string, end: number): number {
 /**
  * Parses chunk by chunk the way papaparse's own streamers do: the unfinished last record is kept
  * and parsed again with the next chunk. The records of one chunk come out together, as one array:
- * a generator resuming per record cost more than the record. `maxRecordChars` bounds the carry, so
- * an unclosed quote or a giant cell is an error rather than unbounded memory.
+ * a generator resuming per record cost more than the record. `maxRecordChars` bounds the carry: a
+ * record that grows past it is skipped to its end without being held (a `tooLarge` batch, so the
+ * row is reported and the records after it are read), and an unclosed quote is found at the end.
  */
 export async function* csvRecordBatches(
   text: AsyncIterable<string>,
@@ -58,6 +61,9 @@ export async function* csvRecordBatches(
   let partial = '';
   let baseIndex = 0;
   let line = 1;
+  let skipping: { end: RecordEnd; line: number; chars: number } | undefined;
+  /** Follows the quotes of a large unfinished record in `partial`, to know when it ends. */
+  let scan: RecordEnd | undefined;
 
   /** Numbers the records of `consumed` characters of `input`: a cell may hold line breaks of its own. */
   function number(records: string[][], input: string, consumed: number): CsvBatch {
@@ -71,9 +77,38 @@ export async function* csvRecordBatches(
     return { records, lines };
   }
 
-  for await (const chunk of normalizeNewlines(text)) {
-    // No line break, no record can end here: wait for more text instead of parsing again.
-    if (!chunk.includes('\n') && partial.length + chunk.length <= maxRecordChars) {
+  for await (let chunk of normalizeNewlines(text)) {
+    if (skipping) {
+      const end = skipping.end.find(chunk);
+      const skipped = end === -1 ? chunk.length : end;
+      line += countBreaks(chunk, skipped);
+      skipping.chars += skipped;
+      if (end === -1) continue;
+      yield {
+        records: [],
+        lines: new Int32Array(0),
+        tooLarge: { line: skipping.line, chars: skipping.chars },
+      };
+      skipping = undefined;
+      chunk = chunk.substring(end);
+    }
+    if (scan) {
+      // A large unfinished record: parsed again only once the chunk that ends it has come.
+      const end = scan.find(chunk);
+      if (end === -1) {
+        if (partial.length + chunk.length > maxRecordChars) {
+          skipping = { end: scan, line, chars: partial.length + chunk.length };
+          line += countBreaks(partial, partial.length) + countBreaks(chunk, chunk.length);
+          partial = '';
+          scan = undefined;
+          continue;
+        }
+        partial += chunk;
+        continue;
+      }
+      scan = undefined;
+    } else if (!chunk.includes('\n') && partial.length + chunk.length <= maxRecordChars) {
+      // No line break, no record can end here: wait for more text instead of parsing again.
       partial += chunk;
       continue;
     }
@@ -86,26 +121,105 @@ export async function* csvRecordBatches(
     const data = result.data as string[][];
     if (data.length > 0) yield number(data, input, consumed);
     if (partial.length > maxRecordChars) {
-      throw new CatalogIoError(
-        'CELL_TOO_LARGE',
-        `Record too large: more than ${maxRecordChars} characters without the record ending (an unclosed quote, or a cell above the limit; raise maxCellBytes if the data is genuine)`,
-        { location: `line ${line}` },
-      );
+      // `partial` is one unfinished record from its start: find where its quotes stand, then skip on.
+      const end = new RecordEnd(delimiter);
+      end.find(partial);
+      skipping = { end, line, chars: partial.length };
+      line += countBreaks(partial, partial.length);
+      partial = '';
+    } else if (partial.length > LARGE_RECORD) {
+      // Parsing a long quoted cell again at every line break in it would cost its length squared.
+      scan = new RecordEnd(delimiter);
+      if (scan.find(partial) !== -1) scan = undefined;
     }
+  }
+  if (skipping) {
+    if (skipping.end.unclosed) throw quoteNotClosed(skipping.line);
+    yield { records: [], lines: new Int32Array(0), tooLarge: { line: skipping.line, chars: skipping.chars } };
+    return;
   }
   if (partial.length === 0) return;
   const result = parser.parse(partial, baseIndex, false);
   const unclosed = (result.errors as Papa.ParseError[]).find((error) => error.code === 'MissingQuotes');
-  if (unclosed) {
-    throw new CatalogIoError(
-      'CSV_QUOTE_NOT_CLOSED',
-      'Quote not closed: a quoted cell starts but the file ends before its closing quote',
-      { location: `line ${line}` },
-    );
-  }
+  if (unclosed) throw quoteNotClosed(line);
   const data = result.data as string[][];
   // The last record has no break after it: count them all.
   if (data.length > 0) yield number(data, partial, -1);
+}
+
+function quoteNotClosed(line: number): CatalogIoError {
+  return new CatalogIoError(
+    'CSV_QUOTE_NOT_CLOSED',
+    'Quote not closed: a quoted cell starts but the file ends before its closing quote',
+    { location: `line ${line}` },
+  );
+}
+
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const SPACE = 0x20;
+/** An unfinished record past this length is followed by a RecordEnd rather than parsed again per chunk. */
+const LARGE_RECORD = 64 * 1024;
+
+/**
+ * Finds where a record ends (a line break outside quotes) across chunks, holding nothing but its quote
+ * state, by papaparse's rules: a quote opens only at the start of a cell; inside quotes `""` is a quote,
+ * and a quote closes them only when a delimiter or a line break follows (after spaces, if any).
+ */
+class RecordEnd {
+  private inQuotes = false;
+  private cellStart = true;
+  /** Inside quotes, a quote was seen: 1 just now, 2 followed by spaces; what comes next decides. */
+  private pendingQuote: 0 | 1 | 2 = 0;
+  private readonly delimiterCode: number;
+
+  constructor(delimiter: string) {
+    this.delimiterCode = delimiter.charCodeAt(0);
+  }
+
+  /** At the end of the text: a quote is still open (a quote right before the end closes it). */
+  get unclosed(): boolean {
+    return this.inQuotes && this.pendingQuote === 0;
+  }
+
+  /** The index just past the line break that ends the record in `text`, or -1 when it goes on. */
+  find(text: string): number {
+    let i = 0;
+    while (i < text.length) {
+      // By code, not by character: a skipped record may be hundreds of MB.
+      const code = text.charCodeAt(i);
+      if (this.pendingQuote !== 0) {
+        const pending = this.pendingQuote;
+        this.pendingQuote = 0;
+        if (pending === 1 && code === QUOTE) {
+          i++;
+          continue;
+        }
+        if (code === SPACE) {
+          this.pendingQuote = 2;
+          i++;
+          continue;
+        }
+        if (code === NEWLINE || code === this.delimiterCode) this.inQuotes = false;
+        // else: the quote was text; this character is read as usual below
+      }
+      if (this.inQuotes) {
+        const quote = text.indexOf('"', i);
+        if (quote === -1) return -1;
+        this.pendingQuote = 1;
+        i = quote + 1;
+        continue;
+      }
+      if (code === NEWLINE) return i + 1;
+      if (code === this.delimiterCode) this.cellStart = true;
+      else if (code === QUOTE && this.cellStart) {
+        this.inQuotes = true;
+        this.cellStart = false;
+      } else this.cellStart = false;
+      i++;
+    }
+    return -1;
+  }
 }
 
 const CANDIDATES = [',', ';', '\t', '|'] as const;

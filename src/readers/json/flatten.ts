@@ -1,8 +1,8 @@
 // JSON records to flat rows. Nested objects become dotted columns (`dimensions.width`), arrays of
 // scalars stay arrays, arrays holding objects become their JSON text in one cell (a faithful,
 // reversible choice: indexed columns would change shape from one record to the next).
-import { CatalogIoError } from '../../errors.js';
 import { emptyCells } from '../headers.js';
+import { cellTooLarge, invalidUtf8, jsonTooDeep, type RowError, RowProblem, replacedAt } from '../limits.js';
 import type { Cell } from '../types.js';
 
 /** The union of the column names seen so far, in order of first appearance. */
@@ -43,25 +43,47 @@ export class HeaderUnion {
   }
 }
 
+export interface FlattenLimits {
+  maxCellBytes: number;
+  /** Deepest nesting of arrays and objects, the record itself being level 1. */
+  maxDepth: number;
+}
+
+/**
+ * The record's cells. A cell above the size limit or nesting deeper than the depth limit throws a
+ * RowProblem (nothing of the record is kept), checked before any recursion could exhaust the stack.
+ */
 export function flattenRecord(
   record: object,
   headers: HeaderUnion,
-  maxCellBytes: number,
+  limits: FlattenLimits,
   location: string,
 ): Record<string, Cell> {
   // Cut the prototype first: `for...in` then sees exactly the own keys (`__proto__` included), and a
   // flat record is already the row, kept instead of copied.
   const own = Object.setPrototypeOf(record, null) as Record<string, unknown>;
-  if (headers.addFlat(own, maxCellBytes / 3)) return own as Record<string, Cell>;
+  if (headers.addFlat(own, limits.maxCellBytes / 3)) return own as Record<string, Cell>;
   const cells = emptyCells<Cell>();
-  flattenInto(cells, own, '', { headers, maxCellBytes, location });
+  const context = { headers, ...limits, location };
+  // Depth first, in a walk bounded by the limit: flattening and JSON.stringify recurse without one.
+  checkDepth(own, limits.maxDepth - 1, context);
+  flattenInto(cells, own, '', context);
   return cells;
 }
 
-interface FlattenContext {
+interface FlattenContext extends FlattenLimits {
   headers: HeaderUnion;
-  maxCellBytes: number;
   location: string;
+}
+
+/** Throws when `value` holds containers more than `levels` deep (recursion bounded by the limit). */
+function checkDepth(value: object, levels: number, context: FlattenContext): void {
+  for (const key in value) {
+    const inner = (value as Record<string, unknown>)[key];
+    if (inner === null || typeof inner !== 'object') continue;
+    if (levels <= 0) throw new RowProblem(jsonTooDeep(context.maxDepth, context.location));
+    checkDepth(inner, levels - 1, context);
+  }
 }
 
 // Module-level functions rather than closures: this runs once per record.
@@ -85,9 +107,9 @@ function flattenInto(
 function put(cells: Record<string, Cell>, name: string, value: Cell, context: FlattenContext): void {
   const limit = context.maxCellBytes;
   if (typeof value === 'string' && value.length * 3 > limit && Buffer.byteLength(value) > limit) {
-    throw new CatalogIoError('CELL_TOO_LARGE', `Cell too large: the limit is ${limit} bytes`, {
-      location: `${context.location}, column "${name}"`,
-    });
+    throw new RowProblem(
+      cellTooLarge(Buffer.byteLength(value), limit, `${context.location}, column "${name}"`),
+    );
   }
   cells[name] = value;
   context.headers.add(name);
@@ -108,4 +130,14 @@ function toScalar(value: unknown): Cell {
     return value;
   }
   return String(value);
+}
+
+/** The row error of a record holding invalid UTF-8 (U+FFFD) in a value or a key, naming the column. */
+export function invalidIn(cells: Record<string, Cell>, location: string): RowError | undefined {
+  for (const name in cells) {
+    const value = cells[name]!;
+    if (name.includes('\uFFFD') || replacedAt([value]) >= 0)
+      return invalidUtf8(`${location}, column "${name}"`);
+  }
+  return undefined;
 }

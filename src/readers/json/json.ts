@@ -4,15 +4,20 @@
 // Line and column are tracked while reading, so a syntax error is located from any source (locate.ts).
 import Assembler from 'stream-json/assembler.js';
 import { CatalogIoError } from '../../errors.js';
+import type { DecodeStatus } from '../encoding.js';
 import { emptyCells } from '../headers.js';
+import { jsonTooDeep, RowProblem } from '../limits.js';
 import type { Cell, SourceRow } from '../types.js';
-import { flattenRecord, HeaderUnion } from './flatten.js';
+import { flattenRecord, HeaderUnion, invalidIn } from './flatten.js';
 import { locateInText, PositionTracker, replayPrefix, syntaxDetail, type TextPosition } from './locate.js';
 import { createTokenizer, type Token } from './tokenizer.js';
 
 export interface JsonSettings {
   source: string;
   maxCellBytes: number;
+  maxJsonDepth: number;
+  /** The decoder's count of invalid UTF-8: while it is 0, no row needs looking at for them. */
+  decoded?: DecodeStatus;
   /** Dotted keys to the records array; auto when absent. */
   jsonPath?: string;
   /** Receives what was detected (the key the records came from). */
@@ -53,7 +58,12 @@ async function* jsonRows(
   let target = -1;
   let finished = false;
   let assembler: Assembler | null = null;
+  /** Nesting inside the record being read (1: the record itself). */
+  let depth = 0;
+  /** A record found too deep: its tokens are only counted, to its end, then it is reported. */
+  let skipping = false;
   let index = 0;
+  const limits = { maxCellBytes: settings.maxCellBytes, maxDepth: settings.maxJsonDepth };
   let seenRoot = false;
   // Where a syntax error is (see locate.ts): the position of the text fed so far, and the window of
   // text fed since the last clean cut (a line break: nothing held back in the tokenizer).
@@ -78,7 +88,26 @@ async function* jsonRows(
         },
       };
     }
-    return { location, cells: flattenRecord(value, headers, settings.maxCellBytes, where), index };
+    try {
+      const cells = flattenRecord(value, headers, limits, where);
+      const decoded = settings.decoded;
+      const error = decoded && decoded.invalidSequences > 0 ? invalidIn(cells, where) : undefined;
+      return error ? { location, cells, index, error } : { location, cells, index };
+    } catch (err) {
+      if (!(err instanceof RowProblem)) throw err;
+      return { location, cells: emptyCells<Cell>(), index, error: err.error };
+    }
+  };
+
+  const tooDeep = (): SourceRow => {
+    index++;
+    const where = `item ${index}`;
+    return {
+      location: { text: where, source: settings.source, line: index },
+      cells: emptyCells<Cell>(),
+      index,
+      error: jsonTooDeep(settings.maxJsonDepth, where),
+    };
   };
 
   /** The path of keys leading to the container on top of the stack matches the records path. */
@@ -100,6 +129,24 @@ async function* jsonRows(
 
   function* consume(tokens: Token[]): Generator<SourceRow> {
     for (const token of tokens) {
+      if (skipping || assembler) {
+        // Depth is counted here, so a record nested thousands deep is never built.
+        const name = token.name;
+        if (name === 'startObject' || name === 'startArray') depth++;
+        else if (name === 'endObject' || name === 'endArray') depth--;
+        if (skipping) {
+          if (depth === 0) {
+            skipping = false;
+            yield tooDeep();
+          }
+          continue;
+        }
+        if (depth > settings.maxJsonDepth) {
+          assembler = null;
+          skipping = true;
+          continue;
+        }
+      }
       if (assembler) {
         assembler.consume(token);
         if (assembler.done) {
@@ -116,7 +163,15 @@ async function* jsonRows(
           if (inRecords) {
             assembler = new Assembler();
             assembler.consume(token);
+            depth = 1;
           } else {
+            if (stack.length >= settings.maxJsonDepth) {
+              throw new CatalogIoError(
+                'JSON_TOO_DEEP',
+                `JSON nested too deep: more than ${settings.maxJsonDepth} levels before any records (raise --max-json-depth if the data is genuine)`,
+                { location: `line ${position.line}` },
+              );
+            }
             stack.push({ isArray: token.name === 'startArray', key: null });
             if (target === -1 && token.name === 'startArray' && isRecordsArray()) target = stack.length;
           }

@@ -1,11 +1,12 @@
 // The NDJSON / JSON Lines reader core: one JSON document per line, split by hand and parsed with
 // JSON.parse. A broken line is a row error (the others are independent), located by line and column.
 import { randomBytes } from 'node:crypto';
-import { CatalogIoError } from '../../errors.js';
 import { BatchedRows } from '../batched.js';
+import type { DecodeStatus } from '../encoding.js';
 import { emptyCells } from '../headers.js';
+import { RowProblem, recordTooLarge } from '../limits.js';
 import type { Cell, SourceRow } from '../types.js';
-import { flattenRecord, HeaderUnion } from './flatten.js';
+import { type FlattenLimits, flattenRecord, HeaderUnion, invalidIn } from './flatten.js';
 import type { OpenedRecords } from './json.js';
 import { syntaxDetail } from './locate.js';
 import { createTokenizer } from './tokenizer.js';
@@ -13,6 +14,9 @@ import { createTokenizer } from './tokenizer.js';
 export interface NdjsonSettings {
   source: string;
   maxCellBytes: number;
+  maxJsonDepth: number;
+  /** The decoder's count of invalid UTF-8: while it is 0, no row needs looking at for them. */
+  decoded?: DecodeStatus;
 }
 
 export function readNdjson(text: AsyncIterable<string>, settings: NdjsonSettings): OpenedRecords {
@@ -52,17 +56,21 @@ async function* ndjsonBatches(
 /** Lines of text to rows, chunk by chunk; the rows made so far wait in a batch for `take()`. */
 class NdjsonLines {
   private readonly maxLineChars: number;
+  private readonly limits: FlattenLimits;
   private batch: SourceRow[] = [];
   /** The text after the last line break seen: the start of a line that continues in the next chunk. */
   private partial = '';
   private line = 0;
   private index = 0;
+  /** A line too long to hold, being skipped to its end: its number and length so far. */
+  private skipping: { line: number; chars: number } | undefined;
 
   constructor(
     private readonly settings: NdjsonSettings,
     private readonly headers: HeaderUnion,
   ) {
     this.maxLineChars = Math.max(settings.maxCellBytes * 4, 1 << 20);
+    this.limits = { maxCellBytes: settings.maxCellBytes, maxDepth: settings.maxJsonDepth };
   }
 
   /** The rows made since the last call. */
@@ -74,12 +82,24 @@ class NdjsonLines {
 
   /** The text has ended: its last line, if it had no line break. */
   end(): void {
+    if (this.skipping) this.skipped();
     if (this.partial !== '') this.takeLines([this.partial]);
     this.partial = '';
   }
 
   /** Cuts a chunk into lines and turns the complete ones into rows; the rest waits for the next chunk. */
-  split(chunk: string): void {
+  split(text: string): void {
+    let chunk = text;
+    if (this.skipping) {
+      const newline = chunk.indexOf('\n');
+      if (newline === -1) {
+        this.skipping.chars += chunk.length;
+        return;
+      }
+      this.skipping.chars += newline;
+      this.skipped();
+      chunk = chunk.slice(newline + 1);
+    }
     const lines: string[] = [];
     let start = 0;
     let newline = chunk.indexOf('\n');
@@ -97,12 +117,24 @@ class NdjsonLines {
     this.partial = start === 0 ? this.partial + chunk : chunk.slice(start);
     this.takeLines(lines);
     if (this.partial.length > this.maxLineChars) {
-      throw new CatalogIoError(
-        'CELL_TOO_LARGE',
-        `Line too long: more than ${this.maxLineChars} characters without a line break (raise maxCellBytes if the data is genuine)`,
-        { location: `line ${this.line + 1}` },
-      );
+      // Too long to hold: skipped to its line break, and reported as its row.
+      this.skipping = { line: this.line + 1, chars: this.partial.length };
+      this.partial = '';
     }
+  }
+
+  /** The row of the line skipped for its length; the line after it comes next. */
+  private skipped(): void {
+    const { line, chars } = this.skipping!;
+    this.skipping = undefined;
+    this.line = line;
+    const where = `line ${line}`;
+    this.batch.push({
+      location: { text: where, source: this.settings.source, line },
+      cells: emptyCells<Cell>(),
+      index: ++this.index,
+      error: recordTooLarge(chars, this.settings.maxCellBytes, where),
+    });
   }
 
   /** Lines (without their `\n`) to rows in the batch; blank lines are counted but give no row. */
@@ -155,8 +187,17 @@ class NdjsonLines {
       });
       return;
     }
-    const cells = flattenRecord(value, this.headers, this.settings.maxCellBytes, where);
-    this.batch.push({ location, cells, index });
+    let cells: Record<string, Cell>;
+    try {
+      cells = flattenRecord(value, this.headers, this.limits, where);
+    } catch (err) {
+      if (!(err instanceof RowProblem)) throw err;
+      this.batch.push({ location, cells: emptyCells<Cell>(), index, error: err.error });
+      return;
+    }
+    const decoded = this.settings.decoded;
+    const error = decoded && decoded.invalidSequences > 0 ? invalidIn(cells, where) : undefined;
+    this.batch.push(error ? { location, cells, index, error } : { location, cells, index });
   }
 }
 

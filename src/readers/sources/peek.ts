@@ -2,6 +2,7 @@
 import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { CatalogIoError } from '../../errors.js';
+import { formatSize, type InflateLimits } from '../options.js';
 
 /** Bytes looked at to detect gzip, format and encoding. */
 export const HEAD_BYTES = 64 * 1024;
@@ -64,15 +65,50 @@ export function isGzip(head: Buffer): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 }
 
-export async function* gunzip(chunks: AsyncIterable<Buffer>, name: string): AsyncGenerator<Buffer> {
-  const unzip = pipeline(Readable.from(chunks), createGunzip(), () => {});
+/**
+ * The inflated bytes of a gzip stream, bounded: past `limits.total` bytes, or past the ratio once the
+ * output is large, it stops with SOURCE_TOO_LARGE (gzip gives no trustworthy size up front, so the
+ * bytes are counted as they come).
+ */
+export async function* gunzip(
+  chunks: AsyncIterable<Buffer>,
+  name: string,
+  limits: InflateLimits,
+): AsyncGenerator<Buffer> {
+  let packed = 0;
+  async function* countPacked(): AsyncGenerator<Buffer> {
+    for await (const chunk of chunks) {
+      packed += chunk.length;
+      yield chunk;
+    }
+  }
+  const unzip = pipeline(Readable.from(countPacked()), createGunzip(), () => {});
+  let inflated = 0;
+  const tooLarge = (what: string) =>
+    new CatalogIoError(
+      'SOURCE_TOO_LARGE',
+      `Compressed source too large: ${name} ${what}. A gzip bomb? If the file is genuine, raise --max-inflate (now ${formatSize(limits.total)})`,
+    );
   try {
-    for await (const chunk of unzip) yield chunk as Buffer;
+    for await (const chunk of unzip) {
+      inflated += (chunk as Buffer).length;
+      if (inflated > limits.total) {
+        throw tooLarge(`inflates to more than ${formatSize(limits.total)}`);
+      }
+      if (inflated > limits.ratioFloor && inflated > packed * limits.ratio) {
+        throw tooLarge(
+          `inflates to ${formatSize(inflated)} from ${formatSize(packed)} (${Math.round(inflated / Math.max(packed, 1))} times; at most ${limits.ratio} times past ${formatSize(limits.ratioFloor)})`,
+        );
+      }
+      yield chunk as Buffer;
+    }
   } catch (err) {
     if (err instanceof CatalogIoError) throw err;
     throw new CatalogIoError(
       'SOURCE_UNREADABLE',
       `Cannot decompress ${name}: the gzip data is corrupt or truncated`,
     );
+  } finally {
+    unzip.destroy();
   }
 }

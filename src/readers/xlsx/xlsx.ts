@@ -11,6 +11,8 @@ import { pipeline } from 'node:stream/promises';
 import { CatalogIoError } from '../../errors.js';
 import { BatchedRows } from '../batched.js';
 import { checkHeaders } from '../headers.js';
+import { cellTooLarge, type RowError } from '../limits.js';
+import type { InflateLimits } from '../options.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
 import {
   partOfType,
@@ -31,6 +33,7 @@ export interface XlsxSettings {
   /** 1-based header row; detected when absent. */
   headerRow?: number;
   maxCellBytes: number;
+  inflate: InflateLimits;
 }
 
 /** The workbook: a local file (read in place), or bytes from elsewhere (copied to a temporary file first). */
@@ -112,15 +115,17 @@ async function* sheetEvents(
         throw err instanceof CatalogIoError ? err : cannotCopy(settings.source, err);
       });
     }
-    zip = await openZip(file).catch((err: Error) => {
+    zip = await openZip(file, settings.inflate, settings.source).catch((err: Error) => {
       throw corrupt(settings.source, err);
     });
     const { sheets, context } = await readParts(zip, settings.source);
     const selected = selectSheets(sheets, settings.sheets);
+    // A workbook too large to read whole stops before its first row, not after hours of rows.
+    zip.checkTotal(selected.map((sheet) => sheet.path));
     progress.total = selected.reduce((sum, sheet) => sum + zip!.sizeOf(sheet.path), 0);
     for (const sheet of selected) {
       const bytes = await zip.open(sheet.path).catch((err: Error) => {
-        throw corrupt(settings.source, err);
+        throw err instanceof CatalogIoError ? err : corrupt(settings.source, err);
       });
       try {
         yield* sheetRows(counting(bytes, progress), context, sheet.name, settings, notes);
@@ -172,8 +177,10 @@ async function readParts(
   ) => {
     if (path === undefined || !zip.has(path)) return absent;
     try {
-      return await read(await zip.open(path));
+      // Every part but the sheets is held in memory while the rows are read.
+      return await read(await zip.open(path, { held: true }));
     } catch (err) {
+      if (err instanceof CatalogIoError) throw err;
       throw corrupt(source, new Error(`${path}: ${(err as Error).message}`));
     }
   };
@@ -278,6 +285,7 @@ function dataRow(
   // One pass over the cells, straight into the row (this runs once per row).
   const cells = new Array<Cell>(headers.length);
   let filled = 0;
+  let error: RowError | undefined;
   for (let i = 0; i < headers.length; i++) {
     const value = values[i] ?? null;
     if (value !== null) {
@@ -287,13 +295,13 @@ function dataRow(
         value.length * 3 > settings.maxCellBytes &&
         Buffer.byteLength(value) > settings.maxCellBytes
       ) {
-        throw new CatalogIoError(
-          'CELL_TOO_LARGE',
-          `Cell too large: the limit is ${settings.maxCellBytes} bytes`,
-          {
-            location: `${where}, column "${headers[i]}"`,
-          },
+        error ??= cellTooLarge(
+          Buffer.byteLength(value),
+          settings.maxCellBytes,
+          `${where}, column "${headers[i]}"`,
         );
+        cells[i] = null;
+        continue;
       }
     }
     cells[i] = value;
@@ -307,7 +315,8 @@ function dataRow(
     headers,
     index,
   );
-  if (extra > 0) {
+  if (error) out.error = error;
+  else if (extra > 0) {
     out.error = {
       code: 'CSV_ROW_LENGTH',
       message: `Cells beyond the header: ${extra} filled cell(s) right of the last named column (${where})`,
