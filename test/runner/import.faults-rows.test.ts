@@ -47,7 +47,7 @@ describe('faults fail rows, not the run', () => {
     const products = await productsByRef(faulty.sb);
     expect(products.duplicates).toEqual([]);
     expect(products.records).toBe(ROWS - failedAgain);
-  }, 400_000);
+  }, 900_000);
 
   it('the service gone: stops after --max-failed-batches, exit 2, every row in the report', async () => {
     // A port nobody listens on: every request is refused, each after its retries.
@@ -109,7 +109,7 @@ describe('faults fail rows, not the run', () => {
     } finally {
       await connection.close();
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 function closedPort(): Promise<number> {

@@ -45,7 +45,7 @@ beforeAll(async () => {
     });
     expect(res.status, res.text).toBe(201);
   }
-});
+}, 300_000);
 
 describe('--missing delete', () => {
   it('--plan lists what would go and deletes nothing', async () => {
@@ -55,7 +55,7 @@ describe('--missing delete', () => {
     const lines = await readCsv(join(cwd, 'plan.report.csv'));
     expect(lines.filter((l) => l.outcome === 'would-delete').map((l) => l.ref)).toEqual(['FS-40']);
     expect((await byRef(fixture.sb, '/Products', 'prod_ref')).has('FS-40')).toBe(true);
-  });
+  }, 300_000);
 
   it('a truncated feed trips --max-missing: exit 3, nothing deleted, the refs that would go are reported', async () => {
     const feed = await writeFeed(cwd, 'truncated.csv', feedOf(1, 20));
@@ -68,7 +68,7 @@ describe('--missing delete', () => {
     expect(listed.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `FS-${i + 21}`).sort());
     const [last] = (await runIds(cwd)).slice(-1);
     expect(await summaryOf(cwd, last!)).toMatchObject({ state: 'stopped', exitCode: 3 });
-  });
+  }, 300_000);
 
   it('deletes the records the feed no longer names, variants first; failed and invalid rows are not missing', async () => {
     // FS-39 is invalid in this feed: it must stay. FS-40 is gone from the feed: it goes, with its variants.
@@ -113,7 +113,7 @@ describe('--missing delete', () => {
     expect(refs).toContain('FS-39 invalid');
     for (const file of filesUnder(join(cwd, '.catalog-io')))
       expect(readFileSync(file, 'utf8').includes(fixture.sb.apiKey), file).toBe(false);
-  });
+  }, 300_000);
 });
 
 function filesUnder(dir: string): string[] {

@@ -265,7 +265,11 @@ export class ImportRun {
     const leftOver = [...waiting, ...pending].sort(
       (a, b) => (this.ordinals.get(a) ?? 0) - (this.ordinals.get(b) ?? 0),
     );
-    for (const work of leftOver) record(work, this.ordinals.get(work) ?? 0);
+    for (const work of leftOver) {
+      // A row that needs no request (invalid, skipped) has its own outcome; the others were not tried.
+      if (hasWork(work)) record(work, this.ordinals.get(work) ?? 0);
+      else await this.finishRow(work, []);
+    }
     this.ordinals.clear();
     for (let next = await rest.next(); !next.done; next = await rest.next()) {
       this.ordinal += 1;

@@ -14,7 +14,7 @@ import {
   type WriteIntent,
 } from '../../runs/journal.js';
 import { pauseAt } from '../../runs/pause.js';
-import { effectiveState, type RunMeta, RunRegistry } from '../../runs/registry.js';
+import { type RunMeta, RunRegistry } from '../../runs/registry.js';
 import { identityChange, type SourceIdentity } from '../../runs/source-identity.js';
 import { writeRunSummary } from '../../runs/summary.js';
 import {
@@ -23,7 +23,7 @@ import {
   type RunReportWriter,
   writeImportReport,
 } from '../../writers/import-report.js';
-import type { RunState, RunSummary } from '../summary-types.js';
+import type { RunSummary } from '../summary-types.js';
 import type { WriteLog } from './outcome.js';
 
 export interface RecorderSetup {
@@ -48,6 +48,9 @@ export interface Carried {
   /** Rows failed or invalid (they count towards --max-errors). */
   errors: number;
 }
+
+/** What the run says of itself at its end; the recorder adds the run id, command and tenant. */
+export type RunEnd = Omit<RunSummary, 'runId' | 'tenant' | 'command'>;
 
 export class RunRecorder implements WriteLog {
   private journal!: JournalWriter;
@@ -104,7 +107,7 @@ export class RunRecorder implements WriteLog {
         resumes: meta.resumes + 1,
         ...(setup.reportFile && { reportFile: setup.reportFile }),
       };
-      await registry.save(meta);
+      // Saved by start(), once the lock is held: a resume refused for the lock changes nothing.
     } else {
       if (setup.stateDir) await registry.prune(setup.keepRuns);
       meta = await registry.create({
@@ -123,6 +126,7 @@ export class RunRecorder implements WriteLog {
 
   /** Opens the report and the journal; a resume carries the finished rows of the attempts before. */
   async start(): Promise<void> {
+    if (this.meta.resumes > 0) await this.registry.save(this.meta);
     if (this.setup.reportFile) this.report = openRunReport(this.setup.reportFile);
     if (this.meta.resumes > 0) await this.carryOver();
     this.journal = new JournalWriter(this.journalFile);
@@ -209,20 +213,12 @@ export class RunRecorder implements WriteLog {
   }
 
   /** Closes journal and report (an XLSX report is written now, from the journal), and records the end. */
-  async close(
-    summary: Omit<RunSummary, 'runId' | 'tenant' | 'command'>,
-    summaryCopy?: string,
-  ): Promise<RunSummary> {
+  async close(summary: RunEnd, summaryCopy?: string): Promise<RunSummary> {
     this.journal.close();
     this.report?.close();
     if (this.setup.reportFile && this.report?.format === 'xlsx')
       await writeImportReport(this.setup.reportFile, journalReportLines(this.journalFile));
-    const full: RunSummary = {
-      runId: this.meta.runId,
-      command: 'import',
-      tenant: this.meta.tenant,
-      ...summary,
-    };
+    const full = this.fullSummary(summary);
     if (this.temporary) {
       if (summaryCopy) await writeRunSummary(path.join(this.temporary, 'summary.json'), full, summaryCopy);
       await rm(this.temporary, { recursive: true, force: true });
@@ -234,21 +230,31 @@ export class RunRecorder implements WriteLog {
   }
 
   /** A run that never started (its lock was refused): a new run leaves no folder behind. */
-  async discard(): Promise<void> {
+  async discard(summary: RunEnd, summaryCopy?: string): Promise<void> {
+    if (summaryCopy) await writeRunSummary(summaryCopy, this.fullSummary(summary));
     if (this.temporary) await rm(this.temporary, { recursive: true, force: true });
     else if (this.meta.resumes === 0) await rm(this.dir, { recursive: true, force: true });
-    else await this.registry.save({ ...this.meta, state: 'crashed' });
   }
 
   /** A run that failed outright: the journal stays consistent and the run shows as crashed or interrupted. */
-  async abandon(state: RunState): Promise<void> {
+  async abandon(summary: RunEnd, summaryCopy?: string): Promise<void> {
     try {
       this.journal?.close();
       this.report?.close();
     } catch {
       // nothing more can be kept
     }
-    if (this.temporary) await rm(this.temporary, { recursive: true, force: true });
-    else await this.registry.save({ ...this.meta, state: effectiveState({ ...this.meta, state }) });
+    if (this.temporary) {
+      if (summaryCopy) await writeRunSummary(summaryCopy, this.fullSummary(summary));
+      await rm(this.temporary, { recursive: true, force: true });
+      return;
+    }
+    // The journal is consistent: the run can be resumed.
+    await writeRunSummary(this.registry.summaryFile(this.meta.runId), this.fullSummary(summary), summaryCopy);
+    await this.registry.save({ ...this.meta, state: summary.state });
+  }
+
+  private fullSummary(summary: RunEnd): RunSummary {
+    return { runId: this.meta.runId, command: 'import', tenant: this.meta.tenant, ...summary };
   }
 }
