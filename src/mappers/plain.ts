@@ -2,7 +2,7 @@
 // text cells that need a trim, a split and their type). The validator uses it to judge such rows without
 // building drafts; what it reads is what the full mapping would put in the row's one draft.
 import type { Cell } from '../readers/types.js';
-import { isoDay } from '../schema/dates.js';
+import { isCanonicalDateTime, isFullDate } from '../schema/dates.js';
 import { plainNumber } from './coerce.js';
 import type { ColumnPlanner, Layout } from './layout.js';
 import type { Value } from './types.js';
@@ -17,7 +17,8 @@ export interface PlainColumn {
   ref: boolean;
   multiple: boolean;
   separator: string;
-  type: 'string' | 'number' | 'integer' | 'date';
+  /** Dates and date-times are read in their canonical form only, which also settles their format. */
+  type: 'string' | 'number' | 'integer' | 'date' | 'date-time';
 }
 
 /** The plain reading of a layout, or null when some part of the profile needs the full mapping. */
@@ -36,8 +37,9 @@ export function plainLayout(layout: Layout, planner: ColumnPlanner): Array<Plain
       continue;
     }
     const { type, target } = plan;
-    if (!plan.plain || (type !== 'string' && type !== 'number' && type !== 'integer' && type !== 'date'))
-      return null;
+    if (type === 'boolean' || !plan.plain) return null;
+    // A date laid out by the profile is read by the full coercion only.
+    if ((type === 'date' || type === 'date-time') && plan.rule.dateFormat !== undefined) return null;
     const separator = plan.rule.split === undefined ? '|' : plan.rule.split;
     if (plan.multiple && (separator === false || separator === '')) return null;
     if (target.kind === 'link' && target.link === 'byField') return null;
@@ -81,7 +83,12 @@ export function plainCell(
 /** One text value by the one-pass readers; undefined when only the full coercion can say. */
 function plainValue(text: string, type: PlainColumn['type']): Value | undefined {
   if (type === 'string') return text;
-  if (type === 'date') return isoDay(text) === true ? text : undefined;
+  if (type === 'date') return isFullDate(text) ? text : undefined;
+  if (type === 'date-time') {
+    if (isCanonicalDateTime(text) !== true) return undefined;
+    // As the coercion gives it: a zero fraction dropped.
+    return text.length === 24 && text.endsWith('.000Z') ? `${text.slice(0, 19)}Z` : text;
+  }
   const value = plainNumber(text);
   if (value === undefined || !Number.isFinite(value)) return undefined;
   return type === 'integer' && !Number.isInteger(value) ? undefined : value;

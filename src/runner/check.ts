@@ -181,7 +181,9 @@ export class RowChecker {
         tests.push(null);
         continue;
       }
-      const test = this.validator.fieldCheck(this.mapper.entity, column.field, column.culture);
+      // A date or date-time read by the plain rules is in its canonical form: its format is settled.
+      const settled = column.type === 'date' || column.type === 'date-time' ? column.type : undefined;
+      const test = this.validator.fieldCheck(this.mapper.entity, column.field, column.culture, settled);
       if (!test) {
         lane = null;
         break;
