@@ -22,12 +22,11 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     .fail((msg, err) => {
       throw err ?? new CatalogIoError('CONFIG_INVALID', msg);
     });
-  for (const command of commands(out, (code) => {
-    exitCode = code;
-  })) {
-    cli.command(command);
-  }
   try {
+    for (const command of await commands(argv, out, (code) => {
+      exitCode = code;
+    }))
+      cli.command(command);
     await cli.parseAsync();
     return exitCode;
   } catch (err) {
