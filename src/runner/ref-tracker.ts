@@ -1,5 +1,5 @@
 // Duplicate refs within one file, over the whole file, in bounded memory. Each ref is kept as a 56-bit
-// hash (two 32-bit FNV-1a variants, the low byte of the second holding the location's template) with the
+// hash (two 32-bit FNV-1a variants, each mixed at the end, the low byte of the second holding the location's template) with the
 // line that first had it: 12 bytes a ref in an open-addressing table (one typed array, at most half full).
 // When the table holds `limit` refs (default 1,000,000: at most 24 MB), they are sorted and written to a
 // run file on disk, added to a fixed-size Bloom filter (16 MB), and the table starts again. A ref the
@@ -81,6 +81,10 @@ export class RefTracker {
       b = Math.imul(b ^ c, 0x5bd1e995);
       b ^= b >>> 13;
     }
+    // FNV-1a leaves refs that differ in their last characters close together in the low bits, which
+    // place a ref in the table: mixed (a one-to-one step) so that `SKU-1`, `SKU-2`, ... spread out.
+    a = mix(a);
+    b = mix(b);
     const template = this.templateOf(location, line);
     b = (b & ~TEMPLATE_MASK) | Math.min(template, MAX_TEMPLATE);
     const table = this.table;
@@ -287,6 +291,15 @@ export class RefTracker {
     }
     this.table = table;
   }
+}
+
+/** MurmurHash3's finalizer: every bit of the result depends on every bit of `h`. */
+function mix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
 
 /** How many digits `line` is written with (a line number: a whole number from 0). */
