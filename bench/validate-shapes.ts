@@ -1,5 +1,5 @@
 // Validation on every feed shape, whole process against whole process: `catalog-io validate` (the CLI
-// as shipped, its report written) against the raw loop of `_raw-validate.mjs` (papaparse -> the same
+// as shipped, as a user runs it; on the mixed files also with its per-row report) against the raw loop of `_raw-validate.mjs` (papaparse -> the same
 // mapping -> Ajv with ajv-formats compiled from the same pulled schemas, every format checked), spawned
 // side by side in one run, in turns (raw, ours, raw, ours, ...). Medians of the wall times and their
 // ratio per shape; peak RSS of each process. One row in 100 carries a bad value in each shape, and both
@@ -263,7 +263,8 @@ function rawSide(shape: Shape, path: string, schemasDir: string): Promise<Run> {
   );
 }
 
-function ourSide(shape: Shape, path: string, schemasDir: string): Promise<Run> {
+/** `catalog-io validate` as a user runs it; with `report`, also writing its per-row report. */
+function ourSide(shape: Shape, path: string, schemasDir: string, report = false): Promise<Run> {
   const profile = join(DATA, `shape-${shape.name}.profile.json`);
   writeFileSync(profile, JSON.stringify(profileOf(shape)));
   const args = [
@@ -274,8 +275,7 @@ function ourSide(shape: Shape, path: string, schemasDir: string): Promise<Run> {
     schemasDir,
     '--profile',
     profile,
-    '--report',
-    join(DATA, `shape-${shape.name}.report.csv`),
+    ...(report ? ['--report', join(DATA, `shape-${shape.name}.report.csv`)] : []),
     '--json',
   ];
   return runProcess(args, (out) => {
@@ -313,13 +313,21 @@ async function pulledSchemas(): Promise<string> {
   return schemasDir;
 }
 
-async function measure(shape: Shape, rows: number, reps: number, schemasDir: string): Promise<void> {
+async function measure(
+  shape: Shape,
+  rows: number,
+  reps: number,
+  schemasDir: string,
+  withReport = false,
+): Promise<void> {
   const path = await generate(shape, rows);
   const raw: Run[] = [];
   const ours: Run[] = [];
+  const reported: Run[] = [];
   for (let rep = 0; rep < reps; rep++) {
     raw.push(await rawSide(shape, path, schemasDir));
     ours.push(await ourSide(shape, path, schemasDir));
+    if (withReport) reported.push(await ourSide(shape, path, schemasDir, true));
   }
   const r = median(raw.map((x) => x.seconds));
   const o = median(ours.map((x) => x.seconds));
@@ -331,6 +339,14 @@ async function measure(shape: Shape, rows: number, reps: number, schemasDir: str
       `  peak RSS raw ${Math.max(...raw.map((x) => x.peakRssMb))} / ours ${Math.max(...ours.map((x) => x.peakRssMb))} MB` +
       `  invalid ${raw[0]!.invalid}/${ours[0]!.invalid}${agree ? '' : ' DISAGREE'}\n`,
   );
+  if (reported.length > 0) {
+    const w = median(reported.map((x) => x.seconds));
+    process.stdout.write(
+      `  ${'  the same, validate writing its report'.padEnd(40)} ${(r / w).toFixed(2).padStart(5)}  ours ${w.toFixed(2)} s` +
+        `  CPU ${(median(raw.map((x) => x.cpuSeconds)) / median(reported.map((x) => x.cpuSeconds))).toFixed(2)}` +
+        `  peak RSS ${Math.max(...reported.map((x) => x.peakRssMb))} MB\n`,
+    );
+  }
 }
 
 export async function run(): Promise<void> {
@@ -344,9 +360,15 @@ export async function run(): Promise<void> {
     `validate-shapes: ${ROWS} rows a shape, ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}\n` +
       `  ${REPS} pairs a shape, raw then ours in turns; validate / raw loop = median raw wall time / median ours\n`,
   );
-  for (const shape of shapes) await measure(shape, ROWS, REPS, schemasDir);
+  for (const shape of shapes) await measure(shape, ROWS, REPS, schemasDir, shape === MIXED);
   if (BIG_ROWS > 0 && (!only || only.includes('big')))
-    await measure({ ...MIXED, name: 'mixed-big', title: `mixed, ${BIG_ROWS} rows` }, BIG_ROWS, 1, schemasDir);
+    await measure(
+      { ...MIXED, name: 'mixed-big', title: `mixed, ${BIG_ROWS} rows` },
+      BIG_ROWS,
+      1,
+      schemasDir,
+      true,
+    );
 }
 
 const invokedDirectly = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
