@@ -30,6 +30,17 @@ const BLOCK = 128;
 const BLOOM_BITS_LOG2 = 27;
 const BLOOM_PROBES = 4;
 
+/** Run files of trackers dropped without close() (an import that ended early): closed when collected. */
+const openRuns = new FinalizationRegistry<number[]>((fds) => {
+  for (const fd of fds) {
+    try {
+      closeSync(fd);
+    } catch {
+      // Already closed.
+    }
+  }
+});
+
 /** Refs written to disk: sorted by hash A, read a block at a time. */
 interface Run {
   fd: number;
@@ -54,6 +65,8 @@ export class RefTracker {
   private entityB = 0;
   /** On disk: made at the first spill. */
   private readonly runs: Run[] = [];
+  /** The runs' file descriptors, shared with `openRuns` (which must not hold the tracker itself). */
+  private readonly fds: number[] = [];
   private bloom: Int32Array | undefined;
   /** Folders of run files the system would not remove while open (removed by close()). */
   private readonly folders: string[] = [];
@@ -128,8 +141,10 @@ export class RefTracker {
 
   /** Closes and removes what went to disk. The tracker is not used afterwards. */
   close(): void {
+    openRuns.unregister(this);
     for (const run of this.runs) closeSync(run.fd);
     this.runs.length = 0;
+    this.fds.length = 0;
     for (const folder of this.folders.splice(0)) rmSync(folder, { recursive: true, force: true });
   }
 
@@ -172,6 +187,8 @@ export class RefTracker {
     for (let written = 0; written < bytes.length; )
       written += writeSync(fd, bytes, written, bytes.length - written, written);
     this.runs.push({ fd, records: n, firsts });
+    if (this.fds.length === 0) openRuns.register(this, this.fds, this);
+    this.fds.push(fd);
     this.table.fill(0);
     this.size = 0;
   }
