@@ -24,12 +24,11 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
       if (err?.name === 'YError') throw new CatalogIoError('CONFIG_INVALID', err.message);
       throw err ?? new CatalogIoError('CONFIG_INVALID', msg);
     });
-  for (const command of commands(out, (code) => {
-    exitCode = code;
-  })) {
-    cli.command(command);
-  }
   try {
+    for (const command of await commands(argv, out, (code) => {
+      exitCode = code;
+    }))
+      cli.command(command);
     await cli.parseAsync();
     return exitCode;
   } catch (err) {

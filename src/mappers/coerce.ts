@@ -1,7 +1,7 @@
 // Coercion of one source value to the type the field's schema asks for. Pure functions: a value in,
 // a typed value or "what was expected" out. The mapper turns a failure into a row issue.
 import type { Cell } from '../readers/types.js';
-import { daysInMonth, isoDay } from '../schema/dates.js';
+import { daysInMonth, isCanonicalDateTime, isoDay } from '../schema/dates.js';
 import type { ConversionRule } from './profile-types.js';
 import type { Value } from './types.js';
 
@@ -144,16 +144,28 @@ function toDate(cell: Exclude<Cell, Cell[]>, type: 'date' | 'date-time', rule: C
     const ok = isoDay(text);
     if (ok !== undefined) return ok ? { ok: true, value: text } : fail(expected);
   }
+  // The usual date-time cell, canonical UTC: given back as it is (without a zero fraction, as below).
+  if (type === 'date-time' && !rule.dateFormat && isCanonicalDateTime(text)) {
+    return { ok: true, value: text.length === 24 && text.endsWith('.000Z') ? `${text.slice(0, 19)}Z` : text };
+  }
   const parts = rule.dateFormat ? parseLayout(text, rule.dateFormat) : parseIso(text);
   if (!parts || !validParts(parts))
     return fail(rule.dateFormat ? `a date laid out as ${rule.dateFormat}` : expected);
   if (type === 'date') {
     return { ok: true, value: `${pad(parts.y, 4)}-${pad(parts.mo)}-${pad(parts.d)}` };
   }
-  const wall = Date.UTC(parts.y, parts.mo - 1, parts.d, parts.h, parts.mi, parts.s, parts.ms);
+  const wall = utcWall(parts);
   const utc =
     parts.offset !== undefined ? wall - parts.offset * 60_000 : localToUtc(wall, rule.timezone ?? 'UTC');
   return { ok: true, value: new Date(utc).toISOString().replace('.000Z', 'Z') };
+}
+
+/** The wall-clock time of the parts as if in UTC (years 0-99 too, which `Date.UTC` reads as 1900-1999). */
+function utcWall(p: Parts): number {
+  const date = new Date(0);
+  date.setUTCFullYear(p.y, p.mo - 1, p.d);
+  date.setUTCHours(p.h, p.mi, p.s, p.ms);
+  return date.getTime();
 }
 
 function parseIso(text: string): Parts | undefined {

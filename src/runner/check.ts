@@ -15,7 +15,7 @@ export interface CheckOptions {
   model: TenantModel;
   profile: Profile;
   strict?: boolean;
-  /** Refs remembered for the duplicate check (default 1,000,000). */
+  /** Refs the duplicate check keeps in memory before it writes them to disk (default 1,000,000). */
   refLimit?: number;
   /** The command of rows without a `_command` cell (import `--mode`); default MERGE. */
   defaultCommand?: Command;
@@ -181,7 +181,9 @@ export class RowChecker {
         tests.push(null);
         continue;
       }
-      const test = this.validator.fieldCheck(this.mapper.entity, column.field, column.culture);
+      // A date or date-time read by the plain rules is in its canonical form: its format is settled.
+      const settled = column.type === 'date' || column.type === 'date-time' ? column.type : undefined;
+      const test = this.validator.fieldCheck(this.mapper.entity, column.field, column.culture, settled);
       if (!test) {
         lane = null;
         break;
@@ -254,14 +256,13 @@ export class RowChecker {
       .map(([message, count]) => ({ message, count }));
   }
 
-  /** File-level notes: unknown or ignored columns, and a duplicate check that stopped at its limit. */
+  /** File-level notes: unknown or ignored columns. */
   warnings(): string[] {
-    const warnings = [...this.mapper.warnings];
-    if (this.refs.overflowed) {
-      warnings.push(
-        `more than ${this.options.refLimit ?? DEFAULT_REF_LIMIT} references: duplicates were checked for the first ones only`,
-      );
-    }
-    return warnings;
+    return [...this.mapper.warnings];
+  }
+
+  /** Lets go of what the duplicate check put on disk (a file of more than `refLimit` refs). */
+  close(): void {
+    this.refs.close();
   }
 }

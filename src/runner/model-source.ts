@@ -1,6 +1,6 @@
 // Where validate and profile init get the tenant's model: a schema cache folder (offline, no request
 // and no sandbox started), or connect() and `$metadata` (the connection is closed once the model is read).
-import { type ConnectionFlags, connect } from '../config/index.js';
+import type { ConnectionFlags } from '../config/index.js';
 import { loadTenantModel } from '../schema/load.js';
 import type { TenantModel } from '../schema/model.js';
 
@@ -12,6 +12,8 @@ export interface ModelSourceOptions {
 
 export async function tenantModelFor({ flags, announce }: ModelSourceOptions): Promise<TenantModel> {
   if (flags.schemas) return loadTenantModel({ schemasDir: flags.schemas });
+  // Loaded only when needed: an offline run loads no HTTP client.
+  const { connect } = await import('../config/connect.js');
   const connection = await connect({ flags, ...(announce && { announce }) });
   try {
     return await connection.tenant.model();

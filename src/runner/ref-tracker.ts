@@ -1,11 +1,17 @@
-// Duplicate refs within one file, in bounded memory: each ref is kept as a 56-bit hash (two 32-bit
-// FNV-1a variants, the low byte of the second holding the location's template) in an open-addressing
-// table (one typed array, 12 bytes a slot, at most half full) with the line that first had it: at most
-// 24 bytes per ref, for up to `limit` refs (default 1,000,000, so at most 24 MB). Past the limit,
-// checking stops and the summary says so. Two refs with the same hash (odds about 1 in 140,000 at a
-// million refs) would be reported as duplicates; the message names the first location, so a person can
-// check.
+// Duplicate refs within one file, over the whole file, in bounded memory. Each ref is kept as a 56-bit
+// hash (two 32-bit FNV-1a variants, each mixed at the end, the low byte of the second holding the location's template) with the
+// line that first had it: 12 bytes a ref in an open-addressing table (one typed array, at most half full).
+// When the table holds `limit` refs (default 1,000,000: at most 24 MB), they are sorted and written to a
+// run file on disk, added to a fixed-size Bloom filter (16 MB), and the table starts again. A ref the
+// table does not know is looked up on disk only when the filter says it may be there (a few in a hundred
+// at tens of millions of refs): exact, and told on the row itself. Two refs with the same hash (odds about
+// 1 in 140,000 at a million refs) would be reported as duplicates; the message names the first location,
+// so a person can check.
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
+/** Refs kept in memory before they are written to disk (the table then holds at most 2^21 slots). */
 export const DEFAULT_REF_LIMIT = 1_000_000;
 
 const INITIAL_SLOTS = 1 << 14;
@@ -14,15 +20,39 @@ const INITIAL_SLOTS = 1 << 14;
  * in its low byte, and the line.
  */
 const WIDTH = 3;
+const RECORD_BYTES = WIDTH * 4;
 /** Template ids that fit the low byte; later templates (sheets past the 254th) share the last id. */
 const MAX_TEMPLATE = 255;
 const TEMPLATE_MASK = 0xff;
+/** Records of a run per block read from disk; the first hash of each block stays in memory. */
+const BLOCK = 128;
+/** Bloom filter over the refs on disk: 2^27 bits (16 MB), 4 probes. */
+const BLOOM_BITS_LOG2 = 27;
+const BLOOM_PROBES = 4;
+
+/** Run files of trackers dropped without close() (an import that ended early): closed when collected. */
+const openRuns = new FinalizationRegistry<number[]>((fds) => {
+  for (const fd of fds) {
+    try {
+      closeSync(fd);
+    } catch {
+      // Already closed.
+    }
+  }
+});
+
+/** Refs written to disk: sorted by hash A, read a block at a time. */
+interface Run {
+  fd: number;
+  records: number;
+  /** Hash A (unsigned) of the first record of each block. */
+  firsts: Uint32Array;
+}
 
 export class RefTracker {
   private slots = INITIAL_SLOTS;
   private table = new Int32Array(INITIAL_SLOTS * WIDTH);
   private size = 0;
-  private full = false;
   /** Location texts with the line number taken out (`line {n}`, `sheet Products row {n}`). */
   private readonly templates: string[] = [];
   private readonly templateIds = new Map<string, number>();
@@ -33,12 +63,25 @@ export class RefTracker {
   private lastEntity = '';
   private entityA = 0;
   private entityB = 0;
+  /** On disk: made at the first spill. */
+  private readonly runs: Run[] = [];
+  /** The runs' file descriptors, shared with `openRuns` (which must not hold the tracker itself). */
+  private readonly fds: number[] = [];
+  private bloom: Int32Array | undefined;
+  /** Folders of run files the system would not remove while open (removed by close()). */
+  private readonly folders: string[] = [];
+  private readonly block = new Int32Array(BLOCK * WIDTH);
+  private readonly blockBytes = new Uint8Array(this.block.buffer);
+  private readonly limit: number;
 
-  constructor(private readonly limit = DEFAULT_REF_LIMIT) {}
+  /** `limit`: refs kept in memory before they go to disk (at most 2^20). */
+  constructor(limit = DEFAULT_REF_LIMIT) {
+    this.limit = Math.max(1, Math.min(limit, 2 ** 20));
+  }
 
   /**
-   * The location that had this ref first, or undefined the first time (or once the limit is reached).
-   * `line` is the row's line (or row, or item) number inside `location`.
+   * The location that had this ref first, or undefined the first time. `line` is the row's line (or row,
+   * or item) number inside `location`.
    */
   check(entity: string, ref: string, location: string, line: number): string | undefined {
     // The hash of `${entity}\u0000${ref}`, fed one string after the other (no joined string per row).
@@ -51,6 +94,10 @@ export class RefTracker {
       b = Math.imul(b ^ c, 0x5bd1e995);
       b ^= b >>> 13;
     }
+    // FNV-1a leaves refs that differ in their last characters close together in the low bits, which
+    // place a ref in the table: mixed (a one-to-one step) so that `SKU-1`, `SKU-2`, ... spread out.
+    a = mix(a);
+    b = mix(b);
     const template = this.templateOf(location, line);
     b = (b & ~TEMPLATE_MASK) | Math.min(template, MAX_TEMPLATE);
     const table = this.table;
@@ -63,16 +110,17 @@ export class RefTracker {
         return this.describe(table[at + 2]!, table[at + 1]! & TEMPLATE_MASK);
       i = (i + 1) & mask;
     }
-    if (this.size >= this.limit) {
-      this.full = true;
-      return undefined;
+    if (this.bloom && this.maybeOnDisk(a, b)) {
+      const first = this.findOnDisk(a, b);
+      if (first !== undefined) return first;
     }
     const at = i * WIDTH;
     table[at] = a;
     table[at + 1] = b;
     table[at + 2] = line;
     this.size += 1;
-    if (this.size * 2 > this.slots) this.grow();
+    if (this.size >= this.limit) this.spill();
+    else if (this.size * 2 > this.slots) this.grow();
     return undefined;
   }
 
@@ -86,9 +134,113 @@ export class RefTracker {
     if (this.slots * WIDTH !== this.table.length) this.rehash();
   }
 
-  /** Whether some refs went unchecked because the limit was reached. */
-  get overflowed(): boolean {
-    return this.full;
+  /** How many runs of refs went to disk (0 for a file of up to `limit` refs). */
+  get spilled(): number {
+    return this.runs.length;
+  }
+
+  /** Closes and removes what went to disk. The tracker is not used afterwards. */
+  close(): void {
+    openRuns.unregister(this);
+    for (const run of this.runs) closeSync(run.fd);
+    this.runs.length = 0;
+    this.fds.length = 0;
+    for (const folder of this.folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  }
+
+  /** The table's refs, sorted by hash A, to a run file; the table starts again empty. */
+  private spill(): void {
+    const table = this.table;
+    // Sort keys: hash A (unsigned, < 2^32) times 2^21 plus the slot (< 2^21): exact in a double.
+    const keys = new Float64Array(this.size);
+    let n = 0;
+    for (let slot = 0; slot < this.slots; slot += 1) {
+      if (table[slot * WIDTH + 1] === 0) continue;
+      keys[n++] = (table[slot * WIDTH]! >>> 0) * 2 ** 21 + slot;
+    }
+    keys.sort();
+    const records = new Int32Array(n * WIDTH);
+    const firsts = new Uint32Array(Math.ceil(n / BLOCK));
+    this.bloom ??= new Int32Array(2 ** (BLOOM_BITS_LOG2 - 5));
+    for (let k = 0; k < n; k += 1) {
+      const slot = keys[k]! % 2 ** 21;
+      const from = slot * WIDTH;
+      const to = k * WIDTH;
+      records[to] = table[from]!;
+      records[to + 1] = table[from + 1]!;
+      records[to + 2] = table[from + 2]!;
+      if (k % BLOCK === 0) firsts[k / BLOCK] = table[from]! >>> 0;
+      this.addToBloom(table[from]!, table[from + 1]!);
+    }
+    const folder = mkdtempSync(join(tmpdir(), 'catalog-io-refs-'));
+    const path = join(folder, 'run');
+    const fd = openSync(path, 'w+');
+    // The file is removed at once where the system allows it (it lives on while open): nothing is left
+    // behind, even on a crash or when the caller never calls close().
+    try {
+      unlinkSync(path);
+      rmSync(folder, { recursive: true, force: true });
+    } catch {
+      this.folders.push(folder);
+    }
+    const bytes = new Uint8Array(records.buffer, records.byteOffset, records.byteLength);
+    for (let written = 0; written < bytes.length; )
+      written += writeSync(fd, bytes, written, bytes.length - written, written);
+    this.runs.push({ fd, records: n, firsts });
+    if (this.fds.length === 0) openRuns.register(this, this.fds, this);
+    this.fds.push(fd);
+    this.table.fill(0);
+    this.size = 0;
+  }
+
+  private addToBloom(a: number, b: number): void {
+    const bloom = this.bloom!;
+    const mask = 2 ** BLOOM_BITS_LOG2 - 1;
+    const step = (b & ~TEMPLATE_MASK) | 1;
+    for (let p = 0; p < BLOOM_PROBES; p += 1) {
+      const bit = ((a + Math.imul(p, step)) >>> 0) & mask;
+      bloom[bit >>> 5]! |= 1 << (bit & 31);
+    }
+  }
+
+  private maybeOnDisk(a: number, b: number): boolean {
+    const bloom = this.bloom!;
+    const mask = 2 ** BLOOM_BITS_LOG2 - 1;
+    const step = (b & ~TEMPLATE_MASK) | 1;
+    for (let p = 0; p < BLOOM_PROBES; p += 1) {
+      const bit = ((a + Math.imul(p, step)) >>> 0) & mask;
+      if ((bloom[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
+    }
+    return true;
+  }
+
+  /** The first location of a ref in the runs on disk, or undefined. */
+  private findOnDisk(a: number, b: number): string | undefined {
+    const key = a >>> 0;
+    const hashB = b & ~TEMPLATE_MASK;
+    const block = this.block;
+    const bytes = this.blockBytes;
+    for (const run of this.runs) {
+      const { firsts } = run;
+      // The first block whose first hash is >= key; the ref may also sit at the end of the one before.
+      let lo = 0;
+      let hi = firsts.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (firsts[mid]! < key) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let k = Math.max(0, lo - 1); k < firsts.length && (k < lo || firsts[k] === key); k += 1) {
+        const count = Math.min(BLOCK, run.records - k * BLOCK);
+        readSync(run.fd, bytes, 0, count * RECORD_BYTES, k * BLOCK * RECORD_BYTES);
+        for (let r = 0; r < count; r += 1) {
+          const at = r * WIDTH;
+          if (block[at] === a && (block[at + 1]! & ~TEMPLATE_MASK) === hashB)
+            return this.describe(block[at + 2]!, block[at + 1]! & TEMPLATE_MASK);
+        }
+      }
+    }
+    return undefined;
   }
 
   private hashEntity(entity: string): void {
@@ -156,6 +308,15 @@ export class RefTracker {
     }
     this.table = table;
   }
+}
+
+/** MurmurHash3's finalizer: every bit of the result depends on every bit of `h`. */
+function mix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
 
 /** How many digits `line` is written with (a line number: a whole number from 0). */

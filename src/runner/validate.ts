@@ -15,7 +15,7 @@ export interface ValidateSummary {
   outcomes: Record<Outcome, number>;
   /** The ten most frequent problems, without row values, most frequent first. */
   topErrors: Array<{ message: string; count: number }>;
-  /** File-level notes: unknown or ignored columns, duplicate check limit. */
+  /** File-level notes: unknown or ignored columns. */
   warnings: string[];
 }
 
@@ -26,7 +26,7 @@ export interface ValidateRowsOptions {
   strict?: boolean;
   report?: ReportWriter;
   rejects?: RejectsWriter;
-  /** Refs remembered for the duplicate check (default 1,000,000). */
+  /** Refs the duplicate check keeps in memory before it writes them to disk (default 1,000,000). */
   refLimit?: number;
   /** Take the CSV export's formula guard off text cells (see CheckOptions). */
   unguardFormulas?: boolean;
@@ -55,6 +55,21 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     topErrors: [],
     warnings: [],
   };
+  try {
+    await checkRows(checker, summary, options);
+  } finally {
+    checker.close();
+  }
+  summary.warnings = checker.warnings();
+  summary.topErrors = checker.topErrors(TOP);
+  return summary;
+}
+
+async function checkRows(
+  checker: RowChecker,
+  summary: ValidateSummary,
+  options: ValidateRowsOptions,
+): Promise<void> {
   const rows = new RowPuller(options.rows);
   for (;;) {
     // Rows the reader already holds are taken without a promise each.
@@ -98,9 +113,6 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     }
     options.onRow?.(summary);
   }
-  summary.warnings = checker.warnings();
-  summary.topErrors = checker.topErrors(TOP);
-  return summary;
 }
 
 /** A large file: as many rows again per share of its bytes as were read so far. */

@@ -4,7 +4,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { CatalogIoError } from '../errors.js';
 import type { Draft, DraftLinks, FieldValue, RowIssue } from '../mappers/types.js';
-import { isFullDate } from './dates.js';
+import { isCanonicalDateTime, isFullDate } from './dates.js';
 import { sentenceFor } from './messages.js';
 import type { EntityModel, TenantModel } from './model.js';
 import {
@@ -32,6 +32,8 @@ interface EntityChecks {
   fastCreate?: FastCheck;
   fastUpsert?: FastCheck;
   fields?: Map<string, FieldCheck>;
+  /** The same tests for values whose date or date-time format the caller has already checked. */
+  fieldsSettled?: Map<string, Map<string, FieldCheck>>;
 }
 
 /** One validator per model: it holds only what it compiled, so checkers of the same model share it. */
@@ -52,7 +54,9 @@ export class DraftValidator {
   }
 
   constructor(private readonly model: TenantModel) {
-    this.ajv = new Ajv({ allErrors: true, strict: false });
+    // The write-schemas are built here, from the model: not checked against the meta-schema at run time
+    // (test/schema covers them), which saves compiling it on every start.
+    this.ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
     addFormats(this.ajv, ['date', 'date-time']);
   }
 
@@ -121,16 +125,33 @@ export class DraftValidator {
   /**
    * The test one value of `field` (in `culture`; undefined: the base language) must pass for the fast
    * check to accept a draft holding it; undefined when the fast check leaves that value to Ajv. For
-   * callers that check a row's values one by one before any draft is built.
+   * callers that check a row's values one by one before any draft is built. `settledFormat`: the caller
+   * has read the value in that format's canonical form already (`date`, `date-time`), so it is not tested
+   * twice.
    */
   fieldCheck(
     entityName: string,
     field: string,
     culture: string | undefined,
+    settledFormat?: string,
   ): FieldCheck['value'] | undefined {
     const checks = this.checksFor(entityName);
-    checks.fields ??= buildFieldChecks(checks.entity, this.model, (name) => formatTestOf(this.ajv, name));
-    const check = checks.fields.get(field);
+    let fields: Map<string, FieldCheck>;
+    if (settledFormat === undefined) {
+      checks.fields ??= buildFieldChecks(checks.entity, this.model, (name) => formatTestOf(this.ajv, name));
+      fields = checks.fields;
+    } else {
+      checks.fieldsSettled ??= new Map();
+      let settled = checks.fieldsSettled.get(settledFormat);
+      if (!settled) {
+        settled = buildFieldChecks(checks.entity, this.model, (name) =>
+          name === settledFormat ? passes : formatTestOf(this.ajv, name),
+        );
+        checks.fieldsSettled.set(settledFormat, settled);
+      }
+      fields = settled;
+    }
+    const check = fields.get(field);
     if (!check) return undefined;
     if (check.multilingual) {
       if (!check.languages.has(culture ?? this.model.baseLanguage)) return undefined;
@@ -188,11 +209,15 @@ function bodyOf(draft: Draft, multilingual: Set<string>, base: string): Record<s
   return body;
 }
 
+const passes: FormatTest = () => true;
+
 /** The format as Ajv tests it, when it is a plain synchronous test. */
 function formatTestOf(ajv: Ajv, name: string): FormatTest | undefined {
   const test = ajvFormatTest(ajv, name);
   // The usual date cell is read here in one pass; anything else is left to ajv-formats' own test.
   if (name === 'date' && test) return (text) => (text.length === 10 ? isFullDate(text) : test(text));
+  // The canonical UTC date-time likewise; any other form (or an impossible value) goes to ajv-formats.
+  if (name === 'date-time' && test) return (text) => isCanonicalDateTime(text) === true || test(text);
   return test;
 }
 

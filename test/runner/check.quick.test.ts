@@ -51,6 +51,17 @@ const EDGE_TEXTS = [
   '2025-1-31',
   '2025-01-31x',
   '2025-01-31T10:00',
+  '2024-03-05T10:00:00Z',
+  '2024-03-05T10:00:00.000Z',
+  '2024-03-05T10:00:00.120Z',
+  '2024-02-30T10:00:00Z',
+  '2024-03-05T24:00:00Z',
+  '2024-12-31T23:59:60Z',
+  '2024-03-05T10:00:00z',
+  '2024-03-05 10:00:00Z',
+  '2024-03-05T10:00:00+01:00',
+  '2024-03-05T10:00:00.5Z',
+  '0050-01-01T00:00:00Z',
   '31/01/2025',
   '|',
   ' | ',
@@ -120,13 +131,14 @@ const cleanCells: Record<string, fc.Arbitrary<Cell>> = {
   prod_weight: fc.constantFrom('1.5', '12', '0,25', ''),
   prod_pack_size: fc.constantFrom('6', '12', ''),
   prod_release_date: fc.constantFrom('2025-01-31', ''),
+  prod_date: fc.constantFrom('2024-03-05T10:00:00Z', '2024-03-05T10:00:00.250Z', ''),
 };
 
 // ---- rows -------------------------------------------------------------------------------------------
 
 /**
  * The columns of the profile under test: each kind of plain reading (text with a limit, multilingual in
- * the base language and in `fr`, number, integer, date, a list, a link list), plus what keeps a layout
+ * the base language and in `fr`, number, integer, date, date-time, a list, a link list), plus what keeps a layout
  * off the plain lane (an enum, an image) and a column no field matches.
  */
 const OPTIONAL_COLUMNS = [
@@ -136,6 +148,7 @@ const OPTIONAL_COLUMNS = [
   'prod_weight',
   'prod_pack_size',
   'prod_release_date',
+  'prod_date',
   'prod_tags',
   'cat_refs',
   'prod_season',

@@ -185,17 +185,20 @@ describe('validateRows', () => {
     ]);
   });
 
-  it('stops checking duplicates past its limit and says so', async () => {
-    const rows = csvRows(['frmt_ref'], [['V1'], ['V2'], ['V3'], ['V1']]);
+  it('checks duplicates over the whole file when its refs outgrow memory (they go to disk)', async () => {
+    const rows = csvRows(['frmt_ref'], [['V1'], ['V2'], ['V3'], ['V4'], ['V1'], ['V4'], ['V5'], ['V3']]);
     const summary = await validateRows({
       rows: iterate(rows),
       model,
       profile: { entity: 'variants' },
       refLimit: 2,
     });
-    expect(summary.outcomes.invalid).toBe(1);
-    expect(summary.warnings).toEqual([
-      'more than 2 references: duplicates were checked for the first ones only',
+    expect(summary.outcomes).toEqual({ valid: 5, invalid: 3, skipped: 0 });
+    expect(summary.warnings).toEqual([]);
+    expect(summary.topErrors.map((e) => e.message).sort()).toEqual([
+      'column "frmt_ref": duplicate reference: already used by line 2',
+      'column "frmt_ref": duplicate reference: already used by line 4',
+      'column "frmt_ref": duplicate reference: already used by line 5',
     ]);
   });
 

@@ -39,13 +39,44 @@ describe('RefTracker', () => {
     expect(refs.check('products', 'S-300', 'sheet Tab 1 row 9', 9)).toBe('row 2 of a later sheet');
   });
 
-  it('stops remembering at its limit', () => {
-    const refs = new RefTracker(2);
-    refs.check('p', 'a', 'line 1', 1);
-    refs.check('p', 'b', 'line 2', 2);
-    expect(refs.check('p', 'c', 'line 3', 3)).toBeUndefined();
-    expect(refs.check('p', 'c', 'line 4', 4)).toBeUndefined();
-    expect(refs.overflowed).toBe(true);
-    expect(refs.check('p', 'a', 'line 5', 5)).toBe('line 1');
+  it('past its limit, keeps checking every ref against the ones on disk', () => {
+    const refs = new RefTracker(1_000);
+    try {
+      for (let i = 0; i < 10_500; i += 1)
+        expect(refs.check('products', `P-${i}`, `line ${i + 2}`, i + 2)).toBeUndefined();
+      expect(refs.spilled).toBe(10);
+      // Every ref, whether in memory or in any run on disk, is known with its first line.
+      for (let i = 0; i < 10_500; i += 1)
+        expect(refs.check('products', `P-${i}`, 'line 99999', 99999)).toBe(`line ${i + 2}`);
+      // Refs never seen are new, however many runs there are.
+      for (let i = 0; i < 2_000; i += 1)
+        expect(refs.check('variants', `P-${i}`, `sheet V row ${i}`, i)).toBeUndefined();
+      expect(refs.check('variants', 'P-7', 'sheet V row 5000', 5000)).toBe('sheet V row 7');
+    } finally {
+      refs.close();
+    }
+  });
+
+  it('finds duplicates on disk among random refs, with the same verdicts as a Set of them', () => {
+    const refs = new RefTracker(300);
+    const seen = new Map<string, number>();
+    let state = 12345;
+    const next = () => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return state;
+    };
+    try {
+      for (let line = 2; line < 8_000; line += 1) {
+        const ref = `R${next() % 5_000}`;
+        const first = seen.get(ref);
+        expect(refs.check('products', ref, `line ${line}`, line)).toBe(
+          first === undefined ? undefined : `line ${first}`,
+        );
+        if (first === undefined) seen.set(ref, line);
+      }
+      expect(refs.spilled).toBeGreaterThan(5);
+    } finally {
+      refs.close();
+    }
   });
 });

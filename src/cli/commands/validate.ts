@@ -1,7 +1,8 @@
 // `catalog-io validate <source>`: dry-run a feed against the tenant's schemas, one report line per row.
 // Thin: flags -> options, then validateFile(); the summary goes to stderr (or JSON on stdout).
 import type { CommandModule } from 'yargs';
-import { connectionFlagsFrom, connectionOptions } from '../../config/index.js';
+// From flags.js, not the config index: an offline run (--schemas) loads no HTTP client.
+import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
 import { checkSource } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
 import { type ValidateFileResult, validateFile } from '../../runner/validate.js';

@@ -82,6 +82,8 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
       }),
     );
     const loop = await run.execute(opened.rows);
+    // The duplicate check's spill files (a feed of more than a million refs) go with the rows.
+    run.checker.close();
     run.registrar?.saveCache();
 
     let stopReason: StopReason | undefined = loop.stopReason;
