@@ -1,0 +1,87 @@
+// Values -> drafts: one draft per entity of the row (the profile's, and its variant), filled by the
+// placements of the row's cells.
+import type { Cell, SourceRow } from '../readers/types.js';
+import type { EntityModel } from '../schema/model.js';
+import type { Placement } from './layout.js';
+import type { Command, Draft, RowIssue, Value } from './types.js';
+import { toAssets, toValues } from './values.js';
+
+/** A draft under construction for one entity of the row. */
+export interface Part {
+  entity: EntityModel;
+  draft: Draft;
+  /** Some column gave this part a value. */
+  touched: boolean;
+}
+
+export function emptyDraft(
+  entity: EntityModel,
+  command: Command,
+  row: SourceRow,
+  columns: Record<string, string>,
+): Draft {
+  return {
+    entity: entity.name,
+    ref: '',
+    command,
+    fields: {},
+    cultures: {},
+    assets: [],
+    links: {},
+    source: { location: row.location, row, columns },
+  };
+}
+
+export function refOf(part: Part): string {
+  const value = part.draft.fields[part.entity.refField];
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+}
+
+/** Converts one cell for its target and stores it in the right part of the row. */
+export function assign(
+  parts: Part[],
+  place: Placement,
+  cell: Cell,
+  column: string,
+  issues: RowIssue[],
+): void {
+  const part = parts[place.part]!;
+  const values = toValues(cell, place, column, issues);
+  if (values === undefined) return;
+  part.touched = true;
+  const { draft } = part;
+  // A field rule that took one of several columns names that one (other rows share the layout's record).
+  if (column !== place.column) {
+    const own = Object.create(draft.source.columns) as Record<string, string>;
+    own[place.columnKey] = column;
+    if (place.fieldName !== undefined) own[place.fieldName] = column;
+    draft.source.columns = own;
+  }
+  const { target } = place;
+  if (target.kind === 'link') {
+    const refs: string[] = [];
+    if (!Array.isArray(values)) {
+      if (values !== null) refs.push(String(values));
+    } else for (const value of values) if (value !== null) refs.push(String(value));
+    if (target.link === 'categoryRefs') draft.links.categoryRefs = refs;
+    else if (target.link === 'byField') {
+      draft.links.byField = {
+        ...draft.links.byField,
+        [target.idField.name]: target.multiple ? refs : (refs[0] ?? ''),
+      };
+    } else draft.links[target.link] = refs[0] ?? '';
+    return;
+  }
+  const { field } = target;
+  let stored: Value | Value[] | undefined = values;
+  if (field.asset) stored = toAssets(values, field.asset, place, draft, column, issues);
+  if (stored === undefined) return;
+  const culture = place.otherCulture;
+  if (culture) {
+    const forCulture = draft.cultures[culture];
+    if (forCulture) forCulture[field.name] = stored;
+    else draft.cultures[culture] = { [field.name]: stored };
+  } else {
+    draft.fields[field.name] = stored;
+  }
+}

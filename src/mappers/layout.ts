@@ -1,0 +1,291 @@
+// Header resolution: what each column of a feed is for. The profile's columns and field rules are placed
+// once (target field or link, type, culture, conversion rule); a header the profile does not name is placed
+// by its own name (`autoColumns`). A header list then gets a `Layout`: one plan per position, worked out
+// once per sheet and shared by every row of it.
+import { CatalogIoError } from '../errors.js';
+import type { EntityModel, TenantModel } from '../schema/model.js';
+import type { CoerceType } from './coerce.js';
+import type { PlainColumn } from './plain.js';
+import { jsonPath } from './profile.js';
+import type { ColumnRule, ConversionRule, FieldRule, Profile } from './profile-types.js';
+import { resolveName, type Target, tenantCulture } from './targets.js';
+
+/** Where a value goes and how it is read: worked out once per column, used for every cell of it. */
+export interface Placement {
+  target: Target;
+  rule: ConversionRule;
+  /** Index of the target's entity in the row's parts (0: the profile's entity, 1: its variant). */
+  part: number;
+  multiple: boolean;
+  type: CoerceType;
+  /** Multilingual fields: the culture written (the base language when the profile names none). */
+  culture: string | undefined;
+  /** The write path recorded in `draft.source.columns`: `prod_title.fr`, or the field's name. */
+  columnKey: string;
+  /** The field's name for a field target (undefined for a link). */
+  fieldName: string | undefined;
+  /** A culture other than the base language: the value goes to `draft.cultures`. */
+  otherCulture: string | undefined;
+  /** Text cells need only a trim (and a split, for a list): no value table, default, enum or asset. */
+  plain: boolean;
+  /** The column the layout records for this placement: a row that took another one records its own. */
+  column: string;
+}
+
+export interface ColumnPlan extends Placement {
+  header: string;
+}
+
+export interface FieldPlan extends Placement {
+  key: string;
+  rule: FieldRule;
+}
+
+/** A column's plan; null: ignored (or the command / parent column); 'unknown' / 'readonly': reported as such. */
+export type PositionPlan = ColumnPlan | null | 'unknown' | 'readonly';
+
+/** How the columns of one header list are read: a plan per position. */
+export interface Layout {
+  headers: readonly string[];
+  plans: PositionPlan[];
+  commandAt: number;
+  parentAt: number;
+  /** Positions filled from the row above when blank; undefined when none is. */
+  fillDown: boolean[] | undefined;
+  /** Header -> position, built when a field rule first names a column. */
+  positions: Map<string, number> | undefined;
+  /** The plain reading of this layout (`plain.ts`); null when it has none; undefined: not worked out yet. */
+  plain: Array<PlainColumn | null> | null | undefined;
+  /**
+   * Per part: write path -> the column it comes from, the same for every row of the layout (shared by
+   * their drafts, never changed per row; a row whose field rule took another column gets its own).
+   */
+  columns: Array<Record<string, string>>;
+}
+
+/** The profile checked against the tenant, and the plan of every header seen so far. */
+export class ColumnPlanner {
+  /** File-level notes (unknown or ignored columns), each once. */
+  readonly warnings: string[] = [];
+  readonly main: EntityModel;
+  readonly variant: EntityModel | undefined;
+  /** The entities of a row: the profile's, then its variant. */
+  readonly entities: EntityModel[];
+  readonly fieldPlans: FieldPlan[];
+  readonly commandColumn: string;
+  private readonly plans = new Map<string, PositionPlan>();
+  private readonly defaults: ConversionRule;
+  private readonly fillDown: { all: boolean; headers: Set<string> };
+  private lastLayout: Layout | undefined;
+
+  constructor(
+    private readonly model: TenantModel,
+    readonly profile: Profile,
+    readonly strict: boolean,
+  ) {
+    const main = model.entity(profile.entity);
+    if (!main) {
+      throw new CatalogIoError(
+        'SCHEMA_UNKNOWN_ENTITY',
+        `Entity "${profile.entity}" is not in this tenant: it has ${model.entities.map((e) => e.name).join(', ')}`,
+      );
+    }
+    this.main = main;
+    if (profile.parentColumn && !profile.variants)
+      throw profileError('$.parentColumn', 'needs "variants": true');
+    if (profile.variants) {
+      if (main.kind !== 'products') {
+        throw profileError('$.variants', 'variant rows can only be grouped under products');
+      }
+      this.variant = model.entity('variants');
+      if (!this.variant) throw profileError('$.variants', 'this tenant has no variants');
+    }
+    this.entities = this.variant ? [main, this.variant] : [main];
+    this.commandColumn = profile.commandColumn ?? '_command';
+    this.defaults = {
+      trim: profile.trim ?? true,
+      ...(profile.split !== undefined && { split: profile.split }),
+      ...(profile.timezone !== undefined && { timezone: profile.timezone }),
+      ...(profile.decimal !== undefined && { decimal: profile.decimal }),
+      ...(profile.thousands !== undefined && { thousands: profile.thousands }),
+      ...(profile.dateFormat !== undefined && { dateFormat: profile.dateFormat }),
+    };
+    for (const [header, rule] of Object.entries(profile.columns ?? {}))
+      this.plans.set(header, this.planColumn(header, rule));
+    this.fieldPlans = Object.entries(profile.fields ?? {}).map(([key, rule]) => this.planField(key, rule));
+    this.fillDown = {
+      all: profile.fillDown === true,
+      headers: new Set(Array.isArray(profile.fillDown) ? profile.fillDown : []),
+    };
+  }
+
+  /** The plan of each position of this header list; the last one is kept (every row of a sheet shares it). */
+  layoutFor(headers: readonly string[]): Layout {
+    const last = this.lastLayout;
+    if (last && (last.headers === headers || sameHeaders(last.headers, headers))) return last;
+    const plans = headers.map((header) =>
+      header === this.commandColumn || header === this.profile.parentColumn ? null : this.planFor(header),
+    );
+    const fills = headers.map((header) => this.fillsDown(header));
+    const layout: Layout = {
+      headers,
+      plans,
+      commandAt: headers.indexOf(this.commandColumn),
+      parentAt: this.profile.parentColumn ? headers.indexOf(this.profile.parentColumn) : -1,
+      fillDown: fills.some(Boolean) ? fills : undefined,
+      positions: undefined,
+      plain: undefined,
+      columns: this.columnsOf(plans),
+    };
+    this.lastLayout = layout;
+    return layout;
+  }
+
+  /** Where each part's write paths come from, for the messages: worked out once per layout. */
+  private columnsOf(plans: Layout['plans']): Array<Record<string, string>> {
+    const columns = this.entities.map(() => Object.create(null) as Record<string, string>);
+    const record = (place: Placement) => {
+      const into = columns[place.part]!;
+      into[place.columnKey] ??= place.column;
+      if (place.fieldName !== undefined) into[place.fieldName] ??= place.column;
+    };
+    for (const plan of plans) if (plan !== null && typeof plan === 'object') record(plan);
+    for (const plan of this.fieldPlans) record(plan);
+    const [main, variant] = columns;
+    if (variant) {
+      variant['link:productRef'] = this.profile.parentColumn ?? main![this.main.refField] ?? '';
+    }
+    return columns;
+  }
+
+  private fillsDown(header: string): boolean {
+    if (this.fillDown.headers.has(header)) return true;
+    if (!this.fillDown.all) return false;
+    const plan = this.planFor(header);
+    // `true` fills the product columns (variant rows leave them blank); without variants, every column.
+    return typeof plan === 'object' && plan !== null && (!this.variant || plan.target.entity === this.main);
+  }
+
+  private planFor(header: string): PositionPlan {
+    let plan = this.plans.get(header);
+    if (plan !== undefined) return plan;
+    plan = this.autoPlan(header);
+    this.plans.set(header, plan);
+    return plan;
+  }
+
+  private autoPlan(header: string): PositionPlan {
+    if (this.profile.autoColumns === false) return null;
+    const target = resolveName(header.trim(), this.entities, this.model);
+    if (!target) {
+      this.warnings.push(
+        `column "${header}" does not match a field of ${this.entities.map((e) => e.name).join(' or ')}: ${this.strict ? 'rows with a value in it are invalid' : 'ignored'}`,
+      );
+      return 'unknown';
+    }
+    if (
+      target.kind === 'field' &&
+      (target.field.readOnly || (target.field.immutable && target.field.name !== target.entity.refField))
+    ) {
+      this.warnings.push(
+        `column "${header}" is the read-only field ${target.field.name}: ${this.strict ? 'rows with a value in it are invalid' : 'ignored'}`,
+      );
+      return 'readonly';
+    }
+    return { header, ...this.place(target, this.defaults, header) };
+  }
+
+  private planColumn(header: string, rule: string | ColumnRule | null): ColumnPlan | null {
+    if (rule === null) return null;
+    const path = jsonPath(`/columns/${escapePointer(header)}`);
+    const spec: ColumnRule = typeof rule === 'string' ? { field: rule } : rule;
+    const target = this.resolveTarget(spec.field, spec.culture, path);
+    return { header, ...this.place(target, { ...this.defaults, ...spec }, header) };
+  }
+
+  private planField(key: string, rule: FieldRule): FieldPlan {
+    const path = jsonPath(`/fields/${escapePointer(key)}`);
+    const merged = { ...this.defaults, ...rule };
+    // The column a message names: the constant, the template, or the columns a value is taken from.
+    const column =
+      rule.constant !== undefined
+        ? `(constant ${key})`
+        : rule.template !== undefined
+          ? rule.template
+          : (rule.from ?? []).join(' | ');
+    const target = this.resolveTarget(key, rule.culture, path);
+    return { key, ...this.place(target, merged, column), rule: merged };
+  }
+
+  private place(target: Target, rule: ConversionRule, column: string): Placement {
+    const culture =
+      target.kind === 'field' && target.field.multilingual
+        ? (target.culture ?? this.model.baseLanguage)
+        : undefined;
+    // Links are recorded as `link:categoryRefs`, fields by their write path.
+    const name = target.kind === 'field' ? target.field.name : `link:${target.link}`;
+    const field = target.kind === 'field' ? target.field : undefined;
+    return {
+      target,
+      rule,
+      part: this.entities.indexOf(target.entity),
+      multiple: target.kind === 'link' ? target.multiple : target.field.multiple,
+      type: coerceTypeOf(target, rule),
+      culture,
+      columnKey: culture ? `${name}.${culture}` : name,
+      fieldName: field?.name,
+      otherCulture: culture && culture !== this.model.baseLanguage ? culture : undefined,
+      plain:
+        rule.trim !== false &&
+        rule.map === undefined &&
+        rule.default === undefined &&
+        rule.join === undefined &&
+        !field?.enum &&
+        !field?.asset,
+      column,
+    };
+  }
+
+  private resolveTarget(name: string, culture: string | undefined, path: string): Target {
+    const target = resolveName(name, this.entities, this.model);
+    if (!target) {
+      throw profileError(
+        path,
+        `"${name}" is not a field of ${this.entities.map((e) => e.name).join(' or ')}`,
+      );
+    }
+    if (culture === undefined) return target;
+    if (target.kind !== 'field' || !target.field.multilingual) {
+      throw profileError(`${path}.culture`, `"${name}" is not multilingual: a culture does not apply`);
+    }
+    const known = tenantCulture(culture, this.model);
+    if (!known) {
+      throw profileError(
+        `${path}.culture`,
+        `"${culture}" is not a language of this tenant (${this.model.languages.join(', ')})`,
+      );
+    }
+    return { ...target, culture: known };
+  }
+}
+
+function coerceTypeOf(target: Target, rule: ConversionRule): CoerceType {
+  if (rule.type) return rule.type;
+  if (target.kind === 'link') return 'string';
+  const { type } = target.field;
+  return type === 'object' || type === 'array' || type === 'unknown' ? 'string' : type;
+}
+
+function sameHeaders(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function profileError(path: string, what: string): CatalogIoError {
+  return new CatalogIoError('PROFILE_INVALID', `Profile is not valid: ${path} ${what}`, { path });
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}

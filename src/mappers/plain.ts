@@ -1,0 +1,106 @@
+// The plain lane: how a table row is read when the plain rules alone are all it needs (a simple profile,
+// text cells that need a trim, a split and their type). The validator uses it to judge such rows without
+// building drafts; what it reads is what the full mapping would put in the row's one draft.
+import type { Cell } from '../readers/types.js';
+import { isoDay } from '../schema/dates.js';
+import { plainNumber } from './coerce.js';
+import type { ColumnPlanner, Layout } from './layout.js';
+import type { Value } from './types.js';
+
+/** A column of a plain layout: where its value goes and how it is read. */
+export interface PlainColumn {
+  /** The API field; undefined for a link to other records. */
+  field: string | undefined;
+  /** A language other than the base language (multilingual fields). */
+  culture: string | undefined;
+  /** The column gives the entity's reference. */
+  ref: boolean;
+  multiple: boolean;
+  separator: string;
+  type: 'string' | 'number' | 'integer' | 'date';
+}
+
+/** The plain reading of a layout, or null when some part of the profile needs the full mapping. */
+export function plainLayout(layout: Layout, planner: ColumnPlanner): Array<PlainColumn | null> | null {
+  if (planner.variant || planner.profile.parentColumn || layout.fillDown || planner.fieldPlans.length > 0)
+    return null;
+  const columns: Array<PlainColumn | null> = [];
+  for (const plan of layout.plans) {
+    if (plan === null) {
+      columns.push(null);
+      continue;
+    }
+    if (plan === 'unknown' || plan === 'readonly') {
+      if (planner.strict) return null;
+      columns.push(null);
+      continue;
+    }
+    const { type, target } = plan;
+    if (!plan.plain || (type !== 'string' && type !== 'number' && type !== 'integer' && type !== 'date'))
+      return null;
+    const separator = plan.rule.split === undefined ? '|' : plan.rule.split;
+    if (plan.multiple && (separator === false || separator === '')) return null;
+    if (target.kind === 'link' && target.link === 'byField') return null;
+    columns.push({
+      field: plan.fieldName,
+      culture: plan.otherCulture,
+      ref: plan.fieldName === planner.main.refField && plan.otherCulture === undefined,
+      multiple: plan.multiple,
+      separator: separator || '|', // a single value is never split
+      type,
+    });
+  }
+  return columns;
+}
+
+/**
+ * One cell read by the plain rules: its value, null for a blank cell, undefined when only the full
+ * mapping can say. `unguarded`: a text cell starting with a quote may be the export's formula guard.
+ */
+export function plainCell(
+  cell: Cell | undefined,
+  column: PlainColumn,
+  unguarded: boolean,
+): Value | Value[] | null | undefined {
+  if (typeof cell === 'string') {
+    if (unguarded && cell.charCodeAt(0) === 39 /* ' */) return undefined;
+    const text = cell.trim();
+    if (text === '') return null;
+    return column.multiple ? plainList(text, column) : plainValue(text, column.type);
+  }
+  if (cell === null || cell === undefined) return null;
+  if (typeof cell === 'number' && !column.multiple) {
+    // Spreadsheet numbers: as the coercion reads them (text for a text field).
+    if (column.type === 'string') return String(cell);
+    if (column.type === 'number') return Number.isFinite(cell) ? cell : undefined;
+    if (column.type === 'integer') return Number.isInteger(cell) ? cell : undefined;
+  }
+  return undefined;
+}
+
+/** One text value by the one-pass readers; undefined when only the full coercion can say. */
+function plainValue(text: string, type: PlainColumn['type']): Value | undefined {
+  if (type === 'string') return text;
+  if (type === 'date') return isoDay(text) === true ? text : undefined;
+  const value = plainNumber(text);
+  if (value === undefined || !Number.isFinite(value)) return undefined;
+  return type === 'integer' && !Number.isInteger(value) ? undefined : value;
+}
+
+/** A list cell: split, trimmed, blanks dropped, each item read as one value. */
+function plainList(text: string, column: PlainColumn): Value[] | undefined {
+  if (!text.includes(column.separator)) {
+    // One item (the text is already trimmed and not blank).
+    const value = plainValue(text, column.type);
+    return value === undefined ? undefined : [value];
+  }
+  const out: Value[] = [];
+  for (const piece of text.split(column.separator)) {
+    const item = piece.trim();
+    if (item === '') continue;
+    const value = plainValue(item, column.type);
+    if (value === undefined) return undefined;
+    out.push(value);
+  }
+  return out;
+}

@@ -1,0 +1,179 @@
+// Cell -> values: the trim, split, value table, default, coercion to the target's type, the enum's own
+// spelling and asset references of one cell, as its column's placement says. Problems become row issues.
+import type { Cell } from '../readers/types.js';
+import { describeValue } from '../schema/messages.js';
+import { readAssetValue } from './assets.js';
+import { coerce } from './coerce.js';
+import type { Placement } from './layout.js';
+import type { Target } from './targets.js';
+import type { Draft, RowIssue, Value } from './types.js';
+
+/** Cell -> one value or a list; undefined when there is nothing to write or it could not be read. */
+export function toValues(
+  cell: Cell,
+  place: Placement,
+  column: string,
+  issues: RowIssue[],
+): Value | Value[] | undefined {
+  const { rule, multiple, target } = place;
+  // The common cell: text that needs a trim, then its type (and a split, for a list).
+  if (place.plain && typeof cell === 'string') {
+    const text = cell.trim();
+    if (text === '') return undefined;
+    if (!multiple) return place.type === 'string' ? text : toValue(text, place, column, issues);
+    const separator = rule.split === undefined ? '|' : rule.split;
+    if (separator !== false) {
+      const out: Value[] = [];
+      for (const piece of text.split(separator)) {
+        const item = piece.trim();
+        if (item === '') continue;
+        const converted = place.type === 'string' ? item : toValue(item, place, column, issues);
+        if (converted === undefined) return undefined;
+        out.push(converted);
+      }
+      return out;
+    }
+  }
+  let items: Cell[];
+  if (Array.isArray(cell) && !multiple && rule.join !== undefined) {
+    cell = cell.map((item) => (item === null ? '' : String(item))).join(rule.join);
+  }
+  if (Array.isArray(cell)) {
+    if (!multiple) {
+      issues.push(coerceIssue(target, column, cell, 'a single value'));
+      return undefined;
+    }
+    items = cell;
+  } else {
+    const trim = rule.trim !== false;
+    let one: Cell = typeof cell === 'string' && trim ? cell.trim() : cell;
+    if (trim && typeof one === 'string' ? one === '' : isBlank(one)) {
+      if (rule.default === undefined) return undefined;
+      one = rule.default;
+    }
+    if (!multiple) return toValue(one, place, column, issues);
+    const separator = rule.split === undefined ? '|' : rule.split;
+    items = typeof one === 'string' && separator !== false ? one.split(separator) : [one];
+  }
+  const out: Value[] = [];
+  const trim = rule.trim !== false;
+  for (const item of items) {
+    const value = typeof item === 'string' && trim ? item.trim() : item;
+    if (trim && typeof value === 'string' ? value === '' : isBlank(value)) continue;
+    const converted = toValue(value, place, column, issues);
+    if (converted === undefined) return undefined;
+    out.push(converted);
+  }
+  return out;
+}
+
+/** One value: value table, then coercion to the target's type, then the enum's own spelling. */
+function toValue(item: Cell, place: Placement, column: string, issues: RowIssue[]): Value | undefined {
+  const { rule, target } = place;
+  if (Array.isArray(item)) {
+    issues.push(coerceIssue(target, column, item, 'a single value in each list item'));
+    return undefined;
+  }
+  let value: Exclude<Cell, Cell[]> = item;
+  if (rule.map && value !== null) value = lookup(rule.map, String(value)) ?? value;
+  if (value === null) return null;
+  const enumValues = target.kind === 'field' ? target.field.enum : undefined;
+  // Text needs no conversion: the most common cell skips the coercion's result object.
+  if (place.type === 'string') return canonicalEnum(String(value), enumValues);
+  const coerced = coerce(value, place.type, rule);
+  if (!coerced.ok) {
+    issues.push(coerceIssue(target, column, item, coerced.expected));
+    return undefined;
+  }
+  return canonicalEnum(coerced.value, enumValues);
+}
+
+/**
+ * The values of an image or file field -> DAM names; each http(s) URL is added to the draft's assets to
+ * register. Undefined (and an issue) when a value is neither a URL nor a name.
+ */
+export function toAssets(
+  values: Value | Value[],
+  kind: 'image' | 'file',
+  place: Placement,
+  draft: Draft,
+  column: string,
+  issues: RowIssue[],
+): Value | Value[] | undefined {
+  const names: Value[] = [];
+  const field = place.target.kind === 'field' ? place.target.field.name : '';
+  const { culture } = place;
+  const tags = place.rule.tags;
+  for (const value of Array.isArray(values) ? values : [values]) {
+    if (value === null || value === '') {
+      names.push(value);
+      continue;
+    }
+    const asset = readAssetValue(String(value), kind);
+    if (!asset.ok) {
+      issues.push({
+        code: 'MAP_COERCE',
+        severity: 'error',
+        field: culture ? `${field}.${culture}` : field,
+        column,
+        value,
+        message: `must be ${asset.expected}, got ${describeValue(value)}`,
+        brief: `must be ${asset.expected}`,
+      });
+      return undefined;
+    }
+    draft.assets.push({
+      field,
+      ...(culture && { culture }),
+      ...(asset.url && { url: asset.url }),
+      name: asset.name,
+      kind,
+      ...(tags && asset.url && { tags }),
+    });
+    names.push(asset.name);
+  }
+  return Array.isArray(values) ? names : names[0];
+}
+
+/** Exact key first, then case-insensitive. */
+function lookup(table: Record<string, Value>, key: string): Value | undefined {
+  if (Object.hasOwn(table, key)) return table[key];
+  const lower = key.toLowerCase();
+  for (const [k, v] of Object.entries(table)) if (k.toLowerCase() === lower) return v;
+  return undefined;
+}
+
+/** `in stock` -> `In Stock` when the enum has it in another case; anything else is left for the validator. */
+function canonicalEnum(value: Value, allowed: Array<string | number> | undefined): Value {
+  if (!allowed || typeof value !== 'string' || allowed.includes(value)) return value;
+  const lower = value.toLowerCase();
+  const match = allowed.find((a) => String(a).toLowerCase() === lower);
+  return match === undefined ? value : match;
+}
+
+export function isBlank(cell: Cell | undefined): boolean {
+  return (
+    cell === undefined ||
+    cell === null ||
+    (typeof cell === 'string' && cell.trim() === '') ||
+    (Array.isArray(cell) && cell.length === 0)
+  );
+}
+
+function coerceIssue(target: Target, column: string, value: Cell, expected: string): RowIssue {
+  const field =
+    target.kind === 'link'
+      ? `${target.idField.name}`
+      : target.culture
+        ? `${target.field.name}.${target.culture}`
+        : target.field.name;
+  return {
+    code: 'MAP_COERCE',
+    severity: 'error',
+    field,
+    column,
+    value,
+    message: `must be ${expected}, got ${describeValue(value)}`,
+    brief: `must be ${expected}`,
+  };
+}
