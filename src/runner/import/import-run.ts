@@ -227,6 +227,7 @@ export class ImportRun {
   private progress(): void {
     this.options.onProgress?.({
       rows: this.rows,
+      rowsRead: this.ordinal,
       outcomes: this.outcomes,
       ...this.position(),
       ...(this.options.counters && { requests: this.options.counters() }),
