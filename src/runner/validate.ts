@@ -93,7 +93,7 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     const written = options.report?.write(line);
     if (written) await written;
     if (outcome === 'invalid') {
-      const rejected = options.rejects?.write(row.cells, line.message);
+      const rejected = options.rejects?.write(row.cells, line.message, row.location);
       if (rejected) await rejected;
     }
     options.onRow?.(summary);
@@ -168,7 +168,8 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
   let summary: ValidateSummary;
   try {
     if (options.reportFile) report = await openReport(options.reportFile);
-    if (options.rejectsFile) rejects = await openRejectsFor(options.rejectsFile, opened);
+    if (options.rejectsFile)
+      rejects = await openRejectsFor(options.rejectsFile, opened, { guard: options.raw !== true });
     const { onRow, raw, readThread: _, ...rest } = options;
     summary = await validateRows({
       ...rest,

@@ -1,7 +1,8 @@
 // The import's per-row report: what happened to every source row, in CSV, JSON Lines or XLSX.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { CatalogIoError } from '../errors.js';
-import { csvLine, csvRecord, type FileFormat, formatFromExtension } from './lines.js';
+import { REPORT_CSV } from './csv.js';
+import { type FileFormat, formatFromExtension } from './lines.js';
 import { openTable, type TableColumn, type TableWriter } from './table.js';
 
 export interface ImportReportLine {
@@ -87,7 +88,7 @@ export function openRunReport(path: string): RunReportWriter {
     });
   }
   const keys = IMPORT_REPORT_COLUMNS.map((c) => c.key);
-  let buffer = format === 'csv' ? csvLine(keys) : '';
+  let buffer = format === 'csv' ? REPORT_CSV.header(keys) : '';
   let closed = false;
   const flush = () => {
     if (closed || buffer === '') return;
@@ -97,7 +98,7 @@ export function openRunReport(path: string): RunReportWriter {
   return {
     format,
     write(line) {
-      buffer += format === 'csv' ? csvRecord(line, keys) : `${JSON.stringify(line, keys)}\n`;
+      buffer += format === 'csv' ? REPORT_CSV.record(line, keys) : `${JSON.stringify(line, keys)}\n`;
       if (buffer.length >= 64 * 1024) flush();
     },
     flush,

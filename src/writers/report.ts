@@ -1,6 +1,6 @@
 // The validate per-row report: one line per source row, a table (CSV, JSON Lines or XLSX, chosen by the
 // file's extension) whose XLSX form highlights invalid rows.
-import { csvField } from './lines.js';
+import { REPORT_CSV } from './csv.js';
 import { openTable, type TableColumn } from './table.js';
 
 export type Outcome = 'valid' | 'invalid' | 'skipped';
@@ -62,10 +62,10 @@ export async function openReport(path: string): Promise<ReportWriter> {
     writeValid(location, entity, ref) {
       if (entity !== entityName) {
         entityName = entity;
-        entityField = csvField(entity);
+        entityField = REPORT_CSV.field(entity);
       }
       // The columns' order: location, entity, ref, outcome, then field, column, value, message empty.
-      return writeLine(`${csvField(location)},${entityField},${csvField(ref)},valid,,,,\r\n`);
+      return writeLine(`${REPORT_CSV.field(location)},${entityField},${REPORT_CSV.field(ref)},valid,,,,\r\n`);
     },
     close: () => table.close(),
   };

@@ -1,7 +1,8 @@
 // A table of plain-text columns written as CSV, JSON Lines or XLSX (chosen by the file's extension),
 // streaming, one record at a time. Per-row reports are tables; so is anything else that lists rows.
 import { CatalogIoError } from '../errors.js';
-import { csvLine, csvRecord, type FileFormat, formatFromExtension, openLineFile } from './lines.js';
+import { REPORT_CSV } from './csv.js';
+import { type FileFormat, formatFromExtension, openLineFile } from './lines.js';
 
 export interface TableColumn<K extends string> {
   key: K;
@@ -60,10 +61,10 @@ async function openTableAs<K extends string>(
       close: () => file.close(),
     };
   }
-  await file.write(csvLine(keys));
+  await file.write(REPORT_CSV.header(keys));
   return {
     format,
-    write: (record) => file.append(csvRecord(record, keys)),
+    write: (record) => file.append(REPORT_CSV.record(record, keys)),
     writeLine: file.append,
     close: () => file.close(),
   };

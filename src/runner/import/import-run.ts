@@ -219,7 +219,7 @@ export class ImportRun {
     if (this.options.waitForImages) this.noteImages(row, results);
     this.recorder.row(n, line, refsOf(work));
     if ((line.outcome === 'invalid' || line.outcome === 'failed') && this.rejects) {
-      await this.rejects.write(row.cells as Record<string, Cell>, line.message);
+      await this.rejects.write(row.cells as Record<string, Cell>, line.message, row.location);
     }
     this.progress();
   }
