@@ -58,7 +58,7 @@ describe('rejects file round trip', () => {
     await writeFile(feed, iconv.encode(`${rows.join('\r\n')}\r\n`, 'windows-1252'));
     const rejects = join(dir, 'rejects.csv');
     const first = await importFile(feed, '--rejects', rejects);
-    expect(first.code, first.out.stderr.join("\n")).toBe(1);
+    expect(first.code, first.out.stderr.join('\n')).toBe(1);
     expect(first.summary.outcomes).toMatchObject({ created: 1, invalid: 2 });
 
     const bytes = await readFile(rejects);
