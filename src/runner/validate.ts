@@ -8,6 +8,7 @@ import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
 import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
+import type { SummaryRows } from '../writers/table.js';
 import { RowChecker } from './check.js';
 
 export interface ValidateSummary {
@@ -162,6 +163,7 @@ export interface ValidateFileResult extends ValidateSummary {
 
 /** Opens the source and the output files, validates every row, and closes everything (also on failure). */
 export async function validateFile(options: ValidateFileOptions): Promise<ValidateFileResult> {
+  const started = Date.now();
   const opened = await openSourceThreaded(options.source, options.readerOptions, options.readThread);
   let report: ReportWriter | undefined;
   let rejects: RejectsWriter | undefined;
@@ -185,6 +187,12 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
     throw err;
   }
   // On success a file that cannot be finished is an error the caller must see.
-  await Promise.all([report?.close(), rejects?.close(), opened.close()]);
+  const summaryRows: SummaryRows = [
+    ['source', opened.source],
+    ['rows', summary.rows],
+    ...Object.entries(summary.outcomes).map(([outcome, n]) => [outcome, n] as const),
+    ['duration (s)', Math.round((Date.now() - started) / 100) / 10],
+  ];
+  await Promise.all([report?.close(summaryRows), rejects?.close(), opened.close()]);
   return { ...summary, notes: opened.notes, source: opened.source };
 }

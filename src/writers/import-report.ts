@@ -3,7 +3,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { CatalogIoError } from '../errors.js';
 import { REPORT_CSV } from './csv.js';
 import { type FileFormat, formatFromExtension } from './lines.js';
-import { openTable, type TableColumn, type TableWriter } from './table.js';
+import { openTable, type SummaryRows, type TableColumn, type TableWriter } from './table.js';
 
 export interface ImportReportLine {
   location: string;
@@ -31,8 +31,8 @@ const IMPORT_REPORT_COLUMNS: ReadonlyArray<TableColumn<keyof ImportReportLine>> 
   { key: 'entity', width: 12 },
   { key: 'ref', width: 20 },
   { key: 'outcome', width: 12 },
-  { key: 'id', width: 8 },
-  { key: 'status', width: 7 },
+  { key: 'id', width: 8, numeric: true },
+  { key: 'status', width: 7, numeric: true },
   { key: 'changed', width: 30 },
   { key: 'field', width: 18 },
   { key: 'column', width: 18 },
@@ -111,11 +111,47 @@ export function openRunReport(path: string): RunReportWriter {
 }
 
 /** Writes a whole report from its lines (the journal of a run): any format, XLSX included. */
-export async function writeImportReport(path: string, lines: AsyncIterable<ImportReportLine>): Promise<void> {
+export async function writeImportReport(
+  path: string,
+  lines: AsyncIterable<ImportReportLine>,
+  summary?: SummaryRows,
+): Promise<void> {
   const table = await openImportReport(path);
+  let complete = false;
   try {
     for await (const line of lines) await table.write(line);
+    complete = true;
   } finally {
-    await table.close();
+    await table.close(complete ? summary : undefined);
   }
+}
+
+/** The Summary sheet of a run's XLSX report: source, counts per outcome, requests, duration. */
+export function runSummaryRows(s: {
+  source: string;
+  entity?: string | undefined;
+  state: string;
+  rows: number;
+  outcomes: Record<string, number>;
+  requests: { total: number; byMethod: Record<string, number> };
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  message: string;
+}): SummaryRows {
+  return [
+    ['source', s.source],
+    ...(s.entity ? [['entity', s.entity] as const] : []),
+    ['state', s.state],
+    ['rows', s.rows],
+    ...Object.entries(s.outcomes)
+      .filter(([, n]) => n > 0)
+      .map(([outcome, n]) => [outcome, n] as const),
+    ['requests', s.requests.total],
+    ...Object.entries(s.requests.byMethod).map(([method, n]) => [`requests ${method}`, n] as const),
+    ['started', s.startedAt],
+    ['finished', s.finishedAt],
+    ['duration (s)', Math.round(s.durationMs / 100) / 10],
+    ['result', s.message],
+  ];
 }

@@ -8,7 +8,12 @@ export interface TableColumn<K extends string> {
   key: K;
   /** XLSX column width in characters. */
   width: number;
+  /** XLSX: a value that is a number (ids, HTTP statuses) is written as a number, not as text. */
+  numeric?: boolean;
 }
+
+/** The lines of an XLSX file's "Summary" sheet: a name and its value (counts as numbers). */
+export type SummaryRows = ReadonlyArray<readonly [string, string | number]>;
 
 export interface TableOptions<K extends string> {
   columns: ReadonlyArray<TableColumn<K>>;
@@ -25,7 +30,8 @@ export interface TableWriter<K extends string> {
    * loop that knows most of its values in advance. Line formats only: an XLSX table has none.
    */
   writeLine?(text: string): Promise<void> | undefined;
-  close(): Promise<void>;
+  /** Ends the file; an XLSX file gets a "Summary" sheet from `summary` (line formats have no room for one). */
+  close(summary?: SummaryRows): Promise<void>;
 }
 
 /** `what` names the file in the error for an unknown extension (`Report file out.txt: ...`). */
@@ -89,8 +95,11 @@ async function openXlsxTable<K extends string>(
   return {
     format: 'xlsx',
     write(record) {
-      // Text cells only: a report value that starts with = is shown, never run.
-      const row = sheet.addRow(options.columns.map((c) => record[c.key]));
+      // Text cells (and numbers where a column holds them): a report value that starts with = is shown,
+      // never run.
+      const row = sheet.addRow(
+        options.columns.map((c) => (c.numeric ? numberOrText(record[c.key]) : record[c.key])),
+      );
       const colour = options.highlight?.(record);
       if (colour) {
         row.eachCell({ includeEmpty: true }, (cell) => {
@@ -100,9 +109,20 @@ async function openXlsxTable<K extends string>(
       row.commit();
       return undefined;
     },
-    async close() {
+    async close(summary) {
       sheet.commit();
+      if (summary) {
+        const sums = workbook.addWorksheet('Summary');
+        sums.columns = [{ width: 24 }, { width: 60 }];
+        for (const [name, value] of summary) sums.addRow([name, value]).commit();
+        sums.getColumn(1).font = { bold: true };
+        sums.commit();
+      }
       await workbook.commit();
     },
   };
+}
+
+function numberOrText(value: string): string | number {
+  return /^-?\d{1,15}$/.test(value) ? Number(value) : value;
 }
