@@ -117,6 +117,13 @@ async function* sheetEvents(
     });
     const { sheets, context } = await readParts(zip, settings.source);
     const selected = selectSheets(sheets, settings.sheets);
+    // Never a silent first sheet of many: the others are named.
+    const skipped = sheets.filter((sheet) => !selected.includes(sheet));
+    if (settings.sheets.length === 0 && skipped.length > 0) {
+      notes.push(
+        `only sheet "${selected[0]?.name}" was read; the workbook also has ${skipped.map((s) => `"${s.name}"`).join(', ')}: name one with --sheet`,
+      );
+    }
     progress.total = selected.reduce((sum, sheet) => sum + zip!.sizeOf(sheet.path), 0);
     for (const sheet of selected) {
       const bytes = await zip.open(sheet.path).catch((err: Error) => {
