@@ -1,5 +1,6 @@
 // The command line: parse flags with yargs, call the library, turn errors into a message and an exit code.
 // Exit codes (docs/exit-codes.md): 0 ok, 1 some rows failed or were invalid, 2 fatal, 3 stopped on purpose.
+import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { CatalogIoError } from '../errors.js';
 import { commands } from './commands/index.js';
@@ -7,6 +8,11 @@ import { EXIT, type Output, processOutput } from './output.js';
 
 /** Runs the CLI with the given arguments and resolves to the exit code; never throws. */
 export async function main(argv: string[], out: Output = processOutput()): Promise<number> {
+  // Before anything else: `--version` needs no command and starts nothing.
+  if (argv.includes('--version')) {
+    out.print(version());
+    return EXIT.OK;
+  }
   let exitCode: number = EXIT.OK;
   const cli = yargs(argv)
     .scriptName('catalog-io')
@@ -17,6 +23,7 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     .help()
     .alias('h', 'help')
     .version(false)
+    .option('version', { type: 'boolean', describe: 'Print the version and exit' })
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((msg, err) => {
@@ -46,4 +53,12 @@ export function reportFatal(err: unknown, out: Output): number {
   out.error(`catalog-io: unexpected error: ${message} [INTERNAL]`);
   if (process.env.CATALOG_IO_DEBUG && err instanceof Error && err.stack) out.error(err.stack);
   return EXIT.FATAL;
+}
+
+/** The package's version, from its package.json (two folders up from both `src/cli/` and `dist/cli/`). */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
 }

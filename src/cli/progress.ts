@@ -1,16 +1,23 @@
 // Progress of long work on stderr: a bar on a terminal (cli-progress), a plain line every 10 s
-// otherwise (cron logs), nothing with --quiet or --json.
+// otherwise (cron logs), nothing with --quiet or --json. The work only reports its state; a timer draws
+// it, so the bar moves (and the clock runs) between batches and a log line comes every 10 s even while
+// the work waits on the service.
 import cliProgress from 'cli-progress';
 import type { Output } from './output.js';
 
 export interface ProgressState {
-  /** Rows (or items) done. */
+  /** Source rows (or items) done. */
   done: number;
   /** Known total items, when there is one (export: `@count`). */
   total?: number;
-  /** Bytes read and the source's size, for an ETA when the row count is unknown. */
+  /** Bytes read and the source's size, for a share of the work when the row count is unknown. */
   bytesRead?: number;
   totalBytes?: number;
+  /**
+   * Rows the reader has handed out (done + in flight). With the bytes it tells the rows per byte, so the
+   * total is estimated as rows: the reader reads ahead of the work, and a share of bytes alone runs ahead.
+   */
+  rowsRead?: number;
   /** Short counts to show, e.g. `created 12 · updated 3`. */
   counts?: string;
   requests?: number;
@@ -22,83 +29,167 @@ export interface Progress {
   stop(): void;
 }
 
-const PLAIN_EVERY_MS = 10_000;
+export interface ProgressOptions {
+  quiet: boolean;
+}
 
-export function createProgress(out: Output, label: string, options: { quiet: boolean }): Progress {
+const PLAIN_EVERY_MS = 10_000;
+const BAR_EVERY_MS = 250;
+/** The rate (and so the ETA) is measured over this much recent time: it follows changes, yet is steady. */
+const RATE_WINDOW_MS = 30_000;
+
+export function createProgress(out: Output, label: string, options: ProgressOptions): Progress {
   if (options.quiet) return { update() {}, stop() {} };
+  return out.isTTY && out.terminal ? barProgress(out.terminal, label) : plainProgress(out, label);
+}
+
+/** Off a terminal: one line every 10 s from the first update, and the last state when the work ends. */
+function plainProgress(out: Output, label: string): Progress {
   const started = Date.now();
-  if (!out.isTTY || !out.terminal) {
-    let next = started + PLAIN_EVERY_MS;
-    let last: ProgressState | undefined;
-    return {
-      update(state) {
-        last = state;
-        const now = Date.now();
-        if (now < next) return;
-        next = now + PLAIN_EVERY_MS;
-        out.error(plainLine(label, state, now - started));
-      },
-      stop() {
-        if (last && Date.now() - started >= PLAIN_EVERY_MS)
-          out.error(plainLine(label, last, Date.now() - started));
-      },
-    };
-  }
-  const bar = new cliProgress.SingleBar(
-    {
-      format: `${label} [{bar}] {percentage}% | {done} rows | {speed} rows/s | {counts} | {requests} req, {limited} × 429 | ETA {remaining}`,
-      hideCursor: true,
-      clearOnComplete: false,
-      stopOnComplete: false,
-      etaBuffer: 50,
-      stream: out.terminal,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  let startedBar = false;
+  const meter = new Meter(started);
+  let last: ProgressState | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let printed = false;
+  const print = () => {
+    if (!last) return;
+    printed = true;
+    out.error(plainLine(label, last, meter, Date.now()));
+  };
   return {
     update(state) {
-      // Done so far as a share of the known total, else of the source's bytes. The reader reads a little
-      // ahead of the work, so a share from bytes stops at 99% until the end.
-      const fraction =
-        state.total !== undefined
-          ? state.done / Math.max(1, state.total)
-          : state.totalBytes
-            ? Math.min(0.99, (state.bytesRead ?? 0) / state.totalBytes)
-            : undefined;
-      const elapsed = Math.max(0.001, (Date.now() - started) / 1000);
-      const payload = {
-        done: state.done,
-        speed: Math.round(state.done / elapsed),
-        counts: state.counts ?? '',
-        requests: state.requests ?? 0,
-        limited: state.rateLimited ?? 0,
-        remaining: fraction && fraction > 0 ? duration((elapsed * (1 - fraction)) / fraction) : '?',
-      };
-      const value = Math.round((fraction ?? 0) * 1000);
-      if (!startedBar) {
-        bar.start(1000, value, payload);
-        startedBar = true;
-      } else bar.update(value, payload);
+      last = state;
+      meter.add(Date.now(), state.done);
+      if (!timer) {
+        timer = setInterval(() => {
+          if (last) meter.add(Date.now(), last.done);
+          print();
+        }, PLAIN_EVERY_MS);
+        timer.unref();
+      }
     },
     stop() {
-      if (startedBar) bar.stop();
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      // A short run says nothing; a long one ends its log with the final count.
+      if (printed || Date.now() - started >= PLAIN_EVERY_MS) print();
+      last = undefined;
     },
   };
 }
 
-function plainLine(label: string, s: ProgressState, elapsedMs: number): string {
-  const rate = Math.round(s.done / Math.max(0.001, elapsedMs / 1000));
+function barProgress(terminal: NodeJS.WritableStream, label: string): Progress {
+  const meter = new Meter(Date.now());
+  const bar = new cliProgress.SingleBar(
+    {
+      format: `${label} [{bar}] {percentage}% | {done}{of} rows | {speed} rows/s | {counts} | {requests} req, {limited} × 429 | ETA {remaining}`,
+      hideCursor: true,
+      clearOnComplete: false,
+      stopOnComplete: false,
+      stream: terminal,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let last: ProgressState | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const draw = () => {
+    if (!last) return;
+    const now = Date.now();
+    meter.add(now, last.done);
+    const { fraction, total } = estimate(last);
+    const rate = meter.rate(now);
+    const eta = total !== undefined && rate > 0 ? (total - last.done) / rate : undefined;
+    const payload = {
+      done: last.done,
+      of: total !== undefined && last.total !== undefined ? ` of ${total}` : '',
+      speed: Math.round(rate),
+      counts: last.counts ?? '',
+      requests: last.requests ?? 0,
+      limited: last.rateLimited ?? 0,
+      remaining: eta === undefined ? '?' : duration(eta),
+    };
+    bar.update(Math.round((fraction ?? 0) * 1000), payload);
+  };
+  return {
+    update(state) {
+      const first = last === undefined;
+      last = state;
+      if (first) {
+        bar.start(1000, 0, {});
+        draw();
+        timer = setInterval(draw, BAR_EVERY_MS);
+        timer.unref();
+      }
+    },
+    stop() {
+      if (!last) return;
+      if (timer) clearInterval(timer);
+      draw();
+      bar.stop();
+      last = undefined;
+    },
+  };
+}
+
+/**
+ * The share done and the total in rows: the known total, else rows per byte so far times the source's
+ * size. Without rows read, the share of bytes, held below 100% until the end (the reader reads ahead).
+ */
+export function estimate(state: ProgressState): { fraction?: number; total?: number } {
+  if (state.total !== undefined) {
+    return { fraction: Math.min(1, state.done / Math.max(1, state.total)), total: state.total };
+  }
+  const { bytesRead, totalBytes, rowsRead } = state;
+  if (!totalBytes || !bytesRead) return {};
+  if (rowsRead !== undefined && rowsRead > 0) {
+    // Everything read: the rows read are the total. Else rows per byte so far, times the size.
+    const total =
+      bytesRead >= totalBytes
+        ? rowsRead
+        : Math.max(rowsRead, Math.round((rowsRead * totalBytes) / bytesRead));
+    return { fraction: Math.min(1, state.done / total), total };
+  }
+  const fraction = Math.min(0.99, bytesRead / totalBytes);
+  return { fraction, ...(fraction > 0 && { total: Math.round(state.done / fraction) }) };
+}
+
+/** Rows per second over the last 30 s (since the start, before that). */
+class Meter {
+  private readonly samples: Array<{ at: number; done: number }>;
+
+  constructor(started: number) {
+    this.samples = [{ at: started, done: 0 }];
+  }
+
+  add(at: number, done: number): void {
+    const lastSample = this.samples[this.samples.length - 1]!;
+    if (at - lastSample.at < BAR_EVERY_MS && this.samples.length > 1) {
+      lastSample.done = done;
+      return;
+    }
+    this.samples.push({ at, done });
+    while (this.samples.length > 2 && at - this.samples[1]!.at >= RATE_WINDOW_MS) this.samples.shift();
+  }
+
+  rate(now: number): number {
+    const first = this.samples[0]!;
+    const latest = this.samples[this.samples.length - 1]!;
+    // At least a second: the first updates of a run would otherwise promise any speed.
+    return (latest.done - first.done) / Math.max(1, (now - first.at) / 1000);
+  }
+}
+
+function plainLine(label: string, s: ProgressState, meter: Meter, now: number): string {
+  const rate = Math.round(meter.rate(now));
   const of = s.total !== undefined ? ` of ${s.total}` : '';
-  const pct =
-    s.total === undefined && s.totalBytes
-      ? ` (${Math.round(((s.bytesRead ?? 0) / s.totalBytes) * 100)}% of the source)`
-      : '';
+  const { fraction, total } = estimate(s);
+  const pct = s.total === undefined && fraction !== undefined ? ` (${Math.round(fraction * 100)}%)` : '';
+  const eta =
+    total !== undefined && rate > 0 && total > s.done ? `, ETA ${duration((total - s.done) / rate)}` : '';
   const req =
     s.requests !== undefined
       ? `, ${s.requests} requests${s.rateLimited ? `, ${s.rateLimited} × 429` : ''}`
       : '';
-  return `${label}: ${s.done}${of} rows${pct}, ${rate} rows/s${s.counts ? `, ${s.counts}` : ''}${req}`;
+  return `${label}: ${s.done}${of} rows${pct}, ${rate} rows/s${eta}${s.counts ? `, ${s.counts}` : ''}${req}`;
 }
 
 /** `42s`, `3m05s`, `1h02m`. */

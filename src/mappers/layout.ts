@@ -2,8 +2,10 @@
 // once (target field or link, type, culture, conversion rule); a header the profile does not name is placed
 // by its own name (`autoColumns`). A header list then gets a `Layout`: one plan per position, worked out
 // once per sheet and shared by every row of it.
+
 import { CatalogIoError } from '../errors.js';
 import type { EntityModel, TenantModel } from '../schema/model.js';
+import { REJECTS_COLUMNS } from '../writers/rejects.js';
 import type { CoerceType } from './coerce.js';
 import type { PlainColumn } from './plain.js';
 import { jsonPath } from './profile.js';
@@ -175,7 +177,8 @@ export class ColumnPlanner {
   }
 
   private autoPlan(header: string): PositionPlan {
-    if (this.profile.autoColumns === false) return null;
+    // A rejects file's `_error` and `_source` say what went wrong and where: it imports as it is.
+    if (this.profile.autoColumns === false || REJECTS_COLUMNS.has(header)) return null;
     const target = resolveName(header.trim(), this.entities, this.model);
     if (!target) {
       this.warnings.push(

@@ -4,7 +4,7 @@
 // by variant rows. `plain.ts` is the validator's shortcut for rows of simple profiles.
 import type { Cell, SourceRow } from '../readers/types.js';
 import type { EntityModel, TenantModel } from '../schema/model.js';
-import { unneutralise } from '../writers/export/safety.js';
+import { unneutralise } from '../writers/formula.js';
 import { collect, collectByParent, readCommand } from './commands.js';
 import { assign, emptyDraft, type Part, refOf } from './drafts.js';
 import { ProductGroups } from './grouping.js';

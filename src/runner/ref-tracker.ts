@@ -124,6 +124,26 @@ export class RefTracker {
     return undefined;
   }
 
+  /** Whether `check` has seen this ref (or one of the same 56-bit hash); adds nothing. */
+  has(entity: string, ref: string): boolean {
+    if (entity !== this.lastEntity || this.size === 0) this.hashEntity(entity);
+    let a = this.entityA;
+    let b = this.entityB;
+    for (let i = 0; i < ref.length; i += 1) {
+      const c = ref.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 13;
+    }
+    const table = this.table;
+    const mask = this.slots - 1;
+    for (let i = (a >>> 0) & mask; table[i * WIDTH + 1] !== 0; i = (i + 1) & mask) {
+      const at = i * WIDTH;
+      if (table[at] === a && (table[at + 1]! & ~TEMPLATE_MASK) === (b & ~TEMPLATE_MASK)) return true;
+    }
+    return false;
+  }
+
   /**
    * Makes room for about `refs` refs in all (at most the limit) in one step, instead of doubling the
    * table again and again: for a large file whose size tells how many rows are coming.

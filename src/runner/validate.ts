@@ -8,7 +8,9 @@ import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
 import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
+import type { SummaryRows } from '../writers/table.js';
 import { RowChecker } from './check.js';
+import type { Reference, ReferenceCheck } from './references.js';
 
 export interface ValidateSummary {
   rows: number;
@@ -34,7 +36,21 @@ export interface ValidateRowsOptions {
   onRow?: (summary: Readonly<ValidateSummary>) => void;
   /** How far the reader is in the source: its size tells how many rows to make room for. */
   source?: SourceProgress;
+  /** Check each row's references against the file and the tenant (`--check-refs`). */
+  references?: ReferenceCheck;
 }
+
+/** A row waiting for the tenant's answer on its references (rows keep their order behind it). */
+interface Held {
+  row: SourceRow;
+  line: ReportLine;
+  outcome: Outcome;
+  open: Reference[];
+}
+
+/** Rows held before their references are asked of the tenant: a few requests' worth. */
+const HOLD_ROWS = 500;
+const HOLD_REFS = 100;
 
 const TOP = 10;
 /** Rows read before the source's size is used to tell how many rows it holds. */
@@ -71,12 +87,39 @@ async function checkRows(
   options: ValidateRowsOptions,
 ): Promise<void> {
   const rows = new RowPuller(options.rows);
+  const references = options.references;
+  const emit = async (row: SourceRow, line: ReportLine, outcome: Outcome) => {
+    summary.outcomes[outcome] += 1;
+    // Writers buffer: they hand back a promise only when a chunk is on its way to the disk.
+    const written = options.report?.write(line);
+    if (written) await written;
+    if (outcome === 'invalid') {
+      const rejected = options.rejects?.write(row.cells, line.message, row.location);
+      if (rejected) await rejected;
+    }
+    options.onRow?.(summary);
+  };
+  // References not known yet: their rows (and the rows after them, for the order) wait for the tenant.
+  let held: Held[] = [];
+  let heldRefs = 0;
+  const release = async () => {
+    const waiting = held;
+    held = [];
+    heldRefs = 0;
+    const missing = await references!.missing(waiting.flatMap((h) => h.open));
+    for (const h of waiting) {
+      const unknown = h.open.filter((r) => missing.has(r));
+      if (unknown.length === 0) await emit(h.row, h.line, h.outcome);
+      else await emit(h.row, withMissing(h.line, unknown), 'invalid');
+    }
+  };
   for (;;) {
     // Rows the reader already holds are taken without a promise each.
     const row = rows.take() ?? (await rows.next());
     if (!row) break;
-    // Plain rows are judged without drafts; the others by the full check (the same verdicts).
-    const quick = checker.quick(row);
+    // Plain rows are judged without drafts; the others by the full check (the same verdicts). Checking
+    // references needs the drafts.
+    const quick = references ? undefined : checker.quick(row);
     if (++summary.rows === ESTIMATE_AFTER) expectRows(checker, summary.rows, options.source);
     if (quick && quick.errors.length === 0) {
       // Most rows: valid, and their report line is written without a ReportLine.
@@ -88,6 +131,7 @@ async function checkRows(
     }
     let line: ReportLine;
     let outcome: Outcome;
+    let open: Reference[] = [];
     if (quick) {
       outcome = 'invalid';
       line = reportLine(row.location.text, quick.entity, quick.ref, outcome, quick.errors);
@@ -102,17 +146,17 @@ async function checkRows(
         outcome,
         errors,
       );
+      if (references && !skipped) open = references.row(mapped.drafts);
     }
-    summary.outcomes[outcome] += 1;
-    // Writers buffer: they hand back a promise only when a chunk is on its way to the disk.
-    const written = options.report?.write(line);
-    if (written) await written;
-    if (outcome === 'invalid') {
-      const rejected = options.rejects?.write(row.cells, line.message);
-      if (rejected) await rejected;
+    if (held.length === 0 && open.length === 0) {
+      await emit(row, line, outcome);
+      continue;
     }
-    options.onRow?.(summary);
+    held.push({ row, line, outcome, open });
+    heldRefs += open.length;
+    if (held.length >= HOLD_ROWS || heldRefs >= HOLD_REFS) await release();
   }
+  if (held.length > 0) await release();
 }
 
 /** A large file: as many rows again per share of its bytes as were read so far. */
@@ -120,6 +164,21 @@ function expectRows(checker: RowChecker, rows: number, source: SourceProgress | 
   const read = source?.bytesRead() ?? 0;
   if (source?.totalBytes === undefined || read === 0) return;
   checker.expectRows((rows * source.totalBytes) / read);
+}
+
+/** The row's line with one more problem per reference that names no record. */
+function withMissing(line: ReportLine, unknown: readonly Reference[]): ReportLine {
+  const sentence = (r: Reference) =>
+    `column "${r.column}": ${r.entity.name} "${r.ref}" is neither in the file nor in the tenant`;
+  const join = (a: string, b: string) => (line.message ? `${a}; ${b}` : b);
+  return {
+    ...line,
+    outcome: 'invalid',
+    field: join(line.field, unknown.map((r) => r.entity.refField).join('; ')),
+    column: join(line.column, unknown.map((r) => r.column).join('; ')),
+    value: join(line.value, unknown.map((r) => r.ref).join('; ')),
+    message: join(line.message, unknown.map(sentence).join('; ')),
+  };
 }
 
 function reportLine(
@@ -156,6 +215,8 @@ export interface ValidateFileOptions {
   raw?: boolean;
   /** Read and parse a local source on a second thread (default `off`: see ReadThread). */
   readThread?: ReadThread;
+  /** Check each row's references against the file and the tenant (`--check-refs`). */
+  references?: ReferenceCheck;
   /** Called after each row (progress), with how far the reader is in the source. */
   onRow?: (summary: Readonly<ValidateSummary>, read: SourceProgress) => void;
 }
@@ -174,13 +235,15 @@ export interface ValidateFileResult extends ValidateSummary {
 
 /** Opens the source and the output files, validates every row, and closes everything (also on failure). */
 export async function validateFile(options: ValidateFileOptions): Promise<ValidateFileResult> {
+  const started = Date.now();
   const opened = await openSourceThreaded(options.source, options.readerOptions, options.readThread);
   let report: ReportWriter | undefined;
   let rejects: RejectsWriter | undefined;
   let summary: ValidateSummary;
   try {
     if (options.reportFile) report = await openReport(options.reportFile);
-    if (options.rejectsFile) rejects = await openRejectsFor(options.rejectsFile, opened);
+    if (options.rejectsFile)
+      rejects = await openRejectsFor(options.rejectsFile, opened, { guard: options.raw !== true });
     const { onRow, raw, readThread: _, ...rest } = options;
     summary = await validateRows({
       ...rest,
@@ -196,6 +259,12 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
     throw err;
   }
   // On success a file that cannot be finished is an error the caller must see.
-  await Promise.all([report?.close(), rejects?.close(), opened.close()]);
+  const summaryRows: SummaryRows = [
+    ['source', opened.source],
+    ['rows', summary.rows],
+    ...Object.entries(summary.outcomes).map(([outcome, n]) => [outcome, n] as const),
+    ['duration (s)', Math.round((Date.now() - started) / 100) / 10],
+  ];
+  await Promise.all([report?.close(summaryRows), rejects?.close(), opened.close()]);
   return { ...summary, notes: opened.notes, source: opened.source };
 }

@@ -1,8 +1,9 @@
 // The import's per-row report: what happened to every source row, in CSV, JSON Lines or XLSX.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { CatalogIoError } from '../errors.js';
-import { csvLine, csvRecord, type FileFormat, formatFromExtension } from './lines.js';
-import { openTable, type TableColumn, type TableWriter } from './table.js';
+import { REPORT_CSV } from './csv.js';
+import { type FileFormat, formatFromExtension } from './lines.js';
+import { openTable, type SummaryRows, type TableColumn, type TableWriter } from './table.js';
 
 export interface ImportReportLine {
   location: string;
@@ -30,8 +31,8 @@ const IMPORT_REPORT_COLUMNS: ReadonlyArray<TableColumn<keyof ImportReportLine>> 
   { key: 'entity', width: 12 },
   { key: 'ref', width: 20 },
   { key: 'outcome', width: 12 },
-  { key: 'id', width: 8 },
-  { key: 'status', width: 7 },
+  { key: 'id', width: 8, numeric: true },
+  { key: 'status', width: 7, numeric: true },
   { key: 'changed', width: 30 },
   { key: 'field', width: 18 },
   { key: 'column', width: 18 },
@@ -88,7 +89,7 @@ export function openRunReport(path: string): RunReportWriter {
   }
   const keys = IMPORT_REPORT_COLUMNS.map((c) => c.key);
   // The header goes out at once: even a run killed before its first row leaves a valid CSV.
-  if (format === 'csv') writeSync(fd, csvLine(keys));
+  if (format === 'csv') writeSync(fd, REPORT_CSV.header(keys));
   let buffer = '';
   let closed = false;
   const flush = () => {
@@ -99,7 +100,7 @@ export function openRunReport(path: string): RunReportWriter {
   return {
     format,
     write(line) {
-      buffer += format === 'csv' ? csvRecord(line, keys) : `${JSON.stringify(line, keys)}\n`;
+      buffer += format === 'csv' ? REPORT_CSV.record(line, keys) : `${JSON.stringify(line, keys)}\n`;
       if (buffer.length >= 64 * 1024) flush();
     },
     flush,
@@ -112,11 +113,47 @@ export function openRunReport(path: string): RunReportWriter {
 }
 
 /** Writes a whole report from its lines (the journal of a run): any format, XLSX included. */
-export async function writeImportReport(path: string, lines: AsyncIterable<ImportReportLine>): Promise<void> {
+export async function writeImportReport(
+  path: string,
+  lines: AsyncIterable<ImportReportLine>,
+  summary?: SummaryRows,
+): Promise<void> {
   const table = await openImportReport(path);
+  let complete = false;
   try {
     for await (const line of lines) await table.write(line);
+    complete = true;
   } finally {
-    await table.close();
+    await table.close(complete ? summary : undefined);
   }
+}
+
+/** The Summary sheet of a run's XLSX report: source, counts per outcome, requests, duration. */
+export function runSummaryRows(s: {
+  source: string;
+  entity?: string | undefined;
+  state: string;
+  rows: number;
+  outcomes: Record<string, number>;
+  requests: { total: number; byMethod: Record<string, number> };
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  message: string;
+}): SummaryRows {
+  return [
+    ['source', s.source],
+    ...(s.entity ? [['entity', s.entity] as const] : []),
+    ['state', s.state],
+    ['rows', s.rows],
+    ...Object.entries(s.outcomes)
+      .filter(([, n]) => n > 0)
+      .map(([outcome, n]) => [outcome, n] as const),
+    ['requests', s.requests.total],
+    ...Object.entries(s.requests.byMethod).map(([method, n]) => [`requests ${method}`, n] as const),
+    ['started', s.startedAt],
+    ['finished', s.finishedAt],
+    ['duration (s)', Math.round(s.durationMs / 100) / 10],
+    ['result', s.message],
+  ];
 }

@@ -2,6 +2,7 @@
 
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import iconv from 'iconv-lite';
 import { CatalogIoError } from '../errors.js';
 
 export interface LineFile {
@@ -14,8 +15,15 @@ export interface LineFile {
   close(): Promise<void>;
 }
 
-export async function openLineFile(path: string): Promise<LineFile> {
-  const stream: WriteStream = createWriteStream(path, { encoding: 'utf8', highWaterMark: WRITE_AHEAD_BYTES });
+export interface LineFileOptions {
+  /** Text encoding of the file (default UTF-8); any encoding iconv-lite knows (`windows-1252`, `utf-16le`). */
+  encoding?: string;
+  /** Start with a byte order mark (UTF-8, UTF-16). */
+  bom?: boolean;
+}
+
+export async function openLineFile(path: string, options: LineFileOptions = {}): Promise<LineFile> {
+  const stream: WriteStream = createWriteStream(path, { highWaterMark: WRITE_AHEAD_BYTES });
   let failure: Error | undefined;
   stream.on('error', (err) => {
     failure = err;
@@ -31,12 +39,16 @@ export async function openLineFile(path: string): Promise<LineFile> {
     if (failure)
       throw new CatalogIoError('INTERNAL', `Writing ${path} failed: ${failure.message}`, { cause: failure });
   };
+  const encoding = (options.encoding ?? 'utf-8').toLowerCase();
+  const utf8 = encoding === 'utf-8' || encoding === 'utf8';
+  // Chunks hold whole lines, so a character is never cut between two encodings.
+  const bytes = (text: string): Buffer | string => (utf8 ? text : iconv.encode(text, encoding));
   // Lines are gathered into chunks of about 64 KB: one stream write per line costs more than the line.
-  let pending = '';
+  let pending = options.bom ? '\uFEFF' : '';
   const flush = async () => {
     const chunk = pending;
     pending = '';
-    if (chunk && !stream.write(chunk)) await once(stream, 'drain');
+    if (chunk && !stream.write(bytes(chunk))) await once(stream, 'drain');
   };
   const append = (text: string): Promise<void> | undefined => {
     check();
@@ -64,43 +76,6 @@ const CHUNK_CHARS = 64 * 1024;
  * writer waited for every write to finish instead of working while the disk writes.
  */
 const WRITE_AHEAD_BYTES = 1024 * 1024;
-
-/** One CSV record (RFC 4180): a field is quoted when it holds the delimiter, a quote, CR/LF or edge spaces. */
-export function csvLine(values: ReadonlyArray<string>, delimiter = ','): string {
-  let line = '';
-  for (let i = 0; i < values.length; i += 1) {
-    if (i > 0) line += delimiter;
-    line += csvField(values[i]!, delimiter);
-  }
-  return `${line}\r\n`;
-}
-
-/** The same record from named values, in the order of `keys` (no array of values per line). */
-export function csvRecord<K extends string>(
-  record: Record<K, string>,
-  keys: ReadonlyArray<K>,
-  delimiter = ',',
-): string {
-  let line = '';
-  for (let i = 0; i < keys.length; i += 1) {
-    if (i > 0) line += delimiter;
-    line += csvField(record[keys[i]!], delimiter);
-  }
-  return `${line}\r\n`;
-}
-
-/** One field, quoted when it must be. One pass over the characters: this runs for every report cell. */
-export function csvField(v: string, delimiter = ','): string {
-  if (v.length === 0) return v;
-  let quote = v.charCodeAt(0) === 32 || v.charCodeAt(v.length - 1) === 32;
-  if (delimiter.length !== 1) quote ||= v.includes(delimiter);
-  const d = delimiter.charCodeAt(0);
-  for (let i = 0; !quote && i < v.length; i += 1) {
-    const c = v.charCodeAt(i);
-    quote = c === 34 || c === 10 || c === 13 || c === d;
-  }
-  return quote ? `"${v.replace(/"/g, '""')}"` : v;
-}
 
 /** `.csv`, `.jsonl` (or `.ndjson`), `.xlsx`: the format a report or rejects file is written in. */
 export type FileFormat = 'csv' | 'jsonl' | 'xlsx';

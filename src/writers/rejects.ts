@@ -1,15 +1,27 @@
-// The rejects file: the invalid rows in the input's own columns plus `_error`, in the input's format
-// (CSV for CSV, XLSX for XLSX, NDJSON for JSON and NDJSON), ready to fix and run again.
-import type { Cell } from '../readers/types.js';
-import { csvLine, formatFromExtension, openLineFile } from './lines.js';
+// The rejects file: the rows that failed, ready to fix and import again as they are. It keeps the source's
+// format (CSV for CSV, XLSX for XLSX, NDJSON for JSON and NDJSON), its header and columns in order, its
+// delimiter and its encoding (UTF-8 CSV with a BOM, so Excel reads it right), an XLSX source's sheet
+// name, and adds `_error` (what was wrong) and `_source` (`line 17`, `sheet Products row 17`): columns
+// every import ignores (`REJECTS_COLUMNS`), with or without --strict.
+import type { Cell, Location } from '../readers/types.js';
+
+/** Where a row was: `line 17` or `sheet Products row 17`, and an XLSX row's sheet. */
+export type RowPlace = Pick<Location, 'text' | 'sheet'>;
+
+import type ExcelJS from 'exceljs';
+import { CsvFormat } from './csv.js';
+import { formatFromExtension, openLineFile } from './lines.js';
 
 export type RejectsFormat = 'csv' | 'xlsx' | 'ndjson';
 
 export const ERROR_COLUMN = '_error';
+export const SOURCE_COLUMN = '_source';
+/** The columns a rejects file adds; the mapper ignores them, so the file imports as it is. */
+export const REJECTS_COLUMNS: ReadonlySet<string> = new Set([ERROR_COLUMN, SOURCE_COLUMN]);
 
 export interface RejectsWriter {
   /** A promise only when the caller must wait (a chunk went to the disk). */
-  write(cells: Record<string, Cell>, error: string): Promise<void> | undefined;
+  write(cells: Record<string, Cell>, error: string, location: RowPlace): Promise<void> | undefined;
   close(): Promise<void>;
   readonly count: number;
 }
@@ -28,33 +40,52 @@ export function rejectsFormatFor(inputFormat: string, path?: string): RejectsFor
 
 export interface RejectsOptions {
   format: RejectsFormat;
-  /** The input's header, in its order (CSV/XLSX): the columns written, then `_error`. */
+  /** The input's header, in its order (CSV/XLSX): the columns written, then `_error` and `_source`. */
   headers: readonly string[];
   /** CSV: the input's delimiter, so the file reads back like the input. */
   delimiter?: string;
+  /** CSV: the input's text encoding (default UTF-8, written with a BOM). */
+  encoding?: string;
+  /** CSV: prefix text a spreadsheet would run as a formula (default true; off for raw imports). */
+  guard?: boolean;
+}
+
+/** The source as the reader opened it: what the rejects file copies. */
+export interface RejectsSource {
+  format: string;
+  headers: readonly string[];
+  delimiter?: string | undefined;
+  encoding?: string | undefined;
 }
 
 /** The rejects file of a source: in the format its name or the source asks for, with the source's columns. */
 export function openRejectsFor(
   path: string,
-  source: { format: string; headers: readonly string[]; delimiter?: string | undefined },
+  source: RejectsSource,
+  options: { guard?: boolean } = {},
 ): Promise<RejectsWriter> {
+  const format = rejectsFormatFor(source.format, path);
+  // A CSV rejects file of a CSV source speaks its dialect; of another source, plain UTF-8 and commas.
+  const sameKind = format === source.format;
   return openRejects(path, {
-    format: rejectsFormatFor(source.format, path),
+    format,
     headers: source.headers,
-    ...(source.delimiter !== undefined && { delimiter: source.delimiter }),
+    ...(sameKind && source.delimiter !== undefined && { delimiter: source.delimiter }),
+    ...(sameKind && source.encoding !== undefined && { encoding: source.encoding }),
+    ...(options.guard !== undefined && { guard: options.guard }),
   });
 }
 
 export async function openRejects(path: string, options: RejectsOptions): Promise<RejectsWriter> {
-  if (options.format === 'xlsx') return openXlsxRejects(path, options.headers);
-  const file = await openLineFile(path);
-  let count = 0;
+  if (options.format === 'xlsx') return openXlsxRejects(path, options);
   if (options.format === 'ndjson') {
+    const file = await openLineFile(path);
+    let count = 0;
     return {
-      write(cells, error) {
+      write(cells, error, location) {
         count += 1;
-        return file.append(`${JSON.stringify({ ...unflatten(cells), [ERROR_COLUMN]: error })}\n`);
+        const record = { ...unflatten(cells), [ERROR_COLUMN]: error, [SOURCE_COLUMN]: location.text };
+        return file.append(`${JSON.stringify(record)}\n`);
       },
       close: () => file.close(),
       get count() {
@@ -62,14 +93,20 @@ export async function openRejects(path: string, options: RejectsOptions): Promis
       },
     };
   }
-  const headers = [...options.headers.filter((h) => h !== ERROR_COLUMN), ERROR_COLUMN];
-  const delimiter = options.delimiter ?? ',';
-  await file.write(csvLine(headers, delimiter));
+  const encoding = options.encoding ?? 'utf-8';
+  // UTF-8 and UTF-16 files start with a byte order mark: Excel reads UTF-8 without one as ANSI.
+  const file = await openLineFile(path, { encoding, bom: /^utf-?(8|16)/i.test(encoding) });
+  const headers = withRejectsColumns(options.headers);
+  const csv = new CsvFormat({ delimiter: options.delimiter ?? ',', guard: options.guard ?? true });
+  await file.write(csv.header(headers));
+  let count = 0;
   return {
-    write(cells, error) {
+    write(cells, error, location) {
       count += 1;
-      const values = headers.map((h) => (h === ERROR_COLUMN ? error : text(cells[h])));
-      return file.append(csvLine(values, delimiter));
+      const values = headers.map((h) =>
+        h === ERROR_COLUMN ? error : h === SOURCE_COLUMN ? location.text : text(cells[h]),
+      );
+      return file.append(csv.line(values));
     },
     close: () => file.close(),
     get count() {
@@ -78,8 +115,13 @@ export async function openRejects(path: string, options: RejectsOptions): Promis
   };
 }
 
-async function openXlsxRejects(path: string, inputHeaders: readonly string[]): Promise<RejectsWriter> {
-  const headers = [...inputHeaders.filter((h) => h !== ERROR_COLUMN), ERROR_COLUMN];
+/** The source's columns (without old `_error` / `_source` of a rejects file imported again), then both. */
+function withRejectsColumns(headers: readonly string[]): string[] {
+  return [...headers.filter((h) => !REJECTS_COLUMNS.has(h)), ERROR_COLUMN, SOURCE_COLUMN];
+}
+
+async function openXlsxRejects(path: string, options: RejectsOptions): Promise<RejectsWriter> {
+  const headers = withRejectsColumns(options.headers);
   // exceljs is loaded only for workbooks: it takes about 20 MB of memory.
   const { default: ExcelJS } = await import('exceljs');
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
@@ -87,18 +129,31 @@ async function openXlsxRejects(path: string, inputHeaders: readonly string[]): P
     useStyles: true,
     useSharedStrings: false,
   });
-  const sheet = workbook.addWorksheet('Rejects', { views: [{ state: 'frozen', ySplit: 1 }] });
-  sheet.addRow(headers).commit();
+  // The sheet takes the name of the rows' sheet (`--sheet Products` and whole-workbook imports find the
+  // rows where they were): it is made at the first row.
+  let sheet: ExcelJS.Worksheet | undefined;
+  const open = (name: string | undefined) => {
+    sheet = workbook.addWorksheet(name ?? 'Rejects', { views: [{ state: 'frozen', ySplit: 1 }] });
+    sheet.addRow(headers).commit();
+    return sheet;
+  };
   let count = 0;
   return {
-    write(cells, error) {
+    write(cells, error, location) {
       count += 1;
-      // Numbers and booleans stay typed, so the file reads back as the input did.
-      sheet.addRow(headers.map((h) => (h === ERROR_COLUMN ? error : xlsxValue(cells[h])))).commit();
+      // Numbers and booleans stay typed, so the file reads back as the input did. Text is a text cell,
+      // never a formula (see formula.ts).
+      (sheet ?? open(location.sheet))
+        .addRow(
+          headers.map((h) =>
+            h === ERROR_COLUMN ? error : h === SOURCE_COLUMN ? location.text : xlsxValue(cells[h]),
+          ),
+        )
+        .commit();
       return undefined;
     },
     async close() {
-      sheet.commit();
+      (sheet ?? open(undefined)).commit();
       await workbook.commit();
     },
     get count() {

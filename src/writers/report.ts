@@ -1,7 +1,7 @@
 // The validate per-row report: one line per source row, a table (CSV, JSON Lines or XLSX, chosen by the
 // file's extension) whose XLSX form highlights invalid rows.
-import { csvField } from './lines.js';
-import { openTable, type TableColumn } from './table.js';
+import { REPORT_CSV } from './csv.js';
+import { openTable, type SummaryRows, type TableColumn } from './table.js';
 
 export type Outcome = 'valid' | 'invalid' | 'skipped';
 
@@ -35,7 +35,8 @@ export interface ReportWriter {
   write(line: ReportLine): Promise<void> | undefined;
   /** The line of a valid row (most rows): in CSV one string from a template, with no ReportLine built. */
   writeValid(location: string, entity: string, ref: string): Promise<void> | undefined;
-  close(): Promise<void>;
+  /** An XLSX report gets a "Summary" sheet from `summary`. */
+  close(summary?: SummaryRows): Promise<void>;
 }
 
 export async function openReport(path: string): Promise<ReportWriter> {
@@ -51,7 +52,7 @@ export async function openReport(path: string): Promise<ReportWriter> {
       write,
       writeValid: (location, entity, ref) =>
         write({ location, entity, ref, outcome: 'valid', field: '', column: '', value: '', message: '' }),
-      close: () => table.close(),
+      close: (summary) => table.close(summary),
     };
   }
   // The entity is the same for row after row: its field is kept.
@@ -62,11 +63,11 @@ export async function openReport(path: string): Promise<ReportWriter> {
     writeValid(location, entity, ref) {
       if (entity !== entityName) {
         entityName = entity;
-        entityField = csvField(entity);
+        entityField = REPORT_CSV.field(entity);
       }
       // The columns' order: location, entity, ref, outcome, then field, column, value, message empty.
-      return writeLine(`${csvField(location)},${entityField},${csvField(ref)},valid,,,,\r\n`);
+      return writeLine(`${REPORT_CSV.field(location)},${entityField},${REPORT_CSV.field(ref)},valid,,,,\r\n`);
     },
-    close: () => table.close(),
+    close: (summary) => table.close(summary),
   };
 }

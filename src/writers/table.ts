@@ -1,13 +1,19 @@
 // A table of plain-text columns written as CSV, JSON Lines or XLSX (chosen by the file's extension),
 // streaming, one record at a time. Per-row reports are tables; so is anything else that lists rows.
 import { CatalogIoError } from '../errors.js';
-import { csvLine, csvRecord, type FileFormat, formatFromExtension, openLineFile } from './lines.js';
+import { REPORT_CSV } from './csv.js';
+import { type FileFormat, formatFromExtension, openLineFile } from './lines.js';
 
 export interface TableColumn<K extends string> {
   key: K;
   /** XLSX column width in characters. */
   width: number;
+  /** XLSX: a value that is a number (ids, HTTP statuses) is written as a number, not as text. */
+  numeric?: boolean;
 }
+
+/** The lines of an XLSX file's "Summary" sheet: a name and its value (counts as numbers). */
+export type SummaryRows = ReadonlyArray<readonly [string, string | number]>;
 
 export interface TableOptions<K extends string> {
   columns: ReadonlyArray<TableColumn<K>>;
@@ -24,7 +30,8 @@ export interface TableWriter<K extends string> {
    * loop that knows most of its values in advance. Line formats only: an XLSX table has none.
    */
   writeLine?(text: string): Promise<void> | undefined;
-  close(): Promise<void>;
+  /** Ends the file; an XLSX file gets a "Summary" sheet from `summary` (line formats have no room for one). */
+  close(summary?: SummaryRows): Promise<void>;
 }
 
 /** `what` names the file in the error for an unknown extension (`Report file out.txt: ...`). */
@@ -60,10 +67,10 @@ async function openTableAs<K extends string>(
       close: () => file.close(),
     };
   }
-  await file.write(csvLine(keys));
+  await file.write(REPORT_CSV.header(keys));
   return {
     format,
-    write: (record) => file.append(csvRecord(record, keys)),
+    write: (record) => file.append(REPORT_CSV.record(record, keys)),
     writeLine: file.append,
     close: () => file.close(),
   };
@@ -88,8 +95,11 @@ async function openXlsxTable<K extends string>(
   return {
     format: 'xlsx',
     write(record) {
-      // Text cells only: a report value that starts with = is shown, never run.
-      const row = sheet.addRow(options.columns.map((c) => record[c.key]));
+      // Text cells (and numbers where a column holds them): a report value that starts with = is shown,
+      // never run.
+      const row = sheet.addRow(
+        options.columns.map((c) => (c.numeric ? numberOrText(record[c.key]) : record[c.key])),
+      );
       const colour = options.highlight?.(record);
       if (colour) {
         row.eachCell({ includeEmpty: true }, (cell) => {
@@ -99,9 +109,20 @@ async function openXlsxTable<K extends string>(
       row.commit();
       return undefined;
     },
-    async close() {
+    async close(summary) {
       sheet.commit();
+      if (summary) {
+        const sums = workbook.addWorksheet('Summary');
+        sums.columns = [{ width: 24 }, { width: 60 }];
+        for (const [name, value] of summary) sums.addRow([name, value]).commit();
+        sums.getColumn(1).font = { bold: true };
+        sums.commit();
+      }
       await workbook.commit();
     },
   };
+}
+
+function numberOrText(value: string): string | number {
+  return /^-?\d{1,15}$/.test(value) ? Number(value) : value;
 }

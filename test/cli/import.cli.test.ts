@@ -122,7 +122,7 @@ describe('exit codes', () => {
     expect(lines[0]!.status).toBe('201');
     expect(lines[1]).toMatchObject({ field: 'prod_weight', column: 'prod_weight', value: 'heavy' });
 
-    // The rejects file: the input's own columns plus _error, ready to fix and import again.
+    // The rejects file: the input's own columns plus _error and _source, ready to fix and import again.
     const rejected = await csv(rejects);
     expect(Object.keys(rejected[0]!)).toEqual([
       '_command',
@@ -130,7 +130,9 @@ describe('exit codes', () => {
       'prod_title',
       'prod_weight',
       '_error',
+      '_source',
     ]);
+    expect(rejected.map((r) => r._source)).toEqual(['line 3', 'line 4']);
     expect(rejected.map((r) => r.prod_ref)).toEqual(['E-4', 'E-1']);
     expect(rejected[0]!.prod_weight).toBe('heavy');
     expect(rejected[1]!._error).toMatch(/already exists/);

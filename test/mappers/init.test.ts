@@ -49,4 +49,68 @@ describe('profile init', () => {
     );
     expect(mapped.drafts.map((d) => d.entity)).toEqual(['products', 'variants']);
   });
+
+  it('reads units, currencies and languages off headers, and refuses a language the tenant lacks', () => {
+    const headers = ['Gewicht (g)', 'Prix (EUR)', 'Title (FR)', 'title_es', 'Name DE', 'Bezeichnung [en]'];
+    const { profile, notes } = draftProfile(headers, model, 'products', true);
+    expect(profile.columns).toEqual({
+      'Gewicht (g)': 'prod_weight',
+      'Prix (EUR)': 'frmt_price',
+      'Title (FR)': { field: 'prod_title', culture: 'fr' },
+      title_es: { field: 'prod_title', culture: 'es' },
+      'Name DE': null,
+      'Bezeichnung [en]': { field: 'prod_title', culture: 'en' },
+    });
+    const note = (h: string) => notes.find((n) => n.header === h);
+    expect(note('Prix (EUR)')).toMatchObject({ field: 'frmt_price', unit: 'eur' });
+    expect(note('Name DE')?.warning).toContain('"de" is not one of the tenant\'s languages (en, fr, es)');
+  });
+
+  it("warns when the header's unit differs from the one the field describes", () => {
+    const weight = model.entity('products')!.field('prod_weight')!;
+    weight.description = 'Weight in kg';
+    try {
+      const { notes } = draftProfile(['Poids (g)'], model, 'products');
+      expect(notes[0]).toMatchObject({ field: 'prod_weight', unit: 'g' });
+      expect(notes[0]!.warning).toBe('the header says g, prod_weight holds kg');
+    } finally {
+      delete weight.description;
+    }
+  });
+
+  it('lets the values choose: EAN check digits, URLs, decimal commas, day-first dates', () => {
+    const samples = new Map([
+      ['Code', ['4006381333931', '4006381333948']],
+      ['Foto 2', ['https://cdn.example.com/a.jpg']],
+      ['Prezzo', ['1.234,50', '12,00']],
+      ['Fecha de lanzamiento', ['31/12/2026']],
+      ['Artikel', ['A-1', 'A-2']],
+    ]);
+    const { profile } = draftProfile([...samples.keys()], model, 'products', true, samples);
+    expect(profile.columns).toEqual({
+      // `Code` could be the ref; valid EAN-13s make it the barcode.
+      Code: 'frmt_ean',
+      // No header word for it, but every value is an image URL.
+      'Foto 2': 'prod_images',
+      Prezzo: { field: 'frmt_price', decimal: ',', thousands: '.' },
+      'Fecha de lanzamiento': { field: 'prod_release_date', dateFormat: 'DD/MM/YYYY' },
+      Artikel: null,
+    });
+    // Without EANs in it, `Code` is the ref.
+    const plain = draftProfile(['Code'], model, 'products', false, new Map([['Code', ['X-1']]]));
+    expect(plain.profile.columns).toEqual({ Code: 'prod_ref' });
+  });
+
+  it('does not place a number field on values that are not numbers', () => {
+    const samples = new Map([['Preis', ['auf Anfrage', 'ab 10 Stück']]]);
+    const { profile, notes } = draftProfile(['Preis'], model, 'products', true, samples);
+    expect(profile.columns).toEqual({ Preis: null });
+    expect(notes[0]).toMatchObject({ suggestions: ['frmt_price'], samples: ['auf Anfrage', 'ab 10 Stück'] });
+  });
+
+  it('suggests the closest fields by edit distance for what it cannot place', () => {
+    const { unplaced, notes } = draftProfile(['Gewcht', 'Beschreibng', 'Zzz'], model, 'products');
+    expect(unplaced).toEqual(['Gewcht', 'Beschreibng', 'Zzz']);
+    expect(notes.map((n) => n.suggestions?.[0])).toEqual(['prod_weight', 'prod_description', undefined]);
+  });
 });

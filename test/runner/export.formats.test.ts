@@ -136,6 +136,21 @@ describe('export to CSV and NDJSON', () => {
     expect(zero.frmt_ean).toBe('0012345678905');
   });
 
+  it('--out DIR without --format writes one CSV file per entity, as the help says', async () => {
+    const folder = join(dir, 'by-default');
+    const { code, out } = await run('categories', 'products', '--out', `${folder}/`);
+    expect(code).toBe(0);
+    expect(readdirSync(folder).sort()).toEqual(['categories.csv', 'products.csv']);
+    expect(out.stderr).toContain(`wrote ${join(folder, 'categories.csv')}`);
+    expect(csvRows(join(folder, 'products.csv')).map((r) => r.prod_ref)).toContain('LINEN-SHIRT');
+    // A name without an extension is a folder too; --format xlsx puts catalog.xlsx in it.
+    const named = join(dir, 'named-folder');
+    expect((await run('categories', '--out', named)).code).toBe(0);
+    expect(readdirSync(named)).toEqual(['categories.csv']);
+    expect((await run('categories', '--out', named, '--format', 'xlsx')).code).toBe(0);
+    expect(readdirSync(named).sort()).toEqual(['catalog.xlsx', 'categories.csv']);
+  });
+
   it('keeps formula-like cells as they are with --raw, in the single file named', async () => {
     const file = join(dir, 'raw-products.csv');
     const { code } = await run('products', '--out', file, '--raw');

@@ -131,6 +131,7 @@ describe('catalog-io validate', () => {
       'prod_weight',
       'prod_season',
       '_error',
+      '_source',
     ]);
     expect(rejected.data.map((r) => r.prod_ref)).toEqual(['CLI-1', 'CLI-2']);
   });
@@ -230,7 +231,8 @@ describe('catalog-io profile init', () => {
         SKU: 'prod_ref',
         Name: 'prod_title',
         'Name (FR)': { field: 'prod_title', culture: 'fr' },
-        Weight: 'prod_weight',
+        // The values show a decimal comma.
+        Weight: { field: 'prod_weight', decimal: ',' },
         'Colour code': null,
       },
     });

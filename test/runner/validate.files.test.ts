@@ -39,9 +39,11 @@ describe('validateFile', () => {
       .filter(Boolean)
       .map((r) => (r as unknown[]).slice(1));
     expect(rows).toEqual([
-      ['SKU', 'Price', '_error'],
-      ['V2', 'cheap', 'column "Price": must be a number, got "cheap"'],
+      ['SKU', 'Price', '_error', '_source'],
+      ['V2', 'cheap', 'column "Price": must be a number, got "cheap"', 'sheet Feed row 3'],
     ]);
+    // Named as the source's sheet, so `--sheet Feed` finds the rows again.
+    expect(rejects.worksheets[0]!.name).toBe('Feed');
     const report = new ExcelJS.Workbook();
     await report.xlsx.readFile(join(dir, 'report.xlsx'));
     const invalid = report.worksheets[0]!.getRow(3);
@@ -67,10 +69,12 @@ describe('validateFile', () => {
     expect(result.outcomes).toEqual({ valid: 1, invalid: 1, skipped: 0 });
     const bytes = await readFile(rejectsFile);
     expect(bytes.subarray(0, 2).toString('latin1')).not.toBe('PK');
-    const parsed = Papa.parse<string[]>(bytes.toString('utf8'), { skipEmptyLines: true });
+    const parsed = Papa.parse<string[]>(bytes.toString('utf8').replace(/^\uFEFF/, ''), {
+      skipEmptyLines: true,
+    });
     expect(parsed.data).toEqual([
-      ['SKU', 'Price', 'Note', '_error'],
-      ['V2', 'cheap', 'say "hi", twice', 'column "Price": must be a number, got "cheap"'],
+      ['SKU', 'Price', 'Note', '_error', '_source'],
+      ['V2', 'cheap', 'say "hi", twice', 'column "Price": must be a number, got "cheap"', 'sheet Feed row 3'],
     ]);
   });
 
@@ -109,6 +113,7 @@ describe('validateFile', () => {
         name: { en: 'Pan' },
         weight: 'heavy',
         _error: 'column "weight": must be a number, got "heavy"',
+        _source: 'item 2',
       },
     ]);
     const report = (await readFile(join(dir, 'report.jsonl'), 'utf8'))
@@ -155,13 +160,16 @@ describe('validateFile', () => {
       profile: { entity: 'products' },
       rejectsFile: join(dir, 'rejects.csv'),
     });
-    const parsed = Papa.parse<string[]>(await readFile(join(dir, 'rejects.csv'), 'utf8'), {
-      skipEmptyLines: true,
-    });
+    const parsed = Papa.parse<string[]>(
+      (await readFile(join(dir, 'rejects.csv'), 'utf8')).replace(/^\uFEFF/, ''),
+      {
+        skipEmptyLines: true,
+      },
+    );
     expect(parsed.meta.delimiter).toBe(';');
     expect(parsed.data).toEqual([
-      ['prod_ref', 'prod_pack_size', '_error'],
-      ['P2', '2,5', 'column "prod_pack_size": must be a whole number, got "2,5"'],
+      ['prod_ref', 'prod_pack_size', '_error', '_source'],
+      ['P2', '2,5', 'column "prod_pack_size": must be a whole number, got "2,5"', 'line 3'],
     ]);
   });
 });

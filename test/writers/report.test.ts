@@ -53,13 +53,15 @@ async function write(name: string): Promise<string> {
 }
 
 describe('report files', () => {
-  it('CSV: a header and one line per row, quotes and all', async () => {
+  it('CSV: a header and one line per row, quotes and all; a cell a spreadsheet would run is guarded', async () => {
     const parsed = Papa.parse<ReportLine>(await readFile(await write('r.csv'), 'utf8'), {
       header: true,
       skipEmptyLines: true,
     });
     expect(parsed.meta.fields).toEqual(REPORT_COLUMNS);
-    expect(parsed.data).toEqual(lines);
+    expect(parsed.data).toEqual(
+      lines.map((l) => (l.value === '=SUM(A1)' ? { ...l, value: "'=SUM(A1)" } : l)),
+    );
   });
 
   it('JSON Lines: one object per row', async () => {
@@ -85,6 +87,9 @@ describe('report files', () => {
     expect(fill(3)).toBe('FFFFC7CE');
     expect(fill(2)).toBeUndefined();
     expect(sheet.rowCount).toBe(4);
+    // Text cells: what looks like a formula is shown, never run.
+    expect(sheet.getRow(4).getCell(7).value).toBe('=SUM(A1)');
+    expect(sheet.getRow(4).getCell(7).type).toBe(ExcelJS.ValueType.String);
   });
 
   it('a valid row written by writeValid is the same line as written whole, in every format', async () => {

@@ -213,6 +213,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           onProgress: (p) =>
             progress.update({
               done: p.rows,
+              rowsRead: p.rowsRead,
               bytesRead: p.bytesRead,
               ...(p.totalBytes !== undefined && { totalBytes: p.totalBytes }),
               counts: countsText(p.outcomes),

@@ -5,7 +5,8 @@ import { dirname, relative } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { connectionFlagsFrom, connectionOptions } from '../../config/index.js';
 import { CatalogIoError } from '../../errors.js';
-import { draftProfile } from '../../mappers/init.js';
+import { collectSamples } from '../../mappers/init/values.js';
+import { draftProfile, type HeaderNote } from '../../mappers/init.js';
 import { profileSchemaPath } from '../../mappers/profile.js';
 import { openSource } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
@@ -65,14 +66,14 @@ export const profileCommand: CommandFactory = (out, setExitCode) =>
       // yargs reads a lone `-` (stdin) as an empty string.
       const source = await openSource(sourceArg(args.source), readerOptionsFrom(args));
       let headers: string[];
+      let samples: Map<string, string[]>;
       try {
-        let n = 0;
-        for await (const _ of source.rows) if (++n >= HEADER_SAMPLE_ROWS) break;
+        samples = await collectSamples(source.rows, HEADER_SAMPLE_ROWS);
         headers = [...source.headers];
       } finally {
         await source.close();
       }
-      const { profile, unplaced } = draftProfile(headers, model, args.entity, args.variants);
+      const { profile, unplaced, notes } = draftProfile(headers, model, args.entity, args.variants, samples);
       const schema = args.out ? relative(dirname(args.out), profileSchemaPath()) : profileSchemaPath();
       const text = `${JSON.stringify({ $schema: schema.split('\\').join('/'), ...profile }, null, 2)}\n`;
       if (args.out) {
@@ -83,6 +84,10 @@ export const profileCommand: CommandFactory = (out, setExitCode) =>
       }
       const placed = headers.length - unplaced.length;
       out.error(`${placed} of ${headers.length} columns placed`);
+      for (const note of notes) {
+        const line = noteLine(note);
+        if (line) out.error(line);
+      }
       if (unplaced.length) {
         out.error(
           `not placed (written as null, ignored until you map them): ${unplaced.map((h) => `"${h}"`).join(', ')}`,
@@ -91,3 +96,17 @@ export const profileCommand: CommandFactory = (out, setExitCode) =>
       setExitCode(EXIT.OK);
     },
   }) as CommandModule<object, ProfileArgs>;
+
+/** `"Gewicht (g)" -> prod_weight: the header says g, prod_weight holds kg`, `"Gewcht": not placed; did you mean ...`. */
+function noteLine(note: HeaderNote): string | undefined {
+  if (note.field) {
+    if (!note.unit && !note.warning) return undefined;
+    const target = note.culture ? `${note.field} (${note.culture})` : note.field;
+    return `  "${note.header}" -> ${target}${note.unit ? ` in ${note.unit}` : ''}${note.warning ? `: check: ${note.warning}` : ''}`;
+  }
+  const parts = [`  "${note.header}": not placed`];
+  if (note.warning) parts.push(note.warning);
+  if (note.suggestions?.length) parts.push(`did you mean ${note.suggestions.join(', ')}?`);
+  if (note.samples?.length) parts.push(`values: ${note.samples.map((v) => JSON.stringify(v)).join(', ')}`);
+  return parts.join('; ');
+}

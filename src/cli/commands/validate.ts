@@ -1,10 +1,12 @@
 // `catalog-io validate <source>`: dry-run a feed against the tenant's schemas, one report line per row.
 // Thin: flags -> options, then validateFile(); the summary goes to stderr (or JSON on stdout).
 import type { CommandModule } from 'yargs';
+import type { CatalogClient } from '../../api/catalog.js';
 // From flags.js, not the config index: an offline run (--schemas) loads no HTTP client.
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
 import { checkSource } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
+import { ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
 import { type ValidateFileResult, validateFile } from '../../runner/validate.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
@@ -18,28 +20,46 @@ import {
 } from './feed.js';
 import type { CommandFactory } from './index.js';
 
-type ValidateArgs = FeedArgs;
+type ValidateArgs = FeedArgs & { 'check-refs'?: boolean };
 
 export const validateCommand: CommandFactory = (out, setExitCode) =>
   ({
     command: 'validate <source>',
     describe: 'Check a feed against the tenant schemas without writing anything; report per row',
     builder: (y) =>
-      withFeedOptions(y, { rejects: "Invalid rows in the input's format, with an _error column" }).options(
-        connectionOptions,
-      ),
+      withFeedOptions(y, { rejects: "Invalid rows in the input's format, with _error and _source columns" })
+        .option('check-refs', {
+          type: 'boolean',
+          describe:
+            "Check each row's references (a variant's product, a category's parent, a product's categories) against the file and the tenant, 100 per request (with --schemas: against the file)",
+        })
+        .options(connectionOptions),
     handler: async (args: ValidateArgs) => {
       // A missing file is said before anything is started or asked of the tenant.
       await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
-      const model = await tenantModelFor({
-        flags: connectionFlagsFrom(args),
-        announce: (line) => out.error(line),
-      });
+      const flags = connectionFlagsFrom(args);
+      // Asked for: validate otherwise costs only the $metadata requests (and works from cached schemas,
+      // where references are checked against the file alone).
+      const checkRefs = args['check-refs'] === true;
+      const connection =
+        checkRefs && !flags.schemas
+          ? await (await import('../../config/index.js')).connect({
+              flags,
+              announce: (line) => out.error(line),
+            })
+          : undefined;
+      const model = connection
+        ? await connection.tenant.model()
+        : await tenantModelFor({ flags, announce: (line) => out.error(line) });
       const progress = createProgress(out, 'validate', { quiet: args.quiet || args.json });
       let result: ValidateFileResult;
       try {
+        const references = checkRefs
+          ? new ReferenceCheck(model, connection && tenantRefLookup(connection.catalog))
+          : undefined;
         result = await validateFile({
+          ...(references && { references }),
           source: sourceArg(args.source),
           readerOptions: readerOptionsFrom(args),
           model,
@@ -49,10 +69,11 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
           ...(args.report && { reportFile: args.report }),
           ...(args.rejects && { rejectsFile: args.rejects }),
           onRow: (s, read) => {
-            // A bar redrawn per row would cost more than the row: every 1024 rows is often enough.
+            // The bar is drawn by a timer; telling it the state every 1024 rows is often enough.
             if ((s.rows & 1023) !== 0) return;
             progress.update({
               done: s.rows,
+              rowsRead: s.rows,
               bytesRead: read.bytesRead(),
               ...(read.totalBytes !== undefined && { totalBytes: read.totalBytes }),
               counts: `${s.outcomes.valid} valid · ${s.outcomes.invalid} invalid`,
@@ -61,6 +82,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
         });
       } finally {
         progress.stop();
+        await connection?.close();
       }
       printSummary(out, result, args);
       setExitCode(result.outcomes.invalid > 0 ? EXIT.ROWS_FAILED : EXIT.OK);
@@ -87,4 +109,18 @@ function printSummary(out: Output, result: ValidateFileResult, args: ValidateArg
   printFindings(out, result);
   if (args.report) out.error(`report: ${args.report}`);
   if (args.rejects && invalid > 0) out.error(`rejects: ${args.rejects} (fix them and run again)`);
+}
+
+/** Which refs the tenant has: `$filter=<ref> in (...)`, 100 refs per request, only the ref selected. */
+function tenantRefLookup(catalog: CatalogClient): TenantRefLookup {
+  return async (entity, refs) => {
+    const found = new Set<string>();
+    for await (const record of catalog.listIn<Record<string, unknown>>(entity.path, entity.refField, refs, {
+      query: { $select: entity.refField },
+      maxValues: 100,
+    })) {
+      found.add(String(record[entity.refField]));
+    }
+    return found;
+  };
 }

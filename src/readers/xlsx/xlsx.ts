@@ -120,6 +120,13 @@ async function* sheetEvents(
     });
     const { sheets, context } = await readParts(zip, settings.source);
     const selected = selectSheets(sheets, settings.sheets);
+    // Never a silent first sheet of many: the others are named.
+    const skipped = sheets.filter((sheet) => !selected.includes(sheet));
+    if (settings.sheets.length === 0 && skipped.length > 0) {
+      notes.push(
+        `only sheet "${selected[0]?.name}" was read; the workbook also has ${skipped.map((s) => `"${s.name}"`).join(', ')}: name one with --sheet`,
+      );
+    }
     // A workbook too large to read whole stops before its first row, not after hours of rows.
     zip.checkTotal(selected.map((sheet) => sheet.path));
     progress.total = selected.reduce((sum, sheet) => sum + zip!.sizeOf(sheet.path), 0);

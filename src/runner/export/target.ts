@@ -1,6 +1,7 @@
-// Where an export goes and in which format: `--format`, else the `--out` extension, else XLSX. XLSX is
-// one workbook (a sheet per entity); CSV and NDJSON are one file per entity in a folder, or the single
-// file named when one entity is exported.
+// Where an export goes and in which format: `--format`, else the `--out` extension, else CSV for a
+// folder (one file per entity, as the help says). XLSX is one workbook (a sheet per entity; in a folder,
+// `catalog.xlsx`); CSV and NDJSON are one file per entity in a folder, or the single file named when one
+// entity is exported.
 import { mkdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { CatalogIoError } from '../../errors.js';
@@ -35,8 +36,11 @@ export function resolveTarget(out: string, format: string | undefined, tables: n
   }
   const extension = extname(out).toLowerCase();
   const byExtension = EXTENSIONS[extension];
-  const chosen: ExportFormat = (format as ExportFormat | undefined) ?? byExtension ?? 'xlsx';
   const isDir = isDirectory(out) || out.endsWith('/') || out.endsWith('\\');
+  // A name without an extension is a folder to make.
+  const folder = isDir || !extension;
+  const chosen: ExportFormat =
+    (format as ExportFormat | undefined) ?? (folder ? undefined : byExtension) ?? (folder ? 'csv' : 'xlsx');
   if (chosen === 'xlsx') {
     return { format: chosen, path: { file: isDir || !extension ? join(out, 'catalog.xlsx') : out } };
   }

@@ -112,6 +112,29 @@ export class AssetRegistrar {
     }
   }
 
+  /**
+   * A plan's check of the plain names drafts give (no URL to register): which of them the DAM does not
+   * hold, nor would hold after this plan's registrations. The import's write would be refused for them.
+   * One lookup per 100 names; the names found are remembered.
+   */
+  async missingNames(assets: ReadonlyArray<{ kind: AssetKind; name: string }>): Promise<Set<string>> {
+    const byKind = new Map<AssetKind, Set<string>>();
+    const has = (kind: AssetKind, name: string) =>
+      this.known.has(`${kind}:${name}`) || this.claimed.has(name);
+    for (const { kind, name } of assets) {
+      if (has(kind, name)) continue;
+      const set = byKind.get(kind) ?? new Set<string>();
+      set.add(name);
+      byKind.set(kind, set);
+    }
+    for (const [kind, names] of byKind) {
+      for await (const record of this.dam.existing<{ reference: string }>(kind, names)) {
+        remember(this.known, `${kind}:${record.reference}`, true);
+      }
+    }
+    return new Set(assets.filter((a) => !has(a.kind, a.name)).map((a) => `${a.kind}:${a.name}`));
+  }
+
   /** Registers a URL (with DAM tags the first time) once per run; later calls share the outcome. */
   register(kind: AssetKind, url: string, tags?: string[]): Promise<AssetOutcome> {
     const known = this.done.get(url) ?? this.inFlight.get(url);

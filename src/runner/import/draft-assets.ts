@@ -10,13 +10,50 @@ export async function registerDraftAssets(
   drafts: readonly Draft[],
   /** Awaited once a draft's URLs are registered (a test pauses the run there). */
   checkpoint?: () => Promise<void> | undefined,
+  /** A plan: also find the plain names the DAM does not hold (the import's write would be refused). */
+  plan = false,
 ): Promise<Map<Draft, AssetOutcome[]>> {
   const out = new Map<Draft, AssetOutcome[]>();
   const urls = drafts.flatMap((d) =>
     d.assets.filter((a): a is AssetRef & { url: string } => typeof a.url === 'string'),
   );
-  if (urls.length === 0) return out;
-  const assets = registrar();
+  if (urls.length > 0) await registerUrls(registrar(), baseLanguage, drafts, out, urls, checkpoint);
+  if (plan) await planPlainNames(registrar, drafts, out);
+  return out;
+}
+
+async function planPlainNames(
+  registrar: () => AssetRegistrar,
+  drafts: readonly Draft[],
+  out: Map<Draft, AssetOutcome[]>,
+): Promise<void> {
+  const plain = drafts.flatMap((d) => d.assets.filter((a) => a.url === undefined));
+  if (plain.length === 0) return;
+  const missing = await registrar().missingNames(plain);
+  for (const draft of drafts) {
+    for (const a of draft.assets) {
+      if (a.url !== undefined || !missing.has(`${a.kind}:${a.name}`)) continue;
+      const outcomes = out.get(draft) ?? [];
+      outcomes.push({
+        url: a.name,
+        kind: a.kind,
+        reference: a.name,
+        status: 'failed',
+        message: `the ${a.kind} '${a.name}' does not exist in the DAM`,
+      });
+      out.set(draft, outcomes);
+    }
+  }
+}
+
+async function registerUrls(
+  assets: AssetRegistrar,
+  baseLanguage: string,
+  drafts: readonly Draft[],
+  out: Map<Draft, AssetOutcome[]>,
+  urls: ReadonlyArray<AssetRef & { url: string }>,
+  checkpoint?: () => Promise<void> | undefined,
+): Promise<void> {
   // One lookup per 100 references instead of a POST (and a 409) per asset the DAM already has.
   await assets.lookup(urls);
   await Promise.all(
@@ -33,7 +70,6 @@ export async function registerDraftAssets(
       await checkpoint?.();
     }),
   );
-  return out;
 }
 
 function renameAsset(draft: Draft, asset: AssetRef, reference: string, baseLanguage: string): void {

@@ -134,12 +134,7 @@ export class ImportExecutor {
         });
       }
       waiting = waiting.filter((d) => !orphans.includes(d));
-      if (this.ctx.settings.plan) {
-        // Nothing is created in a plan: a parent that would be created counts as known.
-        for (const r of results)
-          if (r.outcome === 'would-create')
-            lookup.rememberId(entity.name, r.draft.ref, `(new ${r.draft.ref})`);
-      }
+      // (In a plan, writeGroup counts a category that would be created as known: its children follow.)
     }
     this.pendingCategories = waiting;
     return results;

@@ -225,7 +225,7 @@ export class ImportRun {
       results.some((r) => r.fault !== undefined),
     );
     if ((line.outcome === 'invalid' || line.outcome === 'failed') && this.rejects) {
-      await this.rejects.write(row.cells as Record<string, Cell>, line.message);
+      await this.rejects.write(row.cells as Record<string, Cell>, line.message, row.location);
     }
     this.progress();
   }
@@ -233,6 +233,7 @@ export class ImportRun {
   private progress(): void {
     this.options.onProgress?.({
       rows: this.rows,
+      rowsRead: this.ordinal,
       outcomes: this.outcomes,
       ...this.position(),
       ...(this.options.counters && { requests: this.options.counters() }),

@@ -21,6 +21,7 @@ import {
   type ImportReportLine,
   openRunReport,
   type RunReportWriter,
+  runSummaryRows,
   writeImportReport,
 } from '../../writers/import-report.js';
 import type { RunSummary } from '../summary-types.js';
@@ -216,9 +217,13 @@ export class RunRecorder implements WriteLog {
   async close(summary: RunEnd, summaryCopy?: string): Promise<RunSummary> {
     this.journal.close();
     this.report?.close();
-    if (this.setup.reportFile && this.report?.format === 'xlsx')
-      await writeImportReport(this.setup.reportFile, journalReportLines(this.journalFile));
     const full = this.fullSummary(summary);
+    if (this.setup.reportFile && this.report?.format === 'xlsx')
+      await writeImportReport(
+        this.setup.reportFile,
+        journalReportLines(this.journalFile),
+        runSummaryRows(full),
+      );
     if (this.temporary) {
       if (summaryCopy) await writeRunSummary(path.join(this.temporary, 'summary.json'), full, summaryCopy);
       await rm(this.temporary, { recursive: true, force: true });

@@ -69,7 +69,8 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     await recorder.start();
     if (options.stop) options.stop.flushNow = () => recorder.flush();
     opened = await openSource(options.source, options.readerOptions);
-    if (options.rejectsFile) rejects = await openRejectsFor(options.rejectsFile, opened);
+    if (options.rejectsFile)
+      rejects = await openRejectsFor(options.rejectsFile, opened, { guard: options.raw !== true });
     const source = opened;
     const run = new ImportRun(
       options,

@@ -102,7 +102,10 @@ export interface ImportOptions {
 }
 
 export interface ImportProgress {
+  /** Source rows done (reported). */
   rows: number;
+  /** Source rows read so far: done, in a batch, or waiting for one. */
+  rowsRead: number;
   outcomes: Record<RowOutcome, number>;
   bytesRead: number;
   totalBytes?: number;

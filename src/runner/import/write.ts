@@ -28,6 +28,7 @@ export async function writeGroup(
     ctx.model.baseLanguage,
     drafts,
     () => ctx.writeLog?.checkpoint?.('dam'),
+    ctx.settings.plan,
   );
   const links = await resolveLinks(lookup, ctx.model, entity, drafts);
 
@@ -37,6 +38,13 @@ export async function writeGroup(
   }
   // Decide every draft first, so the journal can say what is about to be written before it is sent.
   const decisions = drafts.map((draft) => decide(ctx, entity, draft, existing, assetResults, links));
+  if (ctx.settings.plan) {
+    // Nothing is created in a plan: a record that would be created counts as known to the rows after it
+    // (a variant of a product earlier in the file, a category's parent), as the import will find it.
+    for (const d of decisions)
+      if ('result' in d && d.result.outcome === 'would-create')
+        lookup.rememberId(entity.name, d.draft.ref, `(new ${d.draft.ref})`);
+  }
   const intents: WriteIntent[] = [];
   for (const d of decisions) {
     if ('result' in d) continue;

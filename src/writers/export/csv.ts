@@ -1,7 +1,6 @@
-// CSV export: RFC 4180 (CRLF, quotes only where needed), UTF-8 with an optional BOM for Excel, one
-// file per entity in a folder or one named file, and the spreadsheet-injection guard unless raw.
-import Papa from 'papaparse';
-import { FORMULA_TRIGGER } from './safety.js';
+// CSV export: the project's one CSV writer (`../csv.ts`: RFC 4180, the formula guard unless raw), UTF-8
+// with an optional BOM for Excel, one file per entity in a folder or one named file.
+import { CsvFormat } from '../csv.js';
 import { EntityFiles } from './stream.js';
 import {
   type CsvOptions,
@@ -11,39 +10,33 @@ import {
   joinMulti,
 } from './types.js';
 
-/** Rows are quoted in batches: fewer calls, same bytes. */
-const BATCH_ROWS = 256;
+/** Rows are gathered into chunks of about 64 KB: one stream write per row costs more than the row. */
+const CHUNK_CHARS = 64 * 1024;
 
 export function createCsvSink(
   target: { dir: string } | { file: string },
   options: CsvOptions = {},
 ): ExportSink {
   const entityFiles = new EntityFiles(target, 'csv', 'CSV');
-  const unparseConfig = {
-    newline: '\r\n',
-    delimiter: options.delimiter ?? ',',
-    escapeFormulae: options.raw ? false : FORMULA_TRIGGER,
-  };
+  const csv = new CsvFormat({ delimiter: options.delimiter ?? ',', guard: !options.raw });
   return {
     files: entityFiles.files,
     async table(name: string, columns: readonly ExportColumn[]): Promise<EntityTableWriter> {
       const out = entityFiles.open(name);
-      const head = Papa.unparse([columns.map((c) => c.header)], { ...unparseConfig, escapeFormulae: false });
-      await out.write(`${options.bom ? '\uFEFF' : ''}${head}\r\n`);
-      let batch: unknown[][] = [];
-      const flush = async () => {
-        if (batch.length === 0) return;
-        const text = Papa.unparse(batch, unparseConfig);
-        batch = [];
-        await out.write(`${text}\r\n`);
-      };
+      await out.write(`${options.bom ? '\uFEFF' : ''}${csv.header(columns.map((c) => c.header))}`);
+      let pending = '';
       return {
         async writeRow(values) {
-          batch.push(values.map((v) => joinMulti(v) ?? null));
-          if (batch.length >= BATCH_ROWS) await flush();
+          pending += csv.line(columns.map((_, i) => joinMulti(values[i])));
+          if (pending.length >= CHUNK_CHARS) {
+            const chunk = pending;
+            pending = '';
+            await out.write(chunk);
+          }
         },
         async close() {
-          await flush();
+          if (pending) await out.write(pending);
+          pending = '';
           await out.end();
         },
       };

@@ -1,7 +1,8 @@
 // Export sinks by format. The export runner picks one from --format and --out.
+
+export { FORMULA_TRIGGER, unneutralise } from '../formula.js';
 export { createCsvSink } from './csv.js';
 export { createNdjsonSink } from './ndjson.js';
-export { FORMULA_TRIGGER, unneutralise } from './safety.js';
 export type {
   ColumnKind,
   CsvOptions,
