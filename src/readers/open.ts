@@ -48,6 +48,8 @@ export async function openSource(spec: string, options: ReaderOptions = {}): Pro
 }
 
 const isUrl = (spec: string) => /^https?:\/\//i.test(spec);
+/** sftp://, ftp://, ftps:// (readers/remote/). */
+const isRemote = (spec: string) => /^(s?ftp|ftps):\/\//i.test(spec);
 
 /**
  * Fails now, with the same coded error openSource() would give, when a local file cannot be read, so a
@@ -55,7 +57,7 @@ const isUrl = (spec: string) => /^https?:\/\//i.test(spec);
  * opened.
  */
 export async function checkSource(spec: string): Promise<void> {
-  if (spec !== '-' && !isUrl(spec)) await readableSize(spec);
+  if (spec !== '-' && !isUrl(spec) && !isRemote(spec)) await readableSize(spec);
 }
 
 async function openBytes(spec: string, settings: ResolvedOptions): Promise<ByteSource> {
@@ -64,6 +66,10 @@ async function openBytes(spec: string, settings: ResolvedOptions): Promise<ByteS
     // Loaded when needed, like the XLSX reader below: a local CSV or JSON read does not pay for the HTTP client.
     const { openUrl } = await import('./sources/url.js');
     return openUrl(spec, settings.timeoutMs);
+  }
+  if (isRemote(spec)) {
+    const { openRemote } = await import('./remote/remote.js');
+    return openRemote(spec);
   }
   return openFile(spec);
 }
