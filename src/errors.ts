@@ -47,6 +47,8 @@ export type ErrorCode =
   // runs
   | 'MAX_ERRORS'
   | 'LOCKED'
+  // shared state (--redis)
+  | 'REDIS_UNREACHABLE'
   | 'INTERNAL';
 
 export interface ErrorDetails {

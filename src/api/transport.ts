@@ -11,7 +11,7 @@ import {
   header,
   type ServiceName,
 } from './errors.js';
-import { createLimiter, type RateLimit, type RunLimiter } from './limiter.js';
+import { createLimiter, type RateLimit, type RequestLimiter } from './limiter.js';
 import { decideRetry, type RetryPolicy, retryPolicy, sleep } from './retry.js';
 import { encodePath, encodeQuery, type Query, trimBase } from './url.js';
 
@@ -27,13 +27,15 @@ export interface TransportOptions {
   /** Requests per window; `null` for none. Default 50 per 10 s (the real service's limit). */
   rateLimit?: RateLimit | null;
   retry?: Partial<RetryPolicy>;
+  /** A limiter shared with other processes (`--redis`); replaces the run's own. */
+  limiter?: RequestLimiter;
   timeoutMs?: number;
   connectTimeoutMs?: number;
 }
 
 /** What one run shares: connections, limiter, counters, retry policy. Close it when the run ends. */
 export class Transport {
-  readonly limiter: RunLimiter;
+  readonly limiter: RequestLimiter;
   readonly counters = new RunCounters();
   readonly policy: RetryPolicy;
   readonly concurrency: number;
@@ -44,10 +46,12 @@ export class Transport {
 
   constructor(options: TransportOptions = {}) {
     this.concurrency = options.concurrency ?? 8;
-    this.limiter = createLimiter({
-      concurrency: this.concurrency,
-      ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
-    });
+    this.limiter =
+      options.limiter ??
+      createLimiter({
+        concurrency: this.concurrency,
+        ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+      });
     this.policy = retryPolicy(options.retry);
     this.timeoutMs = options.timeoutMs ?? TIMEOUT_DEFAULTS.timeoutMs;
     this.connectTimeoutMs = options.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs;

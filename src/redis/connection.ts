@@ -1,0 +1,56 @@
+// Connecting to Redis (ioredis) for the shared rate limit, the run lock and the job queue. One place
+// that reads the URL, says clearly when Redis cannot be reached, and never shows its password.
+import { Redis, type RedisOptions } from 'ioredis';
+import { CatalogIoError } from '../errors.js';
+
+/** Every key catalog-io writes starts with this, so a shared Redis stays readable. */
+export const KEY_PREFIX = 'catalog-io';
+
+/** The URL as it may be shown: the password replaced by `***`. */
+export function redactRedisUrl(url: string): string {
+  return url.replace(/^(rediss?:\/\/[^/@:]*):[^/@]*@/i, '$1:***@');
+}
+
+export function checkRedisUrl(url: string, where: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `${where} is not a URL: ${JSON.stringify(redactRedisUrl(url))}`,
+    );
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `${where} must be redis:// or rediss://, found ${parsed.protocol}`,
+    );
+  }
+  return url;
+}
+
+/**
+ * A connected client, or REDIS_UNREACHABLE naming the server. `forQueue`: BullMQ wants commands
+ * to wait for a reconnect instead of failing after a few retries.
+ */
+export async function connectRedis(url: string, options: { forQueue?: boolean } = {}): Promise<Redis> {
+  const settings: RedisOptions = {
+    lazyConnect: true,
+    connectTimeout: 5000,
+    ...(options.forQueue ? { maxRetriesPerRequest: null } : { maxRetriesPerRequest: 3 }),
+  };
+  const client = new Redis(url, settings);
+  // Errors after the connection are told by the commands that fail; a listener keeps them off stderr.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    client.disconnect();
+    throw new CatalogIoError(
+      'REDIS_UNREACHABLE',
+      `Cannot reach Redis at ${redactRedisUrl(url)}: ${(err as { code?: string }).code ?? (err as Error).message}`,
+    );
+  }
+  return client;
+}
