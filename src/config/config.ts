@@ -1,12 +1,13 @@
 // Connection settings, checked once at the edge. Precedence: flags > environment > config file.
 //   flags        --catalog-url --dam-url --api-key --config --concurrency --rate-limit --timeout --schemas
-//   environment  CATALOG_URL, DAM_URL, CATALOG_API_KEY
+//   environment  CATALOG_URL, DAM_URL, CATALOG_API_KEY, CATALOG_IO_REDIS
 //   config file  catalog-io.config.json in the working directory, or the file given with --config
 // With no catalog URL anywhere, commands run against the embedded sandbox (see connect.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RateLimit } from '../api/limiter.js';
 import { CatalogIoError } from '../errors.js';
+import { checkRedisUrl } from '../redis/url.js';
 
 export const CONFIG_FILE_NAME = 'catalog-io.config.json';
 
@@ -25,6 +26,8 @@ export interface ConnectionSettings {
   maxAttempts?: number;
   /** A schema cache folder to read instead of the live `$metadata`. */
   schemasDir?: string;
+  /** Redis URL: the rate limit and run lock shared by every process of the tenant (docs/scale.md). */
+  redisUrl?: string;
 }
 
 /** CLI flags as yargs gives them (kebab-case keys are also camel-cased by yargs). */
@@ -37,6 +40,7 @@ export interface ConnectionFlags {
   rateLimit?: string;
   timeout?: number;
   schemas?: string;
+  redis?: string;
 }
 
 export interface ResolvedSettings extends ConnectionSettings {
@@ -62,6 +66,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     catalogUrl: nonEmpty(env.CATALOG_URL),
     damUrl: nonEmpty(env.DAM_URL),
     apiKey: nonEmpty(env.CATALOG_API_KEY),
+    redisUrl: nonEmpty(env.CATALOG_IO_REDIS),
   });
   const flagSettings: ConnectionSettings = dropUndefined({
     catalogUrl: nonEmpty(flags.catalogUrl),
@@ -71,6 +76,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     rateLimit: flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit, '--rate-limit'),
     timeoutMs: flags.timeout,
     schemasDir: nonEmpty(flags.schemas),
+    redisUrl: nonEmpty(flags.redis),
   });
 
   const resolved: ResolvedSettings = { sources: {} };
@@ -111,6 +117,7 @@ function check(s: ResolvedSettings): void {
     if (url.search || url.hash)
       throw invalid(`${label(key, s)} must not have a query or fragment: ${url.origin}${url.pathname}`);
   }
+  if (s.redisUrl !== undefined) checkRedisUrl(s.redisUrl, label('redisUrl', s));
   if (
     s.concurrency !== undefined &&
     (!Number.isInteger(s.concurrency) || s.concurrency < 1 || s.concurrency > 64)
@@ -181,6 +188,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
     'timeoutMs',
     'maxAttempts',
     'schemas',
+    'redis',
   ]);
   const unknown = Object.keys(o).filter((k) => !known.has(k));
   if (unknown.length > 0) {
@@ -230,6 +238,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
       timeoutMs: number('timeoutMs'),
       maxAttempts: number('maxAttempts'),
       schemasDir: string('schemas'),
+      redisUrl: string('redis'),
     }),
   };
 }
@@ -241,6 +250,7 @@ function label(key: keyof ConnectionSettings, s: ResolvedSettings): string {
     concurrency: ['--concurrency', 'concurrency', 'concurrency'],
     timeoutMs: ['--timeout', 'timeoutMs', 'timeoutMs'],
     maxAttempts: ['maxAttempts', 'maxAttempts', 'maxAttempts'],
+    redisUrl: ['--redis', 'CATALOG_IO_REDIS', 'redis'],
   };
   const [flag, env, file] = names[key] ?? [key, key, key];
   const source = s.sources[key];

@@ -21,6 +21,15 @@ export const connectionOptions = {
   },
 } as const satisfies Record<string, Options>;
 
+/** The flag of commands whose rate limit and run lock can be shared through Redis (import, export). */
+export const sharedStateOptions = {
+  redis: {
+    type: 'string',
+    describe:
+      'Share the rate limit and run lock with every process of this tenant through Redis (env CATALOG_IO_REDIS)',
+  },
+} as const satisfies Record<string, Options>;
+
 /** Picks the connection flags out of yargs' argv. */
 export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFlags {
   const flags: ConnectionFlags = {};
@@ -40,6 +49,7 @@ export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFl
   const rateLimit = s('rate-limit');
   const timeout = n('timeout');
   const schemas = s('schemas');
+  const redis = s('redis');
   if (catalogUrl !== undefined) flags.catalogUrl = catalogUrl;
   if (damUrl !== undefined) flags.damUrl = damUrl;
   if (apiKey !== undefined) flags.apiKey = apiKey;
@@ -48,5 +58,6 @@ export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFl
   if (rateLimit !== undefined) flags.rateLimit = rateLimit;
   if (timeout !== undefined) flags.timeout = timeout;
   if (schemas !== undefined) flags.schemas = schemas;
+  if (redis !== undefined) flags.redis = redis;
   return flags;
 }

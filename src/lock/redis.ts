@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { CatalogIoError } from '../errors.js';
-import { KEY_PREFIX } from '../redis/connection.js';
+import { KEY_PREFIX } from '../redis/url.js';
 import type { AcquireOptions, HeldLock, LockHolder, LockScope, RunLockStore } from './types.js';
 
 export const REDIS_LOCK_DEFAULTS = Object.freeze({

@@ -2,33 +2,9 @@
 // that reads the URL, says clearly when Redis cannot be reached, and never shows its password.
 import { Redis, type RedisOptions } from 'ioredis';
 import { CatalogIoError } from '../errors.js';
+import { redactRedisUrl } from './url.js';
 
-/** Every key catalog-io writes starts with this, so a shared Redis stays readable. */
-export const KEY_PREFIX = 'catalog-io';
-
-/** The URL as it may be shown: the password replaced by `***`. */
-export function redactRedisUrl(url: string): string {
-  return url.replace(/^(rediss?:\/\/[^/@:]*):[^/@]*@/i, '$1:***@');
-}
-
-export function checkRedisUrl(url: string, where: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new CatalogIoError(
-      'CONFIG_INVALID',
-      `${where} is not a URL: ${JSON.stringify(redactRedisUrl(url))}`,
-    );
-  }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new CatalogIoError(
-      'CONFIG_INVALID',
-      `${where} must be redis:// or rediss://, found ${parsed.protocol}`,
-    );
-  }
-  return url;
-}
+export { KEY_PREFIX } from './url.js';
 
 /**
  * A connected client, or REDIS_UNREACHABLE naming the server. `forQueue`: BullMQ wants commands

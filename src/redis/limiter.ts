@@ -9,7 +9,7 @@
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import { LIMIT_DEFAULTS, type RateLimit, type RequestLimiter, windowWithMargin } from '../api/limiter.js';
-import { KEY_PREFIX } from './connection.js';
+import { KEY_PREFIX } from './url.js';
 
 export interface SharedLimiterOptions {
   /** A connected client; the limiter makes its own two connections from its settings. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { connect, connectionFlagsFrom, connectionOptions } from '../../config/index.js';
 import { CatalogIoError } from '../../errors.js';
+import type { HeldLock } from '../../lock/types.js';
 import { checkSource } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import type { ImportMode, ImportSummary, RowOutcome } from '../../runner/import/run.js';
@@ -18,6 +19,7 @@ import {
   withFeedOptions,
 } from './feed.js';
 import type { CommandFactory } from './index.js';
+import { beginRun, endRun, holdSharedLock, runSummary, withRunEndOptions } from './run-end.js';
 
 interface ImportArgs extends FeedArgs {
   mode: ImportMode;
@@ -37,7 +39,11 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
     describe:
       'Register images in the DAM, then create or update records by reference, writing only what changed',
     builder: (y) =>
-      withFeedOptions(y, { rejects: "Failed and invalid rows in the input's format, with an _error column" })
+      withRunEndOptions(
+        withFeedOptions(y, {
+          rejects: "Failed and invalid rows in the input's format, with an _error column",
+        }),
+      )
         .option('mode', {
           choices: ['upsert', 'create', 'update'] as const,
           default: 'upsert' as const,
@@ -98,17 +104,28 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       // A missing file is said before anything is started or asked of the tenant.
       await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
+      const start = await beginRun(sourceArg(args.source), args);
       const connection = await connect({
         flags: connectionFlagsFrom(args),
         announce: (line) => out.error(line),
       });
       const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
+      const tenant = connection.shared?.tenant ?? connection.tenant.name;
+      let lock: HeldLock | undefined;
       try {
+        if (!args.plan)
+          lock = await holdSharedLock(
+            connection,
+            profile.entity,
+            start.runId,
+            args['wait-lock'] as number | undefined,
+            out,
+          );
         const model = await connection.tenant.model();
         // Loaded on use, like the other commands' runners: `--help` and other commands start faster.
         const { importFile } = await import('../../runner/import/run.js');
         const summary = await importFile({
-          source: sourceArg(args.source),
+          source: start.source,
           readerOptions: readerOptionsFrom(args),
           profile,
           model,
@@ -140,9 +157,44 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         });
         progress.stop();
         printSummary(out, summary, args);
-        setExitCode(exitCodeOf(summary));
+        const exitCode = exitCodeOf(summary);
+        setExitCode(exitCode);
+        await lock?.release();
+        const bad = summary.outcomes.failed + summary.outcomes.invalid;
+        const run = runSummary(start, {
+          state: summary.stopped ? 'stopped' : 'finished',
+          exitCode,
+          entity: profile.entity,
+          tenant,
+          rows: summary.rows,
+          outcomes: summary.outcomes,
+          requests: { total: summary.requests.total, byMethod: summary.requests.byMethod },
+          ...(args.report && { reportFile: args.report }),
+          message:
+            bad > 0
+              ? `${bad} rows were not imported${args.rejects ? `: fix them in ${args.rejects} and run again` : ''}`
+              : summary.stopped
+                ? `stopped: --max-errors ${maxErrors} reached`
+                : `all ${summary.rows} rows imported`,
+        });
+        await endRun(start, run, args, out);
+      } catch (err) {
+        // A run that could not finish is told too: nobody else would notice a nightly failure.
+        const run = runSummary(start, {
+          state: 'crashed',
+          exitCode: EXIT.FATAL,
+          entity: profile.entity,
+          tenant,
+          rows: 0,
+          outcomes: {},
+          requests: { total: connection.snapshot().requests, byMethod: connection.snapshot().byMethod },
+          message: err instanceof Error ? err.message : String(err),
+        });
+        await endRun(start, run, args, out);
+        throw err;
       } finally {
         progress.stop();
+        await lock?.release();
         await connection.close();
       }
     },

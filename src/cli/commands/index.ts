@@ -4,6 +4,7 @@ import type { Output } from '../output.js';
 import { demoCommand } from './demo.js';
 import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
+import { enqueueCommand, jobsCommand, scheduleCommand, workerCommand } from './jobs.js';
 import { previewCommand } from './preview.js';
 import { profileCommand } from './profile.js';
 import { sandboxCommand } from './sandbox.js';
@@ -24,6 +25,10 @@ export function commands(out: Output, setExitCode: (code: number) => void): Comm
     importCommand,
     exportCommand,
     demoCommand,
+    workerCommand,
+    enqueueCommand,
+    scheduleCommand,
+    jobsCommand,
   ];
   return factories.map((make) => make(out, setExitCode));
 }
