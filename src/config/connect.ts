@@ -1,6 +1,7 @@
 // connect(): what every command calls to reach a tenant. Resolves the settings, starts the embedded
 // sandbox when no catalog URL is configured, and builds both clients over one run Transport
 // (one limiter, one set of counters, one pool per origin).
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { CatalogClient } from '../api/catalog.js';
 import type { CountersSnapshot } from '../api/counters.js';
@@ -9,6 +10,7 @@ import { LIMIT_DEFAULTS } from '../api/limiter.js';
 import { ServiceHttp, Transport } from '../api/transport.js';
 import { CatalogIoError } from '../errors.js';
 import type { RunLockStore } from '../lock/types.js';
+import { tenantHash } from '../runs/source-identity.js';
 import { loadTenantModel } from '../schema/load.js';
 import type { TenantModel } from '../schema/model.js';
 import { defaultSchemasDir, tenantName } from '../schema/raw.js';
@@ -39,6 +41,8 @@ export interface TenantInfo {
   damUrl: string | undefined;
   /** Running against the embedded sandbox. */
   embedded: boolean;
+  /** Names the API key without giving it away (a short sha256 of it): locks and run summaries use it. */
+  keyId: string;
   /** Where `schema pull` writes by default. */
   defaultSchemasDir: string;
   /** The schema cache in use (`--schemas`), when offline. */
@@ -99,8 +103,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     ? await (await import('../redis/shared.js'))
         .openSharedState({
           url: settings.redisUrl,
-          catalogUrl,
-          apiKey,
+          tenant: tenantHash(catalogUrl, keyIdOf(apiKey)),
           rateLimit: rateLimit === undefined ? LIMIT_DEFAULTS.rateLimit : rateLimit,
           ...(settings.concurrency !== undefined && { concurrency: settings.concurrency }),
           ...(options.env && { env: options.env }),
@@ -132,6 +135,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     catalogUrl,
     damUrl,
     embedded,
+    keyId: keyIdOf(apiKey),
     defaultSchemasDir: defaultSchemasDir(name, cwd),
     schemasDir,
     model() {
@@ -186,4 +190,9 @@ async function startEmbedded(
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     return start({ ...options, port: 0, allowHosts: [`127.0.0.1:${SANDBOX_PORT}`] });
   }
+}
+
+/** Names an API key without giving it away (a short sha256 of it). */
+function keyIdOf(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex').slice(0, 12);
 }

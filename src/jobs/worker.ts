@@ -3,8 +3,10 @@
 // shared with every other worker) and `--json` (the summary kept with the job).
 //
 // A worker that dies mid-job stops renewing the job's lock in Redis; after `stalledAfterMs` another
-// worker takes the job again. That run finds the rows the dead one wrote by reference and leaves
-// them alone (nothing is created twice); it waits for the dead run's lock to expire first.
+// worker takes the job again, with `--resume`: it waits for the dead run's tenant lock to expire,
+// then continues that run from its journal (rows it finished are not sent again), or, when the
+// journal shows no unfinished run, starts afresh and finds what was written by reference. Either
+// way nothing is created twice.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
@@ -73,14 +75,24 @@ async function runJob(
     '--json',
     '--quiet',
   ];
-  log(`job ${job.id}: ${job.data.command} ${source} for ${tenant} (run ${job.attemptsStarted})`);
-  const { code, stdout, stderr } = await options.runCli(argv);
+  // Run again after a dead worker or a failed run: continue the unfinished run of this source, when
+  // its run folder shows one (shared storage; docs/scale.md), else a fresh run that finds what the
+  // earlier one wrote by reference.
+  const again = job.attemptsStarted > 1 || job.stalledCounter > 0;
+  log(
+    `job ${job.id}: ${job.data.command} ${source} for ${tenant} (run ${job.attemptsStarted}${again ? ', resuming' : ''})`,
+  );
+  let { code, stdout, stderr } = await options.runCli(again ? [...argv, '--resume'] : argv);
+  if (again && code === 2 && stderr.some((l) => l.includes('--resume: no unfinished run'))) {
+    ({ code, stdout, stderr } = await options.runCli(argv));
+  }
   const summary = parseSummary(stdout);
   const result: FeedJobResult = { exitCode: code, ...(summary && { summary }), log: stderr.slice(-20) };
   log(`job ${job.id}: exit ${code}`);
-  if (code === 2) {
-    // Fatal: the last line says why. Bad flags or settings fail at once; anything else (service or
-    // source unreachable, the lock held) is tried again later.
+  if (RETRIED_EXITS.includes(code)) {
+    // Fatal, locked out or interrupted: the last line says why. Bad flags or settings fail at once;
+    // anything else (service or source unreachable, the lock held, the worker stopping) is tried
+    // again later, resuming.
     const reason = [...stderr].reverse().find((l) => l.startsWith('catalog-io:')) ?? `exit ${code}`;
     if (/\[(CONFIG_INVALID|CONFIG_MISSING|PROFILE_INVALID|SCHEMA_UNKNOWN_ENTITY)\]$/.test(reason)) {
       throw new UnrecoverableError(reason);
@@ -89,6 +101,9 @@ async function runJob(
   }
   return result;
 }
+
+/** Exit codes of runs that did not finish: 2 fatal, 75 locked, 130/143 interrupted (SIGINT/SIGTERM). */
+const RETRIED_EXITS = [2, 75, 130, 143];
 
 function parseSummary(stdout: string[]): Record<string, unknown> | undefined {
   const last = stdout.at(-1);

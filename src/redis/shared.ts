@@ -7,7 +7,6 @@ import { REDIS_LOCK_DEFAULTS, RedisLockStore } from '../lock/redis.js';
 import type { RunLockStore } from '../lock/types.js';
 import { connectRedis } from './connection.js';
 import { SharedLimiter } from './limiter.js';
-import { keyId, tenantHash } from './tenant.js';
 import { redactRedisUrl } from './url.js';
 
 export interface SharedState {
@@ -22,8 +21,8 @@ export interface SharedState {
 
 export interface SharedStateOptions {
   url: string;
-  catalogUrl: string;
-  apiKey: string;
+  /** The tenant's hash (src/runs/source-identity.ts): the same name its runs and locks use. */
+  tenant: string;
   concurrency?: number;
   rateLimit: RateLimit | null;
   env?: NodeJS.ProcessEnv;
@@ -46,7 +45,7 @@ export function lockTtlMs(env: NodeJS.ProcessEnv = process.env): number {
 export async function openSharedState(options: SharedStateOptions): Promise<SharedState> {
   const ttlMs = lockTtlMs(options.env);
   const redis = await connectRedis(options.url);
-  const tenant = tenantHash(options.catalogUrl, keyId(options.apiKey));
+  const tenant = options.tenant;
   const limiter = options.rateLimit
     ? new SharedLimiter({
         redis,

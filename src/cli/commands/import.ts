@@ -1,14 +1,18 @@
 // `catalog-io import <source>`: the nightly supplier-feed job. Thin: flags -> options, connect,
 // importFile(), then the summary on stderr (or one JSON object on stdout) and the exit code.
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { connect, connectionFlagsFrom, connectionOptions } from '../../config/index.js';
-import { CatalogIoError } from '../../errors.js';
-import type { HeldLock } from '../../lock/types.js';
+import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import { checkSource } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
-import type { ImportMode, ImportSummary, RowOutcome } from '../../runner/import/run.js';
-import { EXIT, type Output } from '../output.js';
+import type { MaxMissing } from '../../runner/import/full-sync.js';
+import type { ImportMode, ImportSummary, RowOutcome, RunStop } from '../../runner/import/run.js';
+import { EXIT_CODES } from '../../runner/import/types.js';
+import type { RunSummary } from '../../runner/summary-types.js';
+import { tenantHash } from '../../runs/source-identity.js';
+import type { Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
   type FeedArgs,
@@ -19,7 +23,7 @@ import {
   withFeedOptions,
 } from './feed.js';
 import type { CommandFactory } from './index.js';
-import { beginRun, endRun, holdSharedLock, runSummary, withRunEndOptions } from './run-end.js';
+import { beginRun, endRun, type RunStart, runSummary, withRunEndOptions } from './run-end.js';
 
 interface ImportArgs extends FeedArgs {
   mode: ImportMode;
@@ -31,6 +35,13 @@ interface ImportArgs extends FeedArgs {
   'refresh-assets': boolean;
   'wait-for-images': boolean;
   concurrency?: number;
+  resume?: string;
+  'max-failed-batches': number;
+  'wait-lock'?: number;
+  missing: 'delete' | 'ignore';
+  'max-missing': string;
+  'keep-variants': boolean;
+  summary?: string;
 }
 
 export const importCommand: CommandFactory = (out, setExitCode) =>
@@ -84,6 +95,39 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           default: false,
           describe: 'Wait until the new images are processed and report those that failed',
         })
+        .option('resume', {
+          type: 'string',
+          describe:
+            'Continue the last unfinished run of this source (or the run named): finished rows are not sent again',
+        })
+        .option('max-failed-batches', {
+          type: 'number',
+          default: 5,
+          describe: 'Stop (exit 2) after this many batches in a row failed because the service did',
+        })
+        .option('wait-lock', {
+          type: 'number',
+          describe: 'When another import of this entity to this tenant runs, wait up to this many seconds',
+        })
+        .option('missing', {
+          choices: ['delete', 'ignore'] as const,
+          default: 'ignore' as const,
+          describe: "Full sync: delete the entity's records the feed does not name",
+        })
+        .option('max-missing', {
+          type: 'string',
+          default: '5%',
+          describe: 'Full sync: delete nothing (exit 3) when more records than this (N or P%) would go',
+        })
+        .option('keep-variants', {
+          type: 'boolean',
+          default: false,
+          describe: 'Full sync: keep the variants of the products it deletes',
+        })
+        .option('summary', {
+          type: 'string',
+          describe: "Copy the run's summary.json to this file",
+        })
         .options(connectionOptions)
         .alias('rate-limit', 'rate'),
     handler: async (args: ImportArgs) => {
@@ -101,30 +145,70 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           `--max-errors must be a whole number of at least 1; got ${maxErrors}`,
         );
       }
+      const maxFailedBatches = args['max-failed-batches'];
+      if (!Number.isInteger(maxFailedBatches) || maxFailedBatches < 1) {
+        throw new CatalogIoError(
+          'CONFIG_INVALID',
+          `--max-failed-batches must be a whole number of at least 1; got ${maxFailedBatches}`,
+        );
+      }
+      const waitLock = args['wait-lock'];
+      if (waitLock !== undefined && !(waitLock >= 0)) {
+        throw new CatalogIoError(
+          'CONFIG_INVALID',
+          `--wait-lock must be a number of seconds; got ${waitLock}`,
+        );
+      }
+      const maxMissing = parseMaxMissing(args['max-missing']);
       // A missing file is said before anything is started or asked of the tenant.
       await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
+      // A pattern's newest match is picked once: the same file is read, resumed and moved.
       const start = await beginRun(sourceArg(args.source), args);
       const connection = await connect({
         flags: connectionFlagsFrom(args),
         announce: (line) => out.error(line),
       });
       const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
-      const tenant = connection.shared?.tenant ?? connection.tenant.name;
-      let lock: HeldLock | undefined;
+      // First signal: no new batch, the rows in flight finish, the report is complete. Second: out at once.
+      const stop: RunStop = {};
+      const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+        if (stop.signal) {
+          stop.flushNow?.();
+          process.exit(EXIT_CODES[signal]);
+        }
+        stop.signal = signal;
+        progress.stop();
+        out.error(
+          `${signal}: finishing the requests in flight, then stopping${signal === 'SIGINT' ? ' (Ctrl-C again to stop at once)' : ''}`,
+        );
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      const stateDir = path.join(process.cwd(), '.catalog-io');
+      const tenant = tenantHash(connection.tenant.catalogUrl, connection.tenant.keyId);
       try {
-        if (!args.plan)
-          lock = await holdSharedLock(
-            connection,
-            profile.entity,
-            start.runId,
-            args['wait-lock'] as number | undefined,
-            out,
-          );
         const model = await connection.tenant.model();
         // Loaded on use, like the other commands' runners: `--help` and other commands start faster.
         const { importFile } = await import('../../runner/import/run.js');
+        const { FileLockStore } = await import('../../lock/file.js');
         const summary = await importFile({
+          stateDir,
+          ...(args.resume !== undefined && { resume: args.resume === '' ? true : args.resume }),
+          tenant,
+          // --redis: one lock for every machine of the tenant; else a lock file on this one.
+          lockStore: connection.shared?.locks ?? new FileLockStore(stateDir),
+          ...(waitLock !== undefined && { waitLockMs: waitLock * 1000 }),
+          onLockTakeover: (previous) =>
+            out.error(
+              `warning: took over the lock of run ${previous.runId} (pid ${previous.pid} on ${previous.host}, started ${previous.startedAt}): its process is gone`,
+            ),
+          maxFailedBatches,
+          missing: args.missing,
+          maxMissing,
+          keepVariants: args['keep-variants'],
+          stop,
+          ...(args.summary && { summaryFile: args.summary }),
           source: start.source,
           readerOptions: readerOptionsFrom(args),
           profile,
@@ -157,32 +241,19 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         });
         progress.stop();
         printSummary(out, summary, args);
-        const exitCode = exitCodeOf(summary);
-        setExitCode(exitCode);
-        await lock?.release();
-        const bad = summary.outcomes.failed + summary.outcomes.invalid;
-        const run = runSummary(start, {
-          state: summary.stopped ? 'stopped' : 'finished',
-          exitCode,
-          entity: profile.entity,
-          tenant,
-          rows: summary.rows,
-          outcomes: summary.outcomes,
-          requests: { total: summary.requests.total, byMethod: summary.requests.byMethod },
-          ...(args.report && { reportFile: args.report }),
-          message:
-            bad > 0
-              ? `${bad} rows were not imported${args.rejects ? `: fix them in ${args.rejects} and run again` : ''}`
-              : summary.stopped
-                ? `stopped: --max-errors ${maxErrors} reached`
-                : `all ${summary.rows} rows imported`,
-        });
-        await endRun(start, run, args, out);
+        setExitCode(summary.exitCode);
+        await endRun(
+          start,
+          await finishedRunSummary(summary, start, tenant, profile.entity, args),
+          args,
+          out,
+        );
       } catch (err) {
-        // A run that could not finish is told too: nobody else would notice a nightly failure.
-        const run = runSummary(start, {
-          state: 'crashed',
-          exitCode: EXIT.FATAL,
+        // A run that could not run or finish is told too: nobody else would notice a nightly failure.
+        const locked = isCatalogIoError(err, 'LOCKED');
+        const end = runSummary(start, {
+          state: locked ? 'stopped' : 'crashed',
+          exitCode: locked ? EXIT_CODES.locked : EXIT_CODES.fatal,
           entity: profile.entity,
           tenant,
           rows: 0,
@@ -190,20 +261,60 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           requests: { total: connection.snapshot().requests, byMethod: connection.snapshot().byMethod },
           message: err instanceof Error ? err.message : String(err),
         });
-        await endRun(start, run, args, out);
-        throw err;
+        if (!locked) {
+          await endRun(start, end, args, out);
+          throw err;
+        }
+        out.error(`catalog-io: ${(err as Error).message} [LOCKED]`);
+        setExitCode(EXIT_CODES.locked);
+        await endRun(start, end, args, out);
       } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
         progress.stop();
-        await lock?.release();
         await connection.close();
       }
     },
   }) as CommandModule<object, ImportArgs>;
 
-export function exitCodeOf(summary: ImportSummary): number {
-  if (summary.stopped) return EXIT.STOPPED;
-  const bad = summary.outcomes.failed + summary.outcomes.invalid + summary.failedImages.length;
-  return bad > 0 ? EXIT.ROWS_FAILED : EXIT.OK;
+/** The run's summary.json as the run wrote it (a plan writes none: then made from the summary). */
+async function finishedRunSummary(
+  s: ImportSummary,
+  start: RunStart,
+  tenant: string,
+  entity: string,
+  args: ImportArgs,
+): Promise<RunSummary> {
+  if (s.runDir) {
+    try {
+      return JSON.parse(await readFile(path.join(s.runDir, 'summary.json'), 'utf8')) as RunSummary;
+    } catch {
+      // not written (a plan): made below
+    }
+  }
+  return runSummary(start, {
+    state: s.state,
+    exitCode: s.exitCode,
+    entity,
+    tenant,
+    rows: s.rows,
+    outcomes: s.outcomes,
+    requests: { total: s.requests.total, byMethod: s.requests.byMethod },
+    ...(args.report && { reportFile: args.report }),
+    message: `${s.rows} rows`,
+  });
+}
+
+/** `--max-missing 200` or `--max-missing 5%`. */
+function parseMaxMissing(text: string): MaxMissing {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(text);
+  if (!m || (!m[2] && !Number.isInteger(Number(m[1])))) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `--max-missing must be a number of records (200) or a percentage (5%); got ${text}`,
+    );
+  }
+  return m[2] ? { percent: Number(m[1]) } : { count: Number(m[1]) };
 }
 
 function countsText(outcomes: Record<RowOutcome, number>): string {
@@ -229,6 +340,11 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
         failedImages: s.failedImages,
         requests: s.requests,
         stopped: s.stopped,
+        ...(s.stopReason && { stopReason: s.stopReason }),
+        state: s.state,
+        exitCode: s.exitCode,
+        runId: s.runId,
+        ...(s.fullSync && { fullSync: s.fullSync }),
         durationMs: s.durationMs,
         ...(args.report && { report: args.report }),
         ...(args.rejects && { rejects: args.rejects }),
@@ -253,8 +369,37 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
     `  requests: ${s.requests.total}${methods ? ` (${methods})` : ''}, ${s.requests.retries} retries, ${s.requests.rateLimited} × 429`,
   );
   printFindings(out, s);
-  if (s.stopped)
-    out.error(`stopped: --max-errors ${args['max-errors']} reached; rows after that were not read`);
+  if (s.fullSync) {
+    const f = s.fullSync;
+    out.error(
+      `  full sync: ${f.missing} of ${f.total} ${args.entity ?? 'records'} not in the feed${s.plan ? ' (would be deleted)' : f.guard ? '' : `, ${f.deleted} deleted${f.failed ? `, ${f.failed} failed` : ''}`}`,
+    );
+  }
+  const notAttempted = s.outcomes['not-attempted'];
+  switch (s.stopReason) {
+    case 'SIGINT':
+    case 'SIGTERM':
+      out.error(
+        `interrupted (${s.stopReason}): ${notAttempted} rows not attempted. To finish, run the same command with --resume (run ${s.runId})`,
+      );
+      break;
+    case 'max-errors':
+      out.error(
+        `stopped: --max-errors ${args['max-errors']} reached; ${notAttempted} rows after that were not attempted`,
+      );
+      break;
+    case 'service':
+      out.error(
+        `stopped: ${args['max-failed-batches']} batches in a row failed because the service did; ${notAttempted} rows not attempted. When it is back, run the same command with --resume (run ${s.runId})`,
+      );
+      break;
+    case 'auth':
+      out.error(`stopped: the API key was refused; ${notAttempted} rows not attempted`);
+      break;
+    case 'max-missing':
+      out.error(`stopped: ${s.fullSync?.guard}; the records that would have gone are in the report`);
+      break;
+  }
   if (args.report) out.error(`report: ${args.report}`);
   if (args.rejects && s.outcomes.failed + s.outcomes.invalid > 0)
     out.error(`rejects: ${args.rejects} (fix them and run again)`);

@@ -7,6 +7,7 @@ import { importCommand } from './import.js';
 import { enqueueCommand, jobsCommand, scheduleCommand, workerCommand } from './jobs.js';
 import { previewCommand } from './preview.js';
 import { profileCommand } from './profile.js';
+import { runsCommand } from './runs.js';
 import { sandboxCommand } from './sandbox.js';
 import { schemaCommand } from './schema.js';
 import { validateCommand } from './validate.js';
@@ -23,6 +24,7 @@ export function commands(out: Output, setExitCode: (code: number) => void): Comm
     profileCommand,
     schemaCommand,
     importCommand,
+    runsCommand,
     exportCommand,
     demoCommand,
     workerCommand,

@@ -1,13 +1,10 @@
 // What a feed run does around the import itself when it is one of many: the remote file is picked
-// (newest match) before and moved to done/ after, the run lock is taken in Redis (`--redis`), and
-// the run's end is told to people (`--notify`). Flags, checks and the summary they share.
+// (newest match) before and moved to done/ after, the limit and lock are shared (`--redis`), and the
+// run's end is told to people (`--notify`). Flags, checks and the summary they share.
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Argv } from 'yargs';
 import { sharedStateOptions } from '../../config/flags.js';
-import type { Connection } from '../../config/index.js';
 import { CatalogIoError } from '../../errors.js';
-import type { HeldLock } from '../../lock/types.js';
 import type { NotifyOn, NotifyTarget } from '../../notify/index.js';
 import { isRemote, redactRemote } from '../../readers/remote/address.js';
 import type { RunState, RunSummary } from '../../runner/summary-types.js';
@@ -26,10 +23,6 @@ export function withRunEndOptions<T>(y: Argv<T>) {
       default: 'failure' as const,
       describe: 'When --notify tells: only when the run did not finish with every row ok, or always',
     })
-    .option('wait-lock', {
-      type: 'number',
-      describe: 'With --redis: wait up to this many seconds for another run of this tenant and entity to end',
-    })
     .option('done-dir', {
       type: 'string',
       describe: 'sftp/ftp sources: after a run with every row ok, move the file into this folder (e.g. done)',
@@ -40,7 +33,6 @@ export interface RunEndArgs {
   notify?: string[];
   'notify-on'?: NotifyOn;
   'done-dir'?: string;
-  'wait-lock'?: number;
   [key: string]: unknown;
 }
 
@@ -70,34 +62,6 @@ export async function beginRun(spec: string, args: RunEndArgs): Promise<RunStart
     source = await resolveRemote(spec);
   }
   return { runId, source, targets, startedAt };
-}
-
-/** `--redis`: one run per tenant and entity on every machine. Without it: nothing here. */
-export async function holdSharedLock(
-  connection: Connection,
-  entity: string,
-  runId: string,
-  waitSeconds: number | undefined,
-  out: Output,
-): Promise<HeldLock | undefined> {
-  if (!connection.shared) return undefined;
-  if (waitSeconds !== undefined && !(waitSeconds >= 0)) {
-    throw new CatalogIoError(
-      'CONFIG_INVALID',
-      `--wait-lock must be a number of seconds, found ${waitSeconds}`,
-    );
-  }
-  return connection.shared.locks.acquire(
-    { tenant: connection.shared.tenant, entity },
-    { runId, pid: process.pid, host: hostname(), startedAt: new Date().toISOString() },
-    {
-      ...(waitSeconds && { waitMs: waitSeconds * 1000 }),
-      onTakeover: (previous) =>
-        out.error(
-          `note: took over the lock of run ${previous.runId} (pid ${previous.pid} on ${previous.host}), which stopped without releasing it`,
-        ),
-    },
-  );
 }
 
 export interface RunEnd {
