@@ -1,6 +1,6 @@
 // Feed jobs on a real Redis: enqueue and list in this process, workers as child processes (a worker
 // killed mid-job: another takes the job over, nothing created twice), schedules.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -161,10 +161,15 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('feed jobs', () => {
       90_000,
     );
     expect(done.result?.exitCode).toBe(0);
-    const summary = done.result?.summary as { rows: number; outcomes: Record<string, number> };
+    const summary = done.result?.summary as { runId: string; rows: number; outcomes: Record<string, number> };
     expect(summary.rows).toBe(120);
     expect(summary.outcomes.created + (summary.outcomes.unchanged ?? 0)).toBe(120);
-    expect(done.result?.log.join('\n')).not.toContain('[LOCKED]');
+    // The second worker continued the dead one's run (its journal, in the shared working folder).
+    const runs = readdirSync(join(work, '.catalog-io', 'runs'))
+      .map((id) => JSON.parse(readFileSync(join(work, '.catalog-io', 'runs', id, 'run.json'), 'utf8')))
+      .filter((run) => String(run.source).endsWith('long.csv'));
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ runId: summary.runId, resumes: 1, state: 'finished' });
     expect((await posts(sb.origin)) - before).toBe(120);
   }, 150_000);
 
