@@ -99,4 +99,34 @@ describe('import from SFTP with --done-dir and --notify', () => {
       source: `${base}/feed-3.csv`,
     });
   }, 90_000);
+
+  it('a run that cannot start (the SFTP server down) is told too', async () => {
+    const { sb } = fixture;
+    const before = deliveries.length;
+    const down = await startCli(
+      [
+        'import',
+        'sftp://feeds@127.0.0.1:1/out/feed-*.csv',
+        '--entity',
+        'products',
+        '--catalog-url',
+        sb.catalogUrl,
+        '--dam-url',
+        sb.damUrl,
+        '--notify',
+        `webhook:${hookUrl}`,
+        '--quiet',
+      ],
+      { cwd, env: { CATALOG_API_KEY: sb.apiKey, CATALOG_IO_SFTP_PASSWORD: 'sftp-pw' } },
+    ).done;
+    expect(down.code).toBe(2);
+    expect(down.stderr).toContain('[SOURCE_UNREADABLE]');
+    expect(deliveries).toHaveLength(before + 1);
+    expect(deliveries.at(-1)!.body).toMatchObject({
+      state: 'crashed',
+      exitCode: 2,
+      source: 'sftp://feeds@127.0.0.1:1/out/feed-*.csv',
+      message: expect.stringContaining('ECONNREFUSED'),
+    });
+  }, 60_000);
 });

@@ -15,7 +15,7 @@ describe.runIf(redisTestsRun('test/redis/limiter.test.ts'))('shared rate limit',
   });
   afterAll(() => client?.disconnect());
 
-  it('three limiters of one tenant start requests no closer than the spacing, none over the window', async () => {
+  it('three limiters of one tenant together keep the rate: none over the window, at most one start per spacing', async () => {
     const rate = { requests: 20, windowSeconds: 1 };
     const limiters = [0, 1, 2].map(
       () => new SharedLimiter({ redis: client, tenant: 'tenant-a', rateLimit: rate }),
@@ -35,9 +35,8 @@ describe.runIf(redisTestsRun('test/redis/limiter.test.ts'))('shared rate limit',
     await Promise.all(limiters.map((l) => l.stop({ dropWaitingJobs: true })));
     starts.sort((a, b) => a - b);
     expect(starts).toHaveLength(45);
-    const spacing = spacingMs(rate);
-    for (let i = 1; i < starts.length; i++)
-      expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(spacing - 5);
+    // Redis spaces the starts by its clock; each process then runs its job on a timer, which a busy
+    // machine can fire late (one gap shrinks as the one before grows): counted over windows, not gaps.
     for (let i = 0; i < starts.length; i++) {
       const inWindow = starts.filter((t) => t >= starts[i]! && t < starts[i]! + 1000).length;
       expect(inWindow).toBeLessThanOrEqual(rate.requests);
@@ -45,6 +44,8 @@ describe.runIf(redisTestsRun('test/redis/limiter.test.ts'))('shared rate limit',
     // Spacing is the only wait: the three together run at the limit (less the margin), not a third of it.
     const rateSeen = ((starts.length - 1) / (starts.at(-1)! - starts[0]!)) * 1000;
     expect(rateSeen).toBeGreaterThan(rate.requests * 0.85);
+    // Each limiter alone would allow the whole rate: three unshared ones, three times it.
+    expect(rateSeen).toBeLessThanOrEqual(1000 / spacingMs(rate) + 1);
   });
 
   it('another tenant is not slowed by the first', async () => {

@@ -23,7 +23,14 @@ import {
   withFeedOptions,
 } from './feed.js';
 import type { CommandFactory } from './index.js';
-import { beginRun, endRun, type RunStart, runSummary, withRunEndOptions } from './run-end.js';
+import {
+  beginRun,
+  endRun,
+  notifyEarlyFailure,
+  type RunStart,
+  runSummary,
+  withRunEndOptions,
+} from './run-end.js';
 
 interface ImportArgs extends FeedArgs {
   mode: ImportMode;
@@ -164,11 +171,18 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
       // A pattern's newest match is picked once: the same file is read, resumed and moved.
-      const start = await beginRun(sourceArg(args.source), args);
-      const connection = await connect({
-        flags: connectionFlagsFrom(args),
-        announce: (line) => out.error(line),
-      });
+      let start: RunStart;
+      let connection: Awaited<ReturnType<typeof connect>>;
+      try {
+        start = await beginRun(sourceArg(args.source), args);
+        connection = await connect({
+          flags: connectionFlagsFrom(args),
+          announce: (line) => out.error(line),
+        });
+      } catch (err) {
+        await notifyEarlyFailure(sourceArg(args.source), args, err, out);
+        throw err;
+      }
       const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
       // First signal: no new batch, the rows in flight finish, the report is complete. Second: out at once.
       const stop: RunStop = {};

@@ -97,6 +97,41 @@ export function runSummary(start: RunStart, end: RunEnd): RunSummary {
   };
 }
 
+/**
+ * A run that failed before it started (source server, Redis or the tenant unreachable, bad settings)
+ * is told too: for an unattended feed, nobody else would notice. Never throws.
+ */
+export async function notifyEarlyFailure(
+  spec: string,
+  args: RunEndArgs,
+  err: unknown,
+  out: Output,
+): Promise<void> {
+  if (!args.notify?.length) return;
+  try {
+    const { parseNotifyTarget } = await import('../../notify/index.js');
+    const startedAt = new Date();
+    const start: RunStart = {
+      runId: `failed-${startedAt.getTime()}`,
+      source: spec,
+      targets: args.notify.map(parseNotifyTarget),
+      startedAt,
+    };
+    const summary = runSummary(start, {
+      state: 'crashed',
+      exitCode: 2,
+      tenant: '',
+      rows: 0,
+      outcomes: {},
+      requests: { total: 0, byMethod: {} },
+      message: err instanceof Error ? err.message : String(err),
+    });
+    await endRun(start, summary, { ...args, 'done-dir': undefined }, out);
+  } catch {
+    // a --notify flag that is not valid was already the error
+  }
+}
+
 /** Moves the remote file after a run with every row ok, then tells the targets; problems are warnings. */
 export async function endRun(
   start: RunStart,
