@@ -1,6 +1,7 @@
 // Full sync (`--missing delete`): the records the feed no longer names are deleted (a product's
 // variants first), and reported; rows that failed or were invalid are never counted missing; a
 // truncated feed trips --max-missing (exit 3, nothing deleted, the refs listed); --plan deletes nothing.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, useSandbox } from '../helpers/sandbox.js';
@@ -44,7 +45,7 @@ beforeAll(async () => {
     });
     expect(res.status, res.text).toBe(201);
   }
-});
+}, 300_000);
 
 describe('--missing delete', () => {
   it('--plan lists what would go and deletes nothing', async () => {
@@ -54,7 +55,7 @@ describe('--missing delete', () => {
     const lines = await readCsv(join(cwd, 'plan.report.csv'));
     expect(lines.filter((l) => l.outcome === 'would-delete').map((l) => l.ref)).toEqual(['FS-40']);
     expect((await byRef(fixture.sb, '/Products', 'prod_ref')).has('FS-40')).toBe(true);
-  });
+  }, 300_000);
 
   it('a truncated feed trips --max-missing: exit 3, nothing deleted, the refs that would go are reported', async () => {
     const feed = await writeFeed(cwd, 'truncated.csv', feedOf(1, 20));
@@ -67,7 +68,7 @@ describe('--missing delete', () => {
     expect(listed.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `FS-${i + 21}`).sort());
     const [last] = (await runIds(cwd)).slice(-1);
     expect(await summaryOf(cwd, last!)).toMatchObject({ state: 'stopped', exitCode: 3 });
-  });
+  }, 300_000);
 
   it('deletes the records the feed no longer names, variants first; failed and invalid rows are not missing', async () => {
     // FS-39 is invalid in this feed: it must stay. FS-40 is gone from the feed: it goes, with its variants.
@@ -93,7 +94,30 @@ describe('--missing delete', () => {
     const deleted = lines.filter((l) => l.outcome === 'deleted');
     expect(deleted.map((l) => l.ref)).toEqual(['FS-40']);
     expect(deleted[0]!.message).toContain('2 variant(s) deleted with it');
-    const summary = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(summaryFile, 'utf8')));
+    const summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
     expect(summary).toMatchObject({ state: 'finished', exitCode: 1, outcomes: { deleted: 1, invalid: 1 } });
-  });
+
+    // The same report from the journal, as a workbook; the API key is nowhere in the state folder.
+    const runId = String(summary.runId);
+    const out = await runCli(['runs', 'report', runId, '--out', 'full.report.xlsx'], cwd, fixture.sb);
+    expect(out.code, out.stderr).toBe(0);
+    const { default: ExcelJS } = await import('exceljs');
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(cwd, 'full.report.xlsx'));
+    const sheet = workbook.worksheets[0]!;
+    expect(sheet.rowCount).toBe(41);
+    const refs = [];
+    for (let r = 2; r <= 41; r++)
+      refs.push(`${sheet.getRow(r).getCell(3).text} ${sheet.getRow(r).getCell(4).text}`);
+    expect(refs).toContain('FS-40 deleted');
+    expect(refs).toContain('FS-39 invalid');
+    for (const file of filesUnder(join(cwd, '.catalog-io')))
+      expect(readFileSync(file, 'utf8').includes(fixture.sb.apiKey), file).toBe(false);
+  }, 300_000);
 });
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}

@@ -1,7 +1,7 @@
 // SIGINT and SIGTERM mid-run: no new batch, the requests in flight finish, the report is complete
 // (rows not reached are `not-attempted`), summary.json says `interrupted`, exit 130 / 143; a second
 // Ctrl-C exits at once. Then --resume completes the run, with nothing written twice.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/sandbox.js';
@@ -96,6 +96,16 @@ describe('interrupts', () => {
       for (const l of created) expect(products.byRef[l.ref!]).toBeDefined();
       for (const l of notAttempted) expect(products.byRef[l.ref!]).toBeUndefined();
 
+      if (signal === 'SIGTERM') {
+        // A feed that changed since is not resumed: the journal would not match it.
+        const original = readFileSync(feed, 'utf8');
+        writeFileSync(feed, `${original}\n${name}-extra,Extra,1`);
+        const refused = await runCli([...args(feed), '--resume'], cwd, fixture.sb);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain(`Cannot resume run ${runId}`);
+        expect(refused.stderr).toContain('changed size');
+        writeFileSync(feed, original);
+      }
       await expectResumeCompletes(cwd, feed, name);
     }, 300_000);
   }

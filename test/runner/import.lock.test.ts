@@ -1,7 +1,7 @@
 // One import per tenant and entity at a time: a second one is refused before it reads its source
 // (exit 75, naming the running run), rows of neither fail; --wait-lock waits instead; a lock whose
 // process is gone is taken over with a warning.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/sandbox.js';
@@ -36,8 +36,12 @@ describe('one run at a time', () => {
     await first.waitFor('paused at batch:2');
     const [runId] = await runIds(cwd);
 
-    const second = await runCli(args('second.csv'), cwd, fixture.sb);
+    const second = await runCli([...args('second.csv'), '--summary', 'second.summary.json'], cwd, fixture.sb);
     expect(second.code, second.stderr).toBe(75);
+    // A scheduler reading --summary learns of the refusal, not of an older run.
+    const refusal = JSON.parse(readFileSync(join(cwd, 'second.summary.json'), 'utf8'));
+    expect(refusal).toMatchObject({ exitCode: 75, state: 'stopped', rows: 0 });
+    expect(refusal.message).toContain(`run ${runId}`);
     expect(second.stderr).toContain('[LOCKED]');
     expect(second.stderr).toContain(`run ${runId}`);
     expect(second.stderr).toContain(`pid ${first.process.pid}`);

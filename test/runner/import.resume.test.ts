@@ -115,5 +115,5 @@ describe('resume after kill -9', () => {
       outcomes: Record<string, number>;
     }>;
     expect(runs[0]).toMatchObject({ runId, state: 'finished', outcomes: { created: ROWS } });
-  }, 400_000);
+  }, 900_000);
 });
