@@ -57,7 +57,10 @@ describe.runIf(redisTestsRun('test/redis/import.shared.test.ts'))('imports shari
     ] as const;
     const before = await stats(sb.origin);
     const runs = feeds.map(([entity, file]) =>
-      startCli(['import', file, '--entity', entity, '--rate-limit', '50/10', ...connection(sb)], { env }),
+      startCli(['import', file, '--entity', entity, '--rate-limit', '50/10', ...connection(sb)], {
+        env,
+        cwd: dir,
+      }),
     );
     // The sandbox's count, sampled: the rate is measured from the first request seen to the last.
     const samples: Array<{ at: number; total: number }> = [];
@@ -91,7 +94,8 @@ describe.runIf(redisTestsRun('test/redis/import.shared.test.ts'))('imports shari
     const env = { CATALOG_API_KEY: sb.apiKey, CATALOG_IO_LOCK_TTL: '4' };
     const file = feed('kill.csv', 'prod_ref,prod_title', 100, (i) => `KP-${i},Product ${i}`);
     const args = ['import', file, '--entity', 'products', '--rate-limit', '20/1', ...connection(sb)];
-    const victim = startCli(args, { env });
+    // Run folders (journals) in the test's own folder, shared by the killed run and the resumed one.
+    const victim = startCli(args, { env, cwd: dir });
     // Killed once it has written some rows.
     while (((await stats(sb.origin)).byMethod.POST ?? 0) < 20) await new Promise((r) => setTimeout(r, 50));
     victim.child.kill('SIGKILL');
@@ -101,7 +105,8 @@ describe.runIf(redisTestsRun('test/redis/import.shared.test.ts'))('imports shari
 
     // The dead run's lock is still in Redis until its TTL passes: the next run waits for it.
     const t0 = Date.now();
-    const rerun = await startCli([...args, '--resume', '--wait-lock', '60', '--json'], { env }).done;
+    const rerun = await startCli([...args, '--resume', '--wait-lock', '60', '--json'], { env, cwd: dir })
+      .done;
     expect(Date.now() - t0).toBeLessThan(60_000);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stderr).toMatch(/took over the lock of run \S+ \(pid \d+/);
