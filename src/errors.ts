@@ -51,6 +51,8 @@ export type ErrorCode =
   // runs
   | 'MAX_ERRORS'
   | 'LOCKED'
+  // shared state (--redis)
+  | 'REDIS_UNREACHABLE'
   | 'INTERNAL';
 
 export interface ErrorDetails {

@@ -27,7 +27,23 @@ export interface LimiterOptions {
   rateLimit?: RateLimit | null;
 }
 
-export class RunLimiter {
+/**
+ * What the transport asks of a limiter: this run's own (RunLimiter) or one shared by every process
+ * that works for the tenant (`--redis`: src/redis/limiter.ts).
+ */
+export interface RequestLimiter {
+  /** Runs `fn` when a request may start. */
+  schedule<T>(fn: () => Promise<T>): Promise<T>;
+  /** Stops: waiting jobs are dropped (they reject), running ones finish. */
+  stop(options: { dropWaitingJobs: boolean }): Promise<void>;
+}
+
+/** The window margin applied to a rate: the least time between two request starts that keeps it. */
+export function windowWithMargin(rate: RateLimit): number {
+  return rate.windowSeconds * 1000 * (1 + WINDOW_MARGIN.ratio) + WINDOW_MARGIN.ms;
+}
+
+export class RunLimiter implements RequestLimiter {
   private readonly bottleneck: Bottleneck;
   private readonly window: SlidingWindow | undefined;
 
@@ -35,8 +51,7 @@ export class RunLimiter {
     const rate = options.rateLimit === undefined ? LIMIT_DEFAULTS.rateLimit : options.rateLimit;
     this.bottleneck = new Bottleneck({ maxConcurrent: options.concurrency ?? LIMIT_DEFAULTS.concurrency });
     if (rate) {
-      const windowMs = rate.windowSeconds * 1000;
-      this.window = new SlidingWindow(rate.requests, windowMs * (1 + WINDOW_MARGIN.ratio) + WINDOW_MARGIN.ms);
+      this.window = new SlidingWindow(rate.requests, windowWithMargin(rate));
     }
   }
 

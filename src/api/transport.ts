@@ -13,7 +13,7 @@ import {
   header,
   type ServiceName,
 } from './errors.js';
-import { createLimiter, type RateLimit, type RunLimiter } from './limiter.js';
+import { createLimiter, type RateLimit, type RequestLimiter, type RunLimiter } from './limiter.js';
 import { decideRetry, type GiveUpReason, type RetryPolicy, retryPolicy, sleep } from './retry.js';
 import { encodePath, encodeQuery, type Query, trimBase } from './url.js';
 
@@ -30,6 +30,8 @@ export interface TransportOptions {
   rateLimit?: RateLimit | null;
   /** Attempts, backoff, and `budgetMs`: the time one request may take, all tries and waits included. */
   retry?: Partial<RetryPolicy>;
+  /** A limiter shared with other processes (`--redis`); replaces the run's own. */
+  limiter?: RequestLimiter;
   /** One try, whole (headers and complete body), ms. Default 30 s. */
   timeoutMs?: number;
   connectTimeoutMs?: number;
@@ -37,7 +39,7 @@ export interface TransportOptions {
 
 /** What one run shares: connections, limiter, counters, retry policy. Close it when the run ends. */
 export class Transport {
-  readonly limiter: RunLimiter;
+  readonly limiter: RequestLimiter;
   readonly counters = new RunCounters();
   readonly policy: RetryPolicy;
   readonly concurrency: number;
@@ -49,10 +51,12 @@ export class Transport {
   constructor(options: TransportOptions = {}) {
     checkTimes(options);
     this.concurrency = options.concurrency ?? 8;
-    this.limiter = createLimiter({
-      concurrency: this.concurrency,
-      ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
-    });
+    this.limiter =
+      options.limiter ??
+      createLimiter({
+        concurrency: this.concurrency,
+        ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+      });
     this.policy = retryPolicy(options.retry);
     this.timeoutMs = options.timeoutMs ?? TIMEOUT_DEFAULTS.timeoutMs;
     this.connectTimeoutMs = options.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs;

@@ -1,13 +1,14 @@
 // Connection settings, checked once at the edge. Precedence: flags > environment > config file.
 //   flags        --catalog-url --dam-url --api-key --config --concurrency --rate-limit --timeout
-//                --retry-budget --schemas
-//   environment  CATALOG_URL, DAM_URL, CATALOG_API_KEY
+//                --retry-budget --schemas --redis
+//   environment  CATALOG_URL, DAM_URL, CATALOG_API_KEY, CATALOG_IO_REDIS
 //   config file  catalog-io.config.json in the working directory, or the file given with --config
 // With no catalog URL anywhere, commands run against the embedded sandbox (see connect.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RateLimit } from '../api/limiter.js';
 import { CatalogIoError } from '../errors.js';
+import { checkRedisUrl } from '../redis/url.js';
 import { NUMBER_SETTINGS, type NumberSetting, numberProblem, show } from './numbers.js';
 
 export const CONFIG_FILE_NAME = 'catalog-io.config.json';
@@ -29,6 +30,8 @@ export interface ConnectionSettings {
   maxAttempts?: number;
   /** A schema cache folder to read instead of the live `$metadata`. */
   schemasDir?: string;
+  /** Redis URL: the rate limit and run lock shared by every process of the tenant (docs/scale.md). */
+  redisUrl?: string;
 }
 
 /** CLI flags as yargs gives them (kebab-case keys are also camel-cased by yargs). */
@@ -42,6 +45,7 @@ export interface ConnectionFlags {
   timeout?: number;
   retryBudget?: number;
   schemas?: string;
+  redis?: string;
 }
 
 export interface ResolvedSettings extends ConnectionSettings {
@@ -67,6 +71,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     catalogUrl: nonEmpty(env.CATALOG_URL),
     damUrl: nonEmpty(env.DAM_URL),
     apiKey: nonEmpty(env.CATALOG_API_KEY),
+    redisUrl: nonEmpty(env.CATALOG_IO_REDIS),
   });
   const flagSettings: ConnectionSettings = dropUndefined({
     catalogUrl: nonEmpty(flags.catalogUrl),
@@ -77,6 +82,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     timeoutMs: flags.timeout,
     retryBudgetMs: flags.retryBudget,
     schemasDir: nonEmpty(flags.schemas),
+    redisUrl: nonEmpty(flags.redis),
   });
 
   const resolved: ResolvedSettings = { sources: {} };
@@ -117,6 +123,7 @@ function check(s: ResolvedSettings): void {
     if (url.search || url.hash)
       throw invalid(`${label(key, s)} must not have a query or fragment: ${url.origin}${url.pathname}`);
   }
+  if (s.redisUrl !== undefined) checkRedisUrl(s.redisUrl, label('redisUrl', s));
   for (const key of Object.keys(NUMBER_SETTINGS) as NumberSetting[]) {
     const value = s[key];
     if (value === undefined) continue;
@@ -188,6 +195,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
     'retryBudgetMs',
     'maxAttempts',
     'schemas',
+    'redis',
   ]);
   const unknown = Object.keys(o).filter((k) => !known.has(k));
   if (unknown.length > 0) {
@@ -237,6 +245,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
       retryBudgetMs: number('retryBudgetMs'),
       maxAttempts: number('maxAttempts'),
       schemasDir: string('schemas'),
+      redisUrl: string('redis'),
     }),
   };
 }
@@ -249,6 +258,7 @@ function label(key: keyof ConnectionSettings, s: ResolvedSettings): string {
     timeoutMs: ['--timeout', 'timeoutMs', 'timeoutMs'],
     retryBudgetMs: ['--retry-budget', 'retryBudgetMs', 'retryBudgetMs'],
     maxAttempts: ['maxAttempts', 'maxAttempts', 'maxAttempts'],
+    redisUrl: ['--redis', 'CATALOG_IO_REDIS', 'redis'],
   };
   const [flag, env, file] = names[key] ?? [key, key, key];
   const source = s.sources[key];

@@ -6,8 +6,11 @@ import path from 'node:path';
 import { CatalogClient } from '../api/catalog.js';
 import type { CountersSnapshot } from '../api/counters.js';
 import { DamClient } from '../api/dam.js';
+import { LIMIT_DEFAULTS } from '../api/limiter.js';
 import { ServiceHttp, Transport } from '../api/transport.js';
 import { CatalogIoError } from '../errors.js';
+import type { RunLockStore } from '../lock/types.js';
+import { tenantHash } from '../runs/source-identity.js';
 import { loadTenantModel } from '../schema/load.js';
 import type { TenantModel } from '../schema/model.js';
 import { defaultSchemasDir, tenantName } from '../schema/raw.js';
@@ -55,6 +58,8 @@ export interface Connection {
   tenant: TenantInfo;
   /** The run's shared transport: limiter and counters. */
   transport: Transport;
+  /** With `--redis`: the run lock store every machine of the tenant shares, and the tenant's hash. */
+  shared?: { locks: RunLockStore; tenant: string };
   snapshot(): CountersSnapshot;
   close(): Promise<void>;
 }
@@ -91,14 +96,27 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     throw new CatalogIoError('CONFIG_MISSING', 'No catalog URL or API key configured');
   }
 
+  // The embedded sandbox has no rate limit of its own: pacing it like the real service only slows a trial run.
+  const rateLimit = settings.rateLimit !== undefined ? settings.rateLimit : embedded ? null : undefined;
+  // --redis: the limit and the lock are shared with every process of the tenant (loaded only then).
+  const shared = settings.redisUrl
+    ? await (await import('../redis/shared.js'))
+        .openSharedState({
+          url: settings.redisUrl,
+          tenant: tenantHash(catalogUrl, keyIdOf(apiKey)),
+          rateLimit: rateLimit === undefined ? LIMIT_DEFAULTS.rateLimit : rateLimit,
+          ...(settings.concurrency !== undefined && { concurrency: settings.concurrency }),
+          ...(options.env && { env: options.env }),
+        })
+        .catch(async (err) => {
+          await stopSandbox?.();
+          throw err;
+        })
+    : undefined;
   const transport = new Transport({
     ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
-    // The embedded sandbox has no rate limit of its own: pacing it like the real service only slows a trial run.
-    ...(settings.rateLimit !== undefined
-      ? { rateLimit: settings.rateLimit }
-      : embedded
-        ? { rateLimit: null }
-        : {}),
+    ...(rateLimit !== undefined ? { rateLimit } : {}),
+    ...(shared?.limiter && { limiter: shared.limiter }),
     ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
     retry: {
       ...(settings.maxAttempts !== undefined ? { maxAttempts: settings.maxAttempts } : {}),
@@ -120,7 +138,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     catalogUrl,
     damUrl,
     embedded,
-    keyId: createHash('sha256').update(apiKey).digest('hex').slice(0, 12),
+    keyId: keyIdOf(apiKey),
     defaultSchemasDir: defaultSchemasDir(name, cwd),
     schemasDir,
     model() {
@@ -143,11 +161,13 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     },
     tenant,
     transport,
+    ...(shared && { shared: { locks: shared.locks, tenant: shared.tenant } }),
     snapshot: () => transport.snapshot(),
     async close() {
       if (closed) return;
       closed = true;
       await transport.close();
+      await shared?.close();
       await stopSandbox?.();
     },
   };
@@ -173,4 +193,9 @@ async function startEmbedded(
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     return start({ ...options, port: 0, allowHosts: [`127.0.0.1:${SANDBOX_PORT}`] });
   }
+}
+
+/** Names an API key without giving it away (a short sha256 of it). */
+function keyIdOf(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex').slice(0, 12);
 }

@@ -53,6 +53,15 @@ export const connectionOptions = {
   },
 } as const satisfies Record<string, Options>;
 
+/** The flag of commands whose rate limit and run lock can be shared through Redis (import, export). */
+export const sharedStateOptions = {
+  redis: {
+    type: 'string',
+    describe:
+      'Share the rate limit and run lock with every process of this tenant through Redis (env CATALOG_IO_REDIS)',
+  },
+} as const satisfies Record<string, Options>;
+
 /** Picks the connection flags out of yargs' argv (numbers already checked by their `coerce`). */
 export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFlags {
   const flags: ConnectionFlags = {};
@@ -67,6 +76,7 @@ export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFl
   const timeout = n('timeout');
   const retryBudget = n('retry-budget');
   const schemas = s('schemas');
+  const redis = s('redis');
   if (catalogUrl !== undefined) flags.catalogUrl = catalogUrl;
   if (damUrl !== undefined) flags.damUrl = damUrl;
   if (apiKey !== undefined) flags.apiKey = apiKey;
@@ -76,5 +86,6 @@ export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFl
   if (timeout !== undefined) flags.timeout = timeout;
   if (retryBudget !== undefined) flags.retryBudget = retryBudget;
   if (schemas !== undefined) flags.schemas = schemas;
+  if (redis !== undefined) flags.redis = redis;
   return flags;
 }

@@ -49,6 +49,8 @@ export async function openSource(spec: string, options: ReaderOptions = {}): Pro
 }
 
 const isUrl = (spec: string) => /^https?:\/\//i.test(spec);
+/** sftp://, ftp://, ftps:// (readers/remote/). */
+const isRemote = (spec: string) => /^(s?ftp|ftps):\/\//i.test(spec);
 
 /**
  * Fails now, with the same coded error openSource() would give, when a local file cannot be read, so a
@@ -57,7 +59,7 @@ const isUrl = (spec: string) => /^https?:\/\//i.test(spec);
  */
 export async function checkSource(spec: string): Promise<void> {
   if (isUrl(spec)) refuseUrlCredentials(spec);
-  else if (spec !== '-') await readableSize(spec);
+  else if (spec !== '-' && !isRemote(spec)) await readableSize(spec);
 }
 
 async function openBytes(spec: string, settings: ResolvedOptions): Promise<ByteSource> {
@@ -70,6 +72,10 @@ async function openBytes(spec: string, settings: ResolvedOptions): Promise<ByteS
       ...(settings.timeoutMs !== undefined && { timeoutMs: settings.timeoutMs }),
       ...(settings.httpHeaders && { headers: settings.httpHeaders }),
     });
+  }
+  if (isRemote(spec)) {
+    const { openRemote } = await import('./remote/remote.js');
+    return openRemote(spec);
   }
   return openFile(spec);
 }

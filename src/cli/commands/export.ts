@@ -3,6 +3,7 @@
 // the summary on stderr (or one JSON object on stdout).
 import type { CommandModule } from 'yargs';
 import type { CountersSnapshot } from '../../api/counters.js';
+import { sharedStateOptions } from '../../config/flags.js';
 import { connect, connectionFlagsFrom, connectionOptions } from '../../config/index.js';
 import { CatalogIoError } from '../../errors.js';
 import type { ExportProgress, ExportResult } from '../../runner/export/index.js';
@@ -78,7 +79,8 @@ export const exportCommand: CommandFactory = (out, setExitCode) =>
           describe: 'Print the summary as one JSON object on stdout',
         })
         .option('quiet', { type: 'boolean', default: false, describe: 'No progress' })
-        .options(connectionOptions),
+        .options(connectionOptions)
+        .options(sharedStateOptions),
     handler: async (args: ExportArgs) => {
       const since = args.since !== undefined ? parseSince(args.since) : undefined;
       const languages = listFlag('languages', args.languages);

@@ -1,5 +1,6 @@
 // `catalog-io import <source>`: the nightly supplier-feed job. Thin: flags -> options, connect,
 // importFile(), then the summary on stderr (or one JSON object on stdout) and the exit code.
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
@@ -9,6 +10,7 @@ import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import type { MaxMissing } from '../../runner/import/full-sync.js';
 import type { ImportMode, ImportSummary, RowOutcome, RunStop } from '../../runner/import/run.js';
 import { EXIT_CODES } from '../../runner/import/types.js';
+import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import type { Output } from '../output.js';
 import { createProgress } from '../progress.js';
@@ -21,6 +23,14 @@ import {
   withFeedOptions,
 } from './feed.js';
 import type { CommandFactory } from './index.js';
+import {
+  beginRun,
+  endRun,
+  notifyEarlyFailure,
+  type RunStart,
+  runSummary,
+  withRunEndOptions,
+} from './run-end.js';
 
 interface ImportArgs extends FeedArgs {
   mode: ImportMode;
@@ -47,7 +57,11 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
     describe:
       'Register images in the DAM, then create or update records by reference, writing only what changed',
     builder: (y) =>
-      withFeedOptions(y, { rejects: "Failed and invalid rows in the input's format, with an _error column" })
+      withRunEndOptions(
+        withFeedOptions(y, {
+          rejects: "Failed and invalid rows in the input's format, with an _error column",
+        }),
+      )
         .option('mode', {
           choices: ['upsert', 'create', 'update'] as const,
           default: 'upsert' as const,
@@ -147,10 +161,19 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       // A missing file is said before anything is started or asked of the tenant.
       await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
-      const connection = await connect({
-        flags: connectionFlagsFrom(args),
-        announce: (line) => out.error(line),
-      });
+      // A pattern's newest match is picked once: the same file is read, resumed and moved.
+      let start: RunStart;
+      let connection: Awaited<ReturnType<typeof connect>>;
+      try {
+        start = await beginRun(sourceArg(args.source), args);
+        connection = await connect({
+          flags: connectionFlagsFrom(args),
+          announce: (line) => out.error(line),
+        });
+      } catch (err) {
+        await notifyEarlyFailure(sourceArg(args.source), args, err, out);
+        throw err;
+      }
       const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
       // First signal: no new batch, the rows in flight finish, the report is complete. Second: out at once.
       const stop: RunStop = {};
@@ -168,6 +191,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       const stateDir = path.join(process.cwd(), '.catalog-io');
+      const tenant = tenantHash(connection.tenant.catalogUrl, connection.tenant.keyId);
       try {
         const model = await connection.tenant.model();
         // Loaded on use, like the other commands' runners: `--help` and other commands start faster.
@@ -176,8 +200,9 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         const summary = await importFile({
           stateDir,
           ...(args.resume !== undefined && { resume: args.resume === '' ? true : args.resume }),
-          tenant: tenantHash(connection.tenant.catalogUrl, connection.tenant.keyId),
-          lockStore: new FileLockStore(stateDir),
+          tenant,
+          // --redis: one lock for every machine of the tenant; else a lock file on this one.
+          lockStore: connection.shared?.locks ?? new FileLockStore(stateDir),
           ...(waitLock !== undefined && { waitLockMs: waitLock * 1000 }),
           onLockTakeover: (previous) =>
             out.error(
@@ -189,7 +214,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           keepVariants: args['keep-variants'],
           stop,
           ...(args.summary && { summaryFile: args.summary }),
-          source: sourceArg(args.source),
+          source: start.source,
           readerOptions: readerOptionsFrom(args),
           profile,
           model,
@@ -223,10 +248,32 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         progress.stop();
         printSummary(out, summary, args);
         setExitCode(summary.exitCode);
+        await endRun(
+          start,
+          await finishedRunSummary(summary, start, tenant, profile.entity, args),
+          args,
+          out,
+        );
       } catch (err) {
-        if (!isCatalogIoError(err, 'LOCKED')) throw err;
-        out.error(`catalog-io: ${err.message} [LOCKED]`);
+        // A run that could not run or finish is told too: nobody else would notice a nightly failure.
+        const locked = isCatalogIoError(err, 'LOCKED');
+        const end = runSummary(start, {
+          state: locked ? 'stopped' : 'crashed',
+          exitCode: locked ? EXIT_CODES.locked : EXIT_CODES.fatal,
+          entity: profile.entity,
+          tenant,
+          rows: 0,
+          outcomes: {},
+          requests: { total: connection.snapshot().requests, byMethod: connection.snapshot().byMethod },
+          message: err instanceof Error ? err.message : String(err),
+        });
+        if (!locked) {
+          await endRun(start, end, args, out);
+          throw err;
+        }
+        out.error(`catalog-io: ${(err as Error).message} [LOCKED]`);
         setExitCode(EXIT_CODES.locked);
+        await endRun(start, end, args, out);
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
@@ -235,6 +282,34 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       }
     },
   }) as CommandModule<object, ImportArgs>;
+
+/** The run's summary.json as the run wrote it (a plan writes none: then made from the summary). */
+async function finishedRunSummary(
+  s: ImportSummary,
+  start: RunStart,
+  tenant: string,
+  entity: string,
+  args: ImportArgs,
+): Promise<RunSummary> {
+  if (s.runDir) {
+    try {
+      return JSON.parse(await readFile(path.join(s.runDir, 'summary.json'), 'utf8')) as RunSummary;
+    } catch {
+      // not written (a plan): made below
+    }
+  }
+  return runSummary(start, {
+    state: s.state,
+    exitCode: s.exitCode,
+    entity,
+    tenant,
+    rows: s.rows,
+    outcomes: s.outcomes,
+    requests: { total: s.requests.total, byMethod: s.requests.byMethod },
+    ...(args.report && { reportFile: args.report }),
+    message: `${s.rows} rows`,
+  });
+}
 
 /** `--max-missing 200` or `--max-missing 5%`. */
 function parseMaxMissing(text: string): MaxMissing {

@@ -19,6 +19,10 @@ const LOADERS: Record<string, () => Promise<CommandFactory>> = {
   runs: async () => (await import('./runs.js')).runsCommand,
   export: async () => (await import('./export.js')).exportCommand,
   demo: async () => (await import('./demo.js')).demoCommand,
+  worker: async () => (await import('./jobs.js')).workerCommand,
+  enqueue: async () => (await import('./jobs.js')).enqueueCommand,
+  schedule: async () => (await import('./jobs.js')).scheduleCommand,
+  jobs: async () => (await import('./jobs.js')).jobsCommand,
 };
 
 /**

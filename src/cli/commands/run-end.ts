@@ -1,0 +1,163 @@
+// What a feed run does around the import itself when it is one of many: the remote file is picked
+// (newest match) before and moved to done/ after, the limit and lock are shared (`--redis`), and the
+// run's end is told to people (`--notify`). Flags, checks and the summary they share.
+import { randomBytes } from 'node:crypto';
+import type { Argv } from 'yargs';
+import { sharedStateOptions } from '../../config/flags.js';
+import { CatalogIoError } from '../../errors.js';
+import type { NotifyOn, NotifyTarget } from '../../notify/index.js';
+import { isRemote, redactRemote } from '../../readers/remote/address.js';
+import type { RunState, RunSummary } from '../../runner/summary-types.js';
+import type { Output } from '../output.js';
+
+export function withRunEndOptions<T>(y: Argv<T>) {
+  return y
+    .options(sharedStateOptions)
+    .option('notify', {
+      type: 'string',
+      array: true,
+      describe: "Tell the run's end: webhook:URL or mailto:ADDRESS (repeatable; see docs/scale.md)",
+    })
+    .option('notify-on', {
+      choices: ['failure', 'always'] as const,
+      default: 'failure' as const,
+      describe: 'When --notify tells: only when the run did not finish with every row ok, or always',
+    })
+    .option('done-dir', {
+      type: 'string',
+      describe: 'sftp/ftp sources: after a run with every row ok, move the file into this folder (e.g. done)',
+    });
+}
+
+export interface RunEndArgs {
+  notify?: string[];
+  'notify-on'?: NotifyOn;
+  'done-dir'?: string;
+  [key: string]: unknown;
+}
+
+export interface RunStart {
+  runId: string;
+  /** The source to read: a pattern's newest match, resolved once so the same file is read and moved. */
+  source: string;
+  targets: NotifyTarget[];
+  startedAt: Date;
+}
+
+/** Checks the flags and picks the remote file; before anything is asked of the tenant. */
+export async function beginRun(spec: string, args: RunEndArgs): Promise<RunStart> {
+  const startedAt = new Date();
+  const runId = `${startedAt.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-')}-${randomBytes(2).toString('hex')}`;
+  let targets: NotifyTarget[] = [];
+  if (args.notify?.length) {
+    const { parseNotifyTarget } = await import('../../notify/index.js');
+    targets = args.notify.map(parseNotifyTarget);
+  }
+  if (args['done-dir'] !== undefined && !isRemote(spec)) {
+    throw new CatalogIoError('CONFIG_INVALID', '--done-dir moves sftp://, ftp:// and ftps:// sources only');
+  }
+  let source = spec;
+  if (isRemote(spec)) {
+    const { resolveRemote } = await import('../../readers/remote/index.js');
+    source = await resolveRemote(spec);
+  }
+  return { runId, source, targets, startedAt };
+}
+
+export interface RunEnd {
+  state: RunState;
+  exitCode: number;
+  entity?: string;
+  tenant: string;
+  rows: number;
+  outcomes: Record<string, number>;
+  requests: { total: number; byMethod: Record<string, number> };
+  reportFile?: string;
+  message: string;
+}
+
+export function runSummary(start: RunStart, end: RunEnd): RunSummary {
+  const finished = new Date();
+  return {
+    runId: start.runId,
+    command: 'import',
+    source: isRemote(start.source) ? redactRemote(start.source) : start.source,
+    ...(end.entity && { entity: end.entity }),
+    tenant: end.tenant,
+    state: end.state,
+    exitCode: end.exitCode,
+    outcomes: Object.fromEntries(Object.entries(end.outcomes).filter(([, n]) => n > 0)),
+    rows: end.rows,
+    requests: end.requests,
+    startedAt: start.startedAt.toISOString(),
+    finishedAt: finished.toISOString(),
+    durationMs: finished.getTime() - start.startedAt.getTime(),
+    ...(end.reportFile && { reportFile: end.reportFile }),
+    message: end.message,
+  };
+}
+
+/**
+ * A run that failed before it started (source server, Redis or the tenant unreachable, bad settings)
+ * is told too: for an unattended feed, nobody else would notice. Never throws.
+ */
+export async function notifyEarlyFailure(
+  spec: string,
+  args: RunEndArgs,
+  err: unknown,
+  out: Output,
+): Promise<void> {
+  if (!args.notify?.length) return;
+  try {
+    const { parseNotifyTarget } = await import('../../notify/index.js');
+    const startedAt = new Date();
+    const start: RunStart = {
+      runId: `failed-${startedAt.getTime()}`,
+      source: spec,
+      targets: args.notify.map(parseNotifyTarget),
+      startedAt,
+    };
+    const summary = runSummary(start, {
+      state: 'crashed',
+      exitCode: 2,
+      tenant: '',
+      rows: 0,
+      outcomes: {},
+      requests: { total: 0, byMethod: {} },
+      message: err instanceof Error ? err.message : String(err),
+    });
+    await endRun(start, summary, { ...args, 'done-dir': undefined }, out);
+  } catch {
+    // a --notify flag that is not valid was already the error
+  }
+}
+
+/** Moves the remote file after a run with every row ok, then tells the targets; problems are warnings. */
+export async function endRun(
+  start: RunStart,
+  summary: RunSummary,
+  args: RunEndArgs,
+  out: Output,
+): Promise<void> {
+  const doneDir = args['done-dir'];
+  if (doneDir !== undefined && summary.state === 'finished' && summary.exitCode === 0) {
+    const { moveRemote } = await import('../../readers/remote/index.js');
+    try {
+      const moved = await moveRemote(start.source, doneDir);
+      out.error(`moved: ${summary.source} to ${moved}`);
+    } catch (err) {
+      out.error(`warning: ${(err as Error).message}`);
+    }
+  }
+  if (start.targets.length === 0) return;
+  const { notifyRunEnd, notifySettingsFrom } = await import('../../notify/index.js');
+  const results = await notifyRunEnd(summary, {
+    targets: start.targets,
+    on: args['notify-on'] ?? 'failure',
+    settings: notifySettingsFrom(),
+    ...(summary.reportFile && { reportFile: summary.reportFile }),
+  });
+  for (const r of results) {
+    out.error(r.ok ? `notified: ${r.target}` : `warning: ${r.target} not notified: ${r.error}`);
+  }
+}

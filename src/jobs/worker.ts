@@ -1,0 +1,116 @@
+// A feed worker: takes jobs from the queue and runs each as the CLI would (`import <source> <flags>`)
+// with this machine's credentials for the job's tenant, `--redis` (so the tenant's limit and lock are
+// shared with every other worker) and `--json` (the summary kept with the job).
+//
+// A worker that dies mid-job stops renewing the job's lock in Redis; after `stalledAfterMs` another
+// worker takes the job again, with `--resume`: it waits for the dead run's tenant lock to expire,
+// then continues that run from its journal (rows it finished are not sent again), or, when the
+// journal shows no unfinished run, starts afresh and finds what was written by reference. Either
+// way nothing is created twice.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { KEY_PREFIX } from '../redis/url.js';
+import type { FeedJob, FeedJobResult } from './feed-job.js';
+import { QUEUE_NAME } from './queue.js';
+
+/** Runs the CLI in this process and resolves to its exit code and output. */
+export type RunCli = (argv: string[]) => Promise<{ code: number; stdout: string[]; stderr: string[] }>;
+
+export interface FeedWorkerOptions {
+  connection: Redis;
+  redisUrl: string;
+  /** Jobs run at once by this worker. */
+  concurrency: number;
+  /** Folder of `<tenant>.json` config files (catalog URL, DAM URL, key). */
+  tenantsDir: string;
+  runCli: RunCli;
+  /** A job whose worker stopped answering this long is given to another worker. Default 30 s. */
+  stalledAfterMs?: number;
+  /** Seconds a job's run waits for another run's lock (a dead worker's expires by its TTL). */
+  waitLockSeconds?: number;
+  /** One line per job start and end, for the worker's log. */
+  log?: (line: string) => void;
+}
+
+export const WORKER_DEFAULTS = Object.freeze({ stalledAfterMs: 30_000, waitLockSeconds: 600 });
+
+export function startFeedWorker(options: FeedWorkerOptions): Worker<FeedJob, FeedJobResult> {
+  const stalledAfterMs = options.stalledAfterMs ?? WORKER_DEFAULTS.stalledAfterMs;
+  const log = options.log ?? (() => undefined);
+  const worker = new Worker<FeedJob, FeedJobResult>(QUEUE_NAME, (job) => runJob(job, options, log), {
+    connection: options.connection,
+    prefix: KEY_PREFIX,
+    concurrency: options.concurrency,
+    lockDuration: stalledAfterMs,
+    stalledInterval: stalledAfterMs,
+    // A job whose worker died twice is not given a third worker: something about it kills them.
+    maxStalledCount: 2,
+  });
+  worker.on('error', (err) => log(`worker: ${err.message}`));
+  return worker;
+}
+
+async function runJob(
+  job: Job<FeedJob, FeedJobResult>,
+  options: FeedWorkerOptions,
+  log: (line: string) => void,
+): Promise<FeedJobResult> {
+  const { tenant, source, args } = job.data;
+  const config = resolve(options.tenantsDir, `${tenant}.json`);
+  if (!existsSync(config)) {
+    throw new UnrecoverableError(`No settings for tenant ${tenant} on this worker: ${config} not found`);
+  }
+  const argv = [
+    job.data.command,
+    source,
+    ...args,
+    '--config',
+    config,
+    '--redis',
+    options.redisUrl,
+    '--wait-lock',
+    String(options.waitLockSeconds ?? WORKER_DEFAULTS.waitLockSeconds),
+    '--json',
+    '--quiet',
+  ];
+  // Run again after a dead worker or a failed run: continue the unfinished run of this source, when
+  // its run folder shows one (shared storage; docs/scale.md), else a fresh run that finds what the
+  // earlier one wrote by reference.
+  const again = job.attemptsStarted > 1 || job.stalledCounter > 0;
+  log(
+    `job ${job.id}: ${job.data.command} ${source} for ${tenant} (run ${job.attemptsStarted}${again ? ', resuming' : ''})`,
+  );
+  let { code, stdout, stderr } = await options.runCli(again ? [...argv, '--resume'] : argv);
+  if (again && code === 2 && stderr.some((l) => l.includes('--resume: no unfinished run'))) {
+    ({ code, stdout, stderr } = await options.runCli(argv));
+  }
+  const summary = parseSummary(stdout);
+  const result: FeedJobResult = { exitCode: code, ...(summary && { summary }), log: stderr.slice(-20) };
+  log(`job ${job.id}: exit ${code}`);
+  if (RETRIED_EXITS.includes(code)) {
+    // Fatal, locked out or interrupted: the last line says why. Bad flags or settings fail at once;
+    // anything else (service or source unreachable, the lock held, the worker stopping) is tried
+    // again later, resuming.
+    const reason = [...stderr].reverse().find((l) => l.startsWith('catalog-io:')) ?? `exit ${code}`;
+    if (/\[(CONFIG_INVALID|CONFIG_MISSING|PROFILE_INVALID|SCHEMA_UNKNOWN_ENTITY)\]$/.test(reason)) {
+      throw new UnrecoverableError(reason);
+    }
+    throw new Error(reason);
+  }
+  return result;
+}
+
+/** Exit codes of runs that did not finish: 2 fatal, 75 locked, 130/143 interrupted (SIGINT/SIGTERM). */
+const RETRIED_EXITS = [2, 75, 130, 143];
+
+function parseSummary(stdout: string[]): Record<string, unknown> | undefined {
+  const last = stdout.at(-1);
+  if (!last) return undefined;
+  try {
+    return JSON.parse(last) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}

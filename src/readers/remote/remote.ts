@@ -1,0 +1,128 @@
+// Remote feed sources: resolve a pattern to its newest match, stream the file as a ByteSource like
+// any other source, and move it into a `done/` folder once it was imported.
+import { CatalogIoError } from '../../errors.js';
+import type { ByteSource } from '../sources/byte-source.js';
+import { fromStream } from '../sources/file.js';
+import {
+  isPattern,
+  joinPath,
+  parseRemote,
+  patternToRegExp,
+  type RemoteAddress,
+  redactRemote,
+  remoteUrl,
+} from './address.js';
+import { openSession, type RemoteFile, type RemoteSession } from './session.js';
+
+/** What the readers get at a time, as for local files. */
+const CHUNK_BYTES = 64 * 1024;
+
+export interface RemoteOptions {
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Streams the file (or the newest match of a pattern); the connection closes with the source. */
+export async function openRemote(spec: string, options: RemoteOptions = {}): Promise<ByteSource> {
+  const address = parseRemote(spec);
+  const session = await openSession(address, redactRemote(spec), options.env);
+  try {
+    const file = await pickFile(session, address, redactRemote(spec));
+    const path = joinPath(address.dir, file.name);
+    const name = redactRemote(remoteUrl(address, address.dir, file.name));
+    const stream = session.read(path);
+    const source = fromStream(stream, name, file.name, file.size || undefined, CHUNK_BYTES);
+    return {
+      ...source,
+      close: async () => {
+        stream.destroy();
+        await session.close();
+      },
+    };
+  } catch (err) {
+    await session.close();
+    throw err;
+  }
+}
+
+/**
+ * The address of the one file a run reads: the newest match when `spec` names a pattern, else
+ * `spec` itself once it is known to exist. A run resolves first, then reads and moves that file, so
+ * a file that arrives meanwhile is left for the next run.
+ */
+export async function resolveRemote(spec: string, options: RemoteOptions = {}): Promise<string> {
+  const address = parseRemote(spec);
+  const session = await openSession(address, redactRemote(spec), options.env);
+  try {
+    const file = await pickFile(session, address, redactRemote(spec));
+    return remoteUrl(address, address.dir, file.name);
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * Moves the file into `doneDir` (relative to its folder unless absolute), made when missing. A file
+ * of that name already there is kept: the moved one gets a time stamp before its extension.
+ * Returns the new path.
+ */
+export async function moveRemote(spec: string, doneDir: string, options: RemoteOptions = {}) {
+  const address = parseRemote(spec);
+  if (isPattern(address.name)) {
+    throw new CatalogIoError('INTERNAL', 'moveRemote() needs a resolved address, not a pattern');
+  }
+  const display = redactRemote(spec);
+  const session = await openSession(address, display, options.env);
+  try {
+    const target = doneDir.startsWith('/') ? doneDir : joinPath(address.dir, doneDir);
+    await session.ensureDir(target);
+    let to = joinPath(target, address.name);
+    if (await session.exists(to)) to = joinPath(target, stamped(address.name, new Date()));
+    try {
+      await session.rename(joinPath(address.dir, address.name), to);
+    } catch (err) {
+      throw new CatalogIoError(
+        'SOURCE_UNREADABLE',
+        `Cannot move ${display} to ${to}: ${(err as Error).message ?? err}`,
+      );
+    }
+    return to;
+  } finally {
+    await session.close();
+  }
+}
+
+async function pickFile(session: RemoteSession, address: RemoteAddress, display: string) {
+  if (!isPattern(address.name)) return session.stat(joinPath(address.dir, address.name));
+  const match = patternToRegExp(address.name);
+  const files = (await session.list(address.dir)).filter((f) => match.test(f.name));
+  if (files.length === 0) {
+    throw new CatalogIoError(
+      'SOURCE_NOT_FOUND',
+      `No file matches ${address.name} in ${address.dir} on ${display}`,
+    );
+  }
+  // A listing without dates (some FTP servers): ask for each match's date (MDTM).
+  for (const file of files) {
+    if (file.modifiedAt === undefined) {
+      file.modifiedAt = (await session.stat(joinPath(address.dir, file.name))).modifiedAt;
+    }
+  }
+  return files.reduce(newer);
+}
+
+/** The newer of two files; on the same date (servers round to seconds or minutes) the later name. */
+function newer(a: RemoteFile, b: RemoteFile): RemoteFile {
+  const ta = a.modifiedAt ?? 0;
+  const tb = b.modifiedAt ?? 0;
+  if (ta !== tb) return ta > tb ? a : b;
+  return a.name > b.name ? a : b;
+}
+
+function stamped(name: string, at: Date): string {
+  const stamp = at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? `${name.slice(0, dot)}.${stamp}${name.slice(dot)}` : `${name}.${stamp}`;
+}

@@ -1,0 +1,60 @@
+// The rate limit shared through Redis: limiters of one tenant in different clients together keep
+// the rate; another tenant has its own. Against a real redis-server.
+
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRedis } from '../../src/redis/connection.js';
+import { SharedLimiter, spacingMs } from '../../src/redis/limiter.js';
+import { redisTestsRun, useRedis } from '../helpers/redis-server.js';
+
+describe.runIf(redisTestsRun('test/redis/limiter.test.ts'))('shared rate limit', () => {
+  const redis = useRedis();
+  let client: Redis;
+  beforeAll(async () => {
+    client = await connectRedis(redis.url);
+  });
+  afterAll(() => client?.disconnect());
+
+  it('three limiters of one tenant together keep the rate: none over the window, at most one start per spacing', async () => {
+    const rate = { requests: 20, windowSeconds: 1 };
+    const limiters = [0, 1, 2].map(
+      () => new SharedLimiter({ redis: client, tenant: 'tenant-a', rateLimit: rate }),
+    );
+    const starts: number[] = [];
+    await Promise.all(
+      limiters.map((limiter) =>
+        Promise.all(
+          Array.from({ length: 15 }, () =>
+            limiter.schedule(async () => {
+              starts.push(Date.now());
+            }),
+          ),
+        ),
+      ),
+    );
+    await Promise.all(limiters.map((l) => l.stop({ dropWaitingJobs: true })));
+    starts.sort((a, b) => a - b);
+    expect(starts).toHaveLength(45);
+    // Redis spaces the starts by its clock; each process then runs its job on a timer, which a busy
+    // machine can fire late (one gap shrinks as the one before grows): counted over windows, not gaps.
+    for (let i = 0; i < starts.length; i++) {
+      const inWindow = starts.filter((t) => t >= starts[i]! && t < starts[i]! + 1000).length;
+      expect(inWindow).toBeLessThanOrEqual(rate.requests);
+    }
+    // Spacing is the only wait: the three together run at the limit (less the margin), not a third of it.
+    const rateSeen = ((starts.length - 1) / (starts.at(-1)! - starts[0]!)) * 1000;
+    expect(rateSeen).toBeGreaterThan(rate.requests * 0.85);
+    // Each limiter alone would allow the whole rate: three unshared ones, three times it.
+    expect(rateSeen).toBeLessThanOrEqual(1000 / spacingMs(rate) + 1);
+  });
+
+  it('another tenant is not slowed by the first', async () => {
+    const rate = { requests: 5, windowSeconds: 10 };
+    const a = new SharedLimiter({ redis: client, tenant: 'tenant-b', rateLimit: rate });
+    const b = new SharedLimiter({ redis: client, tenant: 'tenant-c', rateLimit: rate });
+    const t0 = Date.now();
+    await Promise.all([a.schedule(async () => 1), b.schedule(async () => 2)]);
+    expect(Date.now() - t0).toBeLessThan(1500);
+    await Promise.all([a.stop({ dropWaitingJobs: true }), b.stop({ dropWaitingJobs: true })]);
+  });
+});
