@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { recordPath } from '../src/api/catalog.js';
 import { type Connection, connect } from '../src/config/index.js';
 import type { Profile } from '../src/mappers/profile-types.js';
-import { mapConcurrent } from '../src/runner/import/executor.js';
+import { mapConcurrent } from '../src/runner/import/concurrent.js';
 import { type ImportSummary, importFile } from '../src/runner/import/run.js';
 import { seedBulkProducts } from '../src/sandbox/catalog/index.js';
 import type { SandboxOptions } from '../src/sandbox/context.js';

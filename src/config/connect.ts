@@ -1,6 +1,7 @@
 // connect(): what every command calls to reach a tenant. Resolves the settings, starts the embedded
 // sandbox when no catalog URL is configured, and builds both clients over one run Transport
 // (one limiter, one set of counters, one pool per origin).
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { CatalogClient } from '../api/catalog.js';
 import type { CountersSnapshot } from '../api/counters.js';
@@ -37,6 +38,8 @@ export interface TenantInfo {
   damUrl: string | undefined;
   /** Running against the embedded sandbox. */
   embedded: boolean;
+  /** Names the API key without giving it away (a short sha256 of it): locks and run summaries use it. */
+  keyId: string;
   /** Where `schema pull` writes by default. */
   defaultSchemasDir: string;
   /** The schema cache in use (`--schemas`), when offline. */
@@ -114,6 +117,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     catalogUrl,
     damUrl,
     embedded,
+    keyId: createHash('sha256').update(apiKey).digest('hex').slice(0, 12),
     defaultSchemasDir: defaultSchemasDir(name, cwd),
     schemasDir,
     model() {

@@ -203,9 +203,13 @@ describe('exit codes', () => {
     ]);
     expect(code).toBe(3);
     expect(stderr).toContain('stopped: --max-errors 3 reached');
+    // One line per source row: the rows after the stop are there, not attempted.
     const lines = await csv(report);
-    expect(lines.length).toBeLessThan(30);
+    expect(lines).toHaveLength(30);
     expect(lines.filter((l) => l.outcome === 'invalid').length).toBeGreaterThanOrEqual(3);
+    const notAttempted = lines.filter((l) => l.outcome === 'not-attempted');
+    expect(notAttempted.length).toBeGreaterThan(0);
+    expect(notAttempted[0]!.message).toContain('--max-errors');
   });
 
   it('1 when an image registered by the run failed processing (--wait-for-images)', async () => {

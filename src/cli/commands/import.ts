@@ -3,11 +3,14 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { connect, connectionFlagsFrom, connectionOptions } from '../../config/index.js';
-import { CatalogIoError } from '../../errors.js';
+import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import { checkSource } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
-import type { ImportMode, ImportSummary, RowOutcome } from '../../runner/import/run.js';
-import { EXIT, type Output } from '../output.js';
+import type { MaxMissing } from '../../runner/import/full-sync.js';
+import type { ImportMode, ImportSummary, RowOutcome, RunStop } from '../../runner/import/run.js';
+import { EXIT_CODES } from '../../runner/import/types.js';
+import { tenantHash } from '../../runs/source-identity.js';
+import type { Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
   type FeedArgs,
@@ -29,6 +32,13 @@ interface ImportArgs extends FeedArgs {
   'refresh-assets': boolean;
   'wait-for-images': boolean;
   concurrency?: number;
+  resume?: string;
+  'max-failed-batches': number;
+  'wait-lock'?: number;
+  missing: 'delete' | 'ignore';
+  'max-missing': string;
+  'keep-variants': boolean;
+  summary?: string;
 }
 
 export const importCommand: CommandFactory = (out, setExitCode) =>
@@ -78,6 +88,39 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           default: false,
           describe: 'Wait until the new images are processed and report those that failed',
         })
+        .option('resume', {
+          type: 'string',
+          describe:
+            'Continue the last unfinished run of this source (or the run named): finished rows are not sent again',
+        })
+        .option('max-failed-batches', {
+          type: 'number',
+          default: 5,
+          describe: 'Stop (exit 2) after this many batches in a row failed because the service did',
+        })
+        .option('wait-lock', {
+          type: 'number',
+          describe: 'When another import of this entity to this tenant runs, wait up to this many seconds',
+        })
+        .option('missing', {
+          choices: ['delete', 'ignore'] as const,
+          default: 'ignore' as const,
+          describe: "Full sync: delete the entity's records the feed does not name",
+        })
+        .option('max-missing', {
+          type: 'string',
+          default: '5%',
+          describe: 'Full sync: delete nothing (exit 3) when more records than this (N or P%) would go',
+        })
+        .option('keep-variants', {
+          type: 'boolean',
+          default: false,
+          describe: 'Full sync: keep the variants of the products it deletes',
+        })
+        .option('summary', {
+          type: 'string',
+          describe: "Copy the run's summary.json to this file",
+        })
         .options(connectionOptions)
         .alias('rate-limit', 'rate'),
     handler: async (args: ImportArgs) => {
@@ -95,6 +138,21 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           `--max-errors must be a whole number of at least 1; got ${maxErrors}`,
         );
       }
+      const maxFailedBatches = args['max-failed-batches'];
+      if (!Number.isInteger(maxFailedBatches) || maxFailedBatches < 1) {
+        throw new CatalogIoError(
+          'CONFIG_INVALID',
+          `--max-failed-batches must be a whole number of at least 1; got ${maxFailedBatches}`,
+        );
+      }
+      const waitLock = args['wait-lock'];
+      if (waitLock !== undefined && !(waitLock >= 0)) {
+        throw new CatalogIoError(
+          'CONFIG_INVALID',
+          `--wait-lock must be a number of seconds; got ${waitLock}`,
+        );
+      }
+      const maxMissing = parseMaxMissing(args['max-missing']);
       // A missing file is said before anything is started or asked of the tenant.
       await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
@@ -103,11 +161,43 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         announce: (line) => out.error(line),
       });
       const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
+      // First signal: no new batch, the rows in flight finish, the report is complete. Second: out at once.
+      const stop: RunStop = {};
+      const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+        if (stop.signal) {
+          stop.flushNow?.();
+          process.exit(EXIT_CODES[signal]);
+        }
+        stop.signal = signal;
+        progress.stop();
+        out.error(
+          `${signal}: finishing the requests in flight, then stopping${signal === 'SIGINT' ? ' (Ctrl-C again to stop at once)' : ''}`,
+        );
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      const stateDir = path.join(process.cwd(), '.catalog-io');
       try {
         const model = await connection.tenant.model();
         // Loaded on use, like the other commands' runners: `--help` and other commands start faster.
         const { importFile } = await import('../../runner/import/run.js');
+        const { FileLockStore } = await import('../../lock/file.js');
         const summary = await importFile({
+          stateDir,
+          ...(args.resume !== undefined && { resume: args.resume === '' ? true : args.resume }),
+          tenant: tenantHash(connection.tenant.catalogUrl, connection.tenant.keyId),
+          lockStore: new FileLockStore(stateDir),
+          ...(waitLock !== undefined && { waitLockMs: waitLock * 1000 }),
+          onLockTakeover: (previous) =>
+            out.error(
+              `warning: took over the lock of run ${previous.runId} (pid ${previous.pid} on ${previous.host}, started ${previous.startedAt}): its process is gone`,
+            ),
+          maxFailedBatches,
+          missing: args.missing,
+          maxMissing,
+          keepVariants: args['keep-variants'],
+          stop,
+          ...(args.summary && { summaryFile: args.summary }),
           source: sourceArg(args.source),
           readerOptions: readerOptionsFrom(args),
           profile,
@@ -140,18 +230,30 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         });
         progress.stop();
         printSummary(out, summary, args);
-        setExitCode(exitCodeOf(summary));
+        setExitCode(summary.exitCode);
+      } catch (err) {
+        if (!isCatalogIoError(err, 'LOCKED')) throw err;
+        out.error(`catalog-io: ${err.message} [LOCKED]`);
+        setExitCode(EXIT_CODES.locked);
       } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
         progress.stop();
         await connection.close();
       }
     },
   }) as CommandModule<object, ImportArgs>;
 
-export function exitCodeOf(summary: ImportSummary): number {
-  if (summary.stopped) return EXIT.STOPPED;
-  const bad = summary.outcomes.failed + summary.outcomes.invalid + summary.failedImages.length;
-  return bad > 0 ? EXIT.ROWS_FAILED : EXIT.OK;
+/** `--max-missing 200` or `--max-missing 5%`. */
+function parseMaxMissing(text: string): MaxMissing {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(text);
+  if (!m || (!m[2] && !Number.isInteger(Number(m[1])))) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `--max-missing must be a number of records (200) or a percentage (5%); got ${text}`,
+    );
+  }
+  return m[2] ? { percent: Number(m[1]) } : { count: Number(m[1]) };
 }
 
 function countsText(outcomes: Record<RowOutcome, number>): string {
@@ -177,6 +279,11 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
         failedImages: s.failedImages,
         requests: s.requests,
         stopped: s.stopped,
+        ...(s.stopReason && { stopReason: s.stopReason }),
+        state: s.state,
+        exitCode: s.exitCode,
+        runId: s.runId,
+        ...(s.fullSync && { fullSync: s.fullSync }),
         durationMs: s.durationMs,
         ...(args.report && { report: args.report }),
         ...(args.rejects && { rejects: args.rejects }),
@@ -201,8 +308,37 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
     `  requests: ${s.requests.total}${methods ? ` (${methods})` : ''}, ${s.requests.retries} retries, ${s.requests.rateLimited} × 429`,
   );
   printFindings(out, s);
-  if (s.stopped)
-    out.error(`stopped: --max-errors ${args['max-errors']} reached; rows after that were not read`);
+  if (s.fullSync) {
+    const f = s.fullSync;
+    out.error(
+      `  full sync: ${f.missing} of ${f.total} ${args.entity ?? 'records'} not in the feed${s.plan ? ' (would be deleted)' : f.guard ? '' : `, ${f.deleted} deleted${f.failed ? `, ${f.failed} failed` : ''}`}`,
+    );
+  }
+  const notAttempted = s.outcomes['not-attempted'];
+  switch (s.stopReason) {
+    case 'SIGINT':
+    case 'SIGTERM':
+      out.error(
+        `interrupted (${s.stopReason}): ${notAttempted} rows not attempted. To finish, run the same command with --resume (run ${s.runId})`,
+      );
+      break;
+    case 'max-errors':
+      out.error(
+        `stopped: --max-errors ${args['max-errors']} reached; ${notAttempted} rows after that were not attempted`,
+      );
+      break;
+    case 'service':
+      out.error(
+        `stopped: ${args['max-failed-batches']} batches in a row failed because the service did; ${notAttempted} rows not attempted. When it is back, run the same command with --resume (run ${s.runId})`,
+      );
+      break;
+    case 'auth':
+      out.error(`stopped: the API key was refused; ${notAttempted} rows not attempted`);
+      break;
+    case 'max-missing':
+      out.error(`stopped: ${s.fullSync?.guard}; the records that would have gone are in the report`);
+      break;
+  }
   if (args.report) out.error(`report: ${args.report}`);
   if (args.rejects && s.outcomes.failed + s.outcomes.invalid > 0)
     out.error(`rejects: ${args.rejects} (fix them and run again)`);

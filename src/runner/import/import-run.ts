@@ -1,0 +1,311 @@
+// The row loop of an import: check each row (map + validate, exactly as `validate`), gather valid
+// drafts into batches, run each batch through the executor, and record one line per source row.
+// Memory is bounded by the batch: rows are pulled from the reader only when the previous batch is done.
+// The loop stops taking batches when asked (a signal), when --max-errors is reached, or when the
+// service is clearly gone; every row not tried is then recorded as `not-attempted`.
+import type { Draft } from '../../mappers/types.js';
+import type { Cell, SourceRow } from '../../readers/types.js';
+import type { RejectsWriter } from '../../writers/rejects.js';
+import { RowChecker } from '../check.js';
+import { AssetRegistrar } from './assets.js';
+import { type DraftResult, ImportExecutor } from './executor.js';
+import type { RunRecorder } from './recorder.js';
+import { EMPTY_LINE, type RowOutcome, type RowWork, reportLine } from './report-line.js';
+import { type ImportOptions, MODE_COMMAND, ROW_OUTCOMES, type StopReason } from './types.js';
+
+const DEFAULT_BATCH = 100;
+const DEFAULT_MAX_FAILED_BATCHES = 5;
+
+export interface LoopResult {
+  rows: number;
+  outcomes: Record<RowOutcome, number>;
+  stopReason?: StopReason;
+}
+
+export class ImportRun {
+  readonly checker: RowChecker;
+  private readonly executor: ImportExecutor;
+  registrar: AssetRegistrar | undefined;
+  readonly outcomes = Object.fromEntries(ROW_OUTCOMES.map((o) => [o, 0])) as Record<RowOutcome, number>;
+  private rows = 0;
+  private errors = 0;
+  /** Ordinal (1-based, in reading order) of the last row read: a resume skips rows by it. */
+  private ordinal = 0;
+  private readonly ordinals = new Map<RowWork, number>();
+  private failedBatches = 0;
+  private stopReason: StopReason | undefined;
+  /** Rows whose drafts are waiting for a later batch (categories waiting for a parent). */
+  private readonly waiting = new Map<Draft, RowWork>();
+  /** Image reference -> the first rows that use it (only for --wait-for-images). */
+  readonly imageRows = new Map<string, string[]>();
+
+  constructor(
+    private readonly options: ImportOptions,
+    unguardFormulas: boolean,
+    private readonly recorder: RunRecorder,
+    private readonly rejects: RejectsWriter | undefined,
+    private readonly position: () => { bytesRead: number; totalBytes?: number },
+  ) {
+    this.checker = new RowChecker({
+      model: options.model,
+      profile: options.profile,
+      ...(options.strict !== undefined && { strict: options.strict }),
+      defaultCommand: MODE_COMMAND[options.mode ?? 'upsert'],
+      unguardFormulas,
+    });
+    const registrar = () => {
+      this.registrar ??= new AssetRegistrar(options.dam(), {
+        onDuplicate: options.onDuplicateAsset ?? 'reuse',
+        ...(options.assetCacheFile !== undefined && { cacheFile: options.assetCacheFile }),
+        ...(options.refreshAssets !== undefined && { refresh: options.refreshAssets }),
+        ...(options.plan !== undefined && { plan: options.plan }),
+      });
+      return this.registrar;
+    };
+    this.executor = new ImportExecutor({
+      catalog: options.catalog,
+      model: options.model,
+      // The DAM client is created only if some row names a URL.
+      get assets() {
+        return registrar();
+      },
+      settings: {
+        plan: options.plan ?? false,
+        concurrency: options.concurrency ?? 4,
+        deleteVariants: options.deleteVariants ?? false,
+      },
+      writeLog: recorder,
+    });
+    for (const [o, n] of Object.entries(recorder.carried.outcomes))
+      this.outcomes[o as RowOutcome] = (this.outcomes[o as RowOutcome] ?? 0) + n;
+    this.rows = recorder.carried.rows;
+  }
+
+  async execute(rows: AsyncIterable<SourceRow>): Promise<LoopResult> {
+    const batchSize = this.options.batchSize ?? DEFAULT_BATCH;
+    const finished = this.recorder.carried.finished;
+    let batch: RowWork[] = [];
+    let drafts = 0;
+    let keys = new Set<string>();
+    /** Writes the pending batch; says whether the run must now stop. */
+    const flush = async (): Promise<boolean> => {
+      if (this.stopNow()) return true;
+      await this.runBatch(batch);
+      batch = [];
+      drafts = 0;
+      keys = new Set();
+      return this.stopNow();
+    };
+
+    const iterator = rows[Symbol.asyncIterator]();
+    let stopped = false;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      const row = next.value;
+      this.ordinal += 1;
+      // Checked even when a resume skips it: the checker's view of the file (duplicate refs) stays whole.
+      const checked = this.checker.check(row);
+      if (finished.has(this.ordinal)) continue;
+      const work: RowWork = { row, checked };
+      this.ordinals.set(work, this.ordinal);
+      if (checked.errors.length > 0 || checked.skipped || checked.mapped.drafts.length === 0) {
+        if (batch.length === 0) {
+          await this.finishRow(work, []);
+          stopped = this.stopNow();
+        } else {
+          // Behind a pending batch it waits its turn, so the report stays in source order.
+          batch.push(work);
+          if (batch.length >= batchSize * 10) stopped = await flush();
+        }
+        if (stopped) break;
+        continue;
+      }
+      // A ref twice in one batch would be looked up before its first write: start a new batch.
+      const rowKeys = checked.mapped.drafts.map((d) => `${d.entity}\u0000${d.ref}`);
+      if (rowKeys.some((k) => keys.has(k)) || drafts + rowKeys.length > batchSize) {
+        stopped = await flush();
+        if (stopped) {
+          batch.push(work);
+          break;
+        }
+      }
+      batch.push(work);
+      drafts += rowKeys.length;
+      for (const k of rowKeys) keys.add(k);
+    }
+    if (!stopped) stopped = await flush();
+    if (!stopped) await this.settle(await this.executor.finish());
+    if (stopped) await this.notAttempted(batch, iterator, finished);
+    this.recorder.flush();
+    return {
+      rows: this.rows,
+      outcomes: this.outcomes,
+      ...(this.stopReason && { stopReason: this.stopReason }),
+    };
+  }
+
+  /** Why the run must stop before its next batch, if it must (remembered once decided). */
+  private stopNow(): boolean {
+    if (this.stopReason) return true;
+    const signal = this.options.stop?.signal;
+    if (signal) this.stopReason = signal;
+    else if (this.options.maxErrors !== undefined && this.errors >= this.options.maxErrors)
+      this.stopReason = 'max-errors';
+    else if (this.failedBatches >= (this.options.maxFailedBatches ?? DEFAULT_MAX_FAILED_BATCHES))
+      this.stopReason = 'service';
+    return this.stopReason !== undefined;
+  }
+
+  private async runBatch(batch: RowWork[]): Promise<void> {
+    if (batch.length === 0) return;
+    const owner = new Map<Draft, RowWork>();
+    const idle: RowWork[] = [];
+    for (const work of batch) {
+      if (!hasWork(work)) idle.push(work);
+      else for (const d of work.checked.mapped.drafts) owner.set(d, work);
+    }
+    for (const [d, work] of owner) this.waiting.set(d, work);
+    if (owner.size > 0) {
+      this.recorder.batch += 1;
+      await this.recorder.checkpoint(`batch:${this.recorder.batch}`);
+    }
+    const results = await this.executor.run([...owner.keys()]);
+    this.noteFaults(results);
+    await this.settle(results, idle);
+    if (owner.size > 0) {
+      this.recorder.batchDone();
+      await this.recorder.checkpoint(`done:${this.recorder.batch}`);
+    }
+  }
+
+  /** Counts batches in a row where the service failed every draft; a refused key stops at once. */
+  private noteFaults(results: DraftResult[]): void {
+    if (results.some((r) => r.fault === 'auth')) {
+      this.stopReason = 'auth';
+      return;
+    }
+    const allFailed = results.length > 0 && results.every((r) => r.outcome === 'failed');
+    if (allFailed && results.some((r) => r.fault === 'service')) this.failedBatches += 1;
+    else if (results.length > 0) this.failedBatches = 0;
+  }
+
+  /** Writes the rows all of whose drafts have a result, and the batch's rows without work, in source order. */
+  private async settle(results: DraftResult[], idle: RowWork[] = []): Promise<void> {
+    const byRow = new Map<RowWork, DraftResult[]>();
+    for (const r of results) {
+      const work = this.waiting.get(r.draft);
+      if (!work) continue;
+      this.waiting.delete(r.draft);
+      const list = byRow.get(work) ?? [];
+      list.push(r);
+      byRow.set(work, list);
+    }
+    const complete = [...byRow.entries(), ...idle.map((w): [RowWork, DraftResult[]] => [w, []])]
+      .filter(([work]) => work.checked.mapped.drafts.every((d) => !this.waiting.has(d)))
+      .sort((a, b) => (this.ordinals.get(a[0]) ?? 0) - (this.ordinals.get(b[0]) ?? 0));
+    for (const [work, list] of complete) await this.finishRow(work, list);
+  }
+
+  private async finishRow(work: RowWork, results: DraftResult[]): Promise<void> {
+    const { row } = work;
+    const line = reportLine(work, results, this.options.profile.entity);
+    const n = this.ordinals.get(work) ?? 0;
+    this.ordinals.delete(work);
+    this.rows += 1;
+    this.outcomes[line.outcome as RowOutcome] += 1;
+    if (line.outcome === 'failed') {
+      this.errors += 1;
+      this.checker.countKind(results.find((r) => r.outcome === 'failed')?.message ?? line.message);
+    } else if (line.outcome === 'invalid') this.errors += 1;
+    if (this.options.waitForImages) this.noteImages(row, results);
+    this.recorder.row(n, line, refsOf(work));
+    if ((line.outcome === 'invalid' || line.outcome === 'failed') && this.rejects) {
+      await this.rejects.write(row.cells as Record<string, Cell>, line.message);
+    }
+    this.progress();
+  }
+
+  private progress(): void {
+    this.options.onProgress?.({
+      rows: this.rows,
+      outcomes: this.outcomes,
+      ...this.position(),
+      ...(this.options.counters && { requests: this.options.counters() }),
+    });
+  }
+
+  /** The run stopped: the pending batch, the rows waiting for a parent and every row not read are not attempted. */
+  private async notAttempted(
+    pending: RowWork[],
+    rest: AsyncIterator<SourceRow>,
+    finished: { has(n: number): boolean },
+  ): Promise<void> {
+    const message = notAttemptedMessage(this.stopReason);
+    const record = (work: RowWork, n: number) => {
+      const { row, checked } = work;
+      const main = checked.mapped.drafts[checked.mapped.drafts.length - 1];
+      this.rows += 1;
+      this.outcomes['not-attempted'] += 1;
+      this.recorder.notAttempted(n, {
+        ...EMPTY_LINE,
+        location: row.location.text,
+        entity: main?.entity ?? this.options.profile.entity,
+        ref: main?.ref ?? '',
+        outcome: 'not-attempted',
+        message,
+      });
+    };
+    const waiting = new Set(this.waiting.values());
+    this.waiting.clear();
+    const leftOver = [...waiting, ...pending].sort(
+      (a, b) => (this.ordinals.get(a) ?? 0) - (this.ordinals.get(b) ?? 0),
+    );
+    for (const work of leftOver) record(work, this.ordinals.get(work) ?? 0);
+    this.ordinals.clear();
+    for (let next = await rest.next(); !next.done; next = await rest.next()) {
+      this.ordinal += 1;
+      const checked = this.checker.check(next.value);
+      if (finished.has(this.ordinal)) continue;
+      record({ row: next.value, checked }, this.ordinal);
+      if (this.ordinal % 1000 === 0) this.progress();
+    }
+    this.progress();
+  }
+
+  noteImages(row: SourceRow, results: DraftResult[]): void {
+    for (const r of results) {
+      for (const a of r.assets ?? []) {
+        if (a.kind !== 'image' || a.status !== 'registered') continue;
+        const rows = this.imageRows.get(a.reference) ?? [];
+        if (rows.length < 5) rows.push(row.location.text);
+        this.imageRows.set(a.reference, rows);
+      }
+    }
+  }
+}
+
+/** A row that reaches the executor: valid, not skipped, with drafts. */
+function hasWork(work: RowWork): boolean {
+  const { checked } = work;
+  return checked.errors.length === 0 && !checked.skipped && checked.mapped.drafts.length > 0;
+}
+
+/** `entity\0ref` of every draft of the row: the refs a full sync counts as seen. */
+function refsOf(work: RowWork): string[] {
+  return work.checked.mapped.drafts.filter((d) => d.ref).map((d) => `${d.entity}\u0000${d.ref}`);
+}
+
+export function notAttemptedMessage(reason: StopReason | undefined): string {
+  switch (reason) {
+    case 'SIGINT':
+    case 'SIGTERM':
+      return `not attempted: the run was interrupted (${reason}); --resume tries it`;
+    case 'max-errors':
+      return 'not attempted: --max-errors was reached';
+    case 'auth':
+      return 'not attempted: the API key was refused';
+    case 'service':
+      return 'not attempted: the service kept failing (--max-failed-batches); --resume tries it';
+    default:
+      return 'not attempted';
+  }
+}

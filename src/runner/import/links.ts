@@ -1,0 +1,95 @@
+// Links by ref -> the id fields a write carries (`prod_id`, `cat_parent_id`, `cat_ids`, ...): ids come
+// from this run's writes, else from one lookup for all that are missing.
+import type { Draft } from '../../mappers/types.js';
+import type { EntityModel, TenantModel } from '../../schema/model.js';
+import type { RecordLookup } from './lookup.js';
+
+export type ResolvedLinks = { ids: Record<string, unknown> } | { error: string };
+
+interface LinkPlanItem {
+  field: string;
+  target: EntityModel;
+  refs: string[];
+  many: boolean;
+}
+
+/** Each draft's link ids, or the reason one is missing. */
+export async function resolveLinks(
+  lookup: RecordLookup,
+  model: TenantModel,
+  entity: EntityModel,
+  drafts: readonly Draft[],
+): Promise<Map<Draft, ResolvedLinks>> {
+  const wanted = new Map<EntityModel, Set<string>>();
+  const plans = new Map<Draft, LinkPlanItem[]>();
+  for (const draft of drafts) {
+    const plan = linkPlan(entity, draft, model);
+    plans.set(draft, plan);
+    for (const p of plan) {
+      const set = wanted.get(p.target) ?? new Set();
+      for (const r of p.refs) set.add(r);
+      wanted.set(p.target, set);
+    }
+  }
+  for (const [target, refs] of wanted) await lookup.lookupIds(target, refs);
+
+  const resolved = new Map<Draft, ResolvedLinks>();
+  for (const draft of drafts) {
+    const ids: Record<string, unknown> = {};
+    let error: string | undefined;
+    for (const p of plans.get(draft) ?? []) {
+      const values: Array<number | string> = [];
+      for (const ref of p.refs) {
+        const id = lookup.knownId(p.target.name, ref);
+        if (id === undefined) {
+          error = `${singular(p.target)} '${ref}' is neither in the file nor in the tenant (${p.target.refField})`;
+          break;
+        }
+        values.push(id);
+      }
+      if (error) break;
+      ids[p.field] = p.many ? values : (values[0] ?? null);
+    }
+    resolved.set(draft, error ? { error } : { ids });
+  }
+  return resolved;
+}
+
+function singular(entity: EntityModel): string {
+  if (entity.kind === 'products') return 'product';
+  if (entity.kind === 'variants') return 'variant';
+  if (entity.kind === 'categories') return 'category';
+  return `${entity.denominator ?? entity.name} item`;
+}
+
+/** Which id fields a draft's link refs resolve to, and in which entity they are looked up. */
+function linkPlan(entity: EntityModel, draft: Draft, model: TenantModel): LinkPlanItem[] {
+  const plan: LinkPlanItem[] = [];
+  const byKind = (kind: string) => model.entities.find((e) => e.kind === kind);
+  const { productRef, parentRef, categoryRefs, byField } = draft.links;
+  if (productRef !== undefined) {
+    const products = byKind('products');
+    if (products) plan.push({ field: products.idField, target: products, refs: [productRef], many: false });
+  }
+  if (parentRef !== undefined) {
+    const field =
+      entity.fields.find((f) => f.references === 'Categories' && !f.multiple)?.name ?? 'cat_parent_id';
+    plan.push({ field, target: entity, refs: [parentRef], many: false });
+  }
+  if (categoryRefs !== undefined) {
+    const categories = byKind('categories');
+    const field = entity.fields.find((f) => f.references === 'Categories')?.name;
+    if (categories && field) plan.push({ field, target: categories, refs: categoryRefs, many: true });
+  }
+  for (const [field, refs] of Object.entries(byField ?? {})) {
+    const target = targetOf(entity.field(field)?.references, model);
+    if (target) plan.push({ field, target, refs: [refs].flat(), many: Array.isArray(refs) });
+  }
+  return plan;
+}
+
+function targetOf(references: string | undefined, model: TenantModel): EntityModel | undefined {
+  if (!references) return undefined;
+  const kind = references.toLowerCase();
+  return model.entities.find((e) => e.kind === kind || e.name === kind);
+}

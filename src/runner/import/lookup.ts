@@ -1,0 +1,125 @@
+// Reading what the tenant already has, by ref: whole records for the diff (100 refs per request, one
+// read per language the drafts carry) and bare ids for links, remembered for the rest of the run.
+import type { CatalogClient } from '../../api/catalog.js';
+import type { Draft } from '../../mappers/types.js';
+import type { EntityModel, TenantModel } from '../../schema/model.js';
+import type { ExistingRecord } from './diff.js';
+
+/** How many ref -> id pairs of this run are remembered per entity (later links then cost a lookup). */
+const ID_CACHE_LIMIT = 100_000;
+
+export class RecordLookup {
+  /** entity name -> ref -> id, for links to records written or seen in this run. */
+  private readonly ids = new Map<string, Map<string, number | string>>();
+
+  constructor(
+    private readonly catalog: CatalogClient,
+    private readonly model: TenantModel,
+  ) {}
+
+  /** Existing records of the drafts' refs, read once in the base language and once per other language used. */
+  async records(
+    entity: EntityModel,
+    drafts: readonly Draft[],
+    options: { baseOnly?: boolean } = {},
+  ): Promise<Map<string, ExistingRecord>> {
+    const found = new Map<string, ExistingRecord>();
+    const refs = [...new Set(drafts.map((d) => d.ref))];
+    if (refs.length === 0) return found;
+    const fields = new Set<string>([entity.idField, entity.refField]);
+    const cultures = new Map<string, Set<string>>();
+    if (!options.baseOnly) {
+      for (const d of drafts) {
+        for (const f of Object.keys(d.fields)) if (entity.field(f)) fields.add(f);
+        for (const f of linkFieldsOf(entity, d)) fields.add(f);
+        for (const [culture, values] of Object.entries(d.cultures)) {
+          const set = cultures.get(culture) ?? new Set([entity.idField, entity.refField]);
+          for (const f of Object.keys(values)) if (entity.field(f)) set.add(f);
+          cultures.set(culture, set);
+        }
+      }
+    }
+    for await (const record of this.catalog.listIn<Record<string, unknown>>(
+      entity.path,
+      entity.refField,
+      refs,
+      {
+        query: { $select: [...fields].join(',') },
+        culture: this.model.baseLanguage,
+      },
+    )) {
+      const ref = String(record[entity.refField]);
+      found.set(ref, { id: record[entity.idField] as number | string, base: record, cultures: {} });
+    }
+    for (const [culture, set] of cultures) {
+      if (culture === this.model.baseLanguage) continue;
+      const present = refs.filter((r) => found.has(r));
+      if (present.length === 0) break;
+      for await (const record of this.catalog.listIn<Record<string, unknown>>(
+        entity.path,
+        entity.refField,
+        present,
+        {
+          query: { $select: [...set].join(',') },
+          culture,
+        },
+      )) {
+        const existing = found.get(String(record[entity.refField]));
+        if (existing) existing.cultures[culture] = record;
+      }
+    }
+    return found;
+  }
+
+  /** Ids of `refs` not yet known, in one lookup; remembered for the rest of the run. */
+  async lookupIds(entity: EntityModel, refs: Iterable<string>): Promise<void> {
+    const missing = [...new Set(refs)].filter((r) => this.knownId(entity.name, r) === undefined);
+    if (missing.length === 0) return;
+    for await (const record of this.catalog.listIn<Record<string, unknown>>(
+      entity.path,
+      entity.refField,
+      missing,
+      {
+        query: { $select: `${entity.idField},${entity.refField}` },
+      },
+    )) {
+      this.rememberId(
+        entity.name,
+        String(record[entity.refField]),
+        record[entity.idField] as number | string,
+      );
+    }
+  }
+
+  knownId(entity: string, ref: string): number | string | undefined {
+    return this.ids.get(entity)?.get(ref);
+  }
+
+  rememberId(entity: string, ref: string, id: number | string): void {
+    let map = this.ids.get(entity);
+    if (!map) {
+      map = new Map();
+      this.ids.set(entity, map);
+    }
+    map.delete(ref);
+    map.set(ref, id);
+    if (map.size > ID_CACHE_LIMIT) map.delete(map.keys().next().value as string);
+  }
+
+  forgetId(entity: string, ref: string): void {
+    this.ids.get(entity)?.delete(ref);
+  }
+}
+
+/** Id fields a lookup must read so links can be diffed. */
+function linkFieldsOf(entity: EntityModel, draft: Draft): string[] {
+  const fields: string[] = [];
+  const { productRef, parentRef, categoryRefs, byField } = draft.links;
+  if (productRef !== undefined)
+    fields.push(...entity.fields.filter((f) => f.references === 'Products').map((f) => f.name));
+  if (parentRef !== undefined || categoryRefs !== undefined) {
+    fields.push(...entity.fields.filter((f) => f.references === 'Categories').map((f) => f.name));
+  }
+  fields.push(...Object.keys(byField ?? {}));
+  return fields;
+}

@@ -1,0 +1,103 @@
+// One report line per source row: the most telling outcome of its drafts, and every message.
+import type { SourceRow } from '../../readers/types.js';
+import { cellText, fullSentence } from '../../schema/messages.js';
+import type { ImportReportLine } from '../../writers/import-report.js';
+import type { CheckedRow } from '../check.js';
+import type { DraftResult, PlanOutcome, WriteOutcome } from './outcome.js';
+
+export type RowOutcome = WriteOutcome | PlanOutcome | 'invalid' | 'not-attempted';
+
+/** A source row and what the checker made of it. */
+export interface RowWork {
+  row: SourceRow;
+  checked: CheckedRow;
+}
+
+const PRIORITY: RowOutcome[] = [
+  'failed',
+  'invalid',
+  'would-create',
+  'created',
+  'would-update',
+  'updated',
+  'would-delete',
+  'deleted',
+  'unchanged',
+  'skipped',
+];
+
+/** Every column of a report line, empty: lines spell out only what they say. */
+export const EMPTY_LINE: ImportReportLine = {
+  location: '',
+  entity: '',
+  ref: '',
+  outcome: '',
+  id: '',
+  status: '',
+  changed: '',
+  field: '',
+  column: '',
+  value: '',
+  message: '',
+  assets: '',
+};
+
+/** One report line for a source row: the most telling outcome of its drafts, every message. */
+export function reportLine(work: RowWork, results: DraftResult[], defaultEntity: string): ImportReportLine {
+  const { checked, row } = work;
+  const main = checked.mapped.drafts[checked.mapped.drafts.length - 1];
+  const base = {
+    location: row.location.text,
+    entity: main?.entity ?? defaultEntity,
+    ref: main?.ref ?? '',
+  };
+  if (checked.errors.length > 0) {
+    const e = checked.errors;
+    return {
+      ...EMPTY_LINE,
+      ...base,
+      outcome: 'invalid',
+      field: e.map((i) => i.field ?? '').join('; '),
+      column: e.map((i) => i.column ?? '').join('; '),
+      value: e.map((i) => (i.value === undefined ? '' : cellText(i.value as never))).join('; '),
+      message: e.map((i) => fullSentence(undefined, i.column, i.message)).join('; '),
+    };
+  }
+  if (results.length === 0) {
+    return { ...EMPTY_LINE, ...base, outcome: 'skipped' };
+  }
+  const outcome = PRIORITY.find((p) => results.some((r) => r.outcome === p)) ?? 'skipped';
+  const mainResult = results.find((r) => r.draft === main) ?? results[results.length - 1]!;
+  const several = results.length > 1;
+  const messages = results
+    .filter((r) => r.message || (several && r.draft !== main))
+    .map((r) =>
+      several
+        ? `${r.draft.entity} ${r.draft.ref}: ${r.outcome}${r.message ? ` — ${r.message}` : ''}`
+        : r.message!,
+    );
+  const changes = results.flatMap((r) =>
+    (r.changes ?? []).map((c) => {
+      const name = c.culture ? `${c.field}_${c.culture}` : c.field;
+      return r.outcome === 'would-update' ? `${name}: ${show(c.old)} -> ${show(c.new)}` : name;
+    }),
+  );
+  return {
+    ...EMPTY_LINE,
+    ...base,
+    outcome,
+    id: mainResult.id === undefined ? '' : String(mainResult.id),
+    status: mainResult.status === undefined ? '' : String(mainResult.status),
+    changed: changes.join('; '),
+    message: messages.join('; '),
+    assets: results
+      .flatMap((r) => r.assets ?? [])
+      .map((a) => `${a.url} ${a.status}${a.message ? ` (${a.message})` : ''}`)
+      .join('; '),
+  };
+}
+
+function show(value: unknown): string {
+  if (value === null || value === undefined) return '(empty)';
+  return JSON.stringify(value);
+}

@@ -1,0 +1,170 @@
+// What an import is given and what it says at the end: the library's contract with the CLI.
+import type { CatalogClient } from '../../api/catalog.js';
+import type { CountersSnapshot } from '../../api/counters.js';
+import type { DamClient } from '../../api/dam.js';
+import type { LockHolder, RunLockStore } from '../../lock/types.js';
+import type { Profile } from '../../mappers/profile-types.js';
+import type { Command } from '../../mappers/types.js';
+import type { ReaderOptions } from '../../readers/index.js';
+import type { TenantModel } from '../../schema/model.js';
+import type { RunState } from '../summary-types.js';
+import type { AssetStatus, DuplicatePolicy } from './assets.js';
+import type { FullSyncResult, MaxMissing } from './full-sync.js';
+import type { RowOutcome } from './report-line.js';
+
+export type ImportMode = 'upsert' | 'create' | 'update';
+
+export const MODE_COMMAND: Record<ImportMode, Command> = { upsert: 'MERGE', create: 'NEW', update: 'UPDATE' };
+
+export const ROW_OUTCOMES: readonly RowOutcome[] = [
+  'created',
+  'updated',
+  'unchanged',
+  'deleted',
+  'skipped',
+  'invalid',
+  'failed',
+  'not-attempted',
+  'would-create',
+  'would-update',
+  'would-delete',
+];
+
+/** Why a run ended before its last row (or, `max-missing`, before its deletions). */
+export type StopReason = 'SIGINT' | 'SIGTERM' | 'max-errors' | 'service' | 'auth' | 'max-missing';
+
+/**
+ * Set by the caller to stop a run between batches (a signal); the run sets `flushNow` so that a caller
+ * exiting at once can leave the journal and report consistent first.
+ */
+export interface RunStop {
+  signal?: 'SIGINT' | 'SIGTERM';
+  flushNow?: () => void;
+}
+
+export interface ImportOptions {
+  source: string;
+  readerOptions?: ReaderOptions;
+  profile: Profile;
+  model: TenantModel;
+  catalog: CatalogClient;
+  /** Needed only when the feed names image or file URLs. */
+  dam: () => DamClient;
+  mode?: ImportMode;
+  /** Look up and diff only; write nothing. */
+  plan?: boolean;
+  /** Drafts per batch (one lookup request per 100 refs). Default 100. */
+  batchSize?: number;
+  /** Writes in flight at once. Default 4. */
+  concurrency?: number;
+  /** Stop on purpose once this many rows failed or were invalid. */
+  maxErrors?: number;
+  /** Stop (exit 2) after this many batches in a row failed because the service did. Default 5. */
+  maxFailedBatches?: number;
+  strict?: boolean;
+  deleteVariants?: boolean;
+  onDuplicateAsset?: DuplicatePolicy;
+  refreshAssets?: boolean;
+  /** URL -> DAM reference cache of earlier runs. */
+  assetCacheFile?: string;
+  /** Poll the images registered by this run until processed, and report the ones that failed. */
+  waitForImages?: boolean | { timeoutMs?: number; intervalMs?: number };
+  reportFile?: string;
+  rejectsFile?: string;
+  /** Keep CSV cells exactly as written: do not take off the export's formula guard. */
+  raw?: boolean;
+  /** The run's request counters (from the connection). */
+  counters?: () => CountersSnapshot;
+  onProgress?: (progress: ImportProgress) => void;
+
+  /** The `.catalog-io` folder that keeps run folders and locks; none: a temporary journal, no lock file. */
+  stateDir?: string;
+  /** Continue an unfinished run: `true` the last one of this source, or a run id. */
+  resume?: boolean | string;
+  /** Finished runs kept in the state folder. Default 50. */
+  keepRuns?: number;
+  /** The tenant as locks and summaries name it: a hash of its base URL and key id. */
+  tenant?: string;
+  /** One run per tenant and entity: taken before the source is read (not for a plan). */
+  lockStore?: RunLockStore;
+  /** Wait this long for a running import to finish instead of refusing at once. */
+  waitLockMs?: number;
+  onLockTakeover?: (previous: LockHolder) => void;
+  /** Full sync: delete the entity's records the feed does not name. Default `ignore`. */
+  missing?: 'delete' | 'ignore';
+  /** How many may go before the full sync refuses to delete anything. Default 5%. */
+  maxMissing?: MaxMissing;
+  /** Full sync: keep the variants of deleted products. */
+  keepVariants?: boolean;
+  stop?: RunStop;
+  /** Copy summary.json here too. */
+  summaryFile?: string;
+}
+
+export interface ImportProgress {
+  rows: number;
+  outcomes: Record<RowOutcome, number>;
+  bytesRead: number;
+  totalBytes?: number;
+  requests?: CountersSnapshot;
+}
+
+export interface ImportSummary {
+  runId: string;
+  /** The run's folder (its journal and summary.json), when the run keeps one. */
+  runDir?: string;
+  source: string;
+  rows: number;
+  outcomes: Record<RowOutcome, number>;
+  topErrors: Array<{ message: string; count: number }>;
+  warnings: string[];
+  notes: string[];
+  /** Distinct URLs by registration outcome. */
+  assets: Record<AssetStatus, number>;
+  /** Images registered by this run whose processing failed (`--wait-for-images`). */
+  failedImages: string[];
+  requests: { total: number; byMethod: Record<string, number>; retries: number; rateLimited: number };
+  /** The run ended before its last row (see `stopReason`). */
+  stopped: boolean;
+  stopReason?: StopReason;
+  state: RunState;
+  /** `--missing delete`: what the full sync found and did. */
+  fullSync?: FullSyncResult;
+  plan: boolean;
+  durationMs: number;
+  exitCode: number;
+}
+
+/** Exit codes (docs/exit-codes.md). */
+export const EXIT_CODES = {
+  ok: 0,
+  rowsFailed: 1,
+  fatal: 2,
+  stopped: 3,
+  locked: 75,
+  SIGINT: 130,
+  SIGTERM: 143,
+} as const;
+
+export function exitCodeOf(s: Omit<ImportSummary, 'exitCode'>): number {
+  switch (s.stopReason) {
+    case 'SIGINT':
+    case 'SIGTERM':
+      return EXIT_CODES[s.stopReason];
+    case 'service':
+    case 'auth':
+      return EXIT_CODES.fatal;
+    case 'max-errors':
+    case 'max-missing':
+      return EXIT_CODES.stopped;
+    default: {
+      const bad = s.outcomes.failed + s.outcomes.invalid + s.failedImages.length;
+      return bad > 0 ? EXIT_CODES.rowsFailed : EXIT_CODES.ok;
+    }
+  }
+}
+
+export function stateOf(reason: StopReason | undefined): RunState {
+  if (reason === 'SIGINT' || reason === 'SIGTERM') return 'interrupted';
+  return reason ? 'stopped' : 'finished';
+}

@@ -1,0 +1,167 @@
+// The write step of a batch: each draft is diffed against its record: unchanged -> no request;
+// changed -> PATCH of the changed fields; new -> POST (re-checked by ref when its outcome is unknown).
+import { recordPath } from '../../api/catalog.js';
+import { isApiError } from '../../api/errors.js';
+import type { Draft } from '../../mappers/types.js';
+import type { WriteIntent } from '../../runs/journal.js';
+import type { EntityModel } from '../../schema/model.js';
+import { writeBody } from '../../schema/validator.js';
+import { AMBIGUOUS_POST_ATTEMPTS, type AssetOutcome } from './assets.js';
+import { mapConcurrent } from './concurrent.js';
+import { diffDraft, type ExistingRecord, type FieldChange } from './diff.js';
+import { registerDraftAssets } from './draft-assets.js';
+import { type ResolvedLinks, resolveLinks } from './links.js';
+import type { RecordLookup } from './lookup.js';
+import { type DraftResult, type ExecutorContext, failure } from './outcome.js';
+
+/** `known`: the drafts' records when the caller already looked them up. */
+export async function writeGroup(
+  ctx: ExecutorContext,
+  lookup: RecordLookup,
+  entity: EntityModel,
+  drafts: Draft[],
+  known?: Map<string, ExistingRecord>,
+): Promise<DraftResult[]> {
+  const existing = known ?? (await lookup.records(entity, drafts));
+  const assetResults = await registerDraftAssets(ctx.assets, ctx.model.baseLanguage, drafts, () =>
+    ctx.writeLog?.checkpoint?.('dam'),
+  );
+  const links = await resolveLinks(lookup, ctx.model, entity, drafts);
+
+  for (const d of drafts) {
+    const found = existing.get(d.ref);
+    if (found) lookup.rememberId(entity.name, d.ref, found.id);
+  }
+  // Decide every draft first, so the journal can say what is about to be written before it is sent.
+  const decisions = drafts.map((draft) => decide(ctx, entity, draft, existing, assetResults, links));
+  const intents: WriteIntent[] = [];
+  for (const d of decisions) {
+    if ('result' in d) continue;
+    intents.push({
+      entity: entity.name,
+      ref: d.draft.ref,
+      action: d.send === 'patch' ? 'update' : 'create',
+      ...(d.send === 'patch' && { changed: changedNames(d.changes) }),
+    });
+  }
+  if (intents.length > 0) ctx.writeLog?.beforeWrites(intents);
+
+  return mapConcurrent(decisions, ctx.settings.concurrency, async (d): Promise<DraftResult> => {
+    if ('result' in d) return d.result;
+    const { draft, withAssets } = d;
+    try {
+      await ctx.writeLog?.checkpoint?.('write');
+      if (d.send === 'patch') {
+        await ctx.catalog.patch(recordPath(entity.path, d.id), d.body);
+        return withAssets({ draft, outcome: 'updated', id: d.id, status: 204, changes: d.changes });
+      }
+      const id = await create(ctx, lookup, entity, draft, d.body);
+      lookup.rememberId(entity.name, draft.ref, id);
+      return withAssets({ draft, outcome: 'created', id, status: 201 });
+    } catch (err) {
+      return withAssets(failure(draft, err));
+    }
+  });
+}
+
+type Decision =
+  | { draft: Draft; result: DraftResult }
+  | {
+      draft: Draft;
+      send: 'patch';
+      id: number | string;
+      body: Record<string, unknown>;
+      changes: FieldChange[];
+      withAssets: (r: DraftResult) => DraftResult;
+    }
+  | {
+      draft: Draft;
+      send: 'post';
+      body: Record<string, unknown>;
+      withAssets: (r: DraftResult) => DraftResult;
+    };
+
+/** What one draft needs: nothing (its result is known), a PATCH of the changed fields, or a POST. */
+function decide(
+  ctx: ExecutorContext,
+  entity: EntityModel,
+  draft: Draft,
+  existing: Map<string, ExistingRecord>,
+  assetResults: Map<Draft, AssetOutcome[]>,
+  links: Map<Draft, ResolvedLinks>,
+): Decision {
+  const assets = assetResults.get(draft);
+  const withAssets = (r: DraftResult): DraftResult => (assets ? { ...r, assets } : r);
+  const done = (result: DraftResult): Decision => ({ draft, result: withAssets(result) });
+  const failedAsset = assets?.find((a) => a.status === 'failed');
+  if (failedAsset)
+    return done({ draft, outcome: 'failed', message: `${failedAsset.url}: ${failedAsset.message}` });
+  const link = links.get(draft);
+  if (link && 'error' in link) return done({ draft, outcome: 'failed', message: link.error });
+  const ids = link?.ids ?? {};
+  const found = existing.get(draft.ref);
+  // A row this run was writing when it was cut short: what it did then counts, not what is left to do.
+  const prior = ctx.writeLog?.prior(entity.name, draft.ref);
+
+  if (draft.command === 'NEW' && found && prior?.action !== 'create') {
+    return done({
+      draft,
+      outcome: 'failed',
+      id: found.id,
+      message: `${entity.refField} '${draft.ref}' already exists (id ${found.id}); the row asks for a new record`,
+    });
+  }
+  if (draft.command === 'UPDATE' && !found) {
+    return done({
+      draft,
+      outcome: 'failed',
+      message: `${entity.refField} '${draft.ref}' does not exist; the row asks to update it`,
+    });
+  }
+  if (found) {
+    const diff = diffDraft(draft, found, entity, ctx.model.baseLanguage, ids);
+    if (diff.changes.length === 0) {
+      if (prior?.action === 'create') return done({ draft, outcome: 'created', id: found.id, status: 201 });
+      if (prior?.action === 'update')
+        return done({ draft, outcome: 'updated', id: found.id, status: 204, changes: priorChanges(prior) });
+      return done({ draft, outcome: 'unchanged', id: found.id });
+    }
+    if (ctx.settings.plan)
+      return done({ draft, outcome: 'would-update', id: found.id, changes: diff.changes });
+    return { draft, send: 'patch', id: found.id, body: diff.body, changes: diff.changes, withAssets };
+  }
+  if (ctx.settings.plan) return done({ draft, outcome: 'would-create' });
+  return { draft, send: 'post', body: { ...writeBody(draft, ctx.model), ...ids }, withAssets };
+}
+
+function changedNames(changes: readonly FieldChange[]): string {
+  return changes.map((c) => (c.culture ? `${c.field}_${c.culture}` : c.field)).join(';');
+}
+
+/** The changes an interrupted update made, by name (their values are in the tenant now). */
+function priorChanges(prior: WriteIntent): FieldChange[] {
+  return (prior.changed ?? '')
+    .split(';')
+    .filter(Boolean)
+    .map((field) => ({ field, old: undefined, new: undefined }));
+}
+
+/** POST, and when the outcome is unknown, look the ref up before sending again: never a duplicate. */
+async function create(
+  ctx: ExecutorContext,
+  lookup: RecordLookup,
+  entity: EntityModel,
+  draft: Draft,
+  body: Record<string, unknown>,
+): Promise<number | string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await ctx.catalog.create(entity.path, body)).id;
+    } catch (err) {
+      if (!isApiError(err) || !err.ambiguous || attempt >= AMBIGUOUS_POST_ATTEMPTS) throw err;
+      const found = await lookup.records(entity, [draft], { baseOnly: true });
+      const record = found.get(draft.ref);
+      if (record) return record.id;
+    }
+  }
+}

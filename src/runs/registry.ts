@@ -1,0 +1,158 @@
+// The run folders under `.catalog-io/runs/<id>/`: `run.json` (what ran, on what, its state),
+// `rows.jsonl` (the journal) and `summary.json` (the morning summary, once the run ends). Lists runs,
+// finds the one to resume, and prunes old finished runs.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { CatalogIoError } from '../errors.js';
+import type { RunState, RunSummary } from '../runner/summary-types.js';
+import type { SourceIdentity } from './source-identity.js';
+
+export interface RunMeta {
+  runId: string;
+  command: 'import';
+  /** The source as it may be shown (no credentials). */
+  source: string;
+  identity: SourceIdentity;
+  profileHash: string;
+  entity: string;
+  tenant: string;
+  startedAt: string;
+  pid: number;
+  host: string;
+  state: RunState;
+  reportFile?: string;
+  /** How many times the run was resumed. */
+  resumes: number;
+}
+
+export const DEFAULT_KEEP_RUNS = 50;
+
+export class RunRegistry {
+  readonly root: string;
+
+  /** `stateDir`: the `.catalog-io` folder. */
+  constructor(stateDir: string) {
+    this.root = path.join(stateDir, 'runs');
+  }
+
+  dir(runId: string): string {
+    return path.join(this.root, runId);
+  }
+
+  journalFile(runId: string): string {
+    return path.join(this.dir(runId), 'rows.jsonl');
+  }
+
+  summaryFile(runId: string): string {
+    return path.join(this.dir(runId), 'summary.json');
+  }
+
+  async create(meta: Omit<RunMeta, 'runId' | 'pid' | 'host' | 'state' | 'resumes'>): Promise<RunMeta> {
+    const stamp = meta.startedAt.replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+    const runId = `${stamp}-${randomBytes(3).toString('hex')}`;
+    const full: RunMeta = {
+      ...meta,
+      runId,
+      pid: process.pid,
+      host: hostname(),
+      state: 'running',
+      resumes: 0,
+    };
+    await mkdir(this.dir(runId), { recursive: true });
+    await this.save(full);
+    return full;
+  }
+
+  async save(meta: RunMeta): Promise<void> {
+    const file = path.join(this.dir(meta.runId), 'run.json');
+    await writeFile(`${file}.tmp`, `${JSON.stringify(meta, null, 2)}\n`);
+    await rename(`${file}.tmp`, file);
+  }
+
+  async read(runId: string): Promise<RunMeta | undefined> {
+    try {
+      return JSON.parse(await readFile(path.join(this.dir(runId), 'run.json'), 'utf8')) as RunMeta;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async summary(runId: string): Promise<RunSummary | undefined> {
+    try {
+      return JSON.parse(await readFile(this.summaryFile(runId), 'utf8')) as RunSummary;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Runs, newest first, with a `running` run whose process is gone shown as `crashed`. */
+  async list(): Promise<RunMeta[]> {
+    if (!existsSync(this.root)) return [];
+    const ids = (await readdir(this.root)).sort().reverse();
+    const runs: RunMeta[] = [];
+    for (const id of ids) {
+      const meta = await this.read(id);
+      if (meta) runs.push({ ...meta, state: effectiveState(meta) });
+    }
+    return runs;
+  }
+
+  /** The run `--resume` continues: the one named, or the last unfinished run of this source. */
+  async resumable(sourceKey: string, runId?: string): Promise<RunMeta> {
+    if (runId) {
+      const meta = await this.read(runId);
+      if (!meta) throw new CatalogIoError('CONFIG_INVALID', `--resume ${runId}: no such run in ${this.root}`);
+      return this.checkResumable(meta);
+    }
+    const found = (await this.list()).find(
+      (r) => r.identity.key === sourceKey && r.state !== 'finished' && r.state !== 'running',
+    );
+    if (!found) {
+      throw new CatalogIoError(
+        'CONFIG_INVALID',
+        `--resume: no unfinished run of ${sourceKey} in ${this.root} (catalog-io runs lists them)`,
+      );
+    }
+    return found;
+  }
+
+  private checkResumable(meta: RunMeta): RunMeta {
+    const state = effectiveState(meta);
+    if (state === 'finished')
+      throw new CatalogIoError(
+        'CONFIG_INVALID',
+        `--resume ${meta.runId}: that run finished; nothing to resume`,
+      );
+    if (state === 'running')
+      throw new CatalogIoError(
+        'CONFIG_INVALID',
+        `--resume ${meta.runId}: that run is still running (pid ${meta.pid} on ${meta.host})`,
+      );
+    return meta;
+  }
+
+  /** Removes the oldest finished runs beyond `keep`; unfinished runs stay until resumed. */
+  async prune(keep = DEFAULT_KEEP_RUNS): Promise<void> {
+    const finished = (await this.list()).filter((r) => r.state === 'finished');
+    for (const old of finished.slice(keep)) await rm(this.dir(old.runId), { recursive: true, force: true });
+  }
+}
+
+/** A run that says `running` but whose process is gone (on this host) crashed. */
+export function effectiveState(meta: RunMeta): RunState {
+  if (meta.state !== 'running') return meta.state;
+  if (meta.host !== hostname()) return 'running';
+  return processAlive(meta.pid) ? 'running' : 'crashed';
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
