@@ -39,6 +39,7 @@ interface ImportArgs extends FeedArgs {
   'max-missing': string;
   'keep-variants': boolean;
   summary?: string;
+  'full-compare': boolean;
 }
 
 export const importCommand: CommandFactory = (out, setExitCode) =>
@@ -116,6 +117,12 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           type: 'boolean',
           default: false,
           describe: 'Full sync: keep the variants of the products it deletes',
+        })
+        .option('full-compare', {
+          type: 'boolean',
+          default: false,
+          describe:
+            'Look every row up and compare it, ignoring what earlier runs recorded (.catalog-io/state/)',
         })
         .option('summary', {
           type: 'string',
@@ -196,6 +203,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           missing: args.missing,
           maxMissing,
           keepVariants: args['keep-variants'],
+          fullCompare: args['full-compare'],
           stop,
           ...(args.summary && { summaryFile: args.summary }),
           source: sourceArg(args.source),

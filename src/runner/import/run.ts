@@ -8,6 +8,7 @@ import { isCatalogIoError } from '../../errors.js';
 import type { HeldLock } from '../../lock/types.js';
 import { openSource } from '../../readers/index.js';
 import { displayName } from '../../readers/sources/redact.js';
+import { KnownState } from '../../runs/known-state.js';
 import { hashOf, type SourceIdentity, sourceIdentity } from '../../runs/source-identity.js';
 import { openRejectsFor, type RejectsWriter } from '../../writers/rejects.js';
 import type { FullSyncResult } from './full-sync.js';
@@ -63,6 +64,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     if (options.stop) options.stop.flushNow = () => recorder.flush();
     opened = await openSource(options.source, options.readerOptions);
     if (options.rejectsFile) rejects = await openRejectsFor(options.rejectsFile, opened);
+    const known = await openKnownState(options);
     const source = opened;
     const run = new ImportRun(
       options,
@@ -73,6 +75,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
         bytesRead: source.bytesRead(),
         ...(source.totalBytes !== undefined && { totalBytes: source.totalBytes }),
       }),
+      known,
     );
     const loop = await run.execute(opened.rows);
     run.registrar?.saveCache();
@@ -93,6 +96,10 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
       fullSync = await retire(options, recorder, run);
       if (fullSync.guard) stopReason = 'max-missing';
       if (fullSync.guard) warnings.push(fullSync.guard);
+    }
+    if (known) {
+      if (fullSync) known.distrust();
+      known.save();
     }
     recorder.flush();
 
@@ -151,6 +158,21 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     await opened?.close();
     await lock?.release();
   }
+}
+
+/** What earlier runs left on the tenant (not for a plan, nor without a state folder and a tenant name). */
+async function openKnownState(options: ImportOptions): Promise<KnownState | undefined> {
+  const entity = options.model.entity(options.profile.entity);
+  if (options.plan || options.stateDir === undefined || options.tenant === undefined || !entity)
+    return undefined;
+  return KnownState.open({
+    stateDir: options.stateDir,
+    tenant: options.tenant,
+    entity,
+    catalog: options.catalog,
+    profileHash: hashOf({ profile: options.profile, mode: options.mode ?? 'upsert' }),
+    ...(options.fullCompare !== undefined && { fullCompare: options.fullCompare }),
+  });
 }
 
 async function identityOf(source: string): Promise<SourceIdentity> {
