@@ -62,6 +62,7 @@ export class KnownState {
   private readonly records = new Map<string, string>();
   private deleted = 0;
   private written = 0;
+  private readonly decided = new WeakMap<Draft, number | string | undefined>();
   private disabled = false;
 
   private constructor(
@@ -128,12 +129,30 @@ export class KnownState {
     const unchanged: Unchanged[] = [];
     const rest: Draft[] = [];
     for (const draft of drafts) {
-      const value = this.eligible(draft) ? this.records.get(draft.ref) : undefined;
-      if (value !== undefined && value.slice(0, HASH_LENGTH) === draftHash(draft)) {
-        unchanged.push({ draft, id: JSON.parse(value.slice(HASH_LENGTH)) as number | string });
-      } else rest.push(draft);
+      const id = this.vouchedId(draft);
+      if (id !== undefined) unchanged.push({ draft, id });
+      else rest.push(draft);
     }
     return { unchanged, rest };
+  }
+
+  /** How many of these drafts need a lookup. */
+  toLookUp(drafts: readonly Draft[]): number {
+    let n = 0;
+    for (const draft of drafts) if (this.vouchedId(draft) === undefined) n += 1;
+    return n;
+  }
+
+  /** The id of a draft that is as the last run left it (decided once per draft). */
+  private vouchedId(draft: Draft): number | string | undefined {
+    if (this.decided.has(draft)) return this.decided.get(draft);
+    const value = this.eligible(draft) ? this.records.get(draft.ref) : undefined;
+    const id =
+      value !== undefined && value.slice(0, HASH_LENGTH) === draftHash(draft)
+        ? (JSON.parse(value.slice(HASH_LENGTH)) as number | string)
+        : undefined;
+    this.decided.set(draft, id);
+    return id;
   }
 
   /** What a write left: the draft's fields are now the record's (or, failed, unknown; deleted, gone). */

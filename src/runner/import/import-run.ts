@@ -124,7 +124,13 @@ export class ImportRun {
       }
       // A ref twice in one batch would be looked up before its first write: start a new batch.
       const rowKeys = checked.mapped.drafts.map((d) => `${d.entity}\u0000${d.ref}`);
-      if (rowKeys.some((k) => keys.has(k)) || drafts + rowKeys.length > batchSize) {
+      // Drafts the known state vouches for need no lookup: a batch is 100 drafts that do.
+      const toLookUp = this.known ? this.known.toLookUp(checked.mapped.drafts) : rowKeys.length;
+      if (
+        rowKeys.some((k) => keys.has(k)) ||
+        drafts + toLookUp > batchSize ||
+        batch.length >= batchSize * 10
+      ) {
         stopped = await flush();
         if (stopped) {
           batch.push(work);
@@ -132,7 +138,7 @@ export class ImportRun {
         }
       }
       batch.push(work);
-      drafts += rowKeys.length;
+      drafts += toLookUp;
       for (const k of rowKeys) keys.add(k);
     }
     if (!stopped) stopped = await flush();
