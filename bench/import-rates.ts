@@ -8,15 +8,20 @@
 //   CATALOG_IO_BENCH_IMPORT_ROOT=DIR     run another checkout's CLI (a "before" measurement)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI_ROOT = process.env.CATALOG_IO_BENCH_IMPORT_ROOT ?? ROOT;
+/** Another checkout (one without the import state): only the steps it can run. */
+const OTHER = CLI_ROOT !== ROOT;
 const ROWS = Number(process.env.CATALOG_IO_BENCH_IMPORT_ROWS ?? 20_000);
 const PERSIST = process.env.CATALOG_IO_BENCH_IMPORT_PERSIST === '1';
 const KEY = 'sandbox-rw-key';
+/** tsx by its own path: the CLI runs in a folder of its own (its `.catalog-io/` state). */
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 interface Sandbox {
   child: ChildProcess;
@@ -26,7 +31,8 @@ interface Sandbox {
 }
 
 async function startSandboxProcess(dataDir: string | undefined): Promise<Sandbox> {
-  const args = ['--import', 'tsx', join(ROOT, 'bench', '_sandbox-process.ts')];
+  // The checkout measured brings its own sandbox (copy _sandbox-process.ts into an older one).
+  const args = ['--import', TSX, join(CLI_ROOT, 'bench', '_sandbox-process.ts')];
   if (dataDir) args.push('--data-dir', dataDir);
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   let text = '';
@@ -64,7 +70,7 @@ interface CliResult {
 function cli(args: string[], cwd: string): Promise<CliResult> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(CLI_ROOT, 'src/cli/run.ts'), ...args], {
+    const child = spawn(process.execPath, ['--import', TSX, join(CLI_ROOT, 'src/cli/run.ts'), ...args], {
       cwd,
       env: { ...process.env, CATALOG_API_KEY: KEY },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -145,6 +151,8 @@ export async function run(): Promise<void> {
       writeFeed(feed, languages, false);
       writeFeed(changedFeed, languages, true);
       const step = async (label: string, file: string, extra: string[] = []) => {
+        if (OTHER && label.includes('with state')) return;
+        if (OTHER) extra = [];
         await resetStats(sb);
         const r = await cli(['import', file, ...common, ...extra], cwd);
         show(label, r, (await sandboxTotal(sb)).total);
