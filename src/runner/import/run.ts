@@ -165,14 +165,20 @@ async function openKnownState(options: ImportOptions): Promise<KnownState | unde
   const entity = options.model.entity(options.profile.entity);
   if (options.plan || options.stateDir === undefined || options.tenant === undefined || !entity)
     return undefined;
-  return KnownState.open({
-    stateDir: options.stateDir,
-    tenant: options.tenant,
-    entity,
-    catalog: options.catalog,
-    profileHash: hashOf({ profile: options.profile, mode: options.mode ?? 'upsert' }),
-    ...(options.fullCompare !== undefined && { fullCompare: options.fullCompare }),
-  });
+  try {
+    return await KnownState.open({
+      stateDir: options.stateDir,
+      tenant: options.tenant,
+      entity,
+      catalog: options.catalog,
+      profileHash: hashOf({ profile: options.profile, mode: options.mode ?? 'upsert' }),
+      ...(options.fullCompare !== undefined && { fullCompare: options.fullCompare }),
+    });
+  } catch {
+    // The count or the changelog could not be read: every row is looked up, and the state on disk
+    // stays as it is (its older changelog mark still covers every change since, this run's too).
+    return undefined;
+  }
 }
 
 async function identityOf(source: string): Promise<SourceIdentity> {
