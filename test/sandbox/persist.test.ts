@@ -137,7 +137,7 @@ describe('durability: kill -9 after an answer', () => {
     } finally {
       await sb.close();
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('the write log', () => {

@@ -124,12 +124,13 @@ export class ImportRun {
       }
       // A ref twice in one batch would be looked up before its first write: start a new batch.
       const rowKeys = checked.mapped.drafts.map((d) => `${d.entity}\u0000${d.ref}`);
-      // Drafts the known state vouches for need no lookup: a batch is 100 drafts that do.
+      // Drafts the known state vouches for need no lookup: a batch is 100 drafts that do, and the
+      // unchanged rows around them ride along (up to 50 batches' worth of rows held at once).
       const toLookUp = this.known ? this.known.toLookUp(checked.mapped.drafts) : rowKeys.length;
       if (
         rowKeys.some((k) => keys.has(k)) ||
         drafts + toLookUp > batchSize ||
-        batch.length >= batchSize * 10
+        batch.length >= batchSize * 50
       ) {
         stopped = await flush();
         if (stopped) {
