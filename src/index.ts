@@ -7,6 +7,8 @@ export { ApiError } from './api/errors.js';
 export { main } from './cli/main.js';
 export { type Connection, type ConnectOptions, connect } from './config/index.js';
 export { CatalogIoError, type ErrorCode, isCatalogIoError } from './errors.js';
+export { FileLockStore } from './lock/file.js';
+export type { LockHolder, LockScope, RunLockStore } from './lock/types.js';
 export { loadProfile } from './mappers/profile.js';
 export type { Profile } from './mappers/profile-types.js';
 export type { Draft } from './mappers/types.js';
@@ -14,7 +16,8 @@ export { type OpenedSource, openSource, type ReaderOptions } from './readers/ind
 export type { Cell, Location, SourceRow } from './readers/types.js';
 export { type DemoResult, runDemo } from './runner/demo.js';
 export { type ExportOptions, type ExportResult, exportCatalog } from './runner/export/index.js';
-export { type ImportOptions, type ImportSummary, importFile } from './runner/import/run.js';
+export { type ImportOptions, type ImportSummary, importFile, type RunStop } from './runner/import/run.js';
+export type { RunSummary } from './runner/summary-types.js';
 export { type ValidateFileOptions, type ValidateFileResult, validateFile } from './runner/validate.js';
 export { type SandboxHandle, type SandboxOptions, startSandbox } from './sandbox/index.js';
 export { loadTenantModel } from './schema/load.js';

@@ -16,8 +16,11 @@ export interface WriteIntent {
 }
 
 export type JournalRecord =
-  /** A source row (1-based ordinal `n` in reading order) with its report line and the refs it carried. */
-  | { t: 'row'; n: number; line: ImportReportLine; refs?: string[] }
+  /**
+   * A source row (1-based ordinal `n` in reading order) with its report line and the refs it carried;
+   * `retry`: it failed because the service did, so a resume tries it again.
+   */
+  | { t: 'row'; n: number; line: ImportReportLine; refs?: string[]; retry?: true }
   /** A source row not attempted (the run stopped first): reported, but a resume tries it. */
   | { t: 'na'; n: number; line: ImportReportLine }
   /** A report line that is no source row: a record deleted by a full sync, an image that failed. */

@@ -87,7 +87,9 @@ export function openRunReport(path: string): RunReportWriter {
     });
   }
   const keys = IMPORT_REPORT_COLUMNS.map((c) => c.key);
-  let buffer = format === 'csv' ? csvLine(keys) : '';
+  // The header goes out at once: even a run killed before its first row leaves a valid CSV.
+  if (format === 'csv') writeSync(fd, csvLine(keys));
+  let buffer = '';
   let closed = false;
   const flush = () => {
     if (closed || buffer === '') return;

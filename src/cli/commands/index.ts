@@ -6,6 +6,7 @@ import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
 import { previewCommand } from './preview.js';
 import { profileCommand } from './profile.js';
+import { runsCommand } from './runs.js';
 import { sandboxCommand } from './sandbox.js';
 import { schemaCommand } from './schema.js';
 import { validateCommand } from './validate.js';
@@ -22,6 +23,7 @@ export function commands(out: Output, setExitCode: (code: number) => void): Comm
     profileCommand,
     schemaCommand,
     importCommand,
+    runsCommand,
     exportCommand,
     demoCommand,
   ];

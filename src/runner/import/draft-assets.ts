@@ -3,8 +3,9 @@
 import type { AssetRef, Draft } from '../../mappers/types.js';
 import type { AssetOutcome, AssetRegistrar } from './assets.js';
 
+/** `registrar`: asked for only when a draft names a URL (the DAM client is created on first use). */
 export async function registerDraftAssets(
-  assets: AssetRegistrar,
+  registrar: () => AssetRegistrar,
   baseLanguage: string,
   drafts: readonly Draft[],
   /** Awaited once a draft's URLs are registered (a test pauses the run there). */
@@ -15,6 +16,7 @@ export async function registerDraftAssets(
     d.assets.filter((a): a is AssetRef & { url: string } => typeof a.url === 'string'),
   );
   if (urls.length === 0) return out;
+  const assets = registrar();
   // One lookup per 100 references instead of a POST (and a 409) per asset the DAM already has.
   await assets.lookup(urls);
   await Promise.all(

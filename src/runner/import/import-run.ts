@@ -82,6 +82,7 @@ export class ImportRun {
     for (const [o, n] of Object.entries(recorder.carried.outcomes))
       this.outcomes[o as RowOutcome] = (this.outcomes[o as RowOutcome] ?? 0) + n;
     this.rows = recorder.carried.rows;
+    this.errors = recorder.carried.errors;
   }
 
   async execute(rows: AsyncIterable<SourceRow>): Promise<LoopResult> {
@@ -249,7 +250,12 @@ export class ImportRun {
       this.checker.countKind(results.find((r) => r.outcome === 'failed')?.message ?? line.message);
     } else if (line.outcome === 'invalid') this.errors += 1;
     if (this.options.waitForImages) this.noteImages(row, results);
-    this.recorder.row(n, line, refsOf(work));
+    this.recorder.row(
+      n,
+      line,
+      refsOf(work),
+      results.some((r) => r.fault !== undefined),
+    );
     if ((line.outcome === 'invalid' || line.outcome === 'failed') && this.rejects) {
       await this.rejects.write(row.cells as Record<string, Cell>, line.message);
     }
@@ -291,7 +297,11 @@ export class ImportRun {
     const leftOver = [...waiting, ...pending].sort(
       (a, b) => (this.ordinals.get(a) ?? 0) - (this.ordinals.get(b) ?? 0),
     );
-    for (const work of leftOver) record(work, this.ordinals.get(work) ?? 0);
+    for (const work of leftOver) {
+      // A row that needs no request (invalid, skipped) has its own outcome; the others were not tried.
+      if (hasWork(work)) record(work, this.ordinals.get(work) ?? 0);
+      else await this.finishRow(work, []);
+    }
     this.ordinals.clear();
     for (let next = await rest.next(); !next.done; next = await rest.next()) {
       this.ordinal += 1;

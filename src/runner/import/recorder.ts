@@ -14,7 +14,7 @@ import {
   type WriteIntent,
 } from '../../runs/journal.js';
 import { pauseAt } from '../../runs/pause.js';
-import { effectiveState, type RunMeta, RunRegistry } from '../../runs/registry.js';
+import { type RunMeta, RunRegistry } from '../../runs/registry.js';
 import { identityChange, type SourceIdentity } from '../../runs/source-identity.js';
 import { writeRunSummary } from '../../runs/summary.js';
 import {
@@ -23,7 +23,7 @@ import {
   type RunReportWriter,
   writeImportReport,
 } from '../../writers/import-report.js';
-import type { RunState, RunSummary } from '../summary-types.js';
+import type { RunSummary } from '../summary-types.js';
 import type { WriteLog } from './outcome.js';
 
 export interface RecorderSetup {
@@ -45,13 +45,18 @@ export interface Carried {
   /** Report lines of finished rows, by outcome. */
   outcomes: Record<string, number>;
   rows: number;
+  /** Rows failed or invalid (they count towards --max-errors). */
+  errors: number;
 }
+
+/** What the run says of itself at its end; the recorder adds the run id, command and tenant. */
+export type RunEnd = Omit<RunSummary, 'runId' | 'tenant' | 'command'>;
 
 export class RunRecorder implements WriteLog {
   private journal!: JournalWriter;
   private report: RunReportWriter | undefined;
   private readonly prior_ = new Map<string, WriteIntent>();
-  readonly carried: Carried = { finished: new OrdinalSet(), outcomes: {}, rows: 0 };
+  readonly carried: Carried = { finished: new OrdinalSet(), outcomes: {}, rows: 0, errors: 0 };
 
   private constructor(
     readonly registry: RunRegistry,
@@ -102,7 +107,7 @@ export class RunRecorder implements WriteLog {
         resumes: meta.resumes + 1,
         ...(setup.reportFile && { reportFile: setup.reportFile }),
       };
-      await registry.save(meta);
+      // Saved by start(), once the lock is held: a resume refused for the lock changes nothing.
     } else {
       if (setup.stateDir) await registry.prune(setup.keepRuns);
       meta = await registry.create({
@@ -121,6 +126,7 @@ export class RunRecorder implements WriteLog {
 
   /** Opens the report and the journal; a resume carries the finished rows of the attempts before. */
   async start(): Promise<void> {
+    if (this.meta.resumes > 0) await this.registry.save(this.meta);
     if (this.setup.reportFile) this.report = openRunReport(this.setup.reportFile);
     if (this.meta.resumes > 0) await this.carryOver();
     this.journal = new JournalWriter(this.journalFile);
@@ -132,9 +138,12 @@ export class RunRecorder implements WriteLog {
     const inflight = new Map<number, WriteIntent[]>();
     try {
       for await (const record of readJournal(this.journalFile)) {
+        // Rows not attempted, or failed because the service did, are tried again: they leave the journal.
+        if (record.t === 'na' || (record.t === 'row' && record.retry)) continue;
         if (record.t === 'row') {
           this.carried.finished.add(record.n);
           this.carried.rows += 1;
+          if (record.line.outcome === 'failed' || record.line.outcome === 'invalid') this.carried.errors += 1;
           this.carried.outcomes[record.line.outcome] = (this.carried.outcomes[record.line.outcome] ?? 0) + 1;
         } else if (record.t === 'inflight') {
           inflight.set(record.b, record.intents);
@@ -143,8 +152,6 @@ export class RunRecorder implements WriteLog {
           inflight.delete(record.b);
           continue;
         }
-        // Rows not attempted last time are tried now: they leave the journal and the report.
-        if (record.t === 'na') continue;
         writer.append(record);
         this.report?.write(record.line);
         if (record.t === 'extra')
@@ -158,8 +165,14 @@ export class RunRecorder implements WriteLog {
     await rename(fresh, this.journalFile);
   }
 
-  row(n: number, line: ImportReportLine, refs: string[]): void {
-    this.journal.append({ t: 'row', n, line, ...(refs.length > 0 && { refs }) });
+  row(n: number, line: ImportReportLine, refs: string[], retry: boolean): void {
+    this.journal.append({
+      t: 'row',
+      n,
+      line,
+      ...(refs.length > 0 && { refs }),
+      ...(retry && { retry: true as const }),
+    });
     this.report?.write(line);
   }
 
@@ -200,20 +213,12 @@ export class RunRecorder implements WriteLog {
   }
 
   /** Closes journal and report (an XLSX report is written now, from the journal), and records the end. */
-  async close(
-    summary: Omit<RunSummary, 'runId' | 'tenant' | 'command'>,
-    summaryCopy?: string,
-  ): Promise<RunSummary> {
+  async close(summary: RunEnd, summaryCopy?: string): Promise<RunSummary> {
     this.journal.close();
     this.report?.close();
     if (this.setup.reportFile && this.report?.format === 'xlsx')
       await writeImportReport(this.setup.reportFile, journalReportLines(this.journalFile));
-    const full: RunSummary = {
-      runId: this.meta.runId,
-      command: 'import',
-      tenant: this.meta.tenant,
-      ...summary,
-    };
+    const full = this.fullSummary(summary);
     if (this.temporary) {
       if (summaryCopy) await writeRunSummary(path.join(this.temporary, 'summary.json'), full, summaryCopy);
       await rm(this.temporary, { recursive: true, force: true });
@@ -225,21 +230,31 @@ export class RunRecorder implements WriteLog {
   }
 
   /** A run that never started (its lock was refused): a new run leaves no folder behind. */
-  async discard(): Promise<void> {
+  async discard(summary: RunEnd, summaryCopy?: string): Promise<void> {
+    if (summaryCopy) await writeRunSummary(summaryCopy, this.fullSummary(summary));
     if (this.temporary) await rm(this.temporary, { recursive: true, force: true });
     else if (this.meta.resumes === 0) await rm(this.dir, { recursive: true, force: true });
-    else await this.registry.save({ ...this.meta, state: 'crashed' });
   }
 
   /** A run that failed outright: the journal stays consistent and the run shows as crashed or interrupted. */
-  async abandon(state: RunState): Promise<void> {
+  async abandon(summary: RunEnd, summaryCopy?: string): Promise<void> {
     try {
       this.journal?.close();
       this.report?.close();
     } catch {
       // nothing more can be kept
     }
-    if (this.temporary) await rm(this.temporary, { recursive: true, force: true });
-    else await this.registry.save({ ...this.meta, state: effectiveState({ ...this.meta, state }) });
+    if (this.temporary) {
+      if (summaryCopy) await writeRunSummary(summaryCopy, this.fullSummary(summary));
+      await rm(this.temporary, { recursive: true, force: true });
+      return;
+    }
+    // The journal is consistent: the run can be resumed.
+    await writeRunSummary(this.registry.summaryFile(this.meta.runId), this.fullSummary(summary), summaryCopy);
+    await this.registry.save({ ...this.meta, state: summary.state });
+  }
+
+  private fullSummary(summary: RunEnd): RunSummary {
+    return { runId: this.meta.runId, command: 'import', tenant: this.meta.tenant, ...summary };
   }
 }

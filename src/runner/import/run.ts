@@ -13,8 +13,15 @@ import { hashOf, type SourceIdentity, sourceIdentity } from '../../runs/source-i
 import { openRejectsFor, type RejectsWriter } from '../../writers/rejects.js';
 import type { FullSyncResult } from './full-sync.js';
 import { ImportRun } from './import-run.js';
-import { RunRecorder } from './recorder.js';
-import { exitCodeOf, type ImportOptions, type ImportSummary, type StopReason, stateOf } from './types.js';
+import { type RunEnd, RunRecorder } from './recorder.js';
+import {
+  EXIT_CODES,
+  exitCodeOf,
+  type ImportOptions,
+  type ImportSummary,
+  type StopReason,
+  stateOf,
+} from './types.js';
 
 export type { RowOutcome } from './report-line.js';
 export {
@@ -92,7 +99,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     }
     let fullSync: FullSyncResult | undefined;
     // A run that stopped early never deletes: what it did not read is not missing.
-    if (options.missing === 'delete' && !stopReason) {
+    if (options.missing === 'delete' && !stopReason && !options.stop?.signal) {
       fullSync = await retire(options, recorder, run);
       if (fullSync.guard) stopReason = 'max-missing';
       if (fullSync.guard) warnings.push(fullSync.guard);
@@ -151,8 +158,27 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     return summary;
   } catch (err) {
     await rejects?.close().catch(() => {});
-    if (isCatalogIoError(err, 'LOCKED')) await recorder.discard();
-    else await recorder.abandon('crashed');
+    // A run that could not go on still leaves its summary: a scheduler must not read yesterday's.
+    const locked = isCatalogIoError(err, 'LOCKED');
+    const end: RunEnd = {
+      source: displayName(options.source),
+      entity: options.profile.entity,
+      state: locked ? 'stopped' : 'crashed',
+      exitCode: locked ? EXIT_CODES.locked : EXIT_CODES.fatal,
+      outcomes: {},
+      rows: 0,
+      requests: { total: options.counters?.().requests ?? 0, byMethod: options.counters?.().byMethod ?? {} },
+      startedAt: recorder.meta.startedAt,
+      finishedAt: new Date().toISOString(),
+      durationMs: Date.now() - started,
+      message: locked
+        ? `${(err as Error).message}.`
+        : `The run could not go on: ${err instanceof Error ? err.message : String(err)}. Fix that, then run the same command with --resume.`,
+    };
+    await (locked
+      ? recorder.discard(end, options.summaryFile)
+      : recorder.abandon(end, options.summaryFile)
+    ).catch(() => {});
     throw err;
   } finally {
     await opened?.close();

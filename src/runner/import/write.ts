@@ -23,8 +23,11 @@ export async function writeGroup(
   known?: Map<string, ExistingRecord>,
 ): Promise<DraftResult[]> {
   const existing = known ?? (await lookup.records(entity, drafts));
-  const assetResults = await registerDraftAssets(ctx.assets, ctx.model.baseLanguage, drafts, () =>
-    ctx.writeLog?.checkpoint?.('dam'),
+  const assetResults = await registerDraftAssets(
+    () => ctx.assets,
+    ctx.model.baseLanguage,
+    drafts,
+    () => ctx.writeLog?.checkpoint?.('dam'),
   );
   const links = await resolveLinks(lookup, ctx.model, entity, drafts);
 

@@ -1,0 +1,93 @@
+// One import per tenant and entity at a time: a second one is refused before it reads its source
+// (exit 75, naming the running run), rows of neither fail; --wait-lock waits instead; a lock whose
+// process is gone is taken over with a warning.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSandbox } from '../helpers/sandbox.js';
+import { productsByRef, runCli, runIds, startCli } from './import.nightly.support.js';
+import { readCsv, tempDir, writeFeed } from './import.support.js';
+
+const fixture = useSandbox({ seed: 'empty' });
+let cwd: string;
+let feed: string;
+
+beforeAll(async () => {
+  cwd = tempDir('import-lock');
+  const rows = ['prod_ref,prod_title'];
+  for (let i = 1; i <= 300; i++) rows.push(`LK-${i},Item ${i}`);
+  feed = await writeFeed(cwd, 'feed.csv', rows.join('\n'));
+});
+
+const args = (report: string) => [
+  'import',
+  feed,
+  '--report',
+  report,
+  '--batch-size',
+  '50',
+  '--rate-limit',
+  'off',
+];
+
+describe('one run at a time', () => {
+  it('a second import of the same entity is refused with exit 75, naming the run; a dead holder is taken over', async () => {
+    const first = startCli(args('first.csv'), cwd, fixture.sb, { CATALOG_IO_TEST_PAUSE_AT: 'batch:2' });
+    await first.waitFor('paused at batch:2');
+    const [runId] = await runIds(cwd);
+
+    const second = await runCli([...args('second.csv'), '--summary', 'second.summary.json'], cwd, fixture.sb);
+    expect(second.code, second.stderr).toBe(75);
+    // A scheduler reading --summary learns of the refusal, not of an older run.
+    const refusal = JSON.parse(readFileSync(join(cwd, 'second.summary.json'), 'utf8'));
+    expect(refusal).toMatchObject({ exitCode: 75, state: 'stopped', rows: 0 });
+    expect(refusal.message).toContain(`run ${runId}`);
+    expect(second.stderr).toContain('[LOCKED]');
+    expect(second.stderr).toContain(`run ${runId}`);
+    expect(second.stderr).toContain(`pid ${first.process.pid}`);
+    // Refused before anything was read or written: no report, no run folder of its own.
+    expect(existsSync(join(cwd, 'second.csv'))).toBe(false);
+    expect(await runIds(cwd)).toEqual([runId]);
+
+    // Another entity of the same tenant is not locked.
+    const categories = await writeFeed(cwd, 'cats.csv', 'cat_ref,cat_title\nLK-CAT,Top\n');
+    const other = await runCli(
+      ['import', categories, '--entity', 'categories', '--rate-limit', 'off'],
+      cwd,
+      fixture.sb,
+    );
+    expect(other.code, other.stderr).toBe(0);
+
+    // The holder dies without releasing: the next run takes its lock over at once, and says so.
+    first.process.kill('SIGKILL');
+    await first.exited;
+    const third = await runCli(args('third.csv'), cwd, fixture.sb);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).toContain(`took over the lock of run ${runId}`);
+    const report = await readCsv(join(cwd, 'third.csv'));
+    expect(report).toHaveLength(300);
+    expect(report.filter((l) => l.outcome === 'failed')).toHaveLength(0);
+    const products = await productsByRef(fixture.sb);
+    expect(products.duplicates).toEqual([]);
+    // Released at the end: no lock file is left.
+    expect(readdirSync(join(cwd, '.catalog-io', 'locks')).filter((f) => f.endsWith('.lock'))).toEqual([]);
+  }, 300_000);
+
+  it('--wait-lock: two imports started together both finish, no row fails', async () => {
+    const a = startCli(args('a.csv'), cwd, fixture.sb, { CATALOG_IO_TEST_PAUSE_AT: '' });
+    const b = startCli([...args('b.csv'), '--wait-lock', '120'], cwd, fixture.sb);
+    const [endA, endB] = await Promise.all([a.exited, b.exited]);
+    // Whichever started first ran; the other waited for it (or was refused if it had not asked to wait).
+    const codes = [endA.code, endB.code];
+    expect(
+      codes.every((c) => c === 0 || c === 75),
+      `${endA.stderr}\n${endB.stderr}`,
+    ).toBe(true);
+    expect(endB.code, endB.stderr).toBe(0);
+    for (const file of [endA.code === 0 ? 'a.csv' : undefined, 'b.csv'].filter(Boolean) as string[]) {
+      const report = await readCsv(join(cwd, file));
+      expect(report).toHaveLength(300);
+      expect(report.filter((l) => l.outcome === 'failed' || l.outcome === 'invalid')).toHaveLength(0);
+    }
+  }, 300_000);
+});

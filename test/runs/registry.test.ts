@@ -1,0 +1,43 @@
+// The run registry: old finished runs are pruned (unfinished ones stay until resumed), and a run whose
+// process is gone shows as crashed.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RunRegistry } from '../../src/runs/registry.js';
+
+const meta = (startedAt: string) => ({
+  command: 'import' as const,
+  source: 'feed.csv',
+  identity: { key: '/feeds/feed.csv', size: 10, edgesHash: 'x' },
+  profileHash: 'p',
+  entity: 'products',
+  tenant: 't',
+  startedAt,
+});
+
+describe('run registry', () => {
+  it('keeps the last N finished runs and every unfinished one', async () => {
+    const registry = new RunRegistry(mkdtempSync(join(tmpdir(), 'registry-')));
+    const ids: string[] = [];
+    for (let day = 1; day <= 5; day++) {
+      const run = await registry.create(meta(`2026-01-0${day}T02:30:00.000Z`));
+      await registry.save({ ...run, state: day === 2 ? 'interrupted' : 'finished' });
+      ids.push(run.runId);
+    }
+    await registry.prune(2);
+    const left = (await registry.list()).map((r) => r.runId);
+    expect(left.sort()).toEqual([ids[1], ids[3], ids[4]].sort());
+    // The interrupted one is what --resume finds.
+    expect((await registry.resumable('/feeds/feed.csv')).runId).toBe(ids[1]);
+  });
+
+  it('a running run whose process is gone is crashed', async () => {
+    const registry = new RunRegistry(mkdtempSync(join(tmpdir(), 'registry-')));
+    const run = await registry.create(meta('2026-01-01T02:30:00.000Z'));
+    // A pid that cannot be alive.
+    await registry.save({ ...run, pid: 2 ** 22 + 1 });
+    expect((await registry.list())[0]!.state).toBe('crashed');
+    expect((await registry.resumable('/feeds/feed.csv')).runId).toBe(run.runId);
+  });
+});
