@@ -1,9 +1,10 @@
 // One limiter per run, shared by the catalog and DAM clients: at most `concurrency` requests in
-// flight (Bottleneck) and at most `requests` started in ANY `windowSeconds` (a sliding window, as the
+// flight (a counter and a queue) and at most `requests` started in ANY `windowSeconds` (a sliding window, as the
 // service counts them: a fixed window refilled every 10 s would let up to twice the limit through
 // around each refill and collect 429s). The defaults match the real service: 50 requests per 10 s.
 // Every attempt takes a slot, retries included: the service counts them too.
-import Bottleneck from 'bottleneck';
+// The concurrency gate is a plain counter and queue: a request starts in the same tick a slot frees
+// (a scheduler that yields to a timer between steps adds milliseconds to every request).
 
 export interface RateLimit {
   requests: number;
@@ -44,12 +45,12 @@ export function windowWithMargin(rate: RateLimit): number {
 }
 
 export class RunLimiter implements RequestLimiter {
-  private readonly bottleneck: Bottleneck;
+  private readonly gate: ConcurrencyGate;
   private readonly window: SlidingWindow | undefined;
 
   constructor(options: LimiterOptions = {}) {
     const rate = options.rateLimit === undefined ? LIMIT_DEFAULTS.rateLimit : options.rateLimit;
-    this.bottleneck = new Bottleneck({ maxConcurrent: options.concurrency ?? LIMIT_DEFAULTS.concurrency });
+    this.gate = new ConcurrencyGate(options.concurrency ?? LIMIT_DEFAULTS.concurrency);
     if (rate) {
       this.window = new SlidingWindow(rate.requests, windowWithMargin(rate));
     }
@@ -58,8 +59,8 @@ export class RunLimiter implements RequestLimiter {
   /** Runs `fn` when a concurrency slot and a rate slot are free. */
   schedule<T>(fn: () => Promise<T>): Promise<T> {
     const window = this.window;
-    if (!window) return this.bottleneck.schedule(fn);
-    return this.bottleneck.schedule(async () => {
+    if (!window) return this.gate.run(fn);
+    return this.gate.run(async () => {
       await window.take();
       return fn();
     });
@@ -68,7 +69,48 @@ export class RunLimiter implements RequestLimiter {
   /** Stops: waiting jobs are dropped (they reject), running ones finish. */
   async stop(options: { dropWaitingJobs: boolean }): Promise<void> {
     this.window?.close();
-    await this.bottleneck.stop(options);
+    await this.gate.stop(options.dropWaitingJobs);
+  }
+}
+
+/** At most `limit` jobs running; the others wait in order. */
+class ConcurrencyGate {
+  private running = 0;
+  private readonly waiting: Array<{ start: () => void; drop: (err: Error) => void }> = [];
+  private stopped = false;
+  private idle: (() => void) | undefined;
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.stopped) throw new Error('the run is over: request not sent');
+    // A waiting job is handed the slot of the one that ends, so no newcomer can slip in between.
+    if (this.running >= this.limit) {
+      await new Promise<void>((start, drop) => this.waiting.push({ start, drop }));
+    } else this.running += 1;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next.start();
+      else {
+        this.running -= 1;
+        if (this.running === 0) this.idle?.();
+      }
+    }
+  }
+
+  /** Refuses new jobs; drops the waiting ones (or lets them run) and resolves when none is running. */
+  async stop(dropWaiting: boolean): Promise<void> {
+    this.stopped = true;
+    if (dropWaiting) {
+      const error = new Error('the run is over: request not sent');
+      for (const job of this.waiting.splice(0)) job.drop(error);
+    }
+    if (this.running === 0 && this.waiting.length === 0) return;
+    await new Promise<void>((resolve) => {
+      this.idle = resolve;
+    });
   }
 }
 

@@ -13,7 +13,7 @@ import {
   header,
   type ServiceName,
 } from './errors.js';
-import { createLimiter, type RateLimit, type RequestLimiter, type RunLimiter } from './limiter.js';
+import { createLimiter, type RateLimit, type RequestLimiter } from './limiter.js';
 import { decideRetry, type GiveUpReason, type RetryPolicy, retryPolicy, sleep } from './retry.js';
 import { encodePath, encodeQuery, type Query, trimBase } from './url.js';
 

@@ -14,6 +14,8 @@ export interface SandboxOptions {
   dataDir?: string;
   /** Ignore an existing snapshot and start from the seed. */
   reset?: boolean;
+  /** Write-log size past which a new snapshot is taken (also at least the snapshot's size). Default 16 MiB. */
+  compactLogBytes?: number;
   /** Read-write API key. Default `sandbox-rw-key`. */
   apiKey?: string;
   /** Read-only API key (403 on writes). Default `sandbox-ro-key`. */
@@ -46,6 +48,7 @@ export interface ResolvedOptions {
   seed: SeedName;
   dataDir: string | undefined;
   reset: boolean;
+  compactLogBytes: number;
   apiKey: string;
   readOnlyKey: string;
   latencyMs: number;
@@ -67,6 +70,7 @@ export function resolveOptions(o: SandboxOptions): ResolvedOptions {
     seed: o.seed ?? 'demo',
     dataDir: o.dataDir,
     reset: o.reset ?? false,
+    compactLogBytes: o.compactLogBytes ?? 16 * 1024 * 1024,
     apiKey: o.apiKey ?? 'sandbox-rw-key',
     readOnlyKey: o.readOnlyKey ?? 'sandbox-ro-key',
     latencyMs: o.latencyMs ?? 0,
@@ -92,7 +96,7 @@ export interface ServiceContext {
   options: ResolvedOptions;
   /** Absolute URLs of the three mounted services (known once the server listens). */
   urls: { origin: string; catalogUrl: string; damUrl: string; assetsUrl: string };
-  /** Call after every state change; the snapshot is written soon after (debounced, atomic). */
+  /** Call after every state change (with a data dir, a change no request waits for is then logged soon). */
   markDirty(): void;
   /** Monotonic wall clock: never returns the same millisecond twice, so changelog order is total. */
   now(): Date;

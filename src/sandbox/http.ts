@@ -123,6 +123,21 @@ export interface SandboxService {
   snapshot?(): unknown;
   /** Called once at start with what snapshot() returned in an earlier run. */
   restore?(state: unknown): void;
+  /** What changed since the last drain, for the write log (stateful services). */
+  journal?: ChangeJournal;
   /** Stops background work (timers, workers). */
   close?(): Promise<void> | void;
+}
+
+/**
+ * A service's changes as small JSON operations, so that persisting a write costs the size of the
+ * write, not of the state. Replaying a drained operation twice leaves the same state as once.
+ */
+export interface ChangeJournal {
+  /** Starts remembering changes (only a persisted sandbox pays for it). */
+  track(): void;
+  /** The operations since the last drain, oldest first; empty when nothing changed. */
+  drain(): unknown[];
+  /** Replays one operation an earlier run drained (after restore()). Throws on one it cannot read. */
+  apply(op: unknown): void;
 }

@@ -25,7 +25,7 @@ export interface SandboxHandle {
   notice?: string;
   /** The services themselves, for tests and benchmarks that build large tenants without HTTP. */
   services: { catalog: SandboxService; dam: SandboxService };
-  /** Stops the server and background work, writing any pending snapshot. */
+  /** Stops the server and background work, logging any change not yet logged. */
   close(): Promise<void>;
 }
 
@@ -57,7 +57,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let restored = false;
   let notice: string | undefined;
   if (resolved.dataDir) {
-    persistence = new Persistence(resolved.dataDir, services);
+    persistence = new Persistence(resolved.dataDir, services, resolved.compactLogBytes);
     if (!resolved.reset) {
       try {
         restored = persistence.load();
@@ -65,11 +65,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         // A snapshot this version cannot read: start from the seed rather than refuse to start.
         await services.dam.close?.();
         services = create();
-        persistence = new Persistence(resolved.dataDir, services);
+        persistence = new Persistence(resolved.dataDir, services, resolved.compactLogBytes);
         notice = `The saved state in ${resolved.dataDir} could not be read (${(err as Error).message}); started from the ${resolved.seed} seed`;
       }
     }
-    if (!restored) persistence.save();
+    persistence.start();
+    const durable = persistence;
+    server.durable = () => durable.commit();
   }
   const { catalog, dam, assets } = services;
   server.mount({ catalog, dam, assets });
@@ -89,7 +91,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       await dam.close?.();
       await catalog.close?.();
       await assets.close?.();
-      persistence?.flush();
+      await persistence?.close();
     },
   };
 }

@@ -55,6 +55,8 @@ export class SandboxServer {
   private readonly limiter: RateLimiter | undefined;
   private services: MountedServices | undefined;
   private origin = '';
+  /** With a data dir: resolves once every change so far is on disk. A write is answered after it. */
+  durable: (() => Promise<void>) | undefined;
 
   constructor(private readonly options: ResolvedOptions) {
     this.random = randomSource(options.randomSeed);
@@ -203,6 +205,7 @@ export class SandboxServer {
           ? validationFailure('body', 'body', err.message, body.toString('utf8').slice(0, 200))
           : damBodyErrors([err.message]);
     }
+    if (this.durable && WRITE_METHODS.has(method)) await this.durable();
     if (resetAfter) {
       res.destroy();
       return 'reset';

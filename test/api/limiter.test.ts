@@ -35,4 +35,28 @@ describe('run limiter', () => {
     expect(settled.filter((s) => s === 'dropped')).toHaveLength(3);
     await server.close();
   });
+
+  it('keeps at most `concurrency` requests in flight and starts the next as soon as one ends', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const server = await tinyServer((_req, res) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      setTimeout(() => {
+        inFlight -= 1;
+        sendJson(res, 200, { value: [] });
+      }, 5);
+    });
+    const clients = createClients({
+      catalogUrl: `${server.url}/catalog`,
+      apiKey: 'limiter-key-0002',
+      rateLimit: null,
+      concurrency: 3,
+    });
+    await Promise.all(Array.from({ length: 30 }, () => clients.catalog.get('/Products')));
+    expect(server.requests).toHaveLength(30);
+    expect(most).toBe(3);
+    await clients.transport.close();
+    await server.close();
+  });
 });

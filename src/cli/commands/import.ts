@@ -49,6 +49,7 @@ interface ImportArgs extends FeedArgs {
   'max-missing': string;
   'keep-variants': boolean;
   summary?: string;
+  'full-compare': boolean;
 }
 
 export const importCommand: CommandFactory = (out, setExitCode) =>
@@ -145,6 +146,12 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           default: false,
           describe: 'Full sync: keep the variants of the products it deletes',
         })
+        .option('full-compare', {
+          type: 'boolean',
+          default: false,
+          describe:
+            'Look every row up and compare it, ignoring what earlier runs recorded (.catalog-io/state/)',
+        })
         .option('summary', {
           type: 'string',
           describe: "Copy the run's summary.json to this file",
@@ -212,6 +219,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           missing: args.missing,
           maxMissing,
           keepVariants: args['keep-variants'],
+          fullCompare: args['full-compare'],
           stop,
           ...(args.summary && { summaryFile: args.summary }),
           source: start.source,

@@ -5,6 +5,7 @@
 // service is clearly gone; every row not tried is then recorded as `not-attempted`.
 import type { Draft } from '../../mappers/types.js';
 import type { Cell, SourceRow } from '../../readers/types.js';
+import type { KnownState } from '../../runs/known-state.js';
 import type { RejectsWriter } from '../../writers/rejects.js';
 import { RowChecker } from '../check.js';
 import { AssetRegistrar } from './assets.js';
@@ -45,6 +46,8 @@ export class ImportRun {
     private readonly recorder: RunRecorder,
     private readonly rejects: RejectsWriter | undefined,
     private readonly position: () => { bytesRead: number; totalBytes?: number },
+    /** What earlier runs left on the tenant: unchanged rows skip the lookup. */
+    private readonly known?: KnownState,
   ) {
     this.checker = new RowChecker({
       model: options.model,
@@ -122,7 +125,14 @@ export class ImportRun {
       }
       // A ref twice in one batch would be looked up before its first write: start a new batch.
       const rowKeys = checked.mapped.drafts.map((d) => `${d.entity}\u0000${d.ref}`);
-      if (rowKeys.some((k) => keys.has(k)) || drafts + rowKeys.length > batchSize) {
+      // Drafts the known state vouches for need no lookup: a batch is 100 drafts that do, and the
+      // unchanged rows around them ride along (up to 50 batches' worth of rows held at once).
+      const toLookUp = this.known ? this.known.toLookUp(checked.mapped.drafts) : rowKeys.length;
+      if (
+        rowKeys.some((k) => keys.has(k)) ||
+        drafts + toLookUp > batchSize ||
+        batch.length >= batchSize * 50
+      ) {
         stopped = await flush();
         if (stopped) {
           batch.push(work);
@@ -130,11 +140,15 @@ export class ImportRun {
         }
       }
       batch.push(work);
-      drafts += rowKeys.length;
+      drafts += toLookUp;
       for (const k of rowKeys) keys.add(k);
     }
     if (!stopped) stopped = await flush();
-    if (!stopped) await this.settle(await this.executor.finish());
+    if (!stopped) {
+      const late = await this.executor.finish();
+      for (const r of late) this.known?.record(r.draft, r.outcome, r.id);
+      await this.settle(late);
+    }
     if (stopped) await this.notAttempted(batch, iterator, finished);
     this.recorder.flush();
     return {
@@ -169,13 +183,31 @@ export class ImportRun {
       this.recorder.batch += 1;
       await this.recorder.checkpoint(`batch:${this.recorder.batch}`);
     }
-    const results = await this.executor.run([...owner.keys()]);
+    const results = await this.runDrafts([...owner.keys()]);
     this.noteFaults(results);
     await this.settle(results, idle);
     if (owner.size > 0) {
       this.recorder.batchDone();
       await this.recorder.checkpoint(`done:${this.recorder.batch}`);
     }
+  }
+
+  /** The executor for the drafts the known state cannot vouch for; each result is recorded in it. */
+  private async runDrafts(drafts: Draft[]): Promise<DraftResult[]> {
+    const known = this.known;
+    if (!known) return this.executor.run(drafts);
+    const { unchanged, rest } = known.filterUnchanged(drafts);
+    const results: DraftResult[] = unchanged.map(({ draft, id }) => {
+      // Links from later rows to this record need no lookup either.
+      this.executor.lookup.rememberId(draft.entity, draft.ref, id);
+      return { draft, outcome: 'unchanged', id };
+    });
+    if (rest.length > 0) {
+      const written = await this.executor.run(rest);
+      for (const r of written) known.record(r.draft, r.outcome, r.id);
+      results.push(...written);
+    }
+    return results;
   }
 
   /** Counts batches in a row where the service failed every draft; a refused key stops at once. */

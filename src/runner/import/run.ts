@@ -8,6 +8,7 @@ import { isCatalogIoError } from '../../errors.js';
 import type { HeldLock } from '../../lock/types.js';
 import { openSource } from '../../readers/index.js';
 import { displayName } from '../../readers/sources/redact.js';
+import { KnownState } from '../../runs/known-state.js';
 import { hashOf, type SourceIdentity, sourceIdentity } from '../../runs/source-identity.js';
 import { openRejectsFor, type RejectsWriter } from '../../writers/rejects.js';
 import type { FullSyncResult } from './full-sync.js';
@@ -71,6 +72,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     opened = await openSource(options.source, options.readerOptions);
     if (options.rejectsFile)
       rejects = await openRejectsFor(options.rejectsFile, opened, { guard: options.raw !== true });
+    const known = await openKnownState(options);
     const source = opened;
     const run = new ImportRun(
       options,
@@ -81,6 +83,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
         bytesRead: source.bytesRead(),
         ...(source.totalBytes !== undefined && { totalBytes: source.totalBytes }),
       }),
+      known,
     );
     const loop = await run.execute(opened.rows);
     // The duplicate check's spill files (a feed of more than a million refs) go with the rows.
@@ -103,6 +106,10 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
       fullSync = await retire(options, recorder, run);
       if (fullSync.guard) stopReason = 'max-missing';
       if (fullSync.guard) warnings.push(fullSync.guard);
+    }
+    if (known) {
+      if (fullSync) known.distrust();
+      known.save();
     }
     recorder.flush();
 
@@ -179,6 +186,27 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
   } finally {
     await opened?.close();
     await lock?.release();
+  }
+}
+
+/** What earlier runs left on the tenant (not for a plan, nor without a state folder and a tenant name). */
+async function openKnownState(options: ImportOptions): Promise<KnownState | undefined> {
+  const entity = options.model.entity(options.profile.entity);
+  if (options.plan || options.stateDir === undefined || options.tenant === undefined || !entity)
+    return undefined;
+  try {
+    return await KnownState.open({
+      stateDir: options.stateDir,
+      tenant: options.tenant,
+      entity,
+      catalog: options.catalog,
+      profileHash: hashOf({ profile: options.profile, mode: options.mode ?? 'upsert' }),
+      ...(options.fullCompare !== undefined && { fullCompare: options.fullCompare }),
+    });
+  } catch {
+    // The count or the changelog could not be read: every row is looked up, and the state on disk
+    // stays as it is (its older changelog mark still covers every change since, this run's too).
+    return undefined;
   }
 }
 

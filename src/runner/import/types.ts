@@ -99,6 +99,8 @@ export interface ImportOptions {
   stop?: RunStop;
   /** Copy summary.json here too. */
   summaryFile?: string;
+  /** Look every row up, ignoring what earlier runs recorded in the state folder. */
+  fullCompare?: boolean;
 }
 
 export interface ImportProgress {

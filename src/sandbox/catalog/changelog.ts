@@ -49,6 +49,24 @@ class Log {
 export class ChangelogStore {
   private nextId = 1;
   private readonly logs = new Map<string, Log>();
+  /** Entries added since the last takeAdded(), when tracking. */
+  private added: Array<{ log: string; entry: ChangelogEntry }> | undefined;
+
+  trackChanges(): void {
+    this.added ??= [];
+  }
+
+  takeAdded(): Array<{ log: string; entry: ChangelogEntry }> {
+    if (!this.added || this.added.length === 0) return [];
+    return this.added.splice(0);
+  }
+
+  /** Replays an entry of the write log; one already held (its id is taken) is skipped. */
+  replay(logName: string, entry: ChangelogEntry): void {
+    if (entry.id < this.nextId) return;
+    this.log(logName).add(entry);
+    this.nextId = entry.id + 1;
+  }
 
   private log(name: string): Log {
     let log = this.logs.get(name);
@@ -70,7 +88,7 @@ export class ChangelogStore {
     const log = this.log(logName);
     const modified_at = at.toISOString();
     for (const c of changes) {
-      log.add({
+      const entry: ChangelogEntry = {
         id: this.nextId++,
         item_id: itemId,
         modified_at,
@@ -79,7 +97,9 @@ export class ChangelogStore {
         attribute_id: c.attribute,
         operation,
         changes: { old_value: c.old ?? null, new_value: c.new ?? null },
-      });
+      };
+      log.add(entry);
+      this.added?.push({ log: logName, entry });
     }
   }
 

@@ -22,6 +22,7 @@ import { AttributeSetsV2 } from './attribute-sets.js';
 import { bodyFailure, objectBody } from './body.js';
 import { changelogCollection } from './changelog.js';
 import { requestCulture } from './culture.js';
+import { CatalogJournal } from './journal.js';
 import { copyLayout, layoutProblems } from './layouts.js';
 import { MetadataDocuments, metadataEnvelope } from './metadata.js';
 import type { FieldDef, Layout } from './model.js';
@@ -38,6 +39,7 @@ import { attributeSetView, resourceView } from './views.js';
 
 export class CatalogService implements SandboxService {
   readonly store: CatalogStore;
+  readonly journal: CatalogJournal;
   private readonly metadata: MetadataDocuments;
   private readonly views = new Map<Resource, CollectionView>();
   private readonly setView: CollectionView;
@@ -48,6 +50,7 @@ export class CatalogService implements SandboxService {
     assets: AssetDirectory,
   ) {
     this.store = new CatalogStore(tenantSchema(), assets, () => ctx.now());
+    this.journal = new CatalogJournal(this.store);
     this.metadata = new MetadataDocuments(this.store.tenant, () => this.base);
     for (const r of [
       this.store.products,

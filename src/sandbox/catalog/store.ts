@@ -106,7 +106,8 @@ export class CatalogStore {
     return this.tenant.languages;
   }
 
-  private allTables(): Array<[string, Table]> {
+  /** Every table under its persisted name. */
+  allTables(): Array<[string, Table]> {
     return [
       ['Products', this.products.table],
       ['Variants', this.variants.table],

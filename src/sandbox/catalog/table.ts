@@ -10,6 +10,8 @@ export class Table {
   private readonly byRef = new Map<string, number>();
   private readonly indexes = new Map<string, Map<unknown, Set<number>>>();
   nextId = 1;
+  /** Ids inserted, replaced or deleted since the last takeChanged(), when tracking. */
+  private changed: Set<number> | undefined;
 
   constructor(
     readonly key: string,
@@ -56,6 +58,18 @@ export class Table {
     return [...out].sort((a, b) => a - b);
   }
 
+  trackChanges(): void {
+    this.changed ??= new Set();
+  }
+
+  /** Ids changed since the last call (their current record, or none when deleted). */
+  takeChanged(): number[] {
+    if (!this.changed || this.changed.size === 0) return [];
+    const ids = [...this.changed];
+    this.changed.clear();
+    return ids;
+  }
+
   allocateId(): number {
     return this.nextId++;
   }
@@ -69,6 +83,7 @@ export class Table {
     const ref = record[this.ref];
     if (typeof ref === 'string') this.byRef.set(ref, id);
     this.indexAdd(id, record);
+    this.changed?.add(id);
   }
 
   /** Replaces a record (same id, same ref) and keeps the value indexes in step. */
@@ -78,6 +93,7 @@ export class Table {
     if (old) this.indexRemove(id, old);
     this.records.set(id, record);
     this.indexAdd(id, record);
+    this.changed?.add(id);
   }
 
   delete(id: number): StoredRecord | undefined {
@@ -88,6 +104,7 @@ export class Table {
     const ref = old[this.ref];
     if (typeof ref === 'string') this.byRef.delete(ref);
     this.indexRemove(id, old);
+    this.changed?.add(id);
     return old;
   }
 

@@ -5,6 +5,7 @@
 import { imageSize } from 'image-size';
 import type { AssetDirectory, ServiceContext } from '../context.js';
 import {
+  type ChangeJournal,
   damBodyErrors,
   errorBody,
   json,
@@ -61,6 +62,14 @@ export function createDamService(ctx: ServiceContext, tuning: DamTuning = {}): D
 }
 
 type Route = { kind: AssetKind; reference?: string };
+
+/** One asset as it is after a change; `record: null` once deleted. */
+interface DamOp {
+  op: AssetKind;
+  reference: string;
+  nextId: number;
+  record: StoredImage | StoredFile | null;
+}
 
 class Dam implements DamService {
   private images = new Map<string, StoredImage>();
@@ -119,6 +128,55 @@ class Dam implements DamService {
     this.nextId = typeof s.nextId === 'number' ? s.nextId : this.images.size + 1;
     // Images that were still uploading when the snapshot was taken finish processing now.
     for (const image of this.images.values()) if (image.status === 'Up') this.worker.enqueue(image.reference);
+  }
+
+  // --- the write log: an asset's whole record (or its absence) each time it changes ---
+
+  /** `image:<reference>` / `file:<reference>` changed since the last drain, when tracking. */
+  private dirty: Set<string> | undefined;
+
+  readonly journal: ChangeJournal = {
+    track: () => {
+      this.dirty ??= new Set();
+    },
+    drain: () => this.drainChanges(),
+    apply: (op) => this.applyChange(op as DamOp),
+  };
+
+  private changed(kind: AssetKind, reference: string): void {
+    this.dirty?.add(`${kind}:${reference}`);
+  }
+
+  private drainChanges(): DamOp[] {
+    if (!this.dirty || this.dirty.size === 0) return [];
+    const ops: DamOp[] = [];
+    for (const key of this.dirty) {
+      const kind: AssetKind = key.startsWith('image:') ? 'image' : 'file';
+      const reference = key.slice(kind.length + 1);
+      const record = kind === 'image' ? this.images.get(reference) : this.files.get(reference);
+      ops.push({ op: kind, reference, nextId: this.nextId, record: record ?? null });
+    }
+    this.dirty.clear();
+    return ops;
+  }
+
+  private applyChange(op: DamOp): void {
+    if ((op?.op !== 'image' && op?.op !== 'file') || typeof op.reference !== 'string')
+      throw new Error(`unknown DAM operation ${JSON.stringify(op)?.slice(0, 80)}`);
+    this.nextId = Math.max(this.nextId, op.nextId);
+    if (op.op === 'file') {
+      if (op.record) this.files.set(op.reference, op.record as StoredFile);
+      else this.files.delete(op.reference);
+      return;
+    }
+    if (!op.record) {
+      this.images.delete(op.reference);
+      return;
+    }
+    const image = op.record as StoredImage;
+    this.images.set(op.reference, image);
+    // Still uploading when it was logged: processing finishes now, as after a snapshot.
+    if (image.status === 'Up') this.worker.enqueue(op.reference);
   }
 
   async close(): Promise<void> {
@@ -238,6 +296,7 @@ class Dam implements DamService {
         modifiedOn: now,
       });
     }
+    this.changed(kind, source.reference);
     this.ctx.markDirty();
 
     const collectionUrl = `${this.ctx.urls.damUrl}/${collectionName(kind)}`;
@@ -314,6 +373,7 @@ class Dam implements DamService {
       }
       file.modifiedOn = now;
     }
+    this.changed(kind, reference);
     this.ctx.markDirty();
     return json(200, { value: this.show(kind, reference) });
   }
@@ -327,6 +387,7 @@ class Dam implements DamService {
     } else if (!this.files.delete(reference)) {
       return errorBody(404, msg.notFound(kind, reference));
     }
+    this.changed(kind, reference);
     this.ctx.markDirty();
     return noContent();
   }
@@ -408,6 +469,7 @@ class Dam implements DamService {
     }
     image.pending = undefined;
     image.modifiedOn = this.ctx.now().toISOString();
+    this.changed('image', reference);
     this.ctx.markDirty();
   }
 }
