@@ -63,6 +63,9 @@ export class RefTracker {
   private lastEntity = '';
   private entityA = 0;
   private entityB = 0;
+  /** The last ref's hashes (hashRef). */
+  private refA = 0;
+  private refB = 0;
   /** On disk: made at the first spill. */
   private readonly runs: Run[] = [];
   /** The runs' file descriptors, shared with `openRuns` (which must not hold the tracker itself). */
@@ -84,20 +87,9 @@ export class RefTracker {
    * or item) number inside `location`.
    */
   check(entity: string, ref: string, location: string, line: number): string | undefined {
-    // The hash of `${entity}\u0000${ref}`, fed one string after the other (no joined string per row).
-    if (entity !== this.lastEntity || this.size === 0) this.hashEntity(entity);
-    let a = this.entityA;
-    let b = this.entityB;
-    for (let i = 0; i < ref.length; i += 1) {
-      const c = ref.charCodeAt(i);
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-      b ^= b >>> 13;
-    }
-    // FNV-1a leaves refs that differ in their last characters close together in the low bits, which
-    // place a ref in the table: mixed (a one-to-one step) so that `SKU-1`, `SKU-2`, ... spread out.
-    a = mix(a);
-    b = mix(b);
+    this.hashRef(entity, ref);
+    const a = this.refA;
+    let b = this.refB;
     const template = this.templateOf(location, line);
     b = (b & ~TEMPLATE_MASK) | Math.min(template, MAX_TEMPLATE);
     const table = this.table;
@@ -124,8 +116,25 @@ export class RefTracker {
     return undefined;
   }
 
-  /** Whether `check` has seen this ref (or one of the same 56-bit hash); adds nothing. */
+  /** Whether `check` has seen this ref (or one of the same 56-bit hash), in memory or on disk; adds nothing. */
   has(entity: string, ref: string): boolean {
+    this.hashRef(entity, ref);
+    const a = this.refA;
+    const b = this.refB;
+    const table = this.table;
+    const mask = this.slots - 1;
+    for (let i = (a >>> 0) & mask; table[i * WIDTH + 1] !== 0; i = (i + 1) & mask) {
+      const at = i * WIDTH;
+      if (table[at] === a && (table[at + 1]! & ~TEMPLATE_MASK) === (b & ~TEMPLATE_MASK)) return true;
+    }
+    return this.bloom !== undefined && this.maybeOnDisk(a, b) && this.findOnDisk(a, b) !== undefined;
+  }
+
+  /**
+   * The two hashes of `${entity}\u0000${ref}`, fed one string after the other (no joined string per
+   * row), into `refA` and `refB` (fields, not an array: this runs for every row).
+   */
+  private hashRef(entity: string, ref: string): void {
     if (entity !== this.lastEntity || this.size === 0) this.hashEntity(entity);
     let a = this.entityA;
     let b = this.entityB;
@@ -135,14 +144,12 @@ export class RefTracker {
       b = Math.imul(b ^ c, 0x5bd1e995);
       b ^= b >>> 13;
     }
-    const table = this.table;
-    const mask = this.slots - 1;
-    for (let i = (a >>> 0) & mask; table[i * WIDTH + 1] !== 0; i = (i + 1) & mask) {
-      const at = i * WIDTH;
-      if (table[at] === a && (table[at + 1]! & ~TEMPLATE_MASK) === (b & ~TEMPLATE_MASK)) return true;
-    }
-    return false;
+    // FNV-1a leaves refs that differ in their last characters close together in the low bits, which
+    // place a ref in the table: mixed (a one-to-one step) so that `SKU-1`, `SKU-2`, ... spread out.
+    this.refA = mix(a);
+    this.refB = mix(b);
   }
+
 
   /**
    * Makes room for about `refs` refs in all (at most the limit) in one step, instead of doubling the

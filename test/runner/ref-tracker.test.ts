@@ -79,4 +79,18 @@ describe('RefTracker', () => {
       refs.close();
     }
   });
+
+  it('has() knows the refs check() saw, in memory and on disk, and adds none', () => {
+    const refs = new RefTracker(500);
+    try {
+      for (let i = 0; i < 3_000; i += 1) refs.check('categories', `C-${i}`, `line ${i + 2}`, i + 2);
+      expect(refs.spilled).toBeGreaterThan(0);
+      for (let i = 0; i < 3_000; i += 97) expect(refs.has('categories', `C-${i}`)).toBe(true);
+      expect(refs.has('categories', 'C-3000')).toBe(false);
+      expect(refs.has('products', 'C-1')).toBe(false);
+      expect(refs.check('categories', 'C-3000', 'line 9999', 9999)).toBeUndefined();
+    } finally {
+      refs.close();
+    }
+  });
 });
