@@ -2,7 +2,7 @@
 // marker of the drafts about to be written before each batch's writes. Lines are buffered and written
 // with a plain `write` at least once a second and at every batch boundary, so a `kill -9` loses at
 // most the rows in flight (the operating system keeps what was written; no fsync is needed for that).
-import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, futimesSync, openSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { ImportReportLine } from '../writers/import-report.js';
 
@@ -29,17 +29,33 @@ export type JournalRecord =
   | { t: 'done'; b: number };
 
 const FLUSH_EVERY_MS = 500;
+/**
+ * A live run touches its journal this often, even with nothing to write (a long wait on the service):
+ * a worker on another host tells a dead run from a live one by it (SILENT_RUN_MS in registry.ts).
+ */
+export const HEARTBEAT_MS = 5_000;
 
 export class JournalWriter {
   private readonly fd: number;
   private buffer = '';
   private readonly timer: NodeJS.Timeout;
   private closed = false;
+  private touchedAt = Date.now();
 
   constructor(readonly file: string) {
     this.fd = openSync(file, 'a');
-    this.timer = setInterval(() => this.flush(), FLUSH_EVERY_MS);
+    this.timer = setInterval(() => {
+      this.flush();
+      this.heartbeat();
+    }, FLUSH_EVERY_MS);
     this.timer.unref();
+  }
+
+  private heartbeat(): void {
+    const now = Date.now();
+    if (this.closed || now - this.touchedAt < HEARTBEAT_MS) return;
+    this.touchedAt = now;
+    futimesSync(this.fd, now / 1000, now / 1000);
   }
 
   append(record: JournalRecord): void {
@@ -63,6 +79,7 @@ export class JournalWriter {
     const chunk = this.buffer;
     this.buffer = '';
     writeSync(this.fd, chunk);
+    this.touchedAt = Date.now();
   }
 
   close(): void {

@@ -2,7 +2,7 @@
 // `rows.jsonl` (the journal) and `summary.json` (the morning summary, once the run ends). Lists runs,
 // finds the one to resume, and prunes old finished runs.
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -88,6 +88,15 @@ export class RunRegistry {
     }
   }
 
+  /** When the run's journal was last touched (ms since the epoch), if it has one. */
+  private journalBeat(runId: string): number | undefined {
+    try {
+      return statSync(this.journalFile(runId)).mtimeMs;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Runs, newest first, with a `running` run whose process is gone shown as `crashed`. */
   async list(): Promise<RunMeta[]> {
     if (!existsSync(this.root)) return [];
@@ -95,7 +104,7 @@ export class RunRegistry {
     const runs: RunMeta[] = [];
     for (const id of ids) {
       const meta = await this.read(id);
-      if (meta) runs.push({ ...meta, state: effectiveState(meta) });
+      if (meta) runs.push({ ...meta, state: effectiveState(meta, this.journalBeat(meta.runId)) });
     }
     return runs;
   }
@@ -120,7 +129,7 @@ export class RunRegistry {
   }
 
   private checkResumable(meta: RunMeta): RunMeta {
-    const state = effectiveState(meta);
+    const state = effectiveState(meta, this.journalBeat(meta.runId));
     if (state === 'finished')
       throw new CatalogIoError(
         'CONFIG_INVALID',
@@ -141,10 +150,22 @@ export class RunRegistry {
   }
 }
 
-/** A run that says `running` but whose process is gone (on this host) crashed. */
-export function effectiveState(meta: RunMeta): RunState {
+/**
+ * A run on another host whose journal has not been touched for this long is gone: a live run's journal
+ * is touched every few seconds (HEARTBEAT_MS in journal.ts), even while it waits on the service.
+ */
+export const SILENT_RUN_MS = 30_000;
+
+/**
+ * A run that says `running` but whose process is gone crashed: on this host, by its pid; on another
+ * host (workers sharing the run folders), by a journal silent for SILENT_RUN_MS.
+ */
+export function effectiveState(meta: RunMeta, journalTouchedMs?: number): RunState {
   if (meta.state !== 'running') return meta.state;
-  if (meta.host !== hostname()) return 'running';
+  if (meta.host !== hostname()) {
+    const silent = journalTouchedMs === undefined || Date.now() - journalTouchedMs > SILENT_RUN_MS;
+    return silent ? 'crashed' : 'running';
+  }
   return processAlive(meta.pid) ? 'running' : 'crashed';
 }
 

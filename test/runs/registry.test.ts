@@ -1,10 +1,11 @@
 // The run registry: old finished runs are pruned (unfinished ones stay until resumed), and a run whose
 // process is gone shows as crashed.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RunRegistry } from '../../src/runs/registry.js';
+import { HEARTBEAT_MS, JournalWriter } from '../../src/runs/journal.js';
+import { RunRegistry, SILENT_RUN_MS } from '../../src/runs/registry.js';
 
 const meta = (startedAt: string) => ({
   command: 'import' as const,
@@ -39,5 +40,31 @@ describe('run registry', () => {
     await registry.save({ ...run, pid: 2 ** 22 + 1 });
     expect((await registry.list())[0]!.state).toBe('crashed');
     expect((await registry.resumable('/feeds/feed.csv')).runId).toBe(run.runId);
+  });
+
+  it('a run on another host is running while its journal is touched, crashed once it falls silent', async () => {
+    const registry = new RunRegistry(mkdtempSync(join(tmpdir(), 'registry-')));
+    const run = await registry.create(meta('2026-01-01T02:30:00.000Z'));
+    await registry.save({ ...run, host: 'another-worker' });
+    writeFileSync(registry.journalFile(run.runId), '');
+    expect((await registry.list())[0]!.state).toBe('running');
+    await expect(registry.resumable('/feeds/feed.csv', run.runId)).rejects.toThrow(/still running/);
+    const silentSince = (Date.now() - SILENT_RUN_MS - 1_000) / 1000;
+    utimesSync(registry.journalFile(run.runId), silentSince, silentSince);
+    expect((await registry.list())[0]!.state).toBe('crashed');
+    expect((await registry.resumable('/feeds/feed.csv')).runId).toBe(run.runId);
+  });
+
+  it('a live journal is touched every few seconds even when no row finishes', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'journal-')), 'rows.jsonl');
+    const journal = new JournalWriter(file);
+    try {
+      const long = (Date.now() - 3_600_000) / 1000;
+      utimesSync(file, long, long);
+      await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS + 1_500));
+      expect(Date.now() - statSync(file).mtimeMs).toBeLessThan(HEARTBEAT_MS + 1_000);
+    } finally {
+      journal.close();
+    }
   });
 });
