@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { memoryOutput } from '../src/cli/output.js';
-import { useSandbox } from './helpers/sandbox.js';
+import { sandboxFlags, useSandbox } from './helpers/sandbox.js';
 
 const fixture = useSandbox();
 
@@ -20,14 +20,7 @@ beforeAll(async () => {
 async function validate(args: string[]) {
   const report = join(dir, `report-${Math.random().toString(36).slice(2)}.jsonl`);
   const out = memoryOutput();
-  const connection = [
-    '--catalog-url',
-    fixture.sb.catalogUrl,
-    '--dam-url',
-    fixture.sb.damUrl,
-    '--api-key',
-    fixture.sb.apiKey,
-  ];
+  const connection = [...sandboxFlags(fixture.sb)];
   const code = await main(['validate', ...args, '--json', '--report', report, ...connection], out);
   const summary = out.stdout.length ? JSON.parse(out.stdout[0]!) : undefined;
   const lines =

@@ -7,21 +7,12 @@ import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { call, sandboxFlags, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox({ seed: 'empty', processingMs: 50 });
 let dir: string;
 
-const connection = () => [
-  '--catalog-url',
-  fixture.sb.catalogUrl,
-  '--dam-url',
-  fixture.sb.damUrl,
-  '--api-key',
-  fixture.sb.apiKey,
-  '--rate-limit',
-  'off',
-];
+const connection = () => [...sandboxFlags(fixture.sb, { rateLimit: 'off' })];
 
 interface Stats {
   total: number;

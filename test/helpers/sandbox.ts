@@ -25,6 +25,12 @@ export function useSandbox(options: SandboxOptions = {}): SandboxFixture {
   };
 }
 
+/** The CLI flags that point a command at this sandbox (and, with `rateLimit`, set its pace). */
+export function sandboxFlags(sb: SandboxHandle, options: { rateLimit?: string } = {}): string[] {
+  const flags = ['--catalog-url', sb.catalogUrl, '--dam-url', sb.damUrl, '--api-key', sb.apiKey];
+  return options.rateLimit === undefined ? flags : [...flags, '--rate-limit', options.rateLimit];
+}
+
 /**
  * One HTTP request with undici's `request` (not fetch: fetch adds `accept-language: *` and other
  * browser headers by itself, and the services must be tested with exactly the headers we send).

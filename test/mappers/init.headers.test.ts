@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
 import type { ColumnRule, Profile } from '../../src/mappers/profile-types.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { sandboxFlags, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox({ seed: 'empty' });
 const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -21,20 +21,7 @@ async function init(file: string): Promise<{ profile: Profile; stderr: string }>
   const out = memoryOutput();
   const target = join(dir, `${file}.json`);
   const code = await main(
-    [
-      'profile',
-      'init',
-      join(FIXTURES, file),
-      '--variants',
-      '--out',
-      target,
-      '--catalog-url',
-      fixture.sb.catalogUrl,
-      '--dam-url',
-      fixture.sb.damUrl,
-      '--api-key',
-      fixture.sb.apiKey,
-    ],
+    ['profile', 'init', join(FIXTURES, file), '--variants', '--out', target, ...sandboxFlags(fixture.sb)],
     out,
   );
   expect(code).toBe(0);

@@ -7,7 +7,7 @@ import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { sandboxFlags, useSandbox } from '../helpers/sandbox.js';
 import { REALWORLD } from '../helpers/shared.js';
 
 // The demo tenant: the samples name its categories (CAT-SHIRTS, ...).
@@ -66,14 +66,7 @@ async function importRun(given: string[], plan: boolean) {
       '--json',
       '--report',
       report,
-      '--catalog-url',
-      fixture.sb.catalogUrl,
-      '--dam-url',
-      fixture.sb.damUrl,
-      '--api-key',
-      fixture.sb.apiKey,
-      '--rate-limit',
-      'off',
+      ...sandboxFlags(fixture.sb, { rateLimit: 'off' }),
     ],
     out,
   );

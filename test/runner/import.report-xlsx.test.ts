@@ -7,7 +7,7 @@ import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { sandboxFlags, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox({ seed: 'empty' });
 let dir: string;
@@ -22,20 +22,7 @@ describe('XLSX import report', () => {
     await writeFile(feed, 'prod_ref,prod_title,prod_weight\nXR-1,One,1\nXR-2,Two,heavy\nXR-3,Three,3\n');
     const report = join(dir, 'report.xlsx');
     const code = await main(
-      [
-        'import',
-        feed,
-        '--report',
-        report,
-        '--catalog-url',
-        fixture.sb.catalogUrl,
-        '--dam-url',
-        fixture.sb.damUrl,
-        '--api-key',
-        fixture.sb.apiKey,
-        '--rate-limit',
-        'off',
-      ],
+      ['import', feed, '--report', report, ...sandboxFlags(fixture.sb, { rateLimit: 'off' })],
       memoryOutput(),
     );
     expect(code).toBe(1);

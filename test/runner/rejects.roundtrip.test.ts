@@ -7,7 +7,7 @@ import iconv from 'iconv-lite';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { call, sandboxFlags, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox({ seed: 'empty' });
 let dir: string;
@@ -19,21 +19,7 @@ beforeAll(async () => {
 async function importFile(file: string, ...extra: string[]) {
   const out = memoryOutput();
   const code = await main(
-    [
-      'import',
-      file,
-      '--strict',
-      '--json',
-      ...extra,
-      '--catalog-url',
-      fixture.sb.catalogUrl,
-      '--dam-url',
-      fixture.sb.damUrl,
-      '--api-key',
-      fixture.sb.apiKey,
-      '--rate-limit',
-      'off',
-    ],
+    ['import', file, '--strict', '--json', ...extra, ...sandboxFlags(fixture.sb, { rateLimit: 'off' })],
     out,
   );
   return { code, summary: JSON.parse(out.stdout[0] ?? '{}') as { outcomes: Record<string, number> }, out };

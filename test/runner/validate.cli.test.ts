@@ -6,19 +6,12 @@ import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { sandboxFlags, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox();
 let dir: string;
 
-const connection = () => [
-  '--catalog-url',
-  fixture.sb.catalogUrl,
-  '--dam-url',
-  fixture.sb.damUrl,
-  '--api-key',
-  fixture.sb.apiKey,
-];
+const connection = () => [...sandboxFlags(fixture.sb)];
 
 async function stats(): Promise<number> {
   const res = await fetch(`${fixture.sb.origin}/_sandbox/stats`);
