@@ -4,10 +4,16 @@ import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
-import { checkSource } from '../../readers/index.js';
+import { checkSource, type ReaderOptions, workbookSheets } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import type { MaxMissing } from '../../runner/import/full-sync.js';
-import type { ImportMode, ImportSummary, RowOutcome, RunStop } from '../../runner/import/run.js';
+import type {
+  ImportMode,
+  ImportOptions,
+  ImportSummary,
+  RowOutcome,
+  RunStop,
+} from '../../runner/import/run.js';
 import { EXIT_CODES } from '../../runner/import/types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import type { Output } from '../output.js';
@@ -147,6 +153,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       // A missing file is said before anything is started or asked of the tenant.
       await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
+      const readerOptions = readerOptionsFrom(args);
+      const sheets = await wholeWorkbook(sourceArg(args.source), readerOptions, args);
       const connection = await connect({
         flags: connectionFlagsFrom(args),
         announce: (line) => out.error(line),
@@ -173,7 +181,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         // Loaded on use, like the other commands' runners: `--help` and other commands start faster.
         const { importFile } = await import('../../runner/import/run.js');
         const { FileLockStore } = await import('../../lock/file.js');
-        const summary = await importFile({
+        const options: ImportOptions = {
           stateDir,
           ...(args.resume !== undefined && { resume: args.resume === '' ? true : args.resume }),
           tenant: tenantHash(connection.tenant.catalogUrl, connection.tenant.keyId),
@@ -190,7 +198,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           stop,
           ...(args.summary && { summaryFile: args.summary }),
           source: sourceArg(args.source),
-          readerOptions: readerOptionsFrom(args),
+          readerOptions,
           profile,
           model,
           catalog: connection.catalog,
@@ -219,7 +227,10 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
               counts: countsText(p.outcomes),
               ...(p.requests && { requests: p.requests.requests, rateLimited: p.requests.rateLimited }),
             }),
-        });
+        };
+        const summary = sheets
+          ? await (await import('../../runner/import/workbook.js')).importWorkbook(options, sheets)
+          : await importFile(options);
         progress.stop();
         printSummary(out, summary, args);
         setExitCode(summary.exitCode);
@@ -235,6 +246,34 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       }
     },
   }) as CommandModule<object, ImportArgs>;
+
+/**
+ * A workbook of several sheets, with no `--sheet` nor `--entity`, is imported whole: its sheet names.
+ * Undefined for everything else (one sheet, a named sheet, another format), imported as one run.
+ */
+async function wholeWorkbook(
+  source: string,
+  readerOptions: ReaderOptions,
+  args: ImportArgs,
+): Promise<string[] | undefined> {
+  if (readerOptions.sheet !== undefined || args.entity !== undefined) return undefined;
+  const sheets = await workbookSheets(source, readerOptions);
+  if (!sheets || sheets.length < 2) return undefined;
+  if (args.resume !== undefined) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `--resume continues one sheet's run: ${source} has ${sheets.length} sheets and is imported whole; name the sheet (--sheet) that was interrupted, or run the workbook again (finished rows come back unchanged)`,
+    );
+  }
+  return sheets;
+}
+
+/** How to finish a stopped run: resume it, or (a whole workbook) run it again. */
+function again(s: ImportSummary): string {
+  return s.sheets
+    ? 'run the same command again (rows already imported come back unchanged and are not written again)'
+    : `run the same command with --resume (run ${s.runId})`;
+}
 
 /** `--max-missing 200` or `--max-missing 5%`. */
 function parseMaxMissing(text: string): MaxMissing {
@@ -275,6 +314,7 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
         state: s.state,
         exitCode: s.exitCode,
         runId: s.runId,
+        ...(s.sheets && { sheets: s.sheets }),
         ...(s.fullSync && { fullSync: s.fullSync }),
         durationMs: s.durationMs,
         ...(args.report && { report: args.report }),
@@ -286,6 +326,11 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
   const seconds = (s.durationMs / 1000).toFixed(1);
   out.error(`${s.source}: ${s.rows} rows in ${seconds} s${s.plan ? ' (plan: nothing was written)' : ''}`);
   out.error(`  ${countsText(s.outcomes) || 'nothing to do'}`);
+  if (s.sheets) {
+    out.error(
+      `  sheets: ${s.sheets.map((p) => `${p.sheet} (${p.entity}, ${p.rows} rows${p.exitCode ? `, exit ${p.exitCode}` : ''})`).join(', ')}`,
+    );
+  }
   const a = s.assets;
   if (a.registered + a.reused + a.cached + a.planned + a.failed > 0) {
     out.error(
@@ -310,9 +355,7 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
   switch (s.stopReason) {
     case 'SIGINT':
     case 'SIGTERM':
-      out.error(
-        `interrupted (${s.stopReason}): ${notAttempted} rows not attempted. To finish, run the same command with --resume (run ${s.runId})`,
-      );
+      out.error(`interrupted (${s.stopReason}): ${notAttempted} rows not attempted. To finish, ${again(s)}`);
       break;
     case 'max-errors':
       out.error(
@@ -321,7 +364,7 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
       break;
     case 'service':
       out.error(
-        `stopped: ${args['max-failed-batches']} batches in a row failed because the service did; ${notAttempted} rows not attempted. When it is back, run the same command with --resume (run ${s.runId})`,
+        `stopped: ${args['max-failed-batches']} batches in a row failed because the service did; ${notAttempted} rows not attempted. When it is back, ${again(s)}`,
       );
       break;
     case 'auth':
