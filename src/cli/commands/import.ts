@@ -16,6 +16,7 @@ import type {
 } from '../../runner/import/run.js';
 import { EXIT_CODES } from '../../runner/import/types.js';
 import { tenantHash } from '../../runs/source-identity.js';
+import { rejectsFileOf } from '../../writers/rejects.js';
 import type { Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
@@ -318,7 +319,9 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
         ...(s.fullSync && { fullSync: s.fullSync }),
         durationMs: s.durationMs,
         ...(args.report && { report: args.report }),
-        ...(args.rejects && { rejects: args.rejects }),
+        ...(args.rejects && {
+          rejects: s.sheets ? s.sheets.map((p) => rejectsFileOf(args.rejects!, p.sheet)) : args.rejects,
+        }),
       }),
     );
     return;
@@ -375,6 +378,11 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
       break;
   }
   if (args.report) out.error(`report: ${args.report}`);
-  if (args.rejects && s.outcomes.failed + s.outcomes.invalid > 0)
-    out.error(`rejects: ${args.rejects} (fix them and run again)`);
+  if (args.rejects && s.outcomes.failed + s.outcomes.invalid > 0) {
+    // A workbook's sheets each have their rejects file, named after the sheet.
+    const files = s.sheets
+      ? s.sheets.filter((p) => p.exitCode !== 0).map((p) => rejectsFileOf(args.rejects!, p.sheet))
+      : [args.rejects];
+    out.error(`rejects: ${files.join(', ')} (fix them and run again)`);
+  }
 }

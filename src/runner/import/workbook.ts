@@ -10,6 +10,7 @@ import { openSource } from '../../readers/index.js';
 import { writeRunSummary } from '../../runs/summary.js';
 import type { TenantModel } from '../../schema/model.js';
 import { type ImportReportLine, writeWorkbookReport } from '../../writers/import-report.js';
+import { rejectsFileOf } from '../../writers/rejects.js';
 import { importFile } from './run.js';
 import { EXIT_CODES, type ImportOptions, type ImportSummary, ROW_OUTCOMES } from './types.js';
 
@@ -104,12 +105,13 @@ export async function importWorkbook(options: ImportOptions, sheets: string[]): 
   try {
     for (const { sheet, entity } of placed) {
       const profile = entity === options.profile.entity ? options.profile : { entity };
-      const { reportFile: _report, summaryFile: _summary, ...rest } = options;
+      const { reportFile: _report, summaryFile: _summary, rejectsFile, ...rest } = options;
       const part = await importFile({
         ...rest,
         readerOptions: { ...options.readerOptions, sheet: [sheet] },
         profile,
         ...(reports && { reportFile: path.join(reports, `${parts.length}.jsonl`) }),
+        ...(rejectsFile && { rejectsFile: rejectsFileOf(rejectsFile, sheet) }),
       });
       parts.push(part);
       done.push({ sheet, entity });
