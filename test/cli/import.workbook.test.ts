@@ -241,6 +241,11 @@ describe('import book.xlsx imports every sheet', () => {
     expect(resumed.code).not.toBe(0);
     expect(resumed.stderr).toMatch(/--resume continues one sheet's run: .* has 2 sheets/);
 
+    // Without the profile, no sheet says its entity: an error, not an empty success.
+    const unplaced = await cli(['import', book, ...connection(empty)]);
+    expect(unplaced.code).toBe(2);
+    expect(unplaced.stderr).toContain('names an entity ("Stuff", "Artikel")');
+
     const profile = join(dir, 'profile.json');
     await import('node:fs/promises').then((fs) =>
       fs.writeFile(

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { CatalogIoError } from '../../errors.js';
 import { openSource } from '../../readers/index.js';
 import { writeRunSummary } from '../../runs/summary.js';
 import type { TenantModel } from '../../schema/model.js';
@@ -85,6 +86,12 @@ export async function importWorkbook(options: ImportOptions, sheets: string[]): 
   const headers = [];
   for (const name of sheets) headers.push({ name, headers: await headersOf(options, name) });
   const { placed, unplaced } = placeSheets(headers, options.model, options.profile.sheets);
+  if (placed.length === 0) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `No sheet of ${options.source} names an entity (${unplaced.map((s) => `"${s}"`).join(', ')}): name the sheets after the entities (products, variants, categories), map them in the profile's "sheets", or import one with --sheet and --entity`,
+    );
+  }
   const warnings: string[] = [];
   // The export's attribute sets are there to read: the service has no way to write them.
   const readOnly = unplaced.filter((s) => key(s) === 'attribute-sets');
