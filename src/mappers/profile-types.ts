@@ -49,6 +49,11 @@ export interface Profile {
   $schema?: string;
   /** `products`, `variants`, `categories` or `custom:<denominator>`. */
   entity: string;
+  /**
+   * Workbooks imported whole: sheet name -> entity, for sheets whose name or header does not say it
+   * (`{"Artikel": "products"}`). Sheets of the profile's entity are read with this profile.
+   */
+  sheets?: Record<string, string>;
   /** Rows also carry variant columns (one row per variant): products are grouped by reference. */
   variants?: boolean;
   /** Source header -> field name (`prod_title_fr` works for a language), a rule, or `null` to ignore. */

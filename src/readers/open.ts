@@ -236,3 +236,19 @@ async function finish(opened: Omit<OpenedSource, 'close'>, bytes: ByteSource): P
   };
   return { ...opened, rows, close };
 }
+
+/**
+ * The sheets of a local XLSX workbook, in tab order; undefined for any other source (another format,
+ * standard input, a URL), which has no sheets to choose from.
+ */
+export async function workbookSheets(
+  spec: string,
+  options: ReaderOptions = {},
+): Promise<string[] | undefined> {
+  if (spec === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) return undefined;
+  const format = options.format ?? (/\.xlsx$/i.test(spec) ? 'xlsx' : undefined);
+  if (format !== 'xlsx') return undefined;
+  const settings = resolveOptions(options);
+  const { workbookSheetNames } = await import('./xlsx/xlsx.js');
+  return workbookSheetNames(spec, spec, inflateLimits(settings.maxInflateBytes));
+}

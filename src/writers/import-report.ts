@@ -128,6 +128,33 @@ export async function writeImportReport(
   }
 }
 
+/**
+ * The report of a workbook imported whole: the sheets' reports one after the other, each line led by
+ * its sheet's name, so a reader can filter by sheet.
+ */
+export async function writeWorkbookReport(
+  path: string,
+  sheets: AsyncIterable<{ sheet: string; lines: AsyncIterable<ImportReportLine> }>,
+  summary?: SummaryRows,
+): Promise<void> {
+  const table = await openTable<keyof ImportReportLine | 'sheet'>(
+    path,
+    {
+      columns: [{ key: 'sheet', width: 14 }, ...IMPORT_REPORT_COLUMNS],
+      highlight: (line) => FILL[line.outcome],
+    },
+    'Report file',
+  );
+  let complete = false;
+  try {
+    for await (const { sheet, lines } of sheets)
+      for await (const line of lines) await table.write({ sheet, ...line });
+    complete = true;
+  } finally {
+    await table.close(complete ? summary : undefined);
+  }
+}
+
 /** The Summary sheet of a run's XLSX report: source, counts per outcome, requests, duration. */
 export function runSummaryRows(s: {
   source: string;

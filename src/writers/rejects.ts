@@ -8,6 +8,7 @@ import type { Cell, Location } from '../readers/types.js';
 /** Where a row was: `line 17` or `sheet Products row 17`, and an XLSX row's sheet. */
 export type RowPlace = Pick<Location, 'text' | 'sheet'>;
 
+import { extname } from 'node:path';
 import type ExcelJS from 'exceljs';
 import { CsvFormat } from './csv.js';
 import { formatFromExtension, openLineFile } from './lines.js';
@@ -18,6 +19,13 @@ export const ERROR_COLUMN = '_error';
 export const SOURCE_COLUMN = '_source';
 /** The columns a rejects file adds; the mapper ignores them, so the file imports as it is. */
 export const REJECTS_COLUMNS: ReadonlySet<string> = new Set([ERROR_COLUMN, SOURCE_COLUMN]);
+
+/** Each sheet's rejects go to a file of their own: `rejects.xlsx` -> `rejects-products.xlsx`. */
+export function rejectsFileOf(file: string, sheet: string): string {
+  const extension = extname(file);
+  const safe = sheet.replace(/[^\p{L}\p{N}_.-]+/gu, '-');
+  return `${file.slice(0, file.length - extension.length)}-${safe}${extension}`;
+}
 
 export interface RejectsWriter {
   /** A promise only when the caller must wait (a chunk went to the disk). */

@@ -5,13 +5,20 @@ import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
-import { checkSource } from '../../readers/index.js';
+import { checkSource, type ReaderOptions, workbookSheets } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import type { MaxMissing } from '../../runner/import/full-sync.js';
-import type { ImportMode, ImportSummary, RowOutcome, RunStop } from '../../runner/import/run.js';
+import type {
+  ImportMode,
+  ImportOptions,
+  ImportSummary,
+  RowOutcome,
+  RunStop,
+} from '../../runner/import/run.js';
 import { EXIT_CODES } from '../../runner/import/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
+import { rejectsFileOf } from '../../writers/rejects.js';
 import type { Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
@@ -168,11 +175,14 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       // A missing file is said before anything is started or asked of the tenant.
       await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
+      const readerOptions = readerOptionsFrom(args);
       // A pattern's newest match is picked once: the same file is read, resumed and moved.
       let start: RunStart;
+      let sheets: string[] | undefined;
       let connection: Awaited<ReturnType<typeof connect>>;
       try {
         start = await beginRun(sourceArg(args.source), args);
+        sheets = await wholeWorkbook(start.source, readerOptions, args);
         connection = await connect({
           flags: connectionFlagsFrom(args),
           announce: (line) => out.error(line),
@@ -204,7 +214,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         // Loaded on use, like the other commands' runners: `--help` and other commands start faster.
         const { importFile } = await import('../../runner/import/run.js');
         const { FileLockStore } = await import('../../lock/file.js');
-        const summary = await importFile({
+        const options: ImportOptions = {
           stateDir,
           ...(args.resume !== undefined && { resume: args.resume === '' ? true : args.resume }),
           tenant,
@@ -223,7 +233,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           stop,
           ...(args.summary && { summaryFile: args.summary }),
           source: start.source,
-          readerOptions: readerOptionsFrom(args),
+          readerOptions,
           profile,
           model,
           catalog: connection.catalog,
@@ -252,7 +262,10 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
               counts: countsText(p.outcomes),
               ...(p.requests && { requests: p.requests.requests, rateLimited: p.requests.rateLimited }),
             }),
-        });
+        };
+        const summary = sheets
+          ? await (await import('../../runner/import/workbook.js')).importWorkbook(options, sheets)
+          : await importFile(options);
         progress.stop();
         printSummary(out, summary, args);
         setExitCode(summary.exitCode);
@@ -291,7 +304,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
     },
   }) as CommandModule<object, ImportArgs>;
 
-/** The run's summary.json as the run wrote it (a plan writes none: then made from the summary). */
+/** The run's summary.json as the run wrote it (a plan or a whole workbook: made from the summary). */
 async function finishedRunSummary(
   s: ImportSummary,
   start: RunStart,
@@ -299,7 +312,8 @@ async function finishedRunSummary(
   entity: string,
   args: ImportArgs,
 ): Promise<RunSummary> {
-  if (s.runDir) {
+  // A whole workbook ran one import per sheet: its summary is the sum, made below.
+  if (s.runDir && !s.sheets) {
     try {
       return JSON.parse(await readFile(path.join(s.runDir, 'summary.json'), 'utf8')) as RunSummary;
     } catch {
@@ -317,6 +331,34 @@ async function finishedRunSummary(
     ...(args.report && { reportFile: args.report }),
     message: `${s.rows} rows`,
   });
+}
+
+/**
+ * A workbook of several sheets, with no `--sheet` nor `--entity`, is imported whole: its sheet names.
+ * Undefined for everything else (one sheet, a named sheet, another format), imported as one run.
+ */
+async function wholeWorkbook(
+  source: string,
+  readerOptions: ReaderOptions,
+  args: ImportArgs,
+): Promise<string[] | undefined> {
+  if (readerOptions.sheet !== undefined || args.entity !== undefined) return undefined;
+  const sheets = await workbookSheets(source, readerOptions);
+  if (!sheets || sheets.length < 2) return undefined;
+  if (args.resume !== undefined) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `--resume continues one sheet's run: ${source} has ${sheets.length} sheets and is imported whole; name the sheet (--sheet) that was interrupted, or run the workbook again (finished rows come back unchanged)`,
+    );
+  }
+  return sheets;
+}
+
+/** How to finish a stopped run: resume it, or (a whole workbook) run it again. */
+function again(s: ImportSummary): string {
+  return s.sheets
+    ? 'run the same command again (rows already imported come back unchanged and are not written again)'
+    : `run the same command with --resume (run ${s.runId})`;
 }
 
 /** `--max-missing 200` or `--max-missing 5%`. */
@@ -358,10 +400,13 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
         state: s.state,
         exitCode: s.exitCode,
         runId: s.runId,
+        ...(s.sheets && { sheets: s.sheets }),
         ...(s.fullSync && { fullSync: s.fullSync }),
         durationMs: s.durationMs,
         ...(args.report && { report: args.report }),
-        ...(args.rejects && { rejects: args.rejects }),
+        ...(args.rejects && {
+          rejects: s.sheets ? s.sheets.map((p) => rejectsFileOf(args.rejects!, p.sheet)) : args.rejects,
+        }),
       }),
     );
     return;
@@ -369,6 +414,11 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
   const seconds = (s.durationMs / 1000).toFixed(1);
   out.error(`${s.source}: ${s.rows} rows in ${seconds} s${s.plan ? ' (plan: nothing was written)' : ''}`);
   out.error(`  ${countsText(s.outcomes) || 'nothing to do'}`);
+  if (s.sheets) {
+    out.error(
+      `  sheets: ${s.sheets.map((p) => `${p.sheet} (${p.entity}, ${p.rows} rows${p.exitCode ? `, exit ${p.exitCode}` : ''})`).join(', ')}`,
+    );
+  }
   const a = s.assets;
   if (a.registered + a.reused + a.cached + a.planned + a.failed > 0) {
     out.error(
@@ -393,9 +443,7 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
   switch (s.stopReason) {
     case 'SIGINT':
     case 'SIGTERM':
-      out.error(
-        `interrupted (${s.stopReason}): ${notAttempted} rows not attempted. To finish, run the same command with --resume (run ${s.runId})`,
-      );
+      out.error(`interrupted (${s.stopReason}): ${notAttempted} rows not attempted. To finish, ${again(s)}`);
       break;
     case 'max-errors':
       out.error(
@@ -404,7 +452,7 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
       break;
     case 'service':
       out.error(
-        `stopped: ${args['max-failed-batches']} batches in a row failed because the service did; ${notAttempted} rows not attempted. When it is back, run the same command with --resume (run ${s.runId})`,
+        `stopped: ${args['max-failed-batches']} batches in a row failed because the service did; ${notAttempted} rows not attempted. When it is back, ${again(s)}`,
       );
       break;
     case 'auth':
@@ -415,6 +463,11 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
       break;
   }
   if (args.report) out.error(`report: ${args.report}`);
-  if (args.rejects && s.outcomes.failed + s.outcomes.invalid > 0)
-    out.error(`rejects: ${args.rejects} (fix them and run again)`);
+  if (args.rejects && s.outcomes.failed + s.outcomes.invalid > 0) {
+    // A workbook's sheets each have their rejects file, named after the sheet.
+    const files = s.sheets
+      ? s.sheets.filter((p) => p.exitCode !== 0).map((p) => rejectsFileOf(args.rejects!, p.sheet))
+      : [args.rejects];
+    out.error(`rejects: ${files.join(', ')} (fix them and run again)`);
+  }
 }

@@ -343,3 +343,20 @@ function textCells(values: Cell[]): number {
   for (const value of values) if (typeof value === 'string' && value.trim() !== '') count++;
   return count;
 }
+
+/** The names of a local workbook's sheets, in tab order (only the workbook's small parts are read). */
+export async function workbookSheetNames(
+  file: string,
+  source: string,
+  inflate: InflateLimits,
+): Promise<string[]> {
+  const zip = await openZip(file, inflate, source).catch((err: Error) => {
+    throw corrupt(source, err);
+  });
+  try {
+    const { sheets } = await readParts(zip, source);
+    return sheets.map((sheet) => sheet.name);
+  } finally {
+    zip.close();
+  }
+}

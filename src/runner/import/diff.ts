@@ -52,6 +52,9 @@ export function diffDraft(
   };
 
   for (const [name, value] of Object.entries(draft.fields)) {
+    // A link by ref wins over the same id field given as a value, as on create: an export's `cat_ids`
+    // are the ids of the tenant it came from, its `cat_refs` say the same in any tenant.
+    if (name in ids) continue;
     const field = entity.field(name);
     consider(name, field?.multilingual ? baseLanguage : undefined, value, existing.base[name]);
   }

@@ -138,6 +138,8 @@ export interface ImportSummary {
   plan: boolean;
   durationMs: number;
   exitCode: number;
+  /** A workbook imported whole: its sheets in the order they ran, with the entity each held. */
+  sheets?: Array<{ sheet: string; entity: string; rows: number; exitCode: number }>;
 }
 
 /** Exit codes (docs/exit-codes.md). */

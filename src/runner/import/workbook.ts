@@ -1,0 +1,244 @@
+// A workbook imported whole: which entity each sheet holds (by the profile's sheet map, the sheet's
+// name, or its header), the order the entities go in (a parent before what refers to it), and the
+// one summary of the sheets' runs.
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { CatalogIoError } from '../../errors.js';
+import { openSource } from '../../readers/index.js';
+import { writeRunSummary } from '../../runs/summary.js';
+import type { TenantModel } from '../../schema/model.js';
+import { type ImportReportLine, writeWorkbookReport } from '../../writers/import-report.js';
+import { rejectsFileOf } from '../../writers/rejects.js';
+import { importFile } from './run.js';
+import { EXIT_CODES, type ImportOptions, type ImportSummary, ROW_OUTCOMES } from './types.js';
+
+export interface PlacedSheet {
+  sheet: string;
+  entity: string;
+}
+
+export interface SheetPlacement {
+  /** In import order: categories, products, variants, custom entities; workbook order within one. */
+  placed: PlacedSheet[];
+  /** Sheets no entity could be found for, in workbook order. */
+  unplaced: string[];
+}
+
+const ORDER: Record<string, number> = { categories: 0, products: 1, variants: 2, custom: 3 };
+
+/** A sheet name as the export writes it: `custom:Store Locations` becomes `custom Store Locations`. */
+const key = (name: string) =>
+  name
+    .replace(/[:\\/?*[\]]/g, ' ')
+    .trim()
+    .toLowerCase();
+
+/**
+ * The entity of each sheet: the profile's `sheets` map first, then the sheet's name (an entity name as
+ * the export writes it, any case), then its header (the entity whose reference field is a column;
+ * of several, the one most columns belong to).
+ */
+export function placeSheets(
+  sheets: ReadonlyArray<{ name: string; headers: readonly string[] | undefined }>,
+  model: TenantModel,
+  sheetMap: Record<string, string> = {},
+): SheetPlacement {
+  const mapped = new Map(Object.entries(sheetMap).map(([sheet, entity]) => [key(sheet), entity]));
+  const placed: Array<PlacedSheet & { index: number }> = [];
+  const unplaced: string[] = [];
+  sheets.forEach(({ name, headers }, index) => {
+    const entity =
+      mapped.get(key(name)) ??
+      model.entities.find((e) => key(e.name) === key(name))?.name ??
+      (headers ? byHeader(headers, model) : undefined);
+    if (entity && model.entity(entity)) placed.push({ sheet: name, entity, index });
+    else unplaced.push(name);
+  });
+  const rank = (p: PlacedSheet) => ORDER[model.entity(p.entity)!.kind] ?? 3;
+  placed.sort((a, b) => rank(a) - rank(b) || a.index - b.index);
+  return { placed: placed.map(({ sheet, entity }) => ({ sheet, entity })), unplaced };
+}
+
+function byHeader(headers: readonly string[], model: TenantModel): string | undefined {
+  const columns = new Set(headers.map((h) => h.trim()));
+  let best: { name: string; score: number } | undefined;
+  for (const entity of model.entities) {
+    if (!columns.has(entity.refField)) continue;
+    // `prod_title_fr` belongs to `prod_title`: a language suffix is not another field.
+    const score = [...columns].filter(
+      (c) => entity.field(c) ?? entity.field(c.replace(/_[a-z]{2}$/, '')),
+    ).length;
+    if (!best || score > best.score) best = { name: entity.name, score };
+  }
+  return best?.name;
+}
+
+/**
+ * Every sheet that holds an entity, one import each in dependency order (each with its own lock and
+ * run folder), into one report with a sheet column and one summary. A sheet that stops (a signal,
+ * --max-errors, the service) stops the workbook: the sheets after it are named in a warning.
+ */
+export async function importWorkbook(options: ImportOptions, sheets: string[]): Promise<ImportSummary> {
+  const startedAt = new Date().toISOString();
+  const headers = [];
+  for (const name of sheets) headers.push({ name, headers: await headersOf(options, name) });
+  const { placed, unplaced } = placeSheets(headers, options.model, options.profile.sheets);
+  if (placed.length === 0) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `No sheet of ${options.source} names an entity (${unplaced.map((s) => `"${s}"`).join(', ')}): name the sheets after the entities (products, variants, categories), map them in the profile's "sheets", or import one with --sheet and --entity`,
+    );
+  }
+  const warnings: string[] = [];
+  // The export's attribute sets are there to read: the service has no way to write them.
+  const readOnly = unplaced.filter((s) => key(s) === 'attribute-sets');
+  const unknown = unplaced.filter((s) => !readOnly.includes(s));
+  if (unknown.length > 0) {
+    warnings.push(
+      `sheets not imported, no entity found for them: ${unknown.map((s) => `"${s}"`).join(', ')} (name one with --sheet and --entity, or map it in the profile's "sheets")`,
+    );
+  }
+  if (readOnly.length > 0) {
+    warnings.push(
+      `sheet "${readOnly[0]}" not imported: attribute sets are exported to read, they cannot be written`,
+    );
+  }
+  const reports = options.reportFile ? await mkdtemp(path.join(tmpdir(), 'catalog-io-workbook-')) : undefined;
+  const parts: ImportSummary[] = [];
+  const done: PlacedSheet[] = [];
+  try {
+    for (const { sheet, entity } of placed) {
+      const profile = entity === options.profile.entity ? options.profile : { entity };
+      const { reportFile: _report, summaryFile: _summary, rejectsFile, ...rest } = options;
+      const part = await importFile({
+        ...rest,
+        readerOptions: { ...options.readerOptions, sheet: [sheet] },
+        profile,
+        ...(reports && { reportFile: path.join(reports, `${parts.length}.jsonl`) }),
+        ...(rejectsFile && { rejectsFile: rejectsFileOf(rejectsFile, sheet) }),
+      });
+      parts.push(part);
+      done.push({ sheet, entity });
+      if (part.stopped || options.stop?.signal) break;
+    }
+    const left = placed.slice(done.length);
+    if (left.length > 0)
+      warnings.push(`stopped before the sheets ${left.map((p) => `"${p.sheet}"`).join(', ')}`);
+    const summary: ImportSummary = {
+      ...foldSummaries(parts[0]?.source ?? options.source, parts, warnings),
+      sheets: done.map((d, i) => ({ ...d, rows: parts[i]!.rows, exitCode: parts[i]!.exitCode })),
+    };
+    if (options.reportFile && reports) {
+      await writeWorkbookReport(
+        options.reportFile,
+        (async function* () {
+          for (const [i, { sheet }] of done.entries())
+            yield { sheet, lines: jsonLines(path.join(reports, `${i}.jsonl`)) };
+        })(),
+        [
+          ['source', summary.source],
+          ['sheets', done.map((d) => `${d.sheet} (${d.entity})`).join(', ')],
+          ['rows', summary.rows],
+          ...Object.entries(summary.outcomes)
+            .filter(([, n]) => n > 0)
+            .map(([o, n]) => [o, n] as const),
+          ['requests', summary.requests.total],
+          ['duration (s)', Math.round(summary.durationMs / 100) / 10],
+        ],
+      );
+    }
+    if (options.summaryFile) {
+      const failed = summary.outcomes.failed + summary.outcomes.invalid;
+      await writeRunSummary(options.summaryFile, {
+        runId: summary.runId,
+        command: 'import',
+        source: summary.source,
+        entity: done.map((d) => d.entity).join(','),
+        tenant: options.tenant ?? 'unnamed',
+        state: summary.state,
+        exitCode: summary.exitCode,
+        outcomes: Object.fromEntries(Object.entries(summary.outcomes).filter(([, n]) => n > 0)),
+        rows: summary.rows,
+        requests: { total: summary.requests.total, byMethod: summary.requests.byMethod },
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        durationMs: summary.durationMs,
+        ...(options.reportFile && { reportFile: path.resolve(options.reportFile) }),
+        message: summary.stopped
+          ? `Stopped (${summary.stopReason}) in the workbook's sheets; see each sheet's run: ${summary.runId}.`
+          : failed > 0
+            ? `Finished with ${failed} of ${summary.rows} rows failed or invalid: see the report.`
+            : `Finished: ${summary.rows} rows in ${done.length} sheets, none failed.`,
+      });
+    }
+    return summary;
+  } finally {
+    if (reports) await rm(reports, { recursive: true, force: true });
+  }
+}
+
+async function headersOf(options: ImportOptions, sheet: string): Promise<string[] | undefined> {
+  try {
+    const opened = await openSource(options.source, { ...options.readerOptions, sheet: [sheet] });
+    await opened.close();
+    return opened.headers;
+  } catch {
+    // An empty sheet has no header: it is placed by its name or not at all.
+    return undefined;
+  }
+}
+
+async function* jsonLines(file: string): AsyncGenerator<ImportReportLine> {
+  for await (const line of createInterface({
+    input: createReadStream(file),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  })) {
+    if (line) yield JSON.parse(line) as ImportReportLine;
+  }
+}
+
+/** The sheets' runs as one: counts added up, the worst exit code, the first stop. */
+export function foldSummaries(source: string, parts: ImportSummary[], warnings: string[]): ImportSummary {
+  const outcomes = Object.fromEntries(ROW_OUTCOMES.map((o) => [o, 0])) as ImportSummary['outcomes'];
+  for (const part of parts) for (const o of ROW_OUTCOMES) outcomes[o] += part.outcomes[o];
+  const assets = { registered: 0, reused: 0, cached: 0, planned: 0, failed: 0 };
+  for (const part of parts)
+    for (const k of Object.keys(assets) as Array<keyof typeof assets>) assets[k] += part.assets[k];
+  const stopped = parts.find((p) => p.stopped);
+  const last = parts[parts.length - 1];
+  const fullSyncs = parts.flatMap((p) => (p.fullSync ? [p.fullSync] : []));
+  return {
+    runId: parts.map((p) => p.runId).join(','),
+    source,
+    rows: parts.reduce((n, p) => n + p.rows, 0),
+    outcomes,
+    topErrors: parts
+      .flatMap((p) => p.topErrors)
+      .sort((a, b) => b.count - a.count)
+      .slice(0, 10),
+    warnings: [...warnings, ...parts.flatMap((p) => p.warnings)],
+    notes: parts.flatMap((p) => p.notes),
+    assets,
+    failedImages: parts.flatMap((p) => p.failedImages),
+    // The connection counts requests over the whole command: the last sheet's count holds them all.
+    requests: last?.requests ?? { total: 0, byMethod: {}, retries: 0, rateLimited: 0 },
+    stopped: stopped !== undefined,
+    ...(stopped?.stopReason && { stopReason: stopped.stopReason }),
+    ...(fullSyncs.length > 0 && {
+      fullSync: {
+        total: fullSyncs.reduce((n, f) => n + f.total, 0),
+        missing: fullSyncs.reduce((n, f) => n + f.missing, 0),
+        deleted: fullSyncs.reduce((n, f) => n + f.deleted, 0),
+        failed: fullSyncs.reduce((n, f) => n + f.failed, 0),
+        ...(fullSyncs.find((f) => f.guard) && { guard: fullSyncs.find((f) => f.guard)!.guard! }),
+      },
+    }),
+    state: stopped?.state ?? last?.state ?? 'finished',
+    plan: last?.plan ?? false,
+    durationMs: parts.reduce((n, p) => n + p.durationMs, 0),
+    exitCode: parts.reduce<number>((worst, p) => Math.max(worst, p.exitCode), EXIT_CODES.ok),
+  };
+}

@@ -1,0 +1,268 @@
+// A workbook imported whole with one `catalog-io import book.xlsx`: the demo tenant exported to XLSX
+// comes back into an empty tenant as the same records, and a second import writes nothing; a sheet no
+// entity can be found for is named in a warning; sheets stored out of order run parents first.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import Papa from 'papaparse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { memoryOutput } from '../../src/cli/output.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+
+const demo = useSandbox({ seed: 'demo' });
+const empty = useSandbox({ seed: 'empty' });
+const dir = mkdtempSync(join(tmpdir(), 'catalog-io-workbook-'));
+const home = process.cwd();
+beforeAll(() => process.chdir(dir));
+afterAll(() => {
+  process.chdir(home);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const connection = (fixture: typeof demo) => [
+  '--catalog-url',
+  fixture.sb.catalogUrl,
+  '--dam-url',
+  fixture.sb.damUrl,
+  '--api-key',
+  fixture.sb.apiKey,
+  '--rate-limit',
+  'off',
+];
+
+async function cli(args: string[]) {
+  const out = memoryOutput();
+  const code = await main(args, out);
+  return { code, stdout: out.stdout, stderr: out.stderr.join('\n') };
+}
+
+async function writes(fixture: typeof demo): Promise<number> {
+  const byMethod = (
+    (await call(fixture.sb.origin, '/_sandbox/stats')).body as { byMethod: Record<string, number> }
+  ).byMethod;
+  return (byMethod.POST ?? 0) + (byMethod.PATCH ?? 0) + (byMethod.DELETE ?? 0) + (byMethod.PUT ?? 0);
+}
+
+const ENTITIES = ['categories', 'products', 'variants'];
+
+/**
+ * The records of a tenant as its NDJSON export gives them, by reference, without what the tenant
+ * assigns itself (ids and timestamps): what must be equal after a round trip.
+ */
+async function records(
+  fixture: typeof demo,
+  folder: string,
+): Promise<Record<string, Record<string, unknown>>> {
+  const exported = await cli([
+    'export',
+    ...ENTITIES,
+    '--out',
+    folder,
+    '--format',
+    'ndjson',
+    ...connection(fixture),
+  ]);
+  expect(exported.code, exported.stderr).toBe(0);
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const entity of ENTITIES) {
+    for (const line of readFileSync(join(folder, `${entity}.ndjson`), 'utf8').split('\n')) {
+      if (!line) continue;
+      const record = JSON.parse(line) as Record<string, unknown>;
+      const ref = record.prod_ref ?? record.frmt_ref ?? record.cat_ref;
+      const kept = Object.fromEntries(
+        Object.entries(record).filter(([k]) => !/_ids?$|_(created|updated|modified)(_at|_on)?$/.test(k)),
+      );
+      out[`${entity}/${ref}`] = kept;
+    }
+  }
+  return out;
+}
+
+/**
+ * The demo DAM's images and files, registered in the empty tenant's DAM under the same names: the
+ * export names assets, it does not carry them (a tenant's DAM is copied on its own).
+ */
+async function copyDam(): Promise<number> {
+  let copied = 0;
+  for (const kind of ['images', 'files']) {
+    for (let skip = 0; ; skip += 100) {
+      const page = await call(demo.sb.damUrl, `/${kind}?$top=100&$skip=${skip}`, { key: demo.sb.apiKey });
+      const assets = (page.body as { value: Array<{ reference: string }> }).value;
+      for (const { reference } of assets) {
+        const res = await call(empty.sb.damUrl, `/${kind}`, {
+          method: 'POST',
+          key: empty.sb.apiKey,
+          body: { url: `${empty.sb.assetsUrl}/${encodeURIComponent(reference)}` },
+        });
+        expect(res.status, res.text).toBe(201);
+        copied++;
+      }
+      if (assets.length < 100) break;
+    }
+  }
+  return copied;
+}
+
+async function workbook(file: string, sheets: Array<{ name: string; rows: unknown[][] }>): Promise<void> {
+  const book = new ExcelJS.Workbook();
+  for (const { name, rows } of sheets) book.addWorksheet(name).addRows(rows);
+  await book.xlsx.writeFile(file);
+}
+
+describe('import book.xlsx imports every sheet', () => {
+  it('the demo tenant, exported to XLSX, comes back into an empty tenant as the same records', async () => {
+    const book = join(dir, 'demo.xlsx');
+    const exported = await cli(['export', '--out', book, ...connection(demo)]);
+    expect(exported.code, exported.stderr).toBe(0);
+
+    expect(await copyDam()).toBeGreaterThan(0);
+    // Attribute sets are tenant configuration the API cannot write: the empty tenant has only its
+    // default set, so the products sheet leaves the demo's set ids out (the profile of its entity).
+    const profile = join(dir, 'no-attribute-set.json');
+    writeFileSync(profile, JSON.stringify({ entity: 'products', columns: { typ_id: null } }));
+    const report = join(dir, 'report.csv');
+    const first = await cli([
+      'import',
+      book,
+      '--profile',
+      profile,
+      '--report',
+      report,
+      '--json',
+      ...connection(empty),
+    ]);
+    expect(
+      first.code,
+      first.stderr +
+        first.stdout.join('\n') +
+        readFileSync(report, 'utf8')
+          .split('\n')
+          .filter((l) => /failed|invalid/.test(l))
+          .slice(0, 8)
+          .join('\n'),
+    ).toBe(0);
+    const summary = JSON.parse(first.stdout[0]!) as {
+      rows: number;
+      outcomes: Record<string, number>;
+      sheets: Array<{ sheet: string; entity: string }>;
+      warnings: string[];
+    };
+    // Parents first, whatever the tab order; the read-only attribute sets are named, not imported.
+    expect(summary.sheets.map((s) => s.entity).slice(0, 3)).toEqual(['categories', 'products', 'variants']);
+    expect(summary.warnings.join('\n')).toContain('"attribute-sets" not imported');
+    expect(summary.outcomes).toMatchObject({ failed: 0, invalid: 0 });
+    expect(summary.outcomes.created).toBe(summary.rows);
+
+    // One report for the workbook, every row once, filterable by its sheet.
+    const lines = Papa.parse<Record<string, string>>(readFileSync(report, 'utf8'), {
+      header: true,
+      skipEmptyLines: true,
+    }).data;
+    expect(lines).toHaveLength(summary.rows);
+    for (const line of lines)
+      expect(line.location).toBe(`sheet ${line.sheet} row ${line.location.split(' row ')[1]}`);
+    expect(new Set(lines.map((l) => l.sheet))).toEqual(new Set(summary.sheets.map((s) => s.sheet)));
+
+    const original = await records(demo, join(dir, 'before'));
+    expect(Object.keys(original).length).toBeGreaterThan(50);
+    expect(await records(empty, join(dir, 'after'))).toEqual(original);
+
+    const before = await writes(empty);
+    const second = await cli(['import', book, '--profile', profile, '--json', ...connection(empty)]);
+    expect(second.code, second.stderr + second.stdout.join('\n')).toBe(0);
+    const again = JSON.parse(second.stdout[0]!) as { rows: number; outcomes: Record<string, number> };
+    expect(again.outcomes.unchanged).toBe(again.rows);
+    expect(await writes(empty)).toBe(before);
+  }, 180_000);
+
+  it('names the sheets it cannot place, and runs parents first when they are stored last', async () => {
+    const book = join(dir, 'out-of-order.xlsx');
+    await workbook(book, [
+      {
+        name: 'Notes',
+        rows: [
+          ['written by', 'on'],
+          ['buyer', 'monday'],
+        ],
+      },
+      {
+        name: 'Variants',
+        rows: [
+          ['frmt_ref', 'prod_ref', 'frmt_title_en'],
+          ['WB-1-S', 'WB-1', 'Small'],
+          ['WB-9-S', 'WB-9', 'Of no product'],
+        ],
+      },
+      // Named by nothing: placed by its header.
+      {
+        name: 'Artikel',
+        rows: [
+          ['prod_ref', 'prod_title_en'],
+          ['WB-1', 'Workbook product'],
+        ],
+      },
+    ]);
+    const rejects = join(dir, 'rejects.xlsx');
+    const result = await cli(['import', book, '--rejects', rejects, ...connection(empty)]);
+    // The worst of the sheets: one variant has no product.
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/warning: sheets not imported, no entity found for them: "Notes"/);
+    expect(result.stderr).toMatch(
+      /sheets: Artikel \(products, 1 rows\), Variants \(variants, 2 rows, exit 1\)/,
+    );
+    // Each sheet's rejects in a file of its own, in a sheet of the same name: it imports whole again.
+    expect(result.stderr).toContain(`rejects: ${join(dir, 'rejects-Variants.xlsx')}`);
+    const rejected = new ExcelJS.Workbook();
+    await rejected.xlsx.readFile(join(dir, 'rejects-Variants.xlsx'));
+    const sheet = rejected.getWorksheet('Variants')!;
+    expect(sheet.rowCount).toBe(2);
+    expect(sheet.getRow(2).getCell(1).value).toBe('WB-9-S');
+    const variant = await call(empty.sb.catalogUrl, "/Variants?$filter=frmt_ref eq 'WB-1-S'", {
+      key: empty.sb.apiKey,
+    });
+    expect(JSON.stringify(variant.body)).toContain('WB-1-S');
+  }, 120_000);
+
+  it('refuses --resume for a workbook imported whole, and a profile maps a sheet to its entity', async () => {
+    const book = join(dir, 'mapped.xlsx');
+    await workbook(book, [
+      { name: 'Stuff', rows: [['Nummer'], ['X']] },
+      {
+        name: 'Artikel',
+        rows: [
+          ['Nummer', 'Titel'],
+          ['WB-2', 'Mapped product'],
+        ],
+      },
+    ]);
+    const resumed = await cli(['import', book, '--resume', ...connection(empty)]);
+    expect(resumed.code).not.toBe(0);
+    expect(resumed.stderr).toMatch(/--resume continues one sheet's run: .* has 2 sheets/);
+
+    // Without the profile, no sheet says its entity: an error, not an empty success.
+    const unplaced = await cli(['import', book, ...connection(empty)]);
+    expect(unplaced.code).toBe(2);
+    expect(unplaced.stderr).toContain('names an entity ("Stuff", "Artikel")');
+
+    const profile = join(dir, 'profile.json');
+    await import('node:fs/promises').then((fs) =>
+      fs.writeFile(
+        profile,
+        JSON.stringify({
+          entity: 'products',
+          sheets: { Artikel: 'products' },
+          columns: { Nummer: 'prod_ref', Titel: 'prod_title' },
+        }),
+      ),
+    );
+    const result = await cli(['import', book, '--profile', profile, ...connection(empty)]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/no entity found for them: "Stuff"/);
+    const product = await call(empty.sb.catalogUrl, "/Products?$filter=prod_ref eq 'WB-2'", {
+      key: empty.sb.apiKey,
+    });
+    expect(JSON.stringify(product.body)).toContain('Mapped product');
+  }, 120_000);
+});
