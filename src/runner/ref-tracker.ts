@@ -150,7 +150,6 @@ export class RefTracker {
     this.refB = mix(b);
   }
 
-
   /**
    * Makes room for about `refs` refs in all (at most the limit) in one step, instead of doubling the
    * table again and again: for a large file whose size tells how many rows are coming.
