@@ -461,6 +461,11 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
     case 'max-missing':
       out.error(`stopped: ${s.fullSync?.guard}; the records that would have gone are in the report`);
       break;
+    case 'lock-lost':
+      out.error(
+        `stopped: the run lost its lock, so another run may have taken over; ${notAttempted} rows not attempted. Check no other import of this entity runs, then ${again(s)}`,
+      );
+      break;
   }
   if (args.report) out.error(`report: ${args.report}`);
   if (args.rejects && s.outcomes.failed + s.outcomes.invalid > 0) {

@@ -163,6 +163,7 @@ export class ImportRun {
     if (this.stopReason) return true;
     const signal = this.options.stop?.signal;
     if (signal) this.stopReason = signal;
+    else if (this.options.stop?.lockLost) this.stopReason = 'lock-lost';
     else if (this.options.maxErrors !== undefined && this.errors >= this.options.maxErrors)
       this.stopReason = 'max-errors';
     else if (this.failedBatches >= (this.options.maxFailedBatches ?? DEFAULT_MAX_FAILED_BATCHES))

@@ -68,7 +68,14 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
       );
     }
     await recorder.start();
-    if (options.stop) options.stop.flushNow = () => recorder.flush();
+    // The batches read `stop`: a signal, or a lost lock (another run may have taken over), ends the run
+    // before its next batch, so no record is written by two runs at once.
+    options.stop ??= {};
+    const stop = options.stop;
+    stop.flushNow = () => recorder.flush();
+    lock?.lost.catch(() => {
+      stop.lockLost = true;
+    });
     opened = await openSource(options.source, options.readerOptions);
     if (options.rejectsFile)
       rejects = await openRejectsFor(options.rejectsFile, opened, { guard: options.raw !== true });
@@ -256,6 +263,8 @@ function sentence(s: Omit<ImportSummary, 'exitCode'> & { exitCode: number }): st
       return `Stopped: the service kept failing; ${s.outcomes['not-attempted']} rows not attempted. Run again with --resume ${s.runId} when it is back.`;
     case 'auth':
       return 'Stopped: the API key was refused. Check the key, then run again with --resume.';
+    case 'lock-lost':
+      return `Stopped: the run lost its lock (its lock file or key was removed or went stale), so another run may have taken over; ${s.outcomes['not-attempted']} rows not attempted. Check no other import of this entity runs, then run again with --resume ${s.runId}.`;
     case 'max-errors':
       return `Stopped: --max-errors reached with ${failed} rows failed or invalid; fix them (see the report) and run again.`;
     case 'max-missing':

@@ -31,7 +31,14 @@ export const ROW_OUTCOMES: readonly RowOutcome[] = [
 ];
 
 /** Why a run ended before its last row (or, `max-missing`, before its deletions). */
-export type StopReason = 'SIGINT' | 'SIGTERM' | 'max-errors' | 'service' | 'auth' | 'max-missing';
+export type StopReason =
+  | 'SIGINT'
+  | 'SIGTERM'
+  | 'max-errors'
+  | 'service'
+  | 'auth'
+  | 'max-missing'
+  | 'lock-lost';
 
 /**
  * Set by the caller to stop a run between batches (a signal); the run sets `flushNow` so that a caller
@@ -39,6 +46,8 @@ export type StopReason = 'SIGINT' | 'SIGTERM' | 'max-errors' | 'service' | 'auth
  */
 export interface RunStop {
   signal?: 'SIGINT' | 'SIGTERM';
+  /** The run's lock was lost (its store no longer says we hold it): another run may take over. */
+  lockLost?: boolean;
   flushNow?: () => void;
 }
 
@@ -160,6 +169,7 @@ export function exitCodeOf(s: Omit<ImportSummary, 'exitCode'>): number {
       return EXIT_CODES[s.stopReason];
     case 'service':
     case 'auth':
+    case 'lock-lost':
       return EXIT_CODES.fatal;
     case 'max-errors':
     case 'max-missing':
