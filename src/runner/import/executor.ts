@@ -120,7 +120,12 @@ export class ImportExecutor {
         (d) => !d.links.parentRef || lookup.knownId(entity.name, d.links.parentRef) !== undefined,
       );
       if (ready.length === 0) break;
-      results.push(...(await writeGroup(this.ctx, lookup, entity, ready, existing)));
+      try {
+        results.push(...(await writeGroup(this.ctx, lookup, entity, ready, existing)));
+      } catch (err) {
+        // The waves before were written and keep their outcomes; this wave and those after it fail.
+        return [...results, ...stepFailed(waiting, err)];
+      }
       const done = new Set(ready);
       waiting = waiting.filter((d) => !done.has(d));
       // A parent that failed never gets an id: its children fail with it.
