@@ -13,6 +13,7 @@ import { demoModel } from '../mappers/demo-model.js';
 
 const model = demoModel();
 const RUNS = 1_000;
+const SEED = 20261125;
 
 // ---- cells ------------------------------------------------------------------------------------------
 
@@ -260,7 +261,8 @@ function assertAgreement(
       }
       plainRows += agreeOnSheet(options, rows);
     }),
-    { numRuns: RUNS },
+    // A recorded seed: the count of plain rows below is a property of the cases drawn, not of luck.
+    { numRuns: RUNS, seed: SEED },
   );
   expect(plainRows, 'rows judged by the plain lane').toBeGreaterThan(minPlainRows);
 }
@@ -315,6 +317,8 @@ describe('RowChecker.quick agrees with RowChecker.check', () => {
         const blank = cell === null || cell === undefined || (typeof cell === 'string' && cell.trim() === '');
         if (!blank) expect(quick, `${row.location.text}: command ${JSON.stringify(cell)}`).toBeUndefined();
       },
+      // Three commands in twelve are blank: fewer rows take the lane than without the column.
+      RUNS / 20,
     );
   });
 
