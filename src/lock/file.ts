@@ -7,6 +7,7 @@ import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CatalogIoError } from '../errors.js';
 import { processAlive } from '../runs/registry.js';
+import { heldLock, lossSignal } from './held.js';
 import type { AcquireOptions, HeldLock, LockHolder, LockScope, RunLockStore } from './types.js';
 
 /** A lock not refreshed for this long belongs to a process that is gone (another host, or frozen). */
@@ -37,33 +38,22 @@ export class FileLockStore implements RunLockStore {
     await mkdir(this.dir, { recursive: true });
     const file = this.file(scope);
     const deadline = Date.now() + (options.waitMs ?? 0);
-    let lostReject: (err: Error) => void = () => {};
-    const lost = new Promise<never>((_, reject) => {
-      lostReject = reject;
-    });
-    lost.catch(() => {});
+    const { lost, lose } = lossSignal();
     for (;;) {
       try {
         const release = await lockfile.lock(file, {
           stale: STALE_MS,
           realpath: false,
-          onCompromised: (err) => lostReject(err),
+          onCompromised: (err) => lose(err),
         });
         // A holder file left behind means its run never released the lock: it was taken over.
         const previous = await readHolder(file);
         if (previous) options.onTakeover?.(previous);
         await writeFile(file, `${JSON.stringify(holder)}\n`);
-        let released = false;
-        return {
-          holder,
-          lost,
-          async release() {
-            if (released) return;
-            released = true;
-            await rm(file, { force: true });
-            await release().catch(() => {});
-          },
-        };
+        return heldLock(holder, lost, async () => {
+          await rm(file, { force: true });
+          await release().catch(() => {});
+        });
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
       }

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { CatalogIoError } from '../errors.js';
 import { KEY_PREFIX } from '../redis/url.js';
+import { heldLock, lossSignal } from './held.js';
 import type { AcquireOptions, HeldLock, LockHolder, LockScope, RunLockStore } from './types.js';
 
 export const REDIS_LOCK_DEFAULTS = Object.freeze({
@@ -71,11 +72,7 @@ export class RedisLockStore implements RunLockStore {
   private held(key: string, lastKey: string, value: string, holder: LockHolder): HeldLock {
     const redis = this.redis;
     const ttlMs = this.ttlMs;
-    let loseIt: (err: Error) => void = () => undefined;
-    const lost = new Promise<never>((_, reject) => {
-      loseIt = reject;
-    });
-    lost.catch(() => undefined);
+    const { lost, lose: loseIt } = lossSignal();
     let renewedAt = Date.now();
     let done = false;
     const timer = setInterval(
@@ -102,17 +99,10 @@ export class RedisLockStore implements RunLockStore {
       clearInterval(timer);
       if (err) loseIt(err);
     };
-    let released = false;
-    return {
-      holder,
-      lost,
-      async release() {
-        if (released) return;
-        released = true;
-        stop();
-        await redis.eval(RELEASE, 2, key, lastKey, value).catch(() => undefined);
-      },
-    };
+    return heldLock(holder, lost, async () => {
+      stop();
+      await redis.eval(RELEASE, 2, key, lastKey, value).catch(() => undefined);
+    });
   }
 }
 
