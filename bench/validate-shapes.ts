@@ -16,6 +16,7 @@ import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Profile } from '../src/mappers/profile-types.js';
+import { pulledSchemas } from './_schemas.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -293,26 +294,6 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function pulledSchemas(): Promise<string> {
-  const schemasDir = join(DATA, 'schemas');
-  if (existsSync(join(schemasDir, 'index.json'))) return schemasDir;
-  // The demo tenant's schemas, pulled once from an in-process sandbox; the cases then read no network.
-  const { startSandbox } = await import('../src/sandbox/index.js');
-  const { connect } = await import('../src/config/index.js');
-  const { pullSchemas } = await import('../src/schema/load.js');
-  const sandbox = await startSandbox({ port: 0 });
-  const connection = await connect({
-    settings: { catalogUrl: sandbox.catalogUrl, damUrl: sandbox.damUrl, apiKey: sandbox.apiKey },
-  });
-  try {
-    await pullSchemas(connection.catalog, schemasDir);
-  } finally {
-    await connection.close();
-    await sandbox.close();
-  }
-  return schemasDir;
-}
-
 async function measure(
   shape: Shape,
   rows: number,
@@ -353,7 +334,7 @@ export async function run(): Promise<void> {
   // Our side runs the CLI as shipped: build it from the sources as they are now.
   const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
   if (built.status !== 0) throw new Error('npm run build failed: run it to see why');
-  const schemasDir = await pulledSchemas();
+  const schemasDir = await pulledSchemas(join(DATA, 'schemas'));
   const only = process.env.CATALOG_IO_BENCH_SHAPES?.split(',');
   const shapes = [...SHAPES, MIXED].filter((s) => !only || only.includes(s.name));
   process.stdout.write(

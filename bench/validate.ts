@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ExcelJS from 'exceljs';
 import type { Profile } from '../src/mappers/profile-types.js';
-import { pullSchemas } from '../src/schema/load.js';
+import { pulledSchemas } from './_schemas.js';
 
 type Impl =
   | 'catalog-io'
@@ -235,22 +235,7 @@ export async function run(): Promise<void> {
   const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
   if (built.status !== 0) throw new Error('npm run build failed: run it to see why');
   const path = await generate(ROWS);
-  const schemasDir = join(DATA, 'schemas');
-  if (!existsSync(join(schemasDir, 'index.json'))) {
-    // The demo tenant's schemas, pulled once from an in-process sandbox; the cases then read no network.
-    const { startSandbox } = await import('../src/sandbox/index.js');
-    const { connect } = await import('../src/config/index.js');
-    const sandbox = await startSandbox({ port: 0 });
-    const connection = await connect({
-      settings: { catalogUrl: sandbox.catalogUrl, damUrl: sandbox.damUrl, apiKey: sandbox.apiKey },
-    });
-    try {
-      await pullSchemas(connection.catalog, schemasDir);
-    } finally {
-      await connection.close();
-      await sandbox.close();
-    }
-  }
+  const schemasDir = await pulledSchemas(join(DATA, 'schemas'));
   process.stdout.write(
     `validate: ${ROWS} CSV rows, ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}\n`,
   );
