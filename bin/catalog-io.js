@@ -1,3 +1,4 @@
 #!/usr/bin/env node
-// Thin launcher for the compiled CLI (built by `npm run build`, which `npm ci` runs through `prepare`).
-import '../dist/cli/run.js';
+// Thin launcher for the CLI as built by `npm run build` (tsc, then the bundle of scripts/bundle.mjs),
+// which `npm ci` runs through `prepare`.
+import '../dist/bin/run.js';

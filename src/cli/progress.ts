@@ -2,7 +2,8 @@
 // otherwise (cron logs), nothing with --quiet or --json. The work only reports its state; a timer draws
 // it, so the bar moves (and the clock runs) between batches and a log line comes every 10 s even while
 // the work waits on the service.
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type cliProgressModule from 'cli-progress';
 import type { Output } from './output.js';
 
 export interface ProgressState {
@@ -78,6 +79,8 @@ function plainProgress(out: Output, label: string): Progress {
 }
 
 function barProgress(terminal: NodeJS.WritableStream, label: string): Progress {
+  // Loaded only for a terminal: a cron run or --json never pays for it at start-up.
+  const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof cliProgressModule;
   const meter = new Meter(Date.now());
   const bar = new cliProgress.SingleBar(
     {

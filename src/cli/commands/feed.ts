@@ -1,7 +1,7 @@
 // The flags of the commands that read a feed (validate, import; preview and profile take the reader
 // flags), the way from them to library options, and the findings both print.
 import type { Argv } from 'yargs';
-import { numberFlag } from '../../config/index.js';
+import { numberFlag } from '../../config/flags.js';
 import { CatalogIoError } from '../../errors.js';
 import { loadProfile } from '../../mappers/profile.js';
 import type { Profile } from '../../mappers/profile-types.js';

@@ -1,7 +1,7 @@
 // `catalog-io preview <source>`: what the readers detect in a file and its first rows, so a person
 // can check a feed before importing it. Thin: flags to ReaderOptions, then openSource().
 import type { CommandModule } from 'yargs';
-import { numberFlag } from '../../config/index.js';
+import { numberFlag } from '../../config/flags.js';
 import { type OpenedSource, openSource, type ReaderOptions, type SourceRow } from '../../readers/index.js';
 import type { Cell } from '../../readers/types.js';
 import { EXIT } from '../output.js';

@@ -3,7 +3,7 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { connectionFlagsFrom, connectionOptions } from '../../config/index.js';
+import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
 import { CatalogIoError } from '../../errors.js';
 import { collectSamples } from '../../mappers/init/values.js';
 import { draftProfile, type HeaderNote } from '../../mappers/init.js';

@@ -1,6 +1,6 @@
 // `catalog-io sandbox`: run the local simulator of the Catalog and DAM APIs until interrupted.
 import type { CommandModule } from 'yargs';
-import { numberFlag } from '../../config/index.js';
+import { numberFlag } from '../../config/flags.js';
 import { CatalogIoError } from '../../errors.js';
 import type { SandboxOptions, startSandbox } from '../../sandbox/index.js';
 import type { CommandFactory } from './index.js';

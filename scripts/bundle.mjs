@@ -1,0 +1,37 @@
+// Bundles the CLI as shipped (`bin/catalog-io.js` runs `dist/bin/run.js`): our modules and the libraries
+// every run loads (Ajv, papaparse, yargs, ...) in a few files, so a run starts without resolving and
+// reading a hundred small modules (a third of `validate`'s start-up). Commands still load on use: each
+// dynamic import becomes a chunk of its own. The library entry (`dist/index.js`) stays tsc's output.
+// Packages with native parts, or only used by some commands, stay in node_modules.
+import { build } from 'esbuild';
+
+await build({
+  entryPoints: { run: 'dist/cli/run.js', worker: 'dist/readers/thread/worker.js' },
+  // Two folders deep like every tsc module, so `new URL('../../samples/', import.meta.url)` still finds
+  // the package's files.
+  outdir: 'dist/bin',
+  entryNames: '[name]',
+  chunkNames: '[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+  external: [
+    'bullmq',
+    'ioredis',
+    'ssh2',
+    'ssh2-sftp-client',
+    'cpu-features',
+    'basic-ftp',
+    'nodemailer',
+    'sharp',
+    'exceljs',
+    'undici',
+  ],
+  // Bundled CommonJS libraries call require() for Node's own modules.
+  banner: {
+    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+  },
+});

@@ -1,0 +1,90 @@
+// The CLI as shipped: `bin/catalog-io.js` runs the bundle of scripts/bundle.mjs (dist/bin/), not the
+// TypeScript sources the other tests run. It must find the package's files (package.json, the profile
+// schema, the samples), load the commands it bundles on use, and judge rows exactly as the sources do.
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { memoryOutput } from '../../src/cli/output.js';
+import { sandboxFlags, useSandbox } from '../helpers/sandbox.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin', 'catalog-io.js');
+const fixture = useSandbox();
+
+function shipped(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: ROOT }, (error, stdout, stderr) => {
+      const code = error ? Number((error as { code?: number }).code ?? 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function fromSources(args: string[]): Promise<{ code: number; stdout: string }> {
+  const out = memoryOutput();
+  const code = await main(args, out);
+  return { code, stdout: out.stdout.join('\n') };
+}
+
+/** The summary a `--json` run prints last, without what differs from run to run. */
+function summaryOf(stdout: string): Record<string, unknown> {
+  const summary = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+  for (const key of ['durationMs', 'startedAt', 'finishedAt', 'runId', 'requests', 'runDir'])
+    delete summary[key];
+  return summary;
+}
+
+beforeAll(() => {
+  // CI builds on `npm ci`; a checkout that never built gets its build here.
+  if (!existsSync(join(ROOT, 'dist', 'bin', 'run.js')))
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+}, 300_000);
+
+describe('the shipped CLI (bundle)', () => {
+  it('prints the package version', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const run = await shipped(['--version']);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('validates a sample with a sample profile as the sources do', async () => {
+    const args = [
+      'validate',
+      join(ROOT, 'samples', 'variants-per-row.csv'),
+      '--profile',
+      join(ROOT, 'samples', 'profiles', 'variants-per-row.json'),
+      '--json',
+      ...sandboxFlags(fixture.sb),
+    ];
+    const bundled = await shipped(args);
+    const sources = await fromSources(args);
+    expect(bundled.code).toBe(sources.code);
+    expect(summaryOf(bundled.stdout)).toEqual(summaryOf(sources.stdout));
+    expect(summaryOf(bundled.stdout)).toMatchObject({ rows: expect.any(Number) });
+  }, 60_000);
+
+  it('plans an import (a command loaded on use, with the HTTP client) as the sources do', async () => {
+    const args = [
+      'import',
+      join(ROOT, 'samples', 'products.csv'),
+      '--plan',
+      '--json',
+      ...sandboxFlags(fixture.sb),
+    ];
+    const bundled = await shipped(args);
+    const sources = await fromSources(args);
+    expect(bundled.code).toBe(sources.code);
+    const planned = summaryOf(bundled.stdout);
+    expect(planned).toEqual(summaryOf(sources.stdout));
+    expect(JSON.stringify(planned)).not.toContain(fixture.sb.apiKey);
+  }, 60_000);
+
+  it('refuses a bad flag with the same message and exit code', async () => {
+    const bundled = await shipped(['validate', 'x.csv', '--bogus']);
+    expect(bundled.code).toBe(2);
+    expect(bundled.stderr).toContain('Unknown argument: bogus');
+  });
+});
