@@ -1,6 +1,8 @@
 // Duplicate refs within one file, over the whole file, in bounded memory. Each ref is kept as a 56-bit
 // hash (two 32-bit FNV-1a variants, each mixed at the end, the low byte of the second holding the location's template) with the
-// line that first had it: 12 bytes a ref in an open-addressing table (one typed array, at most half full).
+// line that first had it: 12 bytes a ref in an open-addressing table at most 5/8 full. The hashes (8 bytes a
+// slot) and the lines sit in two typed arrays: a probe reads only the hashes, so a table of a few hundred
+// thousand refs stays small enough for the processor's cache, and a line is read only for a duplicate.
 // When the table holds `limit` refs (default 1,000,000: at most 24 MB), they are sorted and written to a
 // run file on disk, added to a fixed-size Bloom filter (16 MB), and the table starts again. A ref the
 // table does not know is looked up on disk only when the filter says it may be there (a few in a hundred
@@ -16,11 +18,15 @@ export const DEFAULT_REF_LIMIT = 1_000_000;
 
 const INITIAL_SLOTS = 1 << 14;
 /**
- * A slot is three numbers side by side: hash A, hash B with the template id (1 and up; 0: an empty slot)
- * in its low byte, and the line.
+ * A slot of the table is two numbers side by side: hash A, and hash B with the template id (1 and up; 0:
+ * an empty slot) in its low byte; its line is in `lines` at the slot's index. A record on disk is the
+ * three side by side.
  */
+const KEY_WIDTH = 2;
 const WIDTH = 3;
 const RECORD_BYTES = WIDTH * 4;
+/** The table grows past this share of slots in use (linear probing stays short below it). */
+const FILL_EIGHTHS = 5;
 /** Template ids that fit the low byte; later templates (sheets past the 254th) share the last id. */
 const MAX_TEMPLATE = 255;
 const TEMPLATE_MASK = 0xff;
@@ -51,7 +57,8 @@ interface Run {
 
 export class RefTracker {
   private slots = INITIAL_SLOTS;
-  private table = new Int32Array(INITIAL_SLOTS * WIDTH);
+  private table = new Int32Array(INITIAL_SLOTS * KEY_WIDTH);
+  private lines = new Int32Array(INITIAL_SLOTS);
   private size = 0;
   /** Location texts with the line number taken out (`line {n}`, `sheet Products row {n}`). */
   private readonly templates: string[] = [];
@@ -95,24 +102,24 @@ export class RefTracker {
     const table = this.table;
     const mask = this.slots - 1;
     let i = (a >>> 0) & mask;
-    while (table[i * WIDTH + 1] !== 0) {
-      const at = i * WIDTH;
+    while (table[i * KEY_WIDTH + 1] !== 0) {
+      const at = i * KEY_WIDTH;
       // Same hash: the template byte may differ (another sheet), so compare without it.
       if (table[at] === a && (table[at + 1]! & ~TEMPLATE_MASK) === (b & ~TEMPLATE_MASK))
-        return this.describe(table[at + 2]!, table[at + 1]! & TEMPLATE_MASK);
+        return this.describe(this.lines[i]!, table[at + 1]! & TEMPLATE_MASK);
       i = (i + 1) & mask;
     }
     if (this.bloom && this.maybeOnDisk(a, b)) {
       const first = this.findOnDisk(a, b);
       if (first !== undefined) return first;
     }
-    const at = i * WIDTH;
+    const at = i * KEY_WIDTH;
     table[at] = a;
     table[at + 1] = b;
-    table[at + 2] = line;
+    this.lines[i] = line;
     this.size += 1;
     if (this.size >= this.limit) this.spill();
-    else if (this.size * 2 > this.slots) this.grow();
+    else if (this.size * 8 > this.slots * FILL_EIGHTHS) this.grow();
     return undefined;
   }
 
@@ -123,8 +130,8 @@ export class RefTracker {
     const b = this.refB;
     const table = this.table;
     const mask = this.slots - 1;
-    for (let i = (a >>> 0) & mask; table[i * WIDTH + 1] !== 0; i = (i + 1) & mask) {
-      const at = i * WIDTH;
+    for (let i = (a >>> 0) & mask; table[i * KEY_WIDTH + 1] !== 0; i = (i + 1) & mask) {
+      const at = i * KEY_WIDTH;
       if (table[at] === a && (table[at + 1]! & ~TEMPLATE_MASK) === (b & ~TEMPLATE_MASK)) return true;
     }
     return this.bloom !== undefined && this.maybeOnDisk(a, b) && this.findOnDisk(a, b) !== undefined;
@@ -156,8 +163,8 @@ export class RefTracker {
    */
   reserve(refs: number): void {
     const wanted = Math.min(Math.ceil(refs), this.limit);
-    while (wanted * 2 > this.slots) this.slots *= 2;
-    if (this.slots * WIDTH !== this.table.length) this.rehash();
+    while (wanted * 8 > this.slots * FILL_EIGHTHS) this.slots *= 2;
+    if (this.slots * KEY_WIDTH !== this.table.length) this.rehash();
   }
 
   /** How many runs of refs went to disk (0 for a file of up to `limit` refs). */
@@ -181,8 +188,8 @@ export class RefTracker {
     const keys = new Float64Array(this.size);
     let n = 0;
     for (let slot = 0; slot < this.slots; slot += 1) {
-      if (table[slot * WIDTH + 1] === 0) continue;
-      keys[n++] = (table[slot * WIDTH]! >>> 0) * 2 ** 21 + slot;
+      if (table[slot * KEY_WIDTH + 1] === 0) continue;
+      keys[n++] = (table[slot * KEY_WIDTH]! >>> 0) * 2 ** 21 + slot;
     }
     keys.sort();
     const records = new Int32Array(n * WIDTH);
@@ -190,11 +197,11 @@ export class RefTracker {
     this.bloom ??= new Int32Array(2 ** (BLOOM_BITS_LOG2 - 5));
     for (let k = 0; k < n; k += 1) {
       const slot = keys[k]! % 2 ** 21;
-      const from = slot * WIDTH;
+      const from = slot * KEY_WIDTH;
       const to = k * WIDTH;
       records[to] = table[from]!;
       records[to + 1] = table[from + 1]!;
-      records[to + 2] = table[from + 2]!;
+      records[to + 2] = this.lines[slot]!;
       if (k % BLOCK === 0) firsts[k / BLOCK] = table[from]! >>> 0;
       this.addToBloom(table[from]!, table[from + 1]!);
     }
@@ -321,18 +328,21 @@ export class RefTracker {
   /** Moves every ref into a new table of `slots` slots. */
   private rehash(): void {
     const old = this.table;
-    const table = new Int32Array(this.slots * WIDTH);
+    const oldLines = this.lines;
+    const table = new Int32Array(this.slots * KEY_WIDTH);
+    const lines = new Int32Array(this.slots);
     const mask = this.slots - 1;
-    for (let j = 0; j < old.length; j += WIDTH) {
+    for (let slot = 0; slot < oldLines.length; slot += 1) {
+      const j = slot * KEY_WIDTH;
       if (old[j + 1] === 0) continue;
       let i = (old[j]! >>> 0) & mask;
-      while (table[i * WIDTH + 1] !== 0) i = (i + 1) & mask;
-      const at = i * WIDTH;
-      table[at] = old[j]!;
-      table[at + 1] = old[j + 1]!;
-      table[at + 2] = old[j + 2]!;
+      while (table[i * KEY_WIDTH + 1] !== 0) i = (i + 1) & mask;
+      table[i * KEY_WIDTH] = old[j]!;
+      table[i * KEY_WIDTH + 1] = old[j + 1]!;
+      lines[i] = oldLines[slot]!;
     }
     this.table = table;
+    this.lines = lines;
   }
 }
 
