@@ -49,6 +49,16 @@ const sku: Column = {
   kind: 'text',
   cell: (i) => `SKU-${pad(i, 8)}`,
 };
+/**
+ * The same refs in no order (a multiplicative scramble modulo a prime above a million: unique up to a
+ * million rows): the duplicate check's path for feeds not sorted by ref.
+ */
+const scrambledSku: Column = {
+  header: 'sku',
+  field: 'prod_ref',
+  kind: 'text',
+  cell: (i) => `SKU-${pad((i * 7919) % 1_000_003, 8)}`,
+};
 const textColumns: Column[] = [
   { header: 'name', field: 'prod_title', kind: 'text', cell: (i) => `Product ${i} classic` },
   {
@@ -149,6 +159,7 @@ const quotedColumns: Column[] = [
 
 const SHAPES: Shape[] = [
   { name: 'text', title: 'text columns only', columns: [sku, ...textColumns] },
+  { name: 'unsorted', title: 'text, refs in no order', columns: [scrambledSku, ...textColumns] },
   {
     name: 'date-times',
     title: 'two date-times and a date',

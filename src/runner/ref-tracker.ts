@@ -3,6 +3,9 @@
 // line that first had it: 12 bytes a ref in an open-addressing table at most 5/8 full. The hashes (8 bytes a
 // slot) and the lines sit in two typed arrays: a probe reads only the hashes, so a table of a few hundred
 // thousand refs stays small enough for the processor's cache, and a line is read only for a duplicate.
+// A file sorted by ref (most exports and ERP feeds) cannot repeat one while each ref is greater than the
+// one before: until a ref breaks that order, refs are only appended to a log, which costs far less than a
+// probe into a large table per row; the first ref out of order moves the log into the table at once.
 // When the table holds `limit` refs (default 1,000,000: at most 24 MB), they are sorted and written to a
 // run file on disk, added to a fixed-size Bloom filter (16 MB), and the table starts again. A ref the
 // table does not know is looked up on disk only when the filter says it may be there (a few in a hundred
@@ -60,6 +63,15 @@ export class RefTracker {
   private table = new Int32Array(INITIAL_SLOTS * KEY_WIDTH);
   private lines = new Int32Array(INITIAL_SLOTS);
   private size = 0;
+  /** No ref so far was out of order: refs go to `log`, not the table. */
+  private ordered = true;
+  private previousRef: string | undefined;
+  private previousEntity: string | undefined;
+  /** Records (hash A, hash B, line) in the order the refs came, while `ordered`. */
+  private log = new Int32Array(INITIAL_SLOTS * WIDTH);
+  private logged = 0;
+  /** Refs `reserve` made room for: the table is sized for them when the log moves into it. */
+  private reserved = 0;
   /** Location texts with the line number taken out (`line {n}`, `sheet Products row {n}`). */
   private readonly templates: string[] = [];
   private readonly templateIds = new Map<string, number>();
@@ -67,7 +79,7 @@ export class RefTracker {
   /** The last template when it ends in the number (`line `): the fast check in `templateOf`. */
   private lastPrefix: string | undefined;
   /** The hash state after the last entity name (every row of a file usually has the same entity). */
-  private lastEntity = '';
+  private lastEntity: string | undefined;
   private entityA = 0;
   private entityB = 0;
   /** The last ref's hashes (hashRef). */
@@ -99,6 +111,16 @@ export class RefTracker {
     let b = this.refB;
     const template = this.templateOf(location, line);
     b = (b & ~TEMPLATE_MASK) | Math.min(template, MAX_TEMPLATE);
+    if (this.ordered) {
+      if (this.previousRef === undefined || (ref > this.previousRef && entity === this.previousEntity)) {
+        // Greater than every ref before it (and than those on disk, which came earlier): new.
+        this.previousRef = ref;
+        this.previousEntity = entity;
+        this.append(a, b, line);
+        return undefined;
+      }
+      this.leaveOrder();
+    }
     const table = this.table;
     const mask = this.slots - 1;
     let i = (a >>> 0) & mask;
@@ -125,6 +147,7 @@ export class RefTracker {
 
   /** Whether `check` has seen this ref (or one of the same 56-bit hash), in memory or on disk; adds nothing. */
   has(entity: string, ref: string): boolean {
+    if (this.ordered) this.leaveOrder();
     this.hashRef(entity, ref);
     const a = this.refA;
     const b = this.refB;
@@ -142,7 +165,7 @@ export class RefTracker {
    * row), into `refA` and `refB` (fields, not an array: this runs for every row).
    */
   private hashRef(entity: string, ref: string): void {
-    if (entity !== this.lastEntity || this.size === 0) this.hashEntity(entity);
+    if (entity !== this.lastEntity) this.hashEntity(entity);
     let a = this.entityA;
     let b = this.entityB;
     for (let i = 0; i < ref.length; i += 1) {
@@ -163,6 +186,11 @@ export class RefTracker {
    */
   reserve(refs: number): void {
     const wanted = Math.min(Math.ceil(refs), this.limit);
+    if (this.ordered) {
+      this.reserved = Math.max(this.reserved, wanted);
+      if (wanted * WIDTH > this.log.length) this.growLog(wanted * WIDTH);
+      return;
+    }
     while (wanted * 8 > this.slots * FILL_EIGHTHS) this.slots *= 2;
     if (this.slots * KEY_WIDTH !== this.table.length) this.rehash();
   }
@@ -181,29 +209,79 @@ export class RefTracker {
     for (const folder of this.folders.splice(0)) rmSync(folder, { recursive: true, force: true });
   }
 
+  /** The log's records on the end, and off to disk when it holds `limit` refs. */
+  private append(a: number, b: number, line: number): void {
+    if (this.logged * WIDTH === this.log.length) this.growLog(this.log.length * 2);
+    const at = this.logged * WIDTH;
+    this.log[at] = a;
+    this.log[at + 1] = b;
+    this.log[at + 2] = line;
+    this.logged += 1;
+    if (this.logged >= this.limit) {
+      this.writeRun(this.log, this.logged);
+      this.logged = 0;
+    }
+  }
+
+  private growLog(length: number): void {
+    const log = new Int32Array(Math.min(length, this.limit * WIDTH));
+    log.set(this.log.subarray(0, this.logged * WIDTH));
+    this.log = log;
+  }
+
+  /** A ref out of order: from now on every ref is looked for, so the log moves into the table. */
+  private leaveOrder(): void {
+    this.ordered = false;
+    this.reserve(Math.max(this.reserved, this.logged));
+    const log = this.log;
+    const table = this.table;
+    const mask = this.slots - 1;
+    for (let k = 0; k < this.logged * WIDTH; k += WIDTH) {
+      let i = (log[k]! >>> 0) & mask;
+      while (table[i * KEY_WIDTH + 1] !== 0) i = (i + 1) & mask;
+      table[i * KEY_WIDTH] = log[k]!;
+      table[i * KEY_WIDTH + 1] = log[k + 1]!;
+      this.lines[i] = log[k + 2]!;
+    }
+    this.size = this.logged;
+    this.log = new Int32Array(0);
+    this.logged = 0;
+  }
+
   /** The table's refs, sorted by hash A, to a run file; the table starts again empty. */
   private spill(): void {
     const table = this.table;
-    // Sort keys: hash A (unsigned, < 2^32) times 2^21 plus the slot (< 2^21): exact in a double.
-    const keys = new Float64Array(this.size);
+    const held = new Int32Array(this.size * WIDTH);
     let n = 0;
     for (let slot = 0; slot < this.slots; slot += 1) {
       if (table[slot * KEY_WIDTH + 1] === 0) continue;
-      keys[n++] = (table[slot * KEY_WIDTH]! >>> 0) * 2 ** 21 + slot;
+      held[n * WIDTH] = table[slot * KEY_WIDTH]!;
+      held[n * WIDTH + 1] = table[slot * KEY_WIDTH + 1]!;
+      held[n * WIDTH + 2] = this.lines[slot]!;
+      n += 1;
     }
+    this.writeRun(held, n);
+    this.table.fill(0);
+    this.size = 0;
+  }
+
+  /** `n` records (hash A, hash B, line) sorted by hash A into a run file, and into the disk's filter. */
+  private writeRun(held: Int32Array, n: number): void {
+    // Sort keys: hash A (unsigned, < 2^32) times 2^21 plus the record's index (< 2^21): exact in a double.
+    const keys = new Float64Array(n);
+    for (let k = 0; k < n; k += 1) keys[k] = (held[k * WIDTH]! >>> 0) * 2 ** 21 + k;
     keys.sort();
     const records = new Int32Array(n * WIDTH);
     const firsts = new Uint32Array(Math.ceil(n / BLOCK));
     this.bloom ??= new Int32Array(2 ** (BLOOM_BITS_LOG2 - 5));
     for (let k = 0; k < n; k += 1) {
-      const slot = keys[k]! % 2 ** 21;
-      const from = slot * KEY_WIDTH;
+      const from = (keys[k]! % 2 ** 21) * WIDTH;
       const to = k * WIDTH;
-      records[to] = table[from]!;
-      records[to + 1] = table[from + 1]!;
-      records[to + 2] = this.lines[slot]!;
-      if (k % BLOCK === 0) firsts[k / BLOCK] = table[from]! >>> 0;
-      this.addToBloom(table[from]!, table[from + 1]!);
+      records[to] = held[from]!;
+      records[to + 1] = held[from + 1]!;
+      records[to + 2] = held[from + 2]!;
+      if (k % BLOCK === 0) firsts[k / BLOCK] = held[from]! >>> 0;
+      this.addToBloom(held[from]!, held[from + 1]!);
     }
     const folder = mkdtempSync(join(tmpdir(), 'catalog-io-refs-'));
     const path = join(folder, 'run');
@@ -222,8 +300,6 @@ export class RefTracker {
     this.runs.push({ fd, records: n, firsts });
     if (this.fds.length === 0) openRuns.register(this, this.fds, this);
     this.fds.push(fd);
-    this.table.fill(0);
-    this.size = 0;
   }
 
   private addToBloom(a: number, b: number): void {

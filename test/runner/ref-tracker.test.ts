@@ -22,6 +22,50 @@ describe('RefTracker', () => {
       expect(refs.check('products', `P-${i}`, 'line 99999', 99999)).toBe(`line ${i + 2}`);
   });
 
+  it('a file sorted by ref: the same verdicts while in order, and after a ref breaks the order', () => {
+    const refs = new RefTracker();
+    const sku = (i: number) => `SKU-${String(i).padStart(6, '0')}`;
+    for (let i = 0; i < 30_000; i += 1)
+      expect(refs.check('products', sku(i), `line ${i + 2}`, i + 2)).toBeUndefined();
+    // The same ref twice in a row is not greater than the one before: a duplicate.
+    expect(refs.check('products', sku(29_999), 'line 40000', 40_000)).toBe('line 30001');
+    // Out of order from here: every ref is still known with its first line, and new ones are new.
+    for (let i = 0; i < 30_000; i += 1499)
+      expect(refs.check('products', sku(i), 'line 99999', 99_999)).toBe(`line ${i + 2}`);
+    expect(refs.check('products', sku(30_000), 'line 50000', 50_000)).toBeUndefined();
+    expect(refs.check('products', sku(30_000), 'line 50001', 50_001)).toBe('line 50000');
+  });
+
+  it('a sorted file past the limit: refs on disk and in memory are found once the order breaks', () => {
+    const refs = new RefTracker(1_000);
+    try {
+      const sku = (i: number) => `SKU-${String(i).padStart(6, '0')}`;
+      for (let i = 0; i < 5_500; i += 1)
+        expect(refs.check('products', sku(i), `line ${i + 2}`, i + 2)).toBeUndefined();
+      expect(refs.spilled).toBe(5);
+      for (let i = 0; i < 5_500; i += 1)
+        expect(refs.check('products', sku(i), 'line 99999', 99_999)).toBe(`line ${i + 2}`);
+    } finally {
+      refs.close();
+    }
+  });
+
+  it('a sorted file: another entity, and has(), leave the order without losing a ref', () => {
+    const refs = new RefTracker();
+    expect(refs.check('products', 'A-1', 'line 2', 2)).toBeUndefined();
+    expect(refs.check('products', 'A-2', 'line 3', 3)).toBeUndefined();
+    expect(refs.has('products', 'A-1')).toBe(true);
+    expect(refs.has('products', 'A-3')).toBe(false);
+    expect(refs.check('products', 'A-3', 'line 4', 4)).toBeUndefined();
+    const other = new RefTracker();
+    expect(other.check('products', 'A-1', 'line 2', 2)).toBeUndefined();
+    // Greater, but of another entity: not the same ref, and not a reason to trust the order.
+    expect(other.check('variants', 'A-2', 'line 3', 3)).toBeUndefined();
+    expect(other.check('variants', 'A-1', 'line 4', 4)).toBeUndefined();
+    expect(other.check('products', 'A-1', 'line 5', 5)).toBe('line 2');
+    expect(other.check('variants', 'A-2', 'line 6', 6)).toBe('line 3');
+  });
+
   it('keeps sheet names and JSON items in the location', () => {
     const refs = new RefTracker();
     refs.check('products', 'A', 'sheet Summer 2024 row 2024', 2024);
