@@ -126,11 +126,13 @@ export class ImportRun {
       // A ref twice in one batch would be looked up before its first write: start a new batch.
       const rowKeys = checked.mapped.drafts.map((d) => `${d.entity}\u0000${d.ref}`);
       // Drafts the known state vouches for need no lookup: a batch is 100 drafts that do, and the
-      // unchanged rows around them ride along (up to 50 batches' worth of rows held at once).
-      const toLookUp = this.known ? this.known.toLookUp(checked.mapped.drafts) : rowKeys.length;
+      // unchanged rows around them ride along (up to 50 batches' worth of rows held at once). A row
+      // whose ref the pending batch writes is judged only once that batch ran (it may have changed or
+      // deleted the record since the state was noted).
+      const toLookUp = () => (this.known ? this.known.toLookUp(checked.mapped.drafts) : rowKeys.length);
       if (
         rowKeys.some((k) => keys.has(k)) ||
-        drafts + toLookUp > batchSize ||
+        drafts + toLookUp() > batchSize ||
         batch.length >= batchSize * 50
       ) {
         stopped = await flush();
@@ -140,7 +142,7 @@ export class ImportRun {
         }
       }
       batch.push(work);
-      drafts += toLookUp;
+      drafts += toLookUp();
       for (const k of rowKeys) keys.add(k);
     }
     if (!stopped) stopped = await flush();
