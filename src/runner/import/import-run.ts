@@ -10,6 +10,7 @@ import type { RejectsWriter } from '../../writers/rejects.js';
 import { RowChecker } from '../check.js';
 import { AssetRegistrar } from './assets.js';
 import { type DraftResult, ImportExecutor } from './executor.js';
+import type { PlannedRecords } from './planned.js';
 import type { RunRecorder } from './recorder.js';
 import { EMPTY_LINE, type RowOutcome, type RowWork, reportLine } from './report-line.js';
 import { type ImportOptions, MODE_COMMAND, ROW_OUTCOMES, type StopReason } from './types.js';
@@ -48,6 +49,8 @@ export class ImportRun {
     private readonly position: () => { bytesRead: number; totalBytes?: number },
     /** What earlier runs left on the tenant: unchanged rows skip the lookup. */
     private readonly known?: KnownState,
+    /** A plan: what it would have written so far. */
+    planned?: PlannedRecords,
   ) {
     this.checker = new RowChecker({
       model: options.model,
@@ -62,6 +65,7 @@ export class ImportRun {
         ...(options.assetCacheFile !== undefined && { cacheFile: options.assetCacheFile }),
         ...(options.refreshAssets !== undefined && { refresh: options.refreshAssets }),
         ...(options.plan !== undefined && { plan: options.plan }),
+        ...(planned && { planned }),
       });
       return this.registrar;
     };
@@ -78,6 +82,7 @@ export class ImportRun {
         deleteVariants: options.deleteVariants ?? false,
       },
       writeLog: recorder,
+      ...(planned && { planned }),
     });
     for (const [o, n] of Object.entries(recorder.carried.outcomes))
       this.outcomes[o as RowOutcome] = (this.outcomes[o as RowOutcome] ?? 0) + n;
