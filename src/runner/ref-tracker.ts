@@ -151,13 +151,30 @@ export class RefTracker {
     this.hashRef(entity, ref);
     const a = this.refA;
     const b = this.refB;
+    if (this.slotOf(a, b) >= 0) return true;
+    return this.bloom !== undefined && this.maybeOnDisk(a, b) && this.findOnDisk(a, b) !== undefined;
+  }
+
+  /** The location `check` was first given for this ref (or one of the same 56-bit hash); adds nothing. */
+  firstLocation(entity: string, ref: string): string | undefined {
+    if (this.ordered) this.leaveOrder();
+    this.hashRef(entity, ref);
+    const a = this.refA;
+    const b = this.refB;
+    const slot = this.slotOf(a, b);
+    if (slot >= 0) return this.describe(this.lines[slot]!, this.table[slot * KEY_WIDTH + 1]! & TEMPLATE_MASK);
+    return this.bloom !== undefined && this.maybeOnDisk(a, b) ? this.findOnDisk(a, b) : undefined;
+  }
+
+  /** The table slot holding these hashes, or -1. */
+  private slotOf(a: number, b: number): number {
     const table = this.table;
     const mask = this.slots - 1;
     for (let i = (a >>> 0) & mask; table[i * KEY_WIDTH + 1] !== 0; i = (i + 1) & mask) {
       const at = i * KEY_WIDTH;
-      if (table[at] === a && (table[at + 1]! & ~TEMPLATE_MASK) === (b & ~TEMPLATE_MASK)) return true;
+      if (table[at] === a && (table[at + 1]! & ~TEMPLATE_MASK) === (b & ~TEMPLATE_MASK)) return i;
     }
-    return this.bloom !== undefined && this.maybeOnDisk(a, b) && this.findOnDisk(a, b) !== undefined;
+    return -1;
   }
 
   /**

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
 import { RETRY_DEFAULTS } from '../../api/retry.js';
+import type { PlannedRecords } from './planned.js';
 
 export type DuplicatePolicy = 'reuse' | 'replace' | 'fail';
 
@@ -31,6 +32,8 @@ export interface AssetRegistrarOptions {
   refresh?: boolean;
   /** --plan: decide references, register nothing. */
   plan?: boolean;
+  /** A plan over several runs (a workbook's sheets): the names the runs before would register. */
+  planned?: Pick<PlannedRecords, 'registers' | 'wouldRegister'>;
   /** How long `replace` waits for an image to leave processing before giving up. */
   replaceWaitMs?: number;
 }
@@ -45,7 +48,7 @@ interface CacheEntry {
 export const AMBIGUOUS_POST_ATTEMPTS = RETRY_DEFAULTS.maxAttempts;
 
 /** Enough for a very large feed's distinct URLs; older entries fall out first. */
-const CACHE_LIMIT = 200_000;
+export const CACHE_LIMIT = 200_000;
 
 /** The DAM reference of a URL: the decoded file name of its path. */
 export function referenceOf(url: string): string {
@@ -120,7 +123,9 @@ export class AssetRegistrar {
   async missingNames(assets: ReadonlyArray<{ kind: AssetKind; name: string }>): Promise<Set<string>> {
     const byKind = new Map<AssetKind, Set<string>>();
     const has = (kind: AssetKind, name: string) =>
-      this.known.has(`${kind}:${name}`) || this.claimed.has(name);
+      this.known.has(`${kind}:${name}`) ||
+      this.claimed.has(name) ||
+      !!this.options.planned?.registers(kind, name);
     for (const { kind, name } of assets) {
       if (has(kind, name)) continue;
       const set = byKind.get(kind) ?? new Set<string>();
@@ -176,7 +181,10 @@ export class AssetRegistrar {
     const cached = this.options.refresh ? undefined : this.cache.get(url);
     if (cached && cached.kind === kind) return { url, kind, reference: cached.reference, status: 'cached' };
     const exists = this.known.has(`${kind}:${reference}`);
-    if (this.options.plan) return { url, kind, reference, status: exists ? 'reused' : 'planned' };
+    if (this.options.plan) {
+      if (!exists) this.options.planned?.wouldRegister(kind, reference);
+      return { url, kind, reference, status: exists ? 'reused' : 'planned' };
+    }
     if (exists) {
       const noun = kind === 'image' ? 'An image' : 'A file';
       return this.onDuplicate(

@@ -30,7 +30,10 @@ export async function deleteGroup(
         outcome: 'skipped',
         message: `${entity.refField} '${draft.ref}' does not exist: nothing to delete`,
       };
-    if (ctx.settings.plan) return { draft, outcome: 'would-delete', id: found.id };
+    if (ctx.settings.plan) {
+      lookup.planDelete(entity, draft);
+      return { draft, outcome: 'would-delete', id: found.id };
+    }
     try {
       let note = '';
       if (entity.kind === 'products') {

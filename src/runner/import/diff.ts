@@ -9,6 +9,11 @@ export interface ExistingRecord {
   id: number | string;
   base: Record<string, unknown>;
   cultures: Record<string, Record<string, unknown>>;
+  /**
+   * A plan only: the row of this run that would already have written this record, when the plan no
+   * longer holds what it would write (`planned.ts`): its values are unknown.
+   */
+  plannedBy?: string;
 }
 
 export interface FieldChange {

@@ -31,7 +31,7 @@ export class ImportExecutor {
   private pendingCategories: Draft[] = [];
 
   constructor(private readonly ctx: ExecutorContext) {
-    this.lookup = new RecordLookup(ctx.catalog, ctx.model);
+    this.lookup = new RecordLookup(ctx.catalog, ctx.model, ctx.planned);
   }
 
   /** Runs one batch (refs unique per entity). Results come back in no particular order. */

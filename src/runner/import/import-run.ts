@@ -10,6 +10,7 @@ import type { RejectsWriter } from '../../writers/rejects.js';
 import { RowChecker } from '../check.js';
 import { AssetRegistrar } from './assets.js';
 import { type DraftResult, ImportExecutor } from './executor.js';
+import type { PlannedRecords } from './planned.js';
 import type { RunRecorder } from './recorder.js';
 import { EMPTY_LINE, type RowOutcome, type RowWork, reportLine } from './report-line.js';
 import { type ImportOptions, MODE_COMMAND, ROW_OUTCOMES, type StopReason } from './types.js';
@@ -48,6 +49,8 @@ export class ImportRun {
     private readonly position: () => { bytesRead: number; totalBytes?: number },
     /** What earlier runs left on the tenant: unchanged rows skip the lookup. */
     private readonly known?: KnownState,
+    /** A plan: what it would have written so far. */
+    planned?: PlannedRecords,
   ) {
     this.checker = new RowChecker({
       model: options.model,
@@ -62,6 +65,7 @@ export class ImportRun {
         ...(options.assetCacheFile !== undefined && { cacheFile: options.assetCacheFile }),
         ...(options.refreshAssets !== undefined && { refresh: options.refreshAssets }),
         ...(options.plan !== undefined && { plan: options.plan }),
+        ...(planned && { planned }),
       });
       return this.registrar;
     };
@@ -78,6 +82,7 @@ export class ImportRun {
         deleteVariants: options.deleteVariants ?? false,
       },
       writeLog: recorder,
+      ...(planned && { planned }),
     });
     for (const [o, n] of Object.entries(recorder.carried.outcomes))
       this.outcomes[o as RowOutcome] = (this.outcomes[o as RowOutcome] ?? 0) + n;
@@ -126,11 +131,13 @@ export class ImportRun {
       // A ref twice in one batch would be looked up before its first write: start a new batch.
       const rowKeys = checked.mapped.drafts.map((d) => `${d.entity}\u0000${d.ref}`);
       // Drafts the known state vouches for need no lookup: a batch is 100 drafts that do, and the
-      // unchanged rows around them ride along (up to 50 batches' worth of rows held at once).
-      const toLookUp = this.known ? this.known.toLookUp(checked.mapped.drafts) : rowKeys.length;
+      // unchanged rows around them ride along (up to 50 batches' worth of rows held at once). A row
+      // whose ref the pending batch writes is judged only once that batch ran (it may have changed or
+      // deleted the record since the state was noted).
+      const toLookUp = () => (this.known ? this.known.toLookUp(checked.mapped.drafts) : rowKeys.length);
       if (
         rowKeys.some((k) => keys.has(k)) ||
-        drafts + toLookUp > batchSize ||
+        drafts + toLookUp() > batchSize ||
         batch.length >= batchSize * 50
       ) {
         stopped = await flush();
@@ -140,7 +147,7 @@ export class ImportRun {
         }
       }
       batch.push(work);
-      drafts += toLookUp;
+      drafts += toLookUp();
       for (const k of rowKeys) keys.add(k);
     }
     if (!stopped) stopped = await flush();

@@ -1,9 +1,11 @@
 // Reading what the tenant already has, by ref: whole records for the diff (100 refs per request, one
 // read per language the drafts carry) and bare ids for links, remembered for the rest of the run.
+// In a plan, what the plan would have written so far (`planned.ts`) is laid over what the tenant holds.
 import type { CatalogClient } from '../../api/catalog.js';
 import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
-import type { ExistingRecord } from './diff.js';
+import type { ExistingRecord, FieldChange } from './diff.js';
+import { type PlannedRecords, plannedId } from './planned.js';
 
 /** How many ref -> id pairs of this run are remembered per entity (later links then cost a lookup). */
 const ID_CACHE_LIMIT = 100_000;
@@ -15,6 +17,8 @@ export class RecordLookup {
   constructor(
     private readonly catalog: CatalogClient,
     private readonly model: TenantModel,
+    /** A plan: the writes it would have sent so far. */
+    private readonly planned?: PlannedRecords,
   ) {}
 
   /** Existing records of the drafts' refs, read once in the base language and once per other language used. */
@@ -68,6 +72,7 @@ export class RecordLookup {
         if (existing) existing.cultures[culture] = record;
       }
     }
+    this.planned?.overlay(entity.name, refs, found);
     return found;
   }
 
@@ -83,12 +88,33 @@ export class RecordLookup {
         query: { $select: `${entity.idField},${entity.refField}` },
       },
     )) {
-      this.rememberId(
-        entity.name,
-        String(record[entity.refField]),
-        record[entity.idField] as number | string,
-      );
+      const ref = String(record[entity.refField]);
+      // A record the plan would delete is gone for the rows after it.
+      if (this.planned?.exists(entity.name, ref) === false) continue;
+      this.rememberId(entity.name, ref, record[entity.idField] as number | string);
     }
+    if (!this.planned) return;
+    for (const ref of missing) {
+      if (this.knownId(entity.name, ref) === undefined && this.planned.exists(entity.name, ref))
+        this.rememberId(entity.name, ref, plannedId(ref));
+    }
+  }
+
+  /** A plan: the draft would be created; the rows after it find it, with the values it would have. */
+  planCreate(entity: EntityModel, draft: Draft, ids: Record<string, unknown>): void {
+    this.rememberId(entity.name, draft.ref, plannedId(draft.ref));
+    this.planned?.created(draft, ids);
+  }
+
+  /** A plan: the draft's record would change; the rows after it find it changed. */
+  planUpdate(draft: Draft, id: number | string, changes: readonly FieldChange[]): void {
+    this.planned?.updated(draft, id, changes);
+  }
+
+  /** A plan: the draft's record would be deleted; the rows after it no longer find it. */
+  planDelete(entity: EntityModel, draft: Draft): void {
+    this.forgetId(entity.name, draft.ref);
+    this.planned?.deleted(draft);
   }
 
   knownId(entity: string, ref: string): number | string | undefined {

@@ -8,6 +8,7 @@ import type { WriteIntent } from '../../runs/journal.js';
 import type { TenantModel } from '../../schema/model.js';
 import type { AssetOutcome, AssetRegistrar } from './assets.js';
 import type { FieldChange } from './diff.js';
+import type { PlannedRecords } from './planned.js';
 
 export type WriteOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'skipped' | 'failed';
 export type PlanOutcome = 'would-create' | 'would-update' | 'would-delete';
@@ -40,6 +41,8 @@ export interface ExecutorContext {
   settings: ExecutorSettings;
   /** The journal of the run, when it keeps one. */
   writeLog?: WriteLog;
+  /** A plan: what it would have written so far (in this run, and in the sheets of a workbook before it). */
+  planned?: PlannedRecords;
 }
 
 /** Where a batch says what it is about to write before sending it, and a resume reads what was. */

@@ -13,6 +13,7 @@ import { hashOf, type SourceIdentity, sourceIdentity } from '../../runs/source-i
 import { openRejectsFor, type RejectsWriter } from '../../writers/rejects.js';
 import type { FullSyncResult } from './full-sync.js';
 import { ImportRun } from './import-run.js';
+import { PlannedRecords } from './planned.js';
 import { type RunEnd, RunRecorder } from './recorder.js';
 import {
   EXIT_CODES,
@@ -38,7 +39,11 @@ export {
 
 const DEFAULT_MAX_MISSING = { percent: 5 };
 
-export async function importFile(options: ImportOptions): Promise<ImportSummary> {
+/**
+ * `carried`: a plan of several runs as one (a workbook's sheets): what the runs before it would have
+ * written. Without it, a plan starts from the tenant as it is.
+ */
+export async function importFile(options: ImportOptions, carried?: PlannedRecords): Promise<ImportSummary> {
   const started = Date.now();
   const startedAt = new Date(started).toISOString();
   const recorder = await RunRecorder.open({
@@ -55,6 +60,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
   let lock: HeldLock | undefined;
   let opened: Awaited<ReturnType<typeof openSource>> | undefined;
   let rejects: RejectsWriter | undefined;
+  const planned = options.plan ? (carried ?? new PlannedRecords(options.model.baseLanguage)) : undefined;
   try {
     // One run per tenant and entity, refused before the source is read; a plan writes nothing.
     if (options.lockStore && !options.plan) {
@@ -91,6 +97,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
         ...(source.totalBytes !== undefined && { totalBytes: source.totalBytes }),
       }),
       known,
+      planned,
     );
     const loop = await run.execute(opened.rows);
     // The duplicate check's spill files (a feed of more than a million refs) go with the rows.
@@ -191,6 +198,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     ).catch(() => {});
     throw err;
   } finally {
+    if (planned !== carried) planned?.close();
     await opened?.close();
     await lock?.release();
   }

@@ -12,6 +12,7 @@ import { writeRunSummary } from '../../runs/summary.js';
 import type { TenantModel } from '../../schema/model.js';
 import { type ImportReportLine, writeWorkbookReport } from '../../writers/import-report.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
+import { PlannedRecords } from './planned.js';
 import { importFile } from './run.js';
 import { EXIT_CODES, type ImportOptions, type ImportSummary, ROW_OUTCOMES } from './types.js';
 
@@ -109,17 +110,23 @@ export async function importWorkbook(options: ImportOptions, sheets: string[]): 
   const reports = options.reportFile ? await mkdtemp(path.join(tmpdir(), 'catalog-io-workbook-')) : undefined;
   const parts: ImportSummary[] = [];
   const done: PlacedSheet[] = [];
+  // A plan carries what each sheet would write to the sheets after it (a variant of a product the
+  // products sheet would create), as the import's sheets find what the ones before them wrote.
+  const planned = options.plan ? new PlannedRecords(options.model.baseLanguage) : undefined;
   try {
     for (const { sheet, entity } of placed) {
       const profile = entity === options.profile.entity ? options.profile : { entity };
       const { reportFile: _report, summaryFile: _summary, rejectsFile, ...rest } = options;
-      const part = await importFile({
-        ...rest,
-        readerOptions: { ...options.readerOptions, sheet: [sheet] },
-        profile,
-        ...(reports && { reportFile: path.join(reports, `${parts.length}.jsonl`) }),
-        ...(rejectsFile && { rejectsFile: rejectsFileOf(rejectsFile, sheet) }),
-      });
+      const part = await importFile(
+        {
+          ...rest,
+          readerOptions: { ...options.readerOptions, sheet: [sheet] },
+          profile,
+          ...(reports && { reportFile: path.join(reports, `${parts.length}.jsonl`) }),
+          ...(rejectsFile && { rejectsFile: rejectsFileOf(rejectsFile, sheet) }),
+        },
+        planned,
+      );
       parts.push(part);
       done.push({ sheet, entity });
       if (part.stopped || options.stop?.signal) break;
@@ -176,6 +183,7 @@ export async function importWorkbook(options: ImportOptions, sheets: string[]): 
     }
     return summary;
   } finally {
+    planned?.close();
     if (reports) await rm(reports, { recursive: true, force: true });
   }
 }

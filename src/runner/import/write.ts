@@ -13,6 +13,7 @@ import { registerDraftAssets } from './draft-assets.js';
 import { type ResolvedLinks, resolveLinks } from './links.js';
 import type { RecordLookup } from './lookup.js';
 import { type DraftResult, type ExecutorContext, failure } from './outcome.js';
+import { PLANNED_VALUES_BUDGET } from './planned.js';
 
 /** `known`: the drafts' records when the caller already looked them up. */
 export async function writeGroup(
@@ -39,11 +40,15 @@ export async function writeGroup(
   // Decide every draft first, so the journal can say what is about to be written before it is sent.
   const decisions = drafts.map((draft) => decide(ctx, entity, draft, existing, assetResults, links));
   if (ctx.settings.plan) {
-    // Nothing is created in a plan: a record that would be created counts as known to the rows after it
-    // (a variant of a product earlier in the file, a category's parent), as the import will find it.
-    for (const d of decisions)
-      if ('result' in d && d.result.outcome === 'would-create')
-        lookup.rememberId(entity.name, d.draft.ref, `(new ${d.draft.ref})`);
+    // Nothing is written in a plan: what would be is remembered, so the rows after it find the record as
+    // the import will (a variant of a product earlier in the file, a category's parent, a ref drafted again).
+    for (const d of decisions) {
+      if (!('result' in d)) continue;
+      const { draft, outcome, id, changes } = d.result;
+      if (outcome === 'would-create') lookup.planCreate(entity, draft, idsOf(links.get(draft)));
+      else if (outcome === 'would-update' && id !== undefined && changes)
+        lookup.planUpdate(draft, id, changes);
+    }
   }
   const intents: WriteIntent[] = [];
   for (const d of decisions) {
@@ -109,7 +114,7 @@ function decide(
     return done({ draft, outcome: 'failed', message: `${failedAsset.url}: ${failedAsset.message}` });
   const link = links.get(draft);
   if (link && 'error' in link) return done({ draft, outcome: 'failed', message: link.error });
-  const ids = link?.ids ?? {};
+  const ids = idsOf(link);
   const found = existing.get(draft.ref);
   // A row this run was writing when it was cut short: what it did then counts, not what is left to do.
   const prior = ctx.writeLog?.prior(entity.name, draft.ref);
@@ -130,6 +135,7 @@ function decide(
     });
   }
   if (found) {
+    if (found.plannedBy !== undefined) return done(valuesUnknown(draft, found.id, found.plannedBy));
     const diff = diffDraft(draft, found, entity, ctx.model.baseLanguage, ids);
     if (diff.changes.length === 0) {
       if (prior?.action === 'create') return done({ draft, outcome: 'created', id: found.id, status: 201 });
@@ -143,6 +149,20 @@ function decide(
   }
   if (ctx.settings.plan) return done({ draft, outcome: 'would-create' });
   return { draft, send: 'post', body: { ...writeBody(draft, ctx.model), ...ids }, withAssets };
+}
+
+function idsOf(link: ResolvedLinks | undefined): Record<string, unknown> {
+  return link && 'ids' in link ? link.ids : {};
+}
+
+/** A plan: a record an earlier row would write, whose values the plan no longer holds (`planned.ts`). */
+function valuesUnknown(draft: Draft, id: number | string, plannedBy: string): DraftResult {
+  return {
+    draft,
+    outcome: 'would-update',
+    id,
+    message: `${plannedBy} would already have written this record, but the plan no longer holds its values (it keeps those of the latest records, about ${PLANNED_VALUES_BUDGET / 2 ** 20} MB): the import updates what differs from them, or finds the record unchanged`,
+  };
 }
 
 function changedNames(changes: readonly FieldChange[]): string {
