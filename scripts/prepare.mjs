@@ -5,4 +5,4 @@ import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 const underNpx = process.env.npm_command === 'exec';
-if (!(underNpx && existsSync('dist/cli/run.js'))) execSync('npm run build', { stdio: 'inherit' });
+if (!(underNpx && existsSync('dist/bin/run.js'))) execSync('npm run build', { stdio: 'inherit' });
