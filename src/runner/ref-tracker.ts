@@ -6,15 +6,13 @@
 // A file sorted by ref (most exports and ERP feeds) cannot repeat one while each ref is greater than the
 // one before: until a ref breaks that order, refs are only appended to a log, which costs far less than a
 // probe into a large table per row; the first ref out of order moves the log into the table at once.
-// When the table holds `limit` refs (default 1,000,000: at most 24 MB), they are sorted and written to a
-// run file on disk, added to a fixed-size Bloom filter (16 MB), and the table starts again. A ref the
-// table does not know is looked up on disk only when the filter says it may be there (a few in a hundred
-// at tens of millions of refs): exact, and told on the row itself. Two refs with the same hash (odds about
+// When the table holds `limit` refs (default 1,000,000: at most 24 MB), they go to disk (RefRuns in
+// ref-runs.ts: sorted run files and a Bloom filter) and the table starts again. A ref the table does not
+// know is looked up on disk: exact, and told on the row itself. Two refs with the same hash (odds about
 // 1 in 140,000 at a million refs) would be reported as duplicates; the message names the first location,
 // so a person can check.
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// This file holds the hashing, the location templates, the ordered log and the table in memory.
+import { RefRuns, TEMPLATE_MASK, WIDTH } from './ref-runs.js';
 
 /** Refs kept in memory before they are written to disk (the table then holds at most 2^21 slots). */
 export const DEFAULT_REF_LIMIT = 1_000_000;
@@ -22,41 +20,14 @@ export const DEFAULT_REF_LIMIT = 1_000_000;
 const INITIAL_SLOTS = 1 << 14;
 /**
  * A slot of the table is two numbers side by side: hash A, and hash B with the template id (1 and up; 0:
- * an empty slot) in its low byte; its line is in `lines` at the slot's index. A record on disk is the
- * three side by side.
+ * an empty slot) in its low byte; its line is in `lines` at the slot's index. A record in the log or on
+ * disk is the three side by side (WIDTH).
  */
 const KEY_WIDTH = 2;
-const WIDTH = 3;
-const RECORD_BYTES = WIDTH * 4;
 /** The table grows past this share of slots in use (linear probing stays short below it). */
 const FILL_EIGHTHS = 5;
 /** Template ids that fit the low byte; later templates (sheets past the 254th) share the last id. */
 const MAX_TEMPLATE = 255;
-const TEMPLATE_MASK = 0xff;
-/** Records of a run per block read from disk; the first hash of each block stays in memory. */
-const BLOCK = 128;
-/** Bloom filter over the refs on disk: 2^27 bits (16 MB), 4 probes. */
-const BLOOM_BITS_LOG2 = 27;
-const BLOOM_PROBES = 4;
-
-/** Run files of trackers dropped without close() (an import that ended early): closed when collected. */
-const openRuns = new FinalizationRegistry<number[]>((fds) => {
-  for (const fd of fds) {
-    try {
-      closeSync(fd);
-    } catch {
-      // Already closed.
-    }
-  }
-});
-
-/** Refs written to disk: sorted by hash A, read a block at a time. */
-interface Run {
-  fd: number;
-  records: number;
-  /** Hash A (unsigned) of the first record of each block. */
-  firsts: Uint32Array;
-}
 
 export class RefTracker {
   private slots = INITIAL_SLOTS;
@@ -85,15 +56,8 @@ export class RefTracker {
   /** The last ref's hashes (hashRef). */
   private refA = 0;
   private refB = 0;
-  /** On disk: made at the first spill. */
-  private readonly runs: Run[] = [];
-  /** The runs' file descriptors, shared with `openRuns` (which must not hold the tracker itself). */
-  private readonly fds: number[] = [];
-  private bloom: Int32Array | undefined;
-  /** Folders of run files the system would not remove while open (removed by close()). */
-  private readonly folders: string[] = [];
-  private readonly block = new Int32Array(BLOCK * WIDTH);
-  private readonly blockBytes = new Uint8Array(this.block.buffer);
+  /** The refs that went to disk (nothing until the first spill). */
+  private readonly disk = new RefRuns();
   private readonly limit: number;
 
   /** `limit`: refs kept in memory before they go to disk (at most 2^20). */
@@ -131,10 +95,7 @@ export class RefTracker {
         return this.describe(this.lines[i]!, table[at + 1]! & TEMPLATE_MASK);
       i = (i + 1) & mask;
     }
-    if (this.bloom && this.maybeOnDisk(a, b)) {
-      const first = this.findOnDisk(a, b);
-      if (first !== undefined) return first;
-    }
+    if (this.disk.find(a, b)) return this.describe(this.disk.foundLine, this.disk.foundTemplate);
     const at = i * KEY_WIDTH;
     table[at] = a;
     table[at + 1] = b;
@@ -152,7 +113,7 @@ export class RefTracker {
     const a = this.refA;
     const b = this.refB;
     if (this.slotOf(a, b) >= 0) return true;
-    return this.bloom !== undefined && this.maybeOnDisk(a, b) && this.findOnDisk(a, b) !== undefined;
+    return this.disk.find(a, b);
   }
 
   /** The location `check` was first given for this ref (or one of the same 56-bit hash); adds nothing. */
@@ -163,7 +124,7 @@ export class RefTracker {
     const b = this.refB;
     const slot = this.slotOf(a, b);
     if (slot >= 0) return this.describe(this.lines[slot]!, this.table[slot * KEY_WIDTH + 1]! & TEMPLATE_MASK);
-    return this.bloom !== undefined && this.maybeOnDisk(a, b) ? this.findOnDisk(a, b) : undefined;
+    return this.disk.find(a, b) ? this.describe(this.disk.foundLine, this.disk.foundTemplate) : undefined;
   }
 
   /** The table slot holding these hashes, or -1. */
@@ -214,16 +175,12 @@ export class RefTracker {
 
   /** How many runs of refs went to disk (0 for a file of up to `limit` refs). */
   get spilled(): number {
-    return this.runs.length;
+    return this.disk.count;
   }
 
   /** Closes and removes what went to disk. The tracker is not used afterwards. */
   close(): void {
-    openRuns.unregister(this);
-    for (const run of this.runs) closeSync(run.fd);
-    this.runs.length = 0;
-    this.fds.length = 0;
-    for (const folder of this.folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+    this.disk.close();
   }
 
   /** The log's records on the end, and off to disk when it holds `limit` refs. */
@@ -235,7 +192,7 @@ export class RefTracker {
     this.log[at + 2] = line;
     this.logged += 1;
     if (this.logged >= this.limit) {
-      this.writeRun(this.log, this.logged);
+      this.disk.write(this.log, this.logged);
       this.logged = 0;
     }
   }
@@ -277,96 +234,9 @@ export class RefTracker {
       held[n * WIDTH + 2] = this.lines[slot]!;
       n += 1;
     }
-    this.writeRun(held, n);
+    this.disk.write(held, n);
     this.table.fill(0);
     this.size = 0;
-  }
-
-  /** `n` records (hash A, hash B, line) sorted by hash A into a run file, and into the disk's filter. */
-  private writeRun(held: Int32Array, n: number): void {
-    // Sort keys: hash A (unsigned, < 2^32) times 2^21 plus the record's index (< 2^21): exact in a double.
-    const keys = new Float64Array(n);
-    for (let k = 0; k < n; k += 1) keys[k] = (held[k * WIDTH]! >>> 0) * 2 ** 21 + k;
-    keys.sort();
-    const records = new Int32Array(n * WIDTH);
-    const firsts = new Uint32Array(Math.ceil(n / BLOCK));
-    this.bloom ??= new Int32Array(2 ** (BLOOM_BITS_LOG2 - 5));
-    for (let k = 0; k < n; k += 1) {
-      const from = (keys[k]! % 2 ** 21) * WIDTH;
-      const to = k * WIDTH;
-      records[to] = held[from]!;
-      records[to + 1] = held[from + 1]!;
-      records[to + 2] = held[from + 2]!;
-      if (k % BLOCK === 0) firsts[k / BLOCK] = held[from]! >>> 0;
-      this.addToBloom(held[from]!, held[from + 1]!);
-    }
-    const folder = mkdtempSync(join(tmpdir(), 'catalog-io-refs-'));
-    const path = join(folder, 'run');
-    const fd = openSync(path, 'w+');
-    // The file is removed at once where the system allows it (it lives on while open): nothing is left
-    // behind, even on a crash or when the caller never calls close().
-    try {
-      unlinkSync(path);
-      rmSync(folder, { recursive: true, force: true });
-    } catch {
-      this.folders.push(folder);
-    }
-    const bytes = new Uint8Array(records.buffer, records.byteOffset, records.byteLength);
-    for (let written = 0; written < bytes.length; )
-      written += writeSync(fd, bytes, written, bytes.length - written, written);
-    this.runs.push({ fd, records: n, firsts });
-    if (this.fds.length === 0) openRuns.register(this, this.fds, this);
-    this.fds.push(fd);
-  }
-
-  private addToBloom(a: number, b: number): void {
-    const bloom = this.bloom!;
-    const mask = 2 ** BLOOM_BITS_LOG2 - 1;
-    const step = (b & ~TEMPLATE_MASK) | 1;
-    for (let p = 0; p < BLOOM_PROBES; p += 1) {
-      const bit = ((a + Math.imul(p, step)) >>> 0) & mask;
-      bloom[bit >>> 5]! |= 1 << (bit & 31);
-    }
-  }
-
-  private maybeOnDisk(a: number, b: number): boolean {
-    const bloom = this.bloom!;
-    const mask = 2 ** BLOOM_BITS_LOG2 - 1;
-    const step = (b & ~TEMPLATE_MASK) | 1;
-    for (let p = 0; p < BLOOM_PROBES; p += 1) {
-      const bit = ((a + Math.imul(p, step)) >>> 0) & mask;
-      if ((bloom[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
-    }
-    return true;
-  }
-
-  /** The first location of a ref in the runs on disk, or undefined. */
-  private findOnDisk(a: number, b: number): string | undefined {
-    const key = a >>> 0;
-    const hashB = b & ~TEMPLATE_MASK;
-    const block = this.block;
-    const bytes = this.blockBytes;
-    for (const run of this.runs) {
-      const { firsts } = run;
-      // The first block whose first hash is >= key; the ref may also sit at the end of the one before.
-      let lo = 0;
-      let hi = firsts.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (firsts[mid]! < key) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let k = Math.max(0, lo - 1); k < firsts.length && (k < lo || firsts[k] === key); k += 1) {
-        const count = Math.min(BLOCK, run.records - k * BLOCK);
-        readSync(run.fd, bytes, 0, count * RECORD_BYTES, k * BLOCK * RECORD_BYTES);
-        for (let r = 0; r < count; r += 1) {
-          const at = r * WIDTH;
-          if (block[at] === a && (block[at + 1]! & ~TEMPLATE_MASK) === hashB)
-            return this.describe(block[at + 2]!, block[at + 1]! & TEMPLATE_MASK);
-        }
-      }
-    }
-    return undefined;
   }
 
   private hashEntity(entity: string): void {
