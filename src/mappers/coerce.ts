@@ -87,20 +87,32 @@ export function plainNumber(text: string): number | undefined {
   const first = text.charCodeAt(0);
   if (first === 43 /* + */ || first === 45 /* - */) i = 1;
   const intStart = i;
-  while (i < n && isDigit(text.charCodeAt(i))) i += 1;
+  // The digits as one whole number (exact below 2^53): the value is that number over a power of ten, one
+  // correctly rounded division, so it equals Number(text) without building a string for a decimal comma.
+  let whole = 0;
+  let code = 0;
+  while (i < n && isDigit((code = text.charCodeAt(i)))) {
+    whole = whole * 10 + (code - 48);
+    i += 1;
+  }
   const intDigits = i - intStart;
   if (intDigits === 0) return undefined;
-  if (i === n) return Number(text);
-  const mark = text.charCodeAt(i);
+  const sign = first === 45 ? -1 : 1;
+  if (i === n) return whole <= Number.MAX_SAFE_INTEGER ? sign * whole : Number(text);
+  const mark = code;
   if (mark !== 44 /* , */ && mark !== 46 /* . */) return undefined;
   const at = i;
   i += 1;
-  while (i < n && isDigit(text.charCodeAt(i))) i += 1;
+  while (i < n && isDigit((code = text.charCodeAt(i)))) {
+    whole = whole * 10 + (code - 48);
+    i += 1;
+  }
   const fraction = i - at - 1;
   if (i !== n || fraction === 0) return undefined;
-  if (mark === 46) return Number(text);
-  if (fraction === 3 && intDigits <= 3 && text.charCodeAt(intStart) !== 48 /* 0 */) return undefined;
-  return Number(`${text.slice(0, at)}.${text.slice(at + 1)}`);
+  if (mark === 44 && fraction === 3 && intDigits <= 3 && text.charCodeAt(intStart) !== 48 /* 0 */)
+    return undefined;
+  if (whole <= Number.MAX_SAFE_INTEGER && fraction <= 22) return (sign * whole) / 10 ** fraction;
+  return Number(mark === 46 ? text : `${text.slice(0, at)}.${text.slice(at + 1)}`);
 }
 
 function isDigit(code: number): boolean {

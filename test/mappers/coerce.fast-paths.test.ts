@@ -3,7 +3,7 @@
 // makes it take that path).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { coerce } from '../../src/mappers/coerce.js';
+import { coerce, plainNumber } from '../../src/mappers/coerce.js';
 import type { ConversionRule } from '../../src/mappers/profile-types.js';
 
 /** An empty thousands mark is no mark: it sends a cell down the general path, with the same meaning. */
@@ -35,6 +35,31 @@ describe('fast paths of the coercion', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+
+  it('a long decimal reads to the same double as Number() of its dot form, to the last bit', () => {
+    const digits = (min: number, max: number) =>
+      fc.array(fc.constantFrom(...'0123456789'), { minLength: min, maxLength: max }).map((d) => d.join(''));
+    fc.assert(
+      fc.property(
+        fc.constantFrom('', '-', '+'),
+        digits(1, 12),
+        fc.constantFrom('.', ','),
+        digits(1, 24),
+        (sign, whole, mark, fraction) => {
+          const text = `${sign}${whole}${mark}${fraction}`;
+          const read = plainNumber(text);
+          // `1,234` (three decimals after a comma, three digits or fewer before): refused as ambiguous.
+          if (mark === ',' && fraction.length === 3 && whole.length <= 3 && !whole.startsWith('0'))
+            expect(read).toBeUndefined();
+          else expect(Object.is(read, Number(`${sign}${whole}.${fraction}`))).toBe(true);
+        },
+      ),
+      { seed: 20261125, numRuns: 20_000 },
+    );
+    expect(Object.is(plainNumber('-0'), -0)).toBe(true);
+    expect(plainNumber('12345678901234567890')).toBe(Number('12345678901234567890'));
+    expect(plainNumber('0,1')).toBe(0.1);
   });
 
   it('keeps the reasons of the general rules for the refused ones', () => {
