@@ -38,13 +38,36 @@ export interface SourceRow {
 export class TableRow implements SourceRow {
   error?: { code: string; message: string };
   private named: Record<string, Cell> | undefined;
+  /**
+   * Made when someone asks for it, for a CSV row (`line 17`): a large file's rows are mostly judged by
+   * their line number alone (the duplicate check), and a string per row costs time.
+   */
+  private where: Location | undefined;
+  /** CSV: the physical line the record starts on; XLSX: the row. */
+  readonly line: number;
+  private readonly source: string;
+  /** The location is `line N` of the source (a CSV row): the duplicate check needs no text to place it. */
+  readonly byLine: boolean;
 
+  /** A row with its location, or (`location` undefined) a CSV row at `line` of `source`. */
   constructor(
-    readonly location: Location,
+    location: Location | undefined,
     readonly values: readonly Cell[],
     readonly headers: readonly string[],
     readonly index: number,
-  ) {}
+    line = location?.line ?? 0,
+    source = location?.source ?? '',
+  ) {
+    this.where = location;
+    this.line = line;
+    this.source = source;
+    this.byLine = location === undefined;
+  }
+
+  get location(): Location {
+    this.where ??= { text: `line ${this.line}`, source: this.source, line: this.line };
+    return this.where;
+  }
 
   get cells(): Record<string, Cell> {
     if (this.named) return this.named;

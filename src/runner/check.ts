@@ -4,7 +4,7 @@
 import { createMapper, type Mapper, type PlainColumn } from '../mappers/mapper.js';
 import type { Profile } from '../mappers/profile-types.js';
 import type { Command, MappedRow, RowIssue, Value } from '../mappers/types.js';
-import type { Cell, SourceRow } from '../readers/types.js';
+import { type Cell, type SourceRow, TableRow } from '../readers/types.js';
 import { describeValue, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
 import { DraftValidator } from '../schema/validator.js';
@@ -147,7 +147,9 @@ export class RowChecker {
     if (!ref) return undefined;
     const entity = this.mapper.entity;
     let errors = NO_ERRORS;
-    const first = this.refs.check(entity, ref, row.location.text, row.location.line);
+    const first = byLine(row)
+      ? this.refs.checkLine(entity, ref, row.line)
+      : this.refs.check(entity, ref, row.location.text, row.location.line);
     if (first !== undefined) {
       errors = [this.duplicateIssue(entity, ref, first, row.headers?.[refAt])];
       this.countKind(fullSentence(undefined, errors[0]!.column, errors[0]!.brief));
@@ -227,7 +229,9 @@ export class RowChecker {
       if (defaultCommand && !explicit && draft.command === 'MERGE') draft.command = defaultCommand;
       for (const issue of this.validator.validate(draft)) add(issue);
       if (!draft.ref || (groupedProducts && draft.entity === profile.entity)) continue;
-      const first = this.refs.check(draft.entity, draft.ref, row.location.text, row.location.line);
+      const first = byLine(row)
+        ? this.refs.checkLine(draft.entity, draft.ref, row.line)
+        : this.refs.check(draft.entity, draft.ref, row.location.text, row.location.line);
       if (first !== undefined) {
         const field = model.entity(draft.entity)?.refField ?? '';
         add(this.duplicateIssue(draft.entity, draft.ref, first, draft.source.columns[field]));
@@ -265,4 +269,9 @@ export class RowChecker {
   close(): void {
     this.refs.close();
   }
+}
+
+/** A CSV row, placed by its line alone (its location text is made only if someone asks for it). */
+function byLine(row: SourceRow): row is TableRow {
+  return row instanceof TableRow && row.byLine;
 }

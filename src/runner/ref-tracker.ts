@@ -49,6 +49,8 @@ export class RefTracker {
   private lastId = 0;
   /** The last template when it ends in the number (`line `): the fast check in `templateOf`. */
   private lastPrefix: string | undefined;
+  /** The id of `line {n}`, once a row placed by line alone came. */
+  private lineTemplate: number | undefined;
   /** The hash state after the last entity name (every row of a file usually has the same entity). */
   private lastEntity: string | undefined;
   private entityA = 0;
@@ -70,10 +72,19 @@ export class RefTracker {
    * or item) number inside `location`.
    */
   check(entity: string, ref: string, location: string, line: number): string | undefined {
+    return this.checkTemplated(entity, ref, this.templateOf(location, line), line);
+  }
+
+  /** `check` for a row whose location is `line N` (a CSV row): no location text is needed. */
+  checkLine(entity: string, ref: string, line: number): string | undefined {
+    this.lineTemplate ??= this.templateId('line {n}');
+    return this.checkTemplated(entity, ref, this.lineTemplate, line);
+  }
+
+  private checkTemplated(entity: string, ref: string, template: number, line: number): string | undefined {
     this.hashRef(entity, ref);
     const a = this.refA;
     let b = this.refB;
-    const template = this.templateOf(location, line);
     b = (b & ~TEMPLATE_MASK) | Math.min(template, MAX_TEMPLATE);
     if (this.ordered) {
       if (this.previousRef === undefined || (ref > this.previousRef && entity === this.previousEntity)) {
@@ -266,14 +277,19 @@ export class RefTracker {
     const digits = String(line);
     const at = location.lastIndexOf(digits);
     const template = at < 0 ? location : `${location.slice(0, at)}{n}${location.slice(at + digits.length)}`;
+    const id = this.templateId(template);
+    this.lastId = id;
+    this.lastPrefix = template.endsWith('{n}') ? template.slice(0, -3) : undefined;
+    return id;
+  }
+
+  private templateId(template: string): number {
     let id = this.templateIds.get(template);
     if (id === undefined) {
       id = this.templates.length + 1;
       this.templates.push(template);
       this.templateIds.set(template, id);
     }
-    this.lastId = id;
-    this.lastPrefix = template.endsWith('{n}') ? template.slice(0, -3) : undefined;
     return id;
   }
 

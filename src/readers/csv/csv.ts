@@ -128,7 +128,6 @@ function dataRow(
   const width = headers.length;
   // A line ending in the delimiter gives one empty cell more: not an error.
   if (values.length === width + 1 && values[width] === '') values.pop();
-  const location = `line ${line}`;
   // Exactly one cell per header: missing ones are empty, extra ones are reported below.
   const cells: Cell[] = values.length === width ? values : new Array<Cell>(width);
   let error: SourceRow['error'];
@@ -139,22 +138,23 @@ function dataRow(
       error ??= cellTooLarge(
         Buffer.byteLength(value),
         settings.maxCellBytes,
-        `${location}, column "${headers[i]}"`,
+        `line ${line}, column "${headers[i]}"`,
       );
       cells[i] = '';
     } else cells[i] = value;
   }
   counter.index++;
-  const row = new TableRow({ text: location, source: settings.source, line }, cells, headers, counter.index);
+  // The location's text is made only if someone asks for it (see TableRow).
+  const row = new TableRow(undefined, cells, headers, counter.index, line, settings.source);
   if (!error && settings.decoded && settings.decoded.invalidSequences > 0) {
     const at = replacedAt(cells);
-    if (at >= 0) error = invalidUtf8(`${location}, column "${headers[at]}"`);
+    if (at >= 0) error = invalidUtf8(`line ${line}, column "${headers[at]}"`);
   }
   if (error) row.error = error;
   else if (values.length !== width) {
     row.error = {
       code: 'CSV_ROW_LENGTH',
-      message: `Wrong number of cells: the row has ${values.length}, the header has ${width} (${location})`,
+      message: `Wrong number of cells: the row has ${values.length}, the header has ${width} (line ${line})`,
     };
   }
   return row;
