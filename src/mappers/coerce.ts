@@ -90,22 +90,22 @@ export function plainNumber(text: string): number | undefined {
   // The digits as one whole number (exact below 2^53): the value is that number over a power of ten, one
   // correctly rounded division, so it equals Number(text) without building a string for a decimal comma.
   let whole = 0;
-  let code = 0;
-  while (i < n && isDigit((code = text.charCodeAt(i)))) {
+  for (; i < n; i += 1) {
+    const code = text.charCodeAt(i);
+    if (!isDigit(code)) break;
     whole = whole * 10 + (code - 48);
-    i += 1;
   }
   const intDigits = i - intStart;
   if (intDigits === 0) return undefined;
   const sign = first === 45 ? -1 : 1;
   if (i === n) return whole <= Number.MAX_SAFE_INTEGER ? sign * whole : Number(text);
-  const mark = code;
+  const mark = text.charCodeAt(i);
   if (mark !== 44 /* , */ && mark !== 46 /* . */) return undefined;
   const at = i;
-  i += 1;
-  while (i < n && isDigit((code = text.charCodeAt(i)))) {
+  for (i += 1; i < n; i += 1) {
+    const code = text.charCodeAt(i);
+    if (!isDigit(code)) break;
     whole = whole * 10 + (code - 48);
-    i += 1;
   }
   const fraction = i - at - 1;
   if (i !== n || fraction === 0) return undefined;
