@@ -12,6 +12,7 @@ import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
 import { PlannedRecords } from '../../src/runner/import/planned.js';
 import { importFile } from '../../src/runner/import/run.js';
+import { AS_DONE, counts, importRun, type ReportLine } from '../helpers/plan-run.js';
 import { call, type SandboxFixture, sandboxFlags, useSandbox } from '../helpers/sandbox.js';
 import { connectTo } from './import.support.js';
 
@@ -25,60 +26,9 @@ afterAll(() => {
   process.chdir(home);
   rmSync(dir, { recursive: true, force: true });
 });
-let n = 0;
-
-const AS_DONE: Record<string, string> = {
-  'would-create': 'created',
-  'would-update': 'updated',
-  'would-delete': 'deleted',
-};
-
-interface Line {
-  sheet?: string;
-  location: string;
-  ref: string;
-  outcome: string;
-  changed: string;
-  message: string;
-}
-
-async function importRun(fixture: SandboxFixture, args: string[], plan: boolean) {
-  const report = join(dir, `report-${++n}.jsonl`);
-  const out = memoryOutput();
-  const code = await main(
-    [
-      'import',
-      ...args,
-      ...(plan ? ['--plan'] : []),
-      '--json',
-      '--report',
-      report,
-      ...sandboxFlags(fixture.sb, { rateLimit: 'off' }),
-    ],
-    out,
-  );
-  expect(out.stderr.filter((l) => l.startsWith('catalog-io:'))).toEqual([]);
-  const lines = readFileSync(report, 'utf8')
-    .trimEnd()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Line);
-  const summary = JSON.parse(out.stdout[0]!) as { outcomes: Record<string, number> };
-  return { code, lines, outcomes: summary.outcomes };
-}
-
-/** Counts with the plan's words turned into the import's, zero counts left out. */
-function counts(outcomes: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [outcome, count] of Object.entries(outcomes)) {
-    if (count === 0) continue;
-    const name = AS_DONE[outcome] ?? outcome;
-    out[name] = (out[name] ?? 0) + count;
-  }
-  return out;
-}
 
 /** A line as the import would write it: the plan's outcome in the import's word, changed fields by name. */
-function asDone(line: Line): string[] {
+function asDone(line: ReportLine): string[] {
   const changed = line.changed
     .split('; ')
     .filter(Boolean)
@@ -94,8 +44,8 @@ function asDone(line: Line): string[] {
 
 /** Plans the feed, then imports it. */
 async function planThenImport(fixture: SandboxFixture, args: string[]) {
-  const plan = await importRun(fixture, args, true);
-  const real = await importRun(fixture, args, false);
+  const plan = await importRun(fixture, dir, args, true);
+  const real = await importRun(fixture, dir, args, false);
   return { plan, real };
 }
 
@@ -325,7 +275,7 @@ describe('--plan carries what it would write to the rows after it', () => {
       return readFileSync(report, 'utf8')
         .trimEnd()
         .split('\n')
-        .map((l) => JSON.parse(l) as Line);
+        .map((l) => JSON.parse(l) as ReportLine);
     };
     try {
       const products = await plan('products', 'Handle,Title\nBG-1,Shirt\nBG-2,Cap\nBG-1,Shirt\n', {

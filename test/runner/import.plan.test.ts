@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryOutput } from '../../src/cli/output.js';
-import { sandboxFlags, useSandbox } from '../helpers/sandbox.js';
+import { AS_DONE, counts, importRun as importSample } from '../helpers/plan-run.js';
+import { useSandbox } from '../helpers/sandbox.js';
 import { REALWORLD } from '../helpers/shared.js';
 
 // The demo tenant: the samples name its categories (CAT-SHIRTS, ...).
@@ -18,12 +17,6 @@ let n = 0;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'plan-'));
 });
-
-const AS_DONE: Record<string, string> = {
-  'would-create': 'created',
-  'would-update': 'updated',
-  'would-delete': 'deleted',
-};
 
 /**
  * The samples' image URLs name the asset host at its default port (a user's sandbox); here they are
@@ -54,40 +47,9 @@ async function withLocalAssets(args: string[]): Promise<string[]> {
   return [copy, ...rest];
 }
 
+/** The import (or its plan) of a sample, its image URLs pointed at this sandbox. */
 async function importRun(given: string[], plan: boolean) {
-  const args = await withLocalAssets(given);
-  const report = join(dir, `report-${++n}.jsonl`);
-  const out = memoryOutput();
-  const code = await main(
-    [
-      'import',
-      ...args,
-      ...(plan ? ['--plan'] : []),
-      '--json',
-      '--report',
-      report,
-      ...sandboxFlags(fixture.sb, { rateLimit: 'off' }),
-    ],
-    out,
-  );
-  expect(out.stderr.filter((l) => l.startsWith('catalog-io:'))).toEqual([]);
-  const lines = (await readFile(report, 'utf8'))
-    .trimEnd()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { location: string; ref: string; outcome: string });
-  const summary = JSON.parse(out.stdout[0]!) as { outcomes: Record<string, number> };
-  return { code, lines, outcomes: summary.outcomes };
-}
-
-/** Counts with the plan's words turned into the import's, zero counts left out. */
-function counts(outcomes: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [outcome, count] of Object.entries(outcomes)) {
-    if (count === 0) continue;
-    const name = AS_DONE[outcome] ?? outcome;
-    out[name] = (out[name] ?? 0) + count;
-  }
-  return out;
+  return importSample(fixture, dir, await withLocalAssets(given), plan);
 }
 
 // In the order a catalog is built: categories before the products in them, products before variants.
