@@ -9,7 +9,7 @@ import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { call, copyDam, useSandbox } from '../helpers/sandbox.js';
 
 const demo = useSandbox({ seed: 'demo' });
 const empty = useSandbox({ seed: 'empty' });
@@ -80,31 +80,6 @@ async function records(
   return out;
 }
 
-/**
- * The demo DAM's images and files, registered in the empty tenant's DAM under the same names: the
- * export names assets, it does not carry them (a tenant's DAM is copied on its own).
- */
-async function copyDam(): Promise<number> {
-  let copied = 0;
-  for (const kind of ['images', 'files']) {
-    for (let skip = 0; ; skip += 100) {
-      const page = await call(demo.sb.damUrl, `/${kind}?$top=100&$skip=${skip}`, { key: demo.sb.apiKey });
-      const assets = (page.body as { value: Array<{ reference: string }> }).value;
-      for (const { reference } of assets) {
-        const res = await call(empty.sb.damUrl, `/${kind}`, {
-          method: 'POST',
-          key: empty.sb.apiKey,
-          body: { url: `${empty.sb.assetsUrl}/${encodeURIComponent(reference)}` },
-        });
-        expect(res.status, res.text).toBe(201);
-        copied++;
-      }
-      if (assets.length < 100) break;
-    }
-  }
-  return copied;
-}
-
 async function workbook(file: string, sheets: Array<{ name: string; rows: unknown[][] }>): Promise<void> {
   const book = new ExcelJS.Workbook();
   for (const { name, rows } of sheets) book.addWorksheet(name).addRows(rows);
@@ -117,7 +92,7 @@ describe('import book.xlsx imports every sheet', () => {
     const exported = await cli(['export', '--out', book, ...connection(demo)]);
     expect(exported.code, exported.stderr).toBe(0);
 
-    expect(await copyDam()).toBeGreaterThan(0);
+    expect(await copyDam(demo.sb, empty.sb)).toBeGreaterThan(0);
     // Attribute sets are tenant configuration the API cannot write: the empty tenant has only its
     // default set, so the products sheet leaves the demo's set ids out (the profile of its entity).
     const profile = join(dir, 'no-attribute-set.json');

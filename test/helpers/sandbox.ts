@@ -1,6 +1,6 @@
 // Starts a real sandbox on an ephemeral loopback port for one test file and stops it afterwards.
 import { request } from 'undici';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { SandboxOptions } from '../../src/sandbox/context.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 
@@ -65,4 +65,29 @@ export async function call(
     // plain-text body: keep the text
   }
   return { status: res.statusCode, headers: responseHeaders, body: parsed, text };
+}
+
+/**
+ * The DAM's images and files of one sandbox registered in another's under the same names (from the
+ * other's asset host): an export names assets, it does not carry them. How many were registered.
+ */
+export async function copyDam(from: SandboxHandle, to: SandboxHandle): Promise<number> {
+  let copied = 0;
+  for (const kind of ['images', 'files']) {
+    for (let skip = 0; ; skip += 100) {
+      const page = await call(from.damUrl, `/${kind}?$top=100&$skip=${skip}`, { key: from.apiKey });
+      const assets = (page.body as { value: Array<{ reference: string }> }).value;
+      for (const { reference } of assets) {
+        const res = await call(to.damUrl, `/${kind}`, {
+          method: 'POST',
+          key: to.apiKey,
+          body: { url: `${to.assetsUrl}/${encodeURIComponent(reference)}` },
+        });
+        expect(res.status, res.text).toBe(201);
+        copied++;
+      }
+      if (assets.length < 100) break;
+    }
+  }
+  return copied;
 }

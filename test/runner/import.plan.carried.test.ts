@@ -13,7 +13,7 @@ import { memoryOutput } from '../../src/cli/output.js';
 import { PlannedRecords } from '../../src/runner/import/planned.js';
 import { importFile } from '../../src/runner/import/run.js';
 import { AS_DONE, counts, importRun, type ReportLine } from '../helpers/plan-run.js';
-import { call, type SandboxFixture, sandboxFlags, useSandbox } from '../helpers/sandbox.js';
+import { copyDam, type SandboxFixture, sandboxFlags, useSandbox } from '../helpers/sandbox.js';
 import { connectTo } from './import.support.js';
 
 const demo = useSandbox({ seed: 'demo' });
@@ -86,25 +86,6 @@ async function workbook(file: string, sheets: Array<{ name: string; rows: unknow
   await book.xlsx.writeFile(file);
 }
 
-/** The demo DAM's images and files, registered in the empty tenant's DAM under the same names. */
-async function copyDam(): Promise<void> {
-  for (const kind of ['images', 'files']) {
-    for (let skip = 0; ; skip += 100) {
-      const page = await call(demo.sb.damUrl, `/${kind}?$top=100&$skip=${skip}`, { key: demo.sb.apiKey });
-      const assets = (page.body as { value: Array<{ reference: string }> }).value;
-      for (const { reference } of assets) {
-        const res = await call(empty.sb.damUrl, `/${kind}`, {
-          method: 'POST',
-          key: empty.sb.apiKey,
-          body: { url: `${empty.sb.assetsUrl}/${encodeURIComponent(reference)}` },
-        });
-        expect(res.status, res.text).toBe(201);
-      }
-      if (assets.length < 100) break;
-    }
-  }
-}
-
 describe('--plan carries what it would write to the rows after it', () => {
   const outcomesBySize = new Map<string, string[]>();
 
@@ -172,7 +153,7 @@ describe('--plan carries what it would write to the rows after it', () => {
     }
     const twice = join(dir, 'demo-twice.xlsx');
     await book.xlsx.writeFile(twice);
-    await copyDam();
+    await copyDam(demo.sb, empty.sb);
     // The empty tenant has only its default attribute set: the demo's set ids are left out.
     const profile = join(dir, 'no-attribute-set.json');
     writeFileSync(profile, JSON.stringify({ entity: 'products', columns: { typ_id: null } }));
