@@ -3,7 +3,11 @@
 // reading a hundred small modules (a third of `validate`'s start-up). Commands still load on use: each
 // dynamic import becomes a chunk of its own. The library entry (`dist/index.js`) stays tsc's output.
 // Packages with native parts, or only used by some commands, stay in node_modules.
+import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+
+// Chunk names carry a hash of their content: last build's chunks would otherwise stay beside the new ones.
+rmSync('dist/bin', { recursive: true, force: true });
 
 await build({
   entryPoints: { run: 'dist/cli/run.js', worker: 'dist/readers/thread/worker.js' },
