@@ -2,6 +2,7 @@
 // A bad profile is ONE error (PROFILE_INVALID) that names the JSON path of the first real problem.
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { CatalogIoError } from '../errors.js';
@@ -19,15 +20,34 @@ export function profileSchemaPath(): string {
   );
 }
 
-let compiled: (((data: unknown) => boolean) & { errors?: ErrorObject[] | null }) | undefined;
-function profileValidator() {
+type ProfileValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+let compiled: ProfileValidator | undefined;
+function profileValidator(): ProfileValidator {
   if (!compiled) {
+    const text = readFileSync(profileSchemaPath(), 'utf8');
     // The shipped schema is checked against its meta-schema by the tests, not on every start (compiling
     // the meta-schema cost about a fifth of `validate`'s start-up).
-    const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
-    compiled = ajv.compile(JSON.parse(readFileSync(profileSchemaPath(), 'utf8')));
+    compiled =
+      builtValidator(text) ??
+      new Ajv({ allErrors: true, strict: false, validateSchema: false }).compile(JSON.parse(text));
   }
   return compiled;
+}
+
+/**
+ * The validator the build compiled from this very schema text (`scripts/profile-validator.mjs`, into
+ * `dist/profile-validator.cjs`): loading it costs a millisecond, compiling the schema about thirty. Run
+ * from the sources, or after the schema changed, there is none and the schema is compiled here.
+ */
+function builtValidator(schemaText: string): ProfileValidator | undefined {
+  for (const up of ['../../dist/profile-validator.cjs', '../../../dist/profile-validator.cjs']) {
+    const file = fileURLToPath(new URL(up, import.meta.url));
+    if (!existsSync(file)) continue;
+    const built = createRequire(import.meta.url)(file) as ProfileValidator & { schemaText?: string };
+    return built.schemaText === schemaText ? built : undefined;
+  }
+  return undefined;
 }
 
 /** `/columns/Price/type` -> `$.columns["Price"].type`. */

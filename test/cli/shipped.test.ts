@@ -2,8 +2,10 @@
 // TypeScript sources the other tests run. It must find the package's files (package.json, the profile
 // schema, the samples), load the commands it bundles on use, and judge rows exactly as the sources do.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Ajv } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
@@ -81,6 +83,26 @@ describe('the shipped CLI (bundle)', () => {
     expect(planned).toEqual(summaryOf(sources.stdout));
     expect(JSON.stringify(planned)).not.toContain(fixture.sb.apiKey);
   }, 60_000);
+
+  it('the profile validator compiled by the build judges profiles as the schema compiled at run time', () => {
+    const text = readFileSync(join(ROOT, 'schemas', 'profile.schema.json'), 'utf8');
+    type Validator = ((data: unknown) => boolean) & { errors?: unknown; schemaText?: string };
+    const built = createRequire(import.meta.url)(join(ROOT, 'dist', 'profile-validator.cjs')) as Validator;
+    expect(built.schemaText).toBe(text);
+    const compiled = new Ajv({ allErrors: true, strict: false }).compile(JSON.parse(text));
+    const dir = join(ROOT, 'samples', 'profiles');
+    const profiles: unknown[] = readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+    profiles.push(
+      { entity: 7 },
+      { entity: 'products', columns: { Price: { typ: 'number' } } },
+      { entity: 'products', columns: { Price: { field: 'p', decimal: 'x' } }, extra: true },
+      {},
+    );
+    for (const profile of profiles) {
+      expect(built(profile)).toBe(compiled(profile));
+      expect(built.errors ?? null).toEqual(compiled.errors ?? null);
+    }
+  });
 
   it('refuses a bad flag with the same message and exit code', async () => {
     const bundled = await shipped(['validate', 'x.csv', '--bogus']);
