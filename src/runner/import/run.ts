@@ -55,6 +55,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
   let lock: HeldLock | undefined;
   let opened: Awaited<ReturnType<typeof openSource>> | undefined;
   let rejects: RejectsWriter | undefined;
+  let known: KnownState | undefined;
   try {
     // One run per tenant and entity, refused before the source is read; a plan writes nothing.
     if (options.lockStore && !options.plan) {
@@ -79,7 +80,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     opened = await openSource(options.source, options.readerOptions);
     if (options.rejectsFile)
       rejects = await openRejectsFor(options.rejectsFile, opened, { guard: options.raw !== true });
-    const known = await openKnownState(options);
+    known = await openKnownState(options);
     const source = opened;
     const run = new ImportRun(
       options,
@@ -116,7 +117,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     }
     if (known) {
       if (fullSync) known.distrust();
-      known.save();
+      await known.save();
     }
     recorder.flush();
 
@@ -191,6 +192,8 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     ).catch(() => {});
     throw err;
   } finally {
+    // A run that failed before saving its import state leaves the last one as it was.
+    known?.discard();
     await opened?.close();
     await lock?.release();
   }

@@ -1,0 +1,286 @@
+// An on-disk hash table whose memory use does not grow with its size: the import state's storage
+// (known-state.ts). Open addressing with linear probing over fixed 64-byte slots, read and written with
+// positioned reads and writes through a small LRU cache of 4 KiB pages. Keys are 128-bit hashes
+// (the caller's), values at most 46 bytes.
+//
+// File: a 4 KiB header page (a magic line, then JSON: the table's size and the caller's metadata),
+// then 2^bits slots. A slot: 16 bytes of key, 1 byte of status (empty, live, deleted), 1 byte of
+// value length, the value. A slot's home is the key's top `bits` bits, so slots are in key order
+// modulo the probing: doubling the table, read in slot order, writes the new one nearly in order.
+// Lookups do not synchronise with other processes: one run owns a table file (its own temporary
+// copy), and the caller publishes it by renaming it over the previous one.
+import {
+  closeSync,
+  copyFileSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+
+const PAGE = 4096;
+const SLOT = 64;
+const SLOTS_PER_PAGE = PAGE / SLOT;
+const KEY = 16;
+const STATUS = 16;
+const LENGTH = 17;
+const VALUE = 18;
+export const MAX_VALUE = SLOT - VALUE;
+const EMPTY = 0;
+const LIVE = 1;
+const DELETED = 2;
+const MAGIC = 'catalog-io state table 1\n';
+/** Pages kept in memory: 4 MiB, whatever the table's size. */
+const CACHE_PAGES = 1024;
+/** Pages per read or write when the whole table is walked (rehash, retain): 4 MiB. */
+const CHUNK_PAGES = 1024;
+/** Past this share of used slots (live or deleted) the table doubles or is rebuilt. */
+const MAX_LOAD = 0.7;
+const MIN_BITS = 10;
+/** 2^28 slots of 64 bytes: 16 GiB, the most a table may take on disk. */
+const MAX_BITS = 28;
+
+export class TableFullError extends Error {}
+
+interface Page {
+  buf: Buffer;
+  dirty: boolean;
+}
+
+/** What a table file says of itself, read without loading the table. */
+export interface TableHeader<M> {
+  bits: number;
+  live: number;
+  deleted: number;
+  meta: M;
+}
+
+export class SlotTable {
+  private cache = new Map<number, Page>();
+
+  private constructor(
+    private fd: number,
+    /** The file this table lives in; a rehash replaces it under the same name. */
+    readonly file: string,
+    private bits: number,
+    private live: number,
+    private deleted: number,
+  ) {}
+
+  /** A new empty table of 2^bits slots (a sparse file: zeros are empty slots). */
+  static create(file: string, bits = MIN_BITS): SlotTable {
+    const fd = openSync(file, 'w+');
+    ftruncateSync(fd, PAGE + 2 ** bits * SLOT);
+    const table = new SlotTable(fd, file, bits, 0, 0);
+    table.writeHeader(null);
+    return table;
+  }
+
+  /** A copy of the table in `from`, to change at will in `to` (the original stays as it is). */
+  static copy(from: string, to: string): SlotTable {
+    const header = readTableHeader(from);
+    if (!header) throw new Error(`${from} is not a state table`);
+    copyFileSync(from, to);
+    return new SlotTable(openSync(to, 'r+'), to, header.bits, header.live, header.deleted);
+  }
+
+  get size(): number {
+    return this.live;
+  }
+
+  get(key: Buffer): Buffer | undefined {
+    const at = this.find(key);
+    if (!at.found) return undefined;
+    const page = this.page(at.slot);
+    const o = offsetOf(at.slot);
+    return Buffer.from(page.buf.subarray(o + VALUE, o + VALUE + page.buf[o + LENGTH]!));
+  }
+
+  set(key: Buffer, value: Buffer): void {
+    if (value.length > MAX_VALUE) throw new RangeError(`a value holds at most ${MAX_VALUE} bytes`);
+    let at = this.find(key);
+    if (!at.found && this.live + this.deleted + 1 > 2 ** this.bits * MAX_LOAD) {
+      this.rehash();
+      at = this.find(key);
+    }
+    const page = this.page(at.slot);
+    const o = offsetOf(at.slot);
+    if (!at.found) {
+      if (page.buf[o + STATUS] === DELETED) this.deleted -= 1;
+      this.live += 1;
+      key.copy(page.buf, o, 0, KEY);
+      page.buf[o + STATUS] = LIVE;
+    }
+    page.buf[o + LENGTH] = value.length;
+    value.copy(page.buf, o + VALUE);
+    page.buf.fill(0, o + VALUE + value.length, o + SLOT);
+    page.dirty = true;
+  }
+
+  delete(key: Buffer): void {
+    const at = this.find(key);
+    if (!at.found) return;
+    const page = this.page(at.slot);
+    // Marked, not emptied: the keys probed past this slot must still be found.
+    page.buf[offsetOf(at.slot) + STATUS] = DELETED;
+    page.dirty = true;
+    this.live -= 1;
+    this.deleted += 1;
+  }
+
+  /** Deletes every entry whose value `keep` refuses, walking the table in large reads. */
+  retain(keep: (value: Buffer) => boolean): void {
+    this.walk((chunk, o) => {
+      if (keep(chunk.subarray(o + VALUE, o + VALUE + chunk[o + LENGTH]!))) return false;
+      chunk[o + STATUS] = DELETED;
+      this.live -= 1;
+      this.deleted += 1;
+      return true;
+    });
+  }
+
+  /** Writes the cached pages and the header, and makes both durable. */
+  commit(meta: unknown): void {
+    this.flushPages();
+    this.writeHeader(meta);
+    fsyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.fd < 0) return;
+    closeSync(this.fd);
+    this.fd = -1;
+    this.cache.clear();
+  }
+
+  /** Closes the table and removes its file. */
+  remove(): void {
+    this.close();
+    rmSync(this.file, { force: true });
+  }
+
+  /** The key's slot if present, else where it would go (the first deleted slot on its way, or the empty one). */
+  private find(key: Buffer): { slot: number; found: boolean } {
+    const mask = 2 ** this.bits - 1;
+    let free = -1;
+    let slot = key.readUInt32BE(0) >>> (32 - this.bits);
+    for (let n = 0; n <= mask; n++, slot = (slot + 1) & mask) {
+      const buf = this.page(slot).buf;
+      const o = offsetOf(slot);
+      const status = buf[o + STATUS];
+      if (status === EMPTY) return { slot: free >= 0 ? free : slot, found: false };
+      if (status === DELETED) {
+        if (free < 0) free = slot;
+      } else if (buf.compare(key, 0, KEY, o, o + KEY) === 0) return { slot, found: true };
+    }
+    // Never reached below MAX_LOAD: there is always an empty slot.
+    return { slot: free, found: false };
+  }
+
+  /** The page holding `slot`, from the cache or the file; the least recently used page makes room. */
+  private page(slot: number): Page {
+    const n = Math.floor(slot / SLOTS_PER_PAGE);
+    const cached = this.cache.get(n);
+    if (cached) {
+      this.cache.delete(n);
+      this.cache.set(n, cached);
+      return cached;
+    }
+    if (this.cache.size >= CACHE_PAGES) {
+      const [oldest, page] = this.cache.entries().next().value as [number, Page];
+      this.cache.delete(oldest);
+      if (page.dirty) writeSync(this.fd, page.buf, 0, PAGE, PAGE + oldest * PAGE);
+    }
+    const buf = Buffer.alloc(PAGE);
+    readSync(this.fd, buf, 0, PAGE, PAGE + n * PAGE);
+    const page = { buf, dirty: false };
+    this.cache.set(n, page);
+    return page;
+  }
+
+  private flushPages(): void {
+    for (const [n, page] of this.cache) {
+      if (!page.dirty) continue;
+      writeSync(this.fd, page.buf, 0, PAGE, PAGE + n * PAGE);
+      page.dirty = false;
+    }
+  }
+
+  /**
+   * Calls `visit` for every live slot, in slot order, on chunks read straight from the file (the
+   * cache is written out and emptied first); a chunk `visit` changed is written back.
+   */
+  private walk(visit: (chunk: Buffer, offset: number) => boolean): void {
+    this.flushPages();
+    this.cache.clear();
+    const pages = 2 ** this.bits / SLOTS_PER_PAGE;
+    const chunk = Buffer.alloc(Math.min(pages, CHUNK_PAGES) * PAGE);
+    for (let first = 0; first < pages; first += CHUNK_PAGES) {
+      const bytes = Math.min(CHUNK_PAGES, pages - first) * PAGE;
+      readSync(this.fd, chunk, 0, bytes, PAGE + first * PAGE);
+      let changed = false;
+      for (let o = 0; o < bytes; o += SLOT) {
+        if (chunk[o + STATUS] === LIVE && visit(chunk, o)) changed = true;
+      }
+      if (changed) writeSync(this.fd, chunk, 0, bytes, PAGE + first * PAGE);
+    }
+  }
+
+  /** Moves the live entries to a new file, twice as large unless mostly deleted slots filled this one. */
+  private rehash(): void {
+    const bits = this.live + 1 > 2 ** this.bits * (MAX_LOAD / 2) ? this.bits + 1 : this.bits;
+    if (bits > MAX_BITS) throw new TableFullError(`a state table holds at most ${2 ** MAX_BITS} slots`);
+    const next = SlotTable.create(`${this.file}.grow`, bits);
+    this.walk((chunk, o) => {
+      next.set(chunk.subarray(o, o + KEY), chunk.subarray(o + VALUE, o + VALUE + chunk[o + LENGTH]!));
+      return false;
+    });
+    next.flushPages();
+    closeSync(this.fd);
+    renameSync(next.file, this.file);
+    this.fd = next.fd;
+    this.bits = next.bits;
+    this.live = next.live;
+    this.deleted = 0;
+    this.cache = next.cache;
+  }
+
+  private writeHeader(meta: unknown): void {
+    const text = `${MAGIC}${JSON.stringify({ bits: this.bits, live: this.live, deleted: this.deleted, meta })}\n`;
+    const buf = Buffer.alloc(PAGE);
+    if (buf.write(text) !== Buffer.byteLength(text))
+      throw new Error('the state header does not fit its page');
+    writeSync(this.fd, buf, 0, PAGE, 0);
+  }
+}
+
+/** The header of a table file, or undefined when the file is missing, not a table, or cut short. */
+export function readTableHeader<M>(file: string): TableHeader<M> | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const buf = Buffer.alloc(PAGE);
+    readSync(fd, buf, 0, PAGE, 0);
+    const text = buf.toString('utf8');
+    if (!text.startsWith(MAGIC)) return undefined;
+    const header = JSON.parse(text.slice(MAGIC.length, text.indexOf('\n', MAGIC.length))) as TableHeader<M>;
+    if (!Number.isInteger(header.bits) || header.bits < MIN_BITS || header.bits > MAX_BITS) return undefined;
+    return fstatSync(fd).size === PAGE + 2 ** header.bits * SLOT ? header : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function offsetOf(slot: number): number {
+  return (slot % SLOTS_PER_PAGE) * SLOT;
+}
