@@ -10,7 +10,7 @@
 // A run works on a copy of the state (or a new one) in a file of its own and renames it over the
 // state when it ends: a run that crashes leaves the last state as it was, which still holds (its
 // changelog mark is older than anything the crashed run wrote).
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -111,8 +111,17 @@ export class KnownState {
     mkdirSync(dir, { recursive: true });
     removeAbandoned(dir, base);
     const work = path.join(dir, workName(base));
+    // A new state is sized like the last one: a re-import of the same feed need not grow it.
+    const expected = Math.min(MAX_ENTRIES, readTableHeader(file)?.live ?? 0);
     const fresh = (cursor: number | null, note: string | undefined) =>
-      new KnownState(file, SlotTable.create(work), basis, entity, { cursor, count: count ?? null }, note);
+      new KnownState(
+        file,
+        SlotTable.create(work, expected),
+        basis,
+        entity,
+        { cursor, count: count ?? null },
+        note,
+      );
     if (doubt || !saved) return fresh(await newestEntry(catalog, entity), doubt);
 
     const budget = Math.min(
@@ -262,10 +271,10 @@ export class KnownState {
 
 /** The fields a draft manages, hashed: values, other languages and links by ref. */
 export function draftHash(draft: Draft): Buffer {
-  return createHash('sha256')
-    .update(stableJson([draft.fields, draft.cultures, draft.links]))
-    .digest()
-    .subarray(0, HASH_BYTES);
+  return hash('sha256', stableJson([draft.fields, draft.cultures, draft.links]), 'buffer').subarray(
+    0,
+    HASH_BYTES,
+  );
 }
 
 /**
@@ -273,7 +282,7 @@ export function draftHash(draft: Draft): Buffer {
  * of about n^2 / 2^129 (below 1 in 10^22 for 50 million refs), so a key stands for its ref.
  */
 function refKey(ref: string): Buffer {
-  return createHash('sha256').update(ref).digest().subarray(0, 16);
+  return hash('sha256', ref, 'buffer').subarray(0, 16);
 }
 
 function idOf(value: Buffer): number | string {
@@ -371,20 +380,28 @@ function fieldsOf(entity: EntityModel): unknown {
 }
 
 function hashText(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return hash('sha256', text, 'hex').slice(0, 16);
 }
 
 /** JSON with object keys sorted, so the same values hash the same whatever the column order. */
 function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const keys = Object.keys(value).sort();
-    return `{${keys
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? '';
+  // Loops rather than map/join: this runs for every row of a run.
+  let out: string;
+  if (Array.isArray(value)) {
+    out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + stableJson(value[i]);
+    return `${out}]`;
   }
-  return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  out = '{';
+  let first = true;
+  for (const k of Object.keys(record).sort()) {
+    if (record[k] === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(k)}:${stableJson(record[k])}`;
+    first = false;
+  }
+  return `${out}}`;
 }
 
 function safeName(name: string): string {

@@ -1,6 +1,6 @@
 // An on-disk hash table whose memory use does not grow with its size: the import state's storage
 // (known-state.ts). Open addressing with linear probing over fixed 64-byte slots, read and written with
-// positioned reads and writes through a small LRU cache of 4 KiB pages. Keys are 128-bit hashes
+// positioned reads and writes through a small cache of 4 KiB pages. Keys are 128-bit hashes
 // (the caller's), values at most 46 bytes.
 //
 // File: a 4 KiB header page (a magic line, then JSON: the table's size and the caller's metadata),
@@ -71,8 +71,14 @@ export class SlotTable {
     private deleted: number,
   ) {}
 
-  /** A new empty table of 2^bits slots (a sparse file: zeros are empty slots). */
-  static create(file: string, bits = MIN_BITS): SlotTable {
+  /** A new empty table with room for `expected` keys before it grows (a sparse file: zeros are empty slots). */
+  static create(file: string, expected = 0): SlotTable {
+    let bits = MIN_BITS;
+    while (bits < MAX_BITS && 2 ** bits * MAX_LOAD < expected) bits += 1;
+    return SlotTable.ofBits(file, bits);
+  }
+
+  private static ofBits(file: string, bits: number): SlotTable {
     const fd = openSync(file, 'w+');
     ftruncateSync(fd, PAGE + 2 ** bits * SLOT);
     const table = new SlotTable(fd, file, bits, 0, 0);
@@ -92,12 +98,13 @@ export class SlotTable {
     return this.live;
   }
 
+  /** The key's value: a view into the cache, valid until the table is next used. */
   get(key: Buffer): Buffer | undefined {
     const at = this.find(key);
     if (!at.found) return undefined;
     const page = this.page(at.slot);
     const o = offsetOf(at.slot);
-    return Buffer.from(page.buf.subarray(o + VALUE, o + VALUE + page.buf[o + LENGTH]!));
+    return page.buf.subarray(o + VALUE, o + VALUE + page.buf[o + LENGTH]!);
   }
 
   set(key: Buffer, value: Buffer): void {
@@ -181,23 +188,24 @@ export class SlotTable {
     return { slot: free, found: false };
   }
 
-  /** The page holding `slot`, from the cache or the file; the least recently used page makes room. */
+  /**
+   * The page holding `slot`, from the cache or the file; the page read longest ago makes room (lookups
+   * by hash are random, so keeping the most recently used pages would hit no more often).
+   */
   private page(slot: number): Page {
     const n = Math.floor(slot / SLOTS_PER_PAGE);
     const cached = this.cache.get(n);
-    if (cached) {
-      this.cache.delete(n);
-      this.cache.set(n, cached);
-      return cached;
-    }
+    if (cached) return cached;
+    let page: Page;
     if (this.cache.size >= CACHE_PAGES) {
-      const [oldest, page] = this.cache.entries().next().value as [number, Page];
+      // The oldest page's buffer is reused: a lookup that misses allocates nothing.
+      const [oldest, evicted] = this.cache.entries().next().value as [number, Page];
       this.cache.delete(oldest);
-      if (page.dirty) writeSync(this.fd, page.buf, 0, PAGE, PAGE + oldest * PAGE);
-    }
-    const buf = Buffer.alloc(PAGE);
-    readSync(this.fd, buf, 0, PAGE, PAGE + n * PAGE);
-    const page = { buf, dirty: false };
+      if (evicted.dirty) writeSync(this.fd, evicted.buf, 0, PAGE, PAGE + oldest * PAGE);
+      page = evicted;
+      page.dirty = false;
+    } else page = { buf: Buffer.alloc(PAGE), dirty: false };
+    readSync(this.fd, page.buf, 0, PAGE, PAGE + n * PAGE);
     this.cache.set(n, page);
     return page;
   }
@@ -234,7 +242,7 @@ export class SlotTable {
   private rehash(): void {
     const bits = this.live + 1 > 2 ** this.bits * (MAX_LOAD / 2) ? this.bits + 1 : this.bits;
     if (bits > MAX_BITS) throw new TableFullError(`a state table holds at most ${2 ** MAX_BITS} slots`);
-    const next = SlotTable.create(`${this.file}.grow`, bits);
+    const next = SlotTable.ofBits(`${this.file}.grow`, bits);
     this.walk((chunk, o) => {
       next.set(chunk.subarray(o, o + KEY), chunk.subarray(o + VALUE, o + VALUE + chunk[o + LENGTH]!));
       return false;
