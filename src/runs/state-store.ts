@@ -61,6 +61,11 @@ export interface TableHeader<M> {
 
 export class SlotTable {
   private cache = new Map<number, Page>();
+  /**
+   * A bit per page never written, in a table made empty here: such a page is all empty slots, so a
+   * lookup there reads nothing (a run that starts without a state looks up every row in vain).
+   */
+  private blank: Uint8Array | undefined;
 
   private constructor(
     private fd: number,
@@ -82,6 +87,7 @@ export class SlotTable {
     const fd = openSync(file, 'w+');
     ftruncateSync(fd, PAGE + 2 ** bits * SLOT);
     const table = new SlotTable(fd, file, bits, 0, 0);
+    table.blank = new Uint8Array(Math.ceil(2 ** bits / SLOTS_PER_PAGE / 8)).fill(0xff);
     table.writeHeader(null);
     return table;
   }
@@ -176,6 +182,7 @@ export class SlotTable {
     let free = -1;
     let slot = key.readUInt32BE(0) >>> (32 - this.bits);
     for (let n = 0; n <= mask; n++, slot = (slot + 1) & mask) {
+      if (this.isBlank(slot)) return { slot: free >= 0 ? free : slot, found: false };
       const buf = this.page(slot).buf;
       const o = offsetOf(slot);
       const status = buf[o + STATUS];
@@ -205,9 +212,18 @@ export class SlotTable {
       page = evicted;
       page.dirty = false;
     } else page = { buf: Buffer.alloc(PAGE), dirty: false };
-    readSync(this.fd, page.buf, 0, PAGE, PAGE + n * PAGE);
+    if (this.isBlank(slot)) {
+      page.buf.fill(0);
+      this.blank![n >>> 3]! &= ~(1 << (n & 7));
+    } else readSync(this.fd, page.buf, 0, PAGE, PAGE + n * PAGE);
     this.cache.set(n, page);
     return page;
+  }
+
+  private isBlank(slot: number): boolean {
+    if (!this.blank) return false;
+    const n = Math.floor(slot / SLOTS_PER_PAGE);
+    return (this.blank[n >>> 3]! & (1 << (n & 7))) !== 0;
   }
 
   private flushPages(): void {
@@ -255,6 +271,7 @@ export class SlotTable {
     this.live = next.live;
     this.deleted = 0;
     this.cache = next.cache;
+    this.blank = next.blank;
   }
 
   private writeHeader(meta: unknown): void {
