@@ -176,7 +176,7 @@ export class KnownState {
     if (this.table && this.eligible(draft)) {
       try {
         const value = this.table.get(refKey(draft.ref));
-        if (value?.subarray(0, HASH_BYTES).equals(draftHash(draft))) id = idOf(value);
+        if (value && value.compare(draftHash(draft), 0, HASH_BYTES, 0, HASH_BYTES) === 0) id = idOf(value);
       } catch {
         // The state file could not be read: this run looks every row up and keeps no state.
         this.stopKeeping();
@@ -194,9 +194,15 @@ export class KnownState {
       const key = refKey(draft.ref);
       if ((outcome === 'created' || outcome === 'updated' || outcome === 'unchanged') && id !== undefined) {
         if (outcome !== 'unchanged') this.written += 1;
-        const idText = Buffer.from(JSON.stringify(id));
-        if (!this.eligible(draft) || idText.length > MAX_ID) table.delete(key);
-        else table.set(key, Buffer.concat([draftHash(draft), idText]));
+        const idText = JSON.stringify(id);
+        const idBytes = Buffer.byteLength(idText);
+        if (!this.eligible(draft) || idBytes > MAX_ID) table.delete(key);
+        else {
+          const value = Buffer.allocUnsafe(HASH_BYTES + idBytes);
+          draftHash(draft).copy(value, 0, 0, HASH_BYTES);
+          value.write(idText, HASH_BYTES);
+          table.set(key, value);
+        }
         if (table.size > MAX_ENTRIES) this.stopKeeping();
       } else {
         if (outcome === 'deleted') this.deleted += 1;
@@ -269,20 +275,18 @@ export class KnownState {
   }
 }
 
-/** The fields a draft manages, hashed: values, other languages and links by ref. */
+/** The fields a draft manages, hashed (its first HASH_BYTES bytes are kept): values, other languages, links by ref. */
 export function draftHash(draft: Draft): Buffer {
-  return hash('sha256', stableJson([draft.fields, draft.cultures, draft.links]), 'buffer').subarray(
-    0,
-    HASH_BYTES,
-  );
+  return hash('sha256', stableJson([draft.fields, draft.cultures, draft.links]), 'buffer');
 }
 
 /**
- * A ref's key in the table: 128 bits of its SHA-256. Two refs of one entity share a key with odds
- * of about n^2 / 2^129 (below 1 in 10^22 for 50 million refs), so a key stands for its ref.
+ * A ref's key in the table: the first 128 bits of its SHA-256 (the table reads no more). Two refs of
+ * one entity share a key with odds of about n^2 / 2^129 (below 1 in 10^22 for 50 million refs), so a
+ * key stands for its ref.
  */
 function refKey(ref: string): Buffer {
-  return hash('sha256', ref, 'buffer').subarray(0, 16);
+  return hash('sha256', ref, 'buffer');
 }
 
 function idOf(value: Buffer): number | string {

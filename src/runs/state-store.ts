@@ -1,7 +1,7 @@
 // An on-disk hash table whose memory use does not grow with its size: the import state's storage
 // (known-state.ts). Open addressing with linear probing over fixed 64-byte slots, read and written with
 // positioned reads and writes through a small cache of 4 KiB pages. Keys are 128-bit hashes
-// (the caller's), values at most 46 bytes.
+// (the caller's; the first 16 bytes of the buffer given), values at most 46 bytes.
 //
 // File: a 4 KiB header page (a magic line, then JSON: the table's size and the caller's metadata),
 // then 2^bits slots. A slot: 16 bytes of key, 1 byte of status (empty, live, deleted), 1 byte of
