@@ -10,16 +10,22 @@
 // A run works on a copy of the state (or a new one) in a file of its own and renames it over the
 // state when it ends: a run that crashes leaves the last state as it was, which still holds (its
 // changelog mark is older than anything the crashed run wrote).
-import { hash, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hash } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { CatalogClient } from '../api/catalog.js';
 import { gt } from '../api/filter.js';
 import type { Draft } from '../mappers/types.js';
 import type { EntityModel } from '../schema/model.js';
 import { pauseAt } from './pause.js';
-import { MAX_VALUE, readTableHeader, SlotTable } from './state-store.js';
+import {
+  MAX_VALUE,
+  readTableHeader,
+  removeAbandoned,
+  SlotTable,
+  syncFolder,
+  workName,
+} from './state-store.js';
 
 const VERSION = 2;
 /** A state older than this is not trusted (the changelog may not reach back that far). */
@@ -32,6 +38,11 @@ const CHANGELOG_SHARE = 4;
 const MAX_CHANGELOG = 200_000;
 /** Bytes of the fields' hash kept per record (64 bits: a changed row passing for unchanged is 1 in 2^64). */
 const HASH_BYTES = 8;
+/**
+ * This run's writes wait in memory until there are this many (about 2 MB), then go into the table in
+ * its order: a page is then read and written once for all its writes, not once for each.
+ */
+const PENDING_LIMIT = 16_384;
 /** An id longer than this as JSON is not kept (its row is looked up each run); a GUID's 38 fit. */
 const MAX_ID = MAX_VALUE - HASH_BYTES;
 /** The state from before the on-disk table: not read, removed when a new state is saved. */
@@ -74,6 +85,8 @@ export class KnownState {
   private deleted = 0;
   private written = 0;
   private readonly decided = new WeakMap<Draft, number | string | undefined>();
+  /** ref -> what this run's write left (null: nothing to keep), not yet in the table. */
+  private readonly pending = new Map<string, Buffer | null>();
   private disabled = false;
   private saved = false;
 
@@ -175,7 +188,8 @@ export class KnownState {
     let id: number | string | undefined;
     if (this.table && this.eligible(draft)) {
       try {
-        const value = this.table.get(refKey(draft.ref));
+        const waiting = this.pending.get(draft.ref);
+        const value = waiting === undefined ? this.table.get(refKey(draft.ref)) : waiting;
         if (value && value.compare(draftHash(draft), 0, HASH_BYTES, 0, HASH_BYTES) === 0) id = idOf(value);
       } catch {
         // The state file could not be read: this run looks every row up and keeps no state.
@@ -188,26 +202,35 @@ export class KnownState {
 
   /** What a write left: the draft's fields are now the record's (or, failed, unknown; deleted, gone). */
   record(draft: Draft, outcome: string, id: number | string | undefined): void {
-    const table = this.table;
-    if (draft.entity !== this.entity.name || !table) return;
-    try {
-      const key = refKey(draft.ref);
-      if ((outcome === 'created' || outcome === 'updated' || outcome === 'unchanged') && id !== undefined) {
-        if (outcome !== 'unchanged') this.written += 1;
-        const idText = JSON.stringify(id);
-        const idBytes = Buffer.byteLength(idText);
-        if (!this.eligible(draft) || idBytes > MAX_ID) table.delete(key);
-        else {
-          const value = Buffer.allocUnsafe(HASH_BYTES + idBytes);
-          draftHash(draft).copy(value, 0, 0, HASH_BYTES);
-          value.write(idText, HASH_BYTES);
-          table.set(key, value);
-        }
-        if (table.size > MAX_ENTRIES) this.stopKeeping();
-      } else {
-        if (outcome === 'deleted') this.deleted += 1;
-        table.delete(key);
+    if (draft.entity !== this.entity.name || !this.table) return;
+    let value: Buffer | null = null;
+    if ((outcome === 'created' || outcome === 'updated' || outcome === 'unchanged') && id !== undefined) {
+      if (outcome !== 'unchanged') this.written += 1;
+      const idText = JSON.stringify(id);
+      const idBytes = Buffer.byteLength(idText);
+      if (this.eligible(draft) && idBytes <= MAX_ID) {
+        value = Buffer.allocUnsafe(HASH_BYTES + idBytes);
+        draftHash(draft).copy(value, 0, 0, HASH_BYTES);
+        value.write(idText, HASH_BYTES);
       }
+    } else if (outcome === 'deleted') this.deleted += 1;
+    this.pending.set(draft.ref, value);
+    if (this.pending.size >= PENDING_LIMIT) this.applyPending();
+  }
+
+  /** The writes waiting in memory go into the table, in the table's order (by the key's top bits). */
+  private applyPending(): void {
+    const table = this.table;
+    if (!table) return;
+    try {
+      const writes = [...this.pending].map(([ref, value]) => ({ key: refKey(ref), value }));
+      writes.sort((a, b) => a.key.readUInt32BE(0) - b.key.readUInt32BE(0));
+      for (const { key, value } of writes) {
+        if (value) table.set(key, value);
+        else table.delete(key);
+      }
+      this.pending.clear();
+      if (table.size > MAX_ENTRIES) this.stopKeeping();
     } catch {
       // Full (MAX_ENTRIES, the disk): the next run looks every row up.
       this.stopKeeping();
@@ -223,6 +246,7 @@ export class KnownState {
   async save(): Promise<void> {
     if (this.saved) return;
     this.saved = true;
+    this.applyPending();
     const { cursor, count } = this.start;
     // A state not kept is saved empty, with no changelog mark: the next run cannot use it.
     const table = this.table ?? SlotTable.create(path.join(path.dirname(this.file), workName(this.base)));
@@ -254,6 +278,7 @@ export class KnownState {
   discard(): void {
     this.table?.remove();
     this.table = undefined;
+    this.pending.clear();
   }
 
   private get base(): string {
@@ -291,45 +316,6 @@ function refKey(ref: string): Buffer {
 
 function idOf(value: Buffer): number | string {
   return JSON.parse(value.subarray(HASH_BYTES).toString('utf8')) as number | string;
-}
-
-/** The file a run works in: named by host and process, so an abandoned one can be told from a live one. */
-function workName(base: string): string {
-  return `${base}.state.${safeName(hostname())}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-}
-
-/** Work files of runs on this host that are gone (killed before they saved). */
-function removeAbandoned(dir: string, base: string): void {
-  const prefix = `${base}.state.${safeName(hostname())}.`;
-  for (const name of readdirSync(dir)) {
-    if (!name.startsWith(prefix) || !/\.tmp(\.grow)?$/.test(name)) continue;
-    const pid = Number(name.slice(prefix.length).split('.')[0]);
-    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid))
-      rmSync(path.join(dir, name), { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The rename itself made durable, where the platform allows syncing a folder. */
-function syncFolder(dir: string): void {
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Not supported here (Windows): the rename is still atomic.
-  }
 }
 
 /** `@count` of the whole collection (one request), or undefined when the service does not say. */

@@ -8,7 +8,9 @@
 // value length, the value. A slot's home is the key's top `bits` bits, so slots are in key order
 // modulo the probing: doubling the table, read in slot order, writes the new one nearly in order.
 // Lookups do not synchronise with other processes: one run owns a table file (its own temporary
-// copy), and the caller publishes it by renaming it over the previous one.
+// copy, named by host and process: workName), and the caller publishes it by renaming it over the
+// previous one.
+import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   copyFileSync,
@@ -16,11 +18,14 @@ import {
   fsyncSync,
   ftruncateSync,
   openSync,
+  readdirSync,
   readSync,
   renameSync,
   rmSync,
   writeSync,
 } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
 
 const PAGE = 4096;
 const SLOT = 64;
@@ -308,4 +313,47 @@ export function readTableHeader<M>(file: string): TableHeader<M> | undefined {
 
 function offsetOf(slot: number): number {
   return (slot % SLOTS_PER_PAGE) * SLOT;
+}
+
+/** The file a run works in: named by host and process, so an abandoned one can be told from a live one. */
+export function workName(base: string): string {
+  return `${base}.state.${fileSafe(hostname())}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+}
+
+/** Work files of runs on this host that are gone (killed before they saved). */
+export function removeAbandoned(dir: string, base: string): void {
+  const prefix = `${base}.state.${fileSafe(hostname())}.`;
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(prefix) || !/\.tmp(\.grow)?$/.test(name)) continue;
+    const pid = Number(name.slice(prefix.length).split('.')[0]);
+    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid))
+      rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The rename itself made durable, where the platform allows syncing a folder. */
+export function syncFolder(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Not supported here (Windows): the rename is still atomic.
+  }
+}
+
+function fileSafe(name: string): string {
+  return encodeURIComponent(name).replace(/[%*'()!~]/g, '_');
 }

@@ -70,6 +70,9 @@ for (let start = 0; start < records; start += 100) {
   if (start % 20_000 === 0) peak = Math.max(peak, held() - before);
 }
 peak = Math.max(peak, held() - before);
+// What this run wrote vouches for a later row of the same ref: in the table, or still waiting to go in.
+const ownWrites =
+  phase === 'write' ? state.filterUnchanged([0, records >> 1, records - 1].map(draft)) : undefined;
 await state.save();
 await connection.close();
 process.stdout.write(
@@ -77,6 +80,7 @@ process.stdout.write(
     note: state.note ?? null,
     vouched,
     wrongIds,
+    ownWrites: ownWrites?.unchanged.map((u) => u.id) ?? null,
     peakHeldMb: peak / MB,
     maxRssMb: process.resourceUsage().maxRSS / 1024,
   })}\n`,

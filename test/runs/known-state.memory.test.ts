@@ -23,6 +23,7 @@ interface Measured {
   note: string | null;
   vouched: number;
   wrongIds: number;
+  ownWrites: number[] | null;
   peakHeldMb: number;
   maxRssMb: number;
 }
@@ -65,6 +66,7 @@ describe('import state memory', () => {
     const stateDir = join(tempDir('state-memory'), '.catalog-io');
     const written = await child('write', stateDir);
     expect(written.note).toBe('no state from an earlier run');
+    expect(written.ownWrites).toEqual([1_000_000, 1_000_000 + RECORDS / 2, 1_000_000 + RECORDS - 1]);
     const header = readTableHeader(join(stateDir, 'state', 'memory', 'products.state'));
     expect(header?.live).toBe(RECORDS);
 
