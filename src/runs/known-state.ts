@@ -225,6 +225,7 @@ export class KnownState {
     try {
       const writes = [...this.pending].map(([ref, value]) => ({ key: refKey(ref), value }));
       writes.sort((a, b) => a.key.readUInt32BE(0) - b.key.readUInt32BE(0));
+      table.reserve(writes.length);
       for (const { key, value } of writes) {
         if (value) table.set(key, value);
         else table.delete(key);

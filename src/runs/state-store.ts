@@ -109,6 +109,14 @@ export class SlotTable {
     return this.live;
   }
 
+  /**
+   * Room for `more` new keys without growing. Keys set in key order need it: into a table that is
+   * too small, they all land in its first slots, and each probes past all the others.
+   */
+  reserve(more: number): void {
+    if (this.live + this.deleted + more > 2 ** this.bits * MAX_LOAD) this.rehash(this.live + more);
+  }
+
   /** The key's value: a view into the cache, valid until the table is next used. */
   get(key: Buffer): Buffer | undefined {
     const at = this.find(key);
@@ -259,9 +267,13 @@ export class SlotTable {
     }
   }
 
-  /** Moves the live entries to a new file, twice as large unless mostly deleted slots filled this one. */
-  private rehash(): void {
-    const bits = this.live + 1 > 2 ** this.bits * (MAX_LOAD / 2) ? this.bits + 1 : this.bits;
+  /**
+   * Moves the live entries to a new file with room for `keys` (by default: twice as large, unless
+   * mostly deleted slots filled this one).
+   */
+  private rehash(keys = this.live + 1): void {
+    let bits = this.bits;
+    while (keys > 2 ** bits * (MAX_LOAD / 2)) bits += 1;
     if (bits > MAX_BITS) throw new TableFullError(`a state table holds at most ${2 ** MAX_BITS} slots`);
     const next = SlotTable.ofBits(`${this.file}.grow`, bits);
     this.walk((chunk, o) => {

@@ -1,8 +1,8 @@
 // The on-disk table behind the import state: it answers as a Map would through growth, deletions and
-// deleted slots used again; a copy is independent of its original; a file that is not a whole table
-// is not read as one.
+// deleted slots used again; it makes room at once for keys about to be set in key order; a copy is
+// independent of its original; a file that is not a whole table is not read as one.
 import { createHash } from 'node:crypto';
-import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_VALUE, readTableHeader, SlotTable } from '../../src/runs/state-store.js';
@@ -53,6 +53,19 @@ describe('state table', () => {
     const again = SlotTable.copy(join(dir, 't.tmp'), join(dir, 'again.tmp'));
     for (const n of [...model.keys()].slice(0, 500)) expect(again.get(key(n))?.toString()).toBe(model.get(n));
     again.remove();
+  });
+
+  it('makes room once for keys set in key order (the order a run applies its writes in)', () => {
+    const file = join(tempDir('state-table-reserve'), 't.tmp');
+    const table = SlotTable.create(file);
+    const keys = Array.from({ length: 20_000 }, (_, n) => key(n)).sort((a, b) => a.compare(b));
+    table.reserve(keys.length);
+    const size = statSync(file).size;
+    for (const [n, k] of keys.entries()) table.set(k, value(n));
+    expect(statSync(file).size).toBe(size);
+    expect(table.size).toBe(keys.length);
+    for (const [n, k] of keys.entries()) expect(table.get(k)?.toString()).toBe(value(n).toString());
+    table.remove();
   });
 
   it('takes values up to its limit and refuses longer ones', () => {
