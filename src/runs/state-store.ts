@@ -114,7 +114,7 @@ export class SlotTable {
    * too small, they all land in its first slots, and each probes past all the others.
    */
   reserve(more: number): void {
-    if (this.live + this.deleted + more > 2 ** this.bits * MAX_LOAD) this.rehash(this.live + more);
+    if (this.live + this.deleted + more > 2 ** this.bits * MAX_LOAD) this.rehash(this.live + more, MAX_LOAD);
   }
 
   /** The key's value: a view into the cache, valid until the table is next used. */
@@ -268,12 +268,12 @@ export class SlotTable {
   }
 
   /**
-   * Moves the live entries to a new file with room for `keys` (by default: twice as large, unless
-   * mostly deleted slots filled this one).
+   * Moves the live entries to a new file, the smallest that holds `keys` at `load` (by default: twice
+   * as large, unless mostly deleted slots filled this one).
    */
-  private rehash(keys = this.live + 1): void {
+  private rehash(keys = this.live + 1, load = MAX_LOAD / 2): void {
     let bits = this.bits;
-    while (keys > 2 ** bits * (MAX_LOAD / 2)) bits += 1;
+    while (keys > 2 ** bits * load) bits += 1;
     if (bits > MAX_BITS) throw new TableFullError(`a state table holds at most ${2 ** MAX_BITS} slots`);
     const next = SlotTable.ofBits(`${this.file}.grow`, bits);
     this.walk((chunk, o) => {

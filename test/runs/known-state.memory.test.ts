@@ -1,6 +1,6 @@
 // The import state's memory does not grow with the catalog: 300,000 records written, then read back
 // in a scattered order, each in a child process (known-state.child.ts) talking real HTTP to the
-// sandbox, holding about 5 MB of heap and buffers at any time (the earlier whole map of them held
+// sandbox, holding 5 to 8 MB of heap and buffers at any time (the earlier whole map of them held
 // 40 MB reading and 78 MB writing).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
