@@ -1,4 +1,4 @@
-// Loaded with `node --import` into both sides of the validation benchmark: on exit, writes the process's
+// Loaded with `node --import` into the processes the validation and import-rates benchmarks measure: on exit, writes the process's
 // peak RSS and CPU time to the file named by CATALOG_IO_BENCH_USAGE (the parent cannot read them after).
 import { writeFileSync } from 'node:fs';
 

@@ -4,10 +4,13 @@
 // three languages, without the import state (`--full-compare`) and with it. Request counts are the
 // sandbox's own counters; the schemas are pulled once (`--schemas`), so a run's count is its import.
 //   CATALOG_IO_BENCH_IMPORT_ROWS=20000   rows per feed (default 20,000)
+//   CATALOG_IO_BENCH_IMPORT_LANGUAGES=1  only the one-language feeds (default: 1 and 3)
 //   CATALOG_IO_BENCH_IMPORT_PERSIST=1    the sandbox keeps its state on disk (fsync'd write log)
 //   CATALOG_IO_BENCH_IMPORT_ROOT=DIR     run another checkout's CLI (a "before" measurement)
+// Each import's CPU time (user + system, start-up included) is printed beside its rates: on a shared
+// machine it varies far less than the wall time.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,13 +18,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI_ROOT = process.env.CATALOG_IO_BENCH_IMPORT_ROOT ?? ROOT;
-/** Another checkout (one without the import state): only the steps it can run. */
-const OTHER = CLI_ROOT !== ROOT;
+/** Another checkout without the import state: only the steps it can run. */
+const OTHER = CLI_ROOT !== ROOT && !existsSync(join(CLI_ROOT, 'src/runs/known-state.ts'));
 const ROWS = Number(process.env.CATALOG_IO_BENCH_IMPORT_ROWS ?? 20_000);
+const LANGUAGES = process.env.CATALOG_IO_BENCH_IMPORT_LANGUAGES === '1' ? ([1] as const) : ([1, 3] as const);
 const PERSIST = process.env.CATALOG_IO_BENCH_IMPORT_PERSIST === '1';
 const KEY = 'sandbox-rw-key';
 /** tsx by its own path: the CLI runs in a folder of its own (its `.catalog-io/` state). */
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+/** Writes the process's CPU time on exit (loaded into the CLI with `--import`). */
+const USAGE_HOOK = pathToFileURL(join(ROOT, 'bench', '_peak-rss.mjs')).href;
 
 interface Sandbox {
   child: ChildProcess;
@@ -65,14 +71,18 @@ interface CliResult {
   importMs: number;
   /** The whole process, start-up included. */
   wallMs: number;
+  /** CPU time (user + system) of the whole process. */
+  cpuSeconds: number;
 }
 
 function cli(args: string[], cwd: string): Promise<CliResult> {
   const started = performance.now();
+  const usageFile = join(cwd, '.bench-usage.json');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, join(CLI_ROOT, 'src/cli/run.ts'), ...args], {
+    const node = ['--import', TSX, '--import', USAGE_HOOK, join(CLI_ROOT, 'src/cli/run.ts')];
+    const child = spawn(process.execPath, [...node, ...args], {
       cwd,
-      env: { ...process.env, CATALOG_API_KEY: KEY },
+      env: { ...process.env, CATALOG_API_KEY: KEY, CATALOG_IO_BENCH_USAGE: usageFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -87,7 +97,8 @@ function cli(args: string[], cwd: string): Promise<CliResult> {
     child.on('close', (code) => {
       if (code !== 0 && code !== 1)
         return reject(new Error(`catalog-io ${args[0]} exited with ${code}: ${err}`));
-      if (args[0] !== 'import') return resolve({ rows: 0, outcomes: {}, importMs: 0, wallMs: 0 });
+      if (args[0] !== 'import')
+        return resolve({ rows: 0, outcomes: {}, importMs: 0, wallMs: 0, cpuSeconds: 0 });
       const summary = JSON.parse(out) as {
         rows: number;
         outcomes: Record<string, number>;
@@ -98,6 +109,7 @@ function cli(args: string[], cwd: string): Promise<CliResult> {
         outcomes: summary.outcomes,
         importMs: summary.durationMs,
         wallMs: performance.now() - started,
+        cpuSeconds: (JSON.parse(readFileSync(usageFile, 'utf8')) as { cpuSeconds: number }).cpuSeconds,
       });
     });
   });
@@ -127,7 +139,8 @@ function show(label: string, r: CliResult, requests: number): void {
     .join(', ');
   process.stdout.write(
     `  ${label.padEnd(44)} ${String(Math.round((r.rows / r.importMs) * 1000)).padStart(7)} rows/s` +
-      `  (process ${(r.wallMs / 1000).toFixed(1)} s)  ${String(requests).padStart(6)} requests  ${outcomes}\n`,
+      `  (process ${(r.wallMs / 1000).toFixed(1)} s, cpu ${r.cpuSeconds.toFixed(2)} s)` +
+      `  ${String(requests).padStart(6)} requests  ${outcomes}\n`,
   );
 }
 
@@ -142,7 +155,7 @@ export async function run(): Promise<void> {
     const connection = ['--catalog-url', sb.catalogUrl, '--dam-url', sb.damUrl];
     await cli(['schema', 'pull', '--out', schemas, ...connection], work);
     const common = [...connection, '--schemas', schemas, '--rate-limit', 'off', '--quiet', '--json'];
-    for (const languages of [1, 3] as const) {
+    for (const languages of LANGUAGES) {
       process.stdout.write(`${languages} language${languages === 1 ? '' : 's'}:\n`);
       const cwd = join(work, `l${languages}`);
       mkdirSync(cwd);

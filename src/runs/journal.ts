@@ -17,8 +17,9 @@ export interface WriteIntent {
 
 export type JournalRecord =
   /**
-   * A source row (1-based ordinal `n` in reading order) with its report line and the refs it carried;
-   * `retry`: it failed because the service did, so a resume tries it again.
+   * A source row (1-based ordinal `n` in reading order) with its report line and, when it carried
+   * several drafts, their refs (one draft's ref is the line's); `retry`: it failed because the service
+   * did, so a resume tries it again.
    */
   | { t: 'row'; n: number; line: ImportReportLine; refs?: string[]; retry?: true }
   /** A source row not attempted (the run stopped first): reported, but a resume tries it. */

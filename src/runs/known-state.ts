@@ -1,28 +1,52 @@
 // What the last imports left on the tenant, per tenant and entity: ref -> id and a hash of the fields
-// the feed manages (`.catalog-io/state/<tenant>/<entity>.jsonl`). A row whose hash is the one recorded,
-// on a record the tenant has not touched since, is unchanged without a lookup. What the tenant touched
-// comes from the entity's changelog since the last run (creations and modifications); deletions,
-// which the changelog never shows, from the collection's `@count`. Any doubt (no state, another
-// profile or schema, a state too old, a changelog too long to read cheaply, a count that does not
-// add up, `--full-compare`) and the state is not used: every row is looked up, and the results become
-// the new state.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// the feed manages (`.catalog-io/state/<tenant>/<entity>.state`, an on-disk table: state-store.ts). A
+// row whose hash is the one recorded, on a record the tenant has not touched since, is unchanged
+// without a lookup. What the tenant touched comes from the entity's changelog since the last run
+// (creations and modifications); deletions, which the changelog never shows, from the collection's
+// `@count`. Any doubt (no state, another profile or schema, a state too old, a changelog too long to
+// read cheaply, a count that does not add up, `--full-compare`) and the state is not used: every row
+// is looked up, and the results become the new state.
+//
+// A run works on a copy of the state (or a new one) in a file of its own and renames it over the
+// state when it ends: a run that crashes leaves the last state as it was, which still holds (its
+// changelog mark is older than anything the crashed run wrote).
+import { hash } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { CatalogClient } from '../api/catalog.js';
 import { gt } from '../api/filter.js';
 import type { Draft } from '../mappers/types.js';
 import type { EntityModel } from '../schema/model.js';
+import { pauseAt } from './pause.js';
+import {
+  MAX_VALUE,
+  readTableHeader,
+  removeAbandoned,
+  SlotTable,
+  syncFolder,
+  workName,
+} from './state-store.js';
 
-const VERSION = 1;
+const VERSION = 2;
 /** A state older than this is not trusted (the changelog may not reach back that far). */
 const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
-/** Beyond this many records the state is not kept (it lives in memory while a run uses it). */
-const MAX_ENTRIES = 1_000_000;
+/** Beyond this many records the state is not kept (5 to 9 GB on disk; memory does not grow with it). */
+const MAX_ENTRIES = 50_000_000;
 /** The changelog is read only while that costs less than a quarter of looking every record up. */
 const CHANGELOG_SHARE = 4;
-/** Characters of the hash kept per record. */
-const HASH_LENGTH = 16;
+/** At most this many changelog entries are read: the ids they name are held in memory. */
+const MAX_CHANGELOG = 200_000;
+/** Bytes of the fields' hash kept per record (64 bits: a changed row passing for unchanged is 1 in 2^64). */
+const HASH_BYTES = 8;
+/**
+ * This run's writes wait in memory until there are this many (about 2 MB), then go into the table in
+ * its order: a page is then read and written once for all its writes, not once for each.
+ */
+const PENDING_LIMIT = 16_384;
+/** An id longer than this as JSON is not kept (its row is looked up each run); a GUID's 38 fit. */
+const MAX_ID = MAX_VALUE - HASH_BYTES;
+/** The state from before the on-disk table: not read, removed when a new state is saved. */
+const LEGACY_SUFFIX = '.jsonl';
 
 interface Header {
   version: number;
@@ -58,15 +82,18 @@ export interface Unchanged {
 }
 
 export class KnownState {
-  /** ref -> hash (HASH_LENGTH characters) followed by the id as JSON. */
-  private readonly records = new Map<string, string>();
   private deleted = 0;
   private written = 0;
   private readonly decided = new WeakMap<Draft, number | string | undefined>();
+  /** ref -> what this run's write left (null: nothing to keep), not yet in the table. */
+  private readonly pending = new Map<string, Buffer | null>();
   private disabled = false;
+  private saved = false;
 
   private constructor(
     private readonly file: string,
+    /** This run's state, in a file of its own until save(); none once it is not kept. */
+    private table: SlotTable | undefined,
     private readonly basis: string,
     private readonly entity: EntityModel,
     private readonly start: { cursor: number | null; count: number | null },
@@ -77,51 +104,63 @@ export class KnownState {
   /** Reads the state and what changed on the tenant since; 2 requests when nothing did. */
   static async open(options: KnownStateOptions): Promise<KnownState> {
     const { entity, catalog } = options;
-    const file = path.join(
-      options.stateDir,
-      'state',
-      safeName(options.tenant),
-      `${safeName(entity.name)}.jsonl`,
-    );
+    const dir = path.join(options.stateDir, 'state', safeName(options.tenant));
+    const base = safeName(entity.name);
+    const file = path.join(dir, `${base}.state`);
     const basis = hashText(
       JSON.stringify({ profile: options.profileHash, schema: entity.schema ?? fieldsOf(entity) }),
     );
     const count = await collectionCount(catalog, entity);
-    const saved = options.fullCompare ? undefined : readState(file);
+    const saved = options.fullCompare ? undefined : readTableHeader<Header>(file)?.meta;
     let doubt: string | undefined;
     if (options.fullCompare) doubt = '--full-compare';
-    else if (!saved) doubt = 'no state from an earlier run';
-    else if (saved.header.basis !== basis) doubt = 'the profile or the schema changed since the last run';
-    else if (Date.now() - Date.parse(saved.header.savedAt) > MAX_AGE_MS)
-      doubt = 'the state is older than 30 days';
-    else if (saved.header.cursor === null || saved.header.count === null || count === undefined)
+    else if (!saved || saved.version !== VERSION || saved.records > MAX_ENTRIES)
+      doubt = 'no state from an earlier run';
+    else if (saved.basis !== basis) doubt = 'the profile or the schema changed since the last run';
+    else if (Date.now() - Date.parse(saved.savedAt) > MAX_AGE_MS) doubt = 'the state is older than 30 days';
+    else if (saved.cursor === null || saved.count === null || count === undefined)
       doubt = 'the last run could not note where the changelog stood';
 
-    if (doubt || !saved) {
-      const cursor = await newestEntry(catalog, entity);
-      return new KnownState(file, basis, entity, { cursor, count: count ?? null }, doubt);
-    }
-    const budget = Math.max(5, Math.ceil(saved.records.size / 100 / CHANGELOG_SHARE)) * 100;
+    mkdirSync(dir, { recursive: true });
+    removeAbandoned(dir, base);
+    const work = path.join(dir, workName(base));
+    // A new state is sized like the last one: a re-import of the same feed need not grow it.
+    const expected = Math.min(MAX_ENTRIES, readTableHeader(file)?.live ?? 0);
+    const fresh = (cursor: number | null, note: string | undefined) =>
+      new KnownState(
+        file,
+        SlotTable.create(work, expected),
+        basis,
+        entity,
+        { cursor, count: count ?? null },
+        note,
+      );
+    if (doubt || !saved) return fresh(await newestEntry(catalog, entity), doubt);
+
+    const budget = Math.min(
+      MAX_CHANGELOG,
+      Math.max(5, Math.ceil(saved.records / 100 / CHANGELOG_SHARE)) * 100,
+    );
     // The last run's own writes are in the changelog too: when they alone pass the budget, do not read.
     const since =
-      (saved.header.written ?? 0) > budget
-        ? 'too-many'
-        : await changesSince(catalog, entity, saved.header.cursor!, budget);
-    const cursor =
-      since === 'too-many' ? await newestEntry(catalog, entity) : (since.newest ?? saved.header.cursor);
-    const state = (note?: string) =>
-      new KnownState(file, basis, entity, { cursor, count: count ?? null }, note);
+      (saved.written ?? 0) > budget ? 'too-many' : await changesSince(catalog, entity, saved.cursor!, budget);
     if (since === 'too-many')
-      return state('more changed on the tenant since the last run than is worth reading');
+      return fresh(
+        await newestEntry(catalog, entity),
+        'more changed on the tenant since the last run than is worth reading',
+      );
+    const cursor = since.newest ?? saved.cursor;
     // Now = then + created since (by that run too) - deleted by that run; anything else: deleted since.
-    if (count !== saved.header.count! + since.created.size - saved.header.deleted)
-      return state('records were deleted on the tenant since the last run');
-    const known = state();
-    for (const [ref, value] of saved.records) {
-      const id = JSON.parse(value.slice(HASH_LENGTH)) as number | string;
-      if (!since.touched.has(id)) known.records.set(ref, value);
+    if (count !== saved.count! + since.created.size - saved.deleted)
+      return fresh(cursor, 'records were deleted on the tenant since the last run');
+    const table = SlotTable.copy(file, work);
+    try {
+      if (since.touched.size > 0) table.retain((value) => !since.touched.has(idOf(value)));
+    } catch (err) {
+      table.remove();
+      throw err;
     }
-    return known;
+    return new KnownState(file, table, basis, entity, { cursor, count: count ?? null }, undefined);
   }
 
   /** The drafts that are as the last run left them (their id known), and the rest, to look up. */
@@ -146,37 +185,73 @@ export class KnownState {
   /** The id of a draft that is as the last run left it (decided once per draft). */
   private vouchedId(draft: Draft): number | string | undefined {
     if (this.decided.has(draft)) return this.decided.get(draft);
-    const value = this.eligible(draft) ? this.records.get(draft.ref) : undefined;
-    const id =
-      value !== undefined && value.slice(0, HASH_LENGTH) === draftHash(draft)
-        ? (JSON.parse(value.slice(HASH_LENGTH)) as number | string)
-        : undefined;
+    let id: number | string | undefined;
+    if (this.table && this.eligible(draft)) {
+      try {
+        const waiting = this.pending.get(draft.ref);
+        const value = waiting === undefined ? this.table.get(refKey(draft.ref)) : waiting;
+        if (value && value.compare(draftHash(draft), 0, HASH_BYTES, 0, HASH_BYTES) === 0) id = idOf(value);
+      } catch {
+        // The state file could not be read: this run looks every row up and keeps no state.
+        this.stopKeeping();
+      }
+    }
     this.decided.set(draft, id);
     return id;
   }
 
   /** What a write left: the draft's fields are now the record's (or, failed, unknown; deleted, gone). */
   record(draft: Draft, outcome: string, id: number | string | undefined): void {
-    if (draft.entity !== this.entity.name || this.disabled) return;
+    if (draft.entity !== this.entity.name || !this.table) return;
+    let value: Buffer | null = null;
     if ((outcome === 'created' || outcome === 'updated' || outcome === 'unchanged') && id !== undefined) {
       if (outcome !== 'unchanged') this.written += 1;
-      if (!this.eligible(draft)) this.records.delete(draft.ref);
-      else this.records.set(draft.ref, draftHash(draft) + JSON.stringify(id));
-      if (this.records.size > MAX_ENTRIES) this.disabled = true;
-    } else {
-      if (outcome === 'deleted') this.deleted += 1;
-      this.records.delete(draft.ref);
+      const idText = JSON.stringify(id);
+      const idBytes = Buffer.byteLength(idText);
+      if (this.eligible(draft) && idBytes <= MAX_ID) {
+        value = Buffer.allocUnsafe(HASH_BYTES + idBytes);
+        draftHash(draft).copy(value, 0, 0, HASH_BYTES);
+        value.write(idText, HASH_BYTES);
+      }
+    } else if (outcome === 'deleted') this.deleted += 1;
+    this.pending.set(draft.ref, value);
+    if (this.pending.size >= PENDING_LIMIT) this.applyPending();
+  }
+
+  /** The writes waiting in memory go into the table, in the table's order (by the key's top bits). */
+  private applyPending(): void {
+    const table = this.table;
+    if (!table) return;
+    try {
+      const writes = [...this.pending].map(([ref, value]) => ({ key: refKey(ref), value }));
+      writes.sort((a, b) => a.key.readUInt32BE(0) - b.key.readUInt32BE(0));
+      table.reserve(writes.length);
+      for (const { key, value } of writes) {
+        if (value) table.set(key, value);
+        else table.delete(key);
+      }
+      this.pending.clear();
+      if (table.size > MAX_ENTRIES) this.stopKeeping();
+    } catch {
+      // Full (MAX_ENTRIES, the disk): the next run looks every row up.
+      this.stopKeeping();
     }
   }
 
   /** Something the state cannot follow happened (a full sync's deletions): the next run looks up. */
   distrust(): void {
-    this.disabled = true;
+    this.stopKeeping();
   }
 
-  /** Writes the state for the next run (atomically). */
-  save(): void {
+  /** Makes this run's state the one the next run reads: written out, then renamed over the last one. */
+  async save(): Promise<void> {
+    if (this.saved) return;
+    this.saved = true;
+    this.applyPending();
     const { cursor, count } = this.start;
+    // A state not kept is saved empty, with no changelog mark: the next run cannot use it.
+    const table = this.table ?? SlotTable.create(path.join(path.dirname(this.file), workName(this.base)));
+    this.table = undefined;
     const header: Header = {
       version: VERSION,
       basis: this.basis,
@@ -185,14 +260,35 @@ export class KnownState {
       count: this.disabled ? null : count,
       deleted: this.deleted,
       written: this.written,
-      records: this.disabled ? 0 : this.records.size,
+      records: table.size,
     };
-    const lines = [JSON.stringify(header)];
-    if (!this.disabled) for (const [ref, value] of this.records) lines.push(JSON.stringify([ref, value]));
-    mkdirSync(path.dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${lines.join('\n')}\n`);
-    renameSync(tmp, this.file);
+    try {
+      table.commit(header);
+      await pauseAt('state');
+      renameSync(table.file, this.file);
+    } catch (err) {
+      table.remove();
+      throw err;
+    }
+    table.close();
+    syncFolder(path.dirname(this.file));
+    rmSync(path.join(path.dirname(this.file), `${this.base}${LEGACY_SUFFIX}`), { force: true });
+  }
+
+  /** A run that failed outright: its unfinished state goes, the last one stays. */
+  discard(): void {
+    this.table?.remove();
+    this.table = undefined;
+    this.pending.clear();
+  }
+
+  private get base(): string {
+    return path.basename(this.file, '.state');
+  }
+
+  private stopKeeping(): void {
+    this.disabled = true;
+    this.discard();
   }
 
   /** Drafts whose image or file URLs are registered by the run are always looked up. */
@@ -205,33 +301,22 @@ export class KnownState {
   }
 }
 
-/** The fields a draft manages, hashed: values, other languages and links by ref. */
-export function draftHash(draft: Draft): string {
-  return hashText(stableJson([draft.fields, draft.cultures, draft.links]));
+/** The fields a draft manages, hashed (its first HASH_BYTES bytes are kept): values, other languages, links by ref. */
+export function draftHash(draft: Draft): Buffer {
+  return hash('sha256', stableJson([draft.fields, draft.cultures, draft.links]), 'buffer');
 }
 
-function readState(file: string): { header: Header; records: Map<string, string> } | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  try {
-    const lines = text.split('\n');
-    const header = JSON.parse(lines[0]!) as Header;
-    if (header.version !== VERSION || header.records > MAX_ENTRIES) return undefined;
-    const records = new Map<string, string>();
-    for (let i = 1; i < lines.length; i++) {
-      if (lines[i] === '') continue;
-      const [ref, value] = JSON.parse(lines[i]!) as [string, string];
-      records.set(ref, value);
-    }
-    // A file cut short is not the state a run left.
-    return records.size === header.records ? { header, records } : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * A ref's key in the table: the first 128 bits of its SHA-256 (the table reads no more). Two refs of
+ * one entity share a key with odds of about n^2 / 2^129 (below 1 in 10^22 for 50 million refs), so a
+ * key stands for its ref.
+ */
+function refKey(ref: string): Buffer {
+  return hash('sha256', ref, 'buffer');
+}
+
+function idOf(value: Buffer): number | string {
+  return JSON.parse(value.subarray(HASH_BYTES).toString('utf8')) as number | string;
 }
 
 /** `@count` of the whole collection (one request), or undefined when the service does not say. */
@@ -286,20 +371,28 @@ function fieldsOf(entity: EntityModel): unknown {
 }
 
 function hashText(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, HASH_LENGTH);
+  return hash('sha256', text, 'hex').slice(0, 16);
 }
 
 /** JSON with object keys sorted, so the same values hash the same whatever the column order. */
 function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const keys = Object.keys(value).sort();
-    return `{${keys
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? '';
+  // Loops rather than map/join: this runs for every row of a run.
+  let out: string;
+  if (Array.isArray(value)) {
+    out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + stableJson(value[i]);
+    return `${out}]`;
   }
-  return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  out = '{';
+  let first = true;
+  for (const k of Object.keys(record).sort()) {
+    if (record[k] === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(k)}:${stableJson(record[k])}`;
+    first = false;
+  }
+  return `${out}}`;
 }
 
 function safeName(name: string): string {

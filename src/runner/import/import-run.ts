@@ -17,6 +17,8 @@ import { type ImportOptions, MODE_COMMAND, ROW_OUTCOMES, type StopReason } from 
 
 const DEFAULT_BATCH = 100;
 const DEFAULT_MAX_FAILED_BATCHES = 5;
+/** Progress is reported after every batch, and between batches at most this often. */
+const PROGRESS_EVERY_MS = 100;
 
 export interface LoopResult {
   rows: number;
@@ -33,8 +35,8 @@ export class ImportRun {
   private errors = 0;
   /** Ordinal (1-based, in reading order) of the last row read: a resume skips rows by it. */
   private ordinal = 0;
-  private readonly ordinals = new Map<RowWork, number>();
   private failedBatches = 0;
+  private progressAt = 0;
   private stopReason: StopReason | undefined;
   /** Rows whose drafts are waiting for a later batch (categories waiting for a parent). */
   private readonly waiting = new Map<Draft, RowWork>();
@@ -114,8 +116,7 @@ export class ImportRun {
       // Checked even when a resume skips it: the checker's view of the file (duplicate refs) stays whole.
       const checked = this.checker.check(row);
       if (finished.has(this.ordinal)) continue;
-      const work: RowWork = { row, checked };
-      this.ordinals.set(work, this.ordinal);
+      const work: RowWork = { row, checked, n: this.ordinal };
       if (checked.errors.length > 0 || checked.skipped || checked.mapped.drafts.length === 0) {
         if (batch.length === 0) {
           await this.finishRow(work, []);
@@ -157,6 +158,7 @@ export class ImportRun {
       await this.settle(late);
     }
     if (stopped) await this.notAttempted(batch, iterator, finished);
+    this.progress(true);
     this.recorder.flush();
     return {
       rows: this.rows,
@@ -198,6 +200,7 @@ export class ImportRun {
       this.recorder.batchDone();
       await this.recorder.checkpoint(`done:${this.recorder.batch}`);
     }
+    this.progress(true);
   }
 
   /** The executor for the drafts the known state cannot vouch for; each result is recorded in it. */
@@ -242,15 +245,13 @@ export class ImportRun {
     }
     const complete = [...byRow.entries(), ...idle.map((w): [RowWork, DraftResult[]] => [w, []])]
       .filter(([work]) => work.checked.mapped.drafts.every((d) => !this.waiting.has(d)))
-      .sort((a, b) => (this.ordinals.get(a[0]) ?? 0) - (this.ordinals.get(b[0]) ?? 0));
+      .sort((a, b) => (a[0].n ?? 0) - (b[0].n ?? 0));
     for (const [work, list] of complete) await this.finishRow(work, list);
   }
 
   private async finishRow(work: RowWork, results: DraftResult[]): Promise<void> {
     const { row } = work;
     const line = reportLine(work, results, this.options.profile.entity);
-    const n = this.ordinals.get(work) ?? 0;
-    this.ordinals.delete(work);
     this.rows += 1;
     this.outcomes[line.outcome as RowOutcome] += 1;
     if (line.outcome === 'failed') {
@@ -259,7 +260,7 @@ export class ImportRun {
     } else if (line.outcome === 'invalid') this.errors += 1;
     if (this.options.waitForImages) this.noteImages(row, results);
     this.recorder.row(
-      n,
+      work.n ?? 0,
       line,
       refsOf(work),
       results.some((r) => r.fault !== undefined),
@@ -270,8 +271,13 @@ export class ImportRun {
     this.progress();
   }
 
-  private progress(): void {
-    this.options.onProgress?.({
+  /** Tells the caller how far the run is: at once when `now`, else if the last report is old enough. */
+  private progress(now = false): void {
+    if (!this.options.onProgress) return;
+    const at = Date.now();
+    if (!now && at - this.progressAt < PROGRESS_EVERY_MS) return;
+    this.progressAt = at;
+    this.options.onProgress({
       rows: this.rows,
       rowsRead: this.ordinal,
       outcomes: this.outcomes,
@@ -303,23 +309,19 @@ export class ImportRun {
     };
     const waiting = new Set(this.waiting.values());
     this.waiting.clear();
-    const leftOver = [...waiting, ...pending].sort(
-      (a, b) => (this.ordinals.get(a) ?? 0) - (this.ordinals.get(b) ?? 0),
-    );
+    const leftOver = [...waiting, ...pending].sort((a, b) => (a.n ?? 0) - (b.n ?? 0));
     for (const work of leftOver) {
       // A row that needs no request (invalid, skipped) has its own outcome; the others were not tried.
-      if (hasWork(work)) record(work, this.ordinals.get(work) ?? 0);
+      if (hasWork(work)) record(work, work.n ?? 0);
       else await this.finishRow(work, []);
     }
-    this.ordinals.clear();
     for (let next = await rest.next(); !next.done; next = await rest.next()) {
       this.ordinal += 1;
       const checked = this.checker.check(next.value);
       if (finished.has(this.ordinal)) continue;
       record({ row: next.value, checked }, this.ordinal);
-      if (this.ordinal % 1000 === 0) this.progress();
+      this.progress();
     }
-    this.progress();
   }
 
   noteImages(row: SourceRow, results: DraftResult[]): void {
@@ -340,9 +342,14 @@ function hasWork(work: RowWork): boolean {
   return checked.errors.length === 0 && !checked.skipped && checked.mapped.drafts.length > 0;
 }
 
-/** `entity\0ref` of every draft of the row: the refs a full sync counts as seen. */
+/**
+ * `entity\0ref` of every draft of the row: the refs a full sync counts as seen. None for a row of one
+ * draft: its report line names that ref already, and the full sync reads it there.
+ */
 function refsOf(work: RowWork): string[] {
-  return work.checked.mapped.drafts.filter((d) => d.ref).map((d) => `${d.entity}\u0000${d.ref}`);
+  const drafts = work.checked.mapped.drafts;
+  if (drafts.length < 2) return [];
+  return drafts.filter((d) => d.ref).map((d) => `${d.entity}\u0000${d.ref}`);
 }
 
 export function notAttemptedMessage(reason: StopReason | undefined): string {

@@ -11,6 +11,8 @@ export type RowOutcome = WriteOutcome | PlanOutcome | 'invalid' | 'not-attempted
 export interface RowWork {
   row: SourceRow;
   checked: CheckedRow;
+  /** Ordinal of the row in reading order (1-based): report lines go out in this order. */
+  n?: number;
 }
 
 const PRIORITY: RowOutcome[] = [
@@ -66,35 +68,61 @@ export function reportLine(work: RowWork, results: DraftResult[], defaultEntity:
   if (results.length === 0) {
     return { ...EMPTY_LINE, ...base, outcome: 'skipped' };
   }
+  // Built field by field, in EMPTY_LINE's order (the journal and JSON reports keep it): this runs
+  // for every row.
+  if (results.length === 1) {
+    const r = results[0]!;
+    return {
+      location: base.location,
+      entity: base.entity,
+      ref: base.ref,
+      outcome: r.outcome,
+      id: r.id === undefined ? '' : String(r.id),
+      status: r.status === undefined ? '' : String(r.status),
+      changed: r.changes === undefined || r.changes.length === 0 ? '' : changedText(r).join('; '),
+      field: '',
+      column: '',
+      value: '',
+      message: r.message ?? '',
+      assets: assetsText(results),
+    };
+  }
   const outcome = PRIORITY.find((p) => results.some((r) => r.outcome === p)) ?? 'skipped';
   const mainResult = results.find((r) => r.draft === main) ?? results[results.length - 1]!;
-  const several = results.length > 1;
   const messages = results
-    .filter((r) => r.message || (several && r.draft !== main))
-    .map((r) =>
-      several
-        ? `${r.draft.entity} ${r.draft.ref}: ${r.outcome}${r.message ? ` — ${r.message}` : ''}`
-        : r.message!,
-    );
-  const changes = results.flatMap((r) =>
-    (r.changes ?? []).map((c) => {
-      const name = c.culture ? `${c.field}_${c.culture}` : c.field;
-      return r.outcome === 'would-update' ? `${name}: ${show(c.old)} -> ${show(c.new)}` : name;
-    }),
-  );
+    .filter((r) => r.message || r.draft !== main)
+    .map((r) => `${r.draft.entity} ${r.draft.ref}: ${r.outcome}${r.message ? ` — ${r.message}` : ''}`);
   return {
-    ...EMPTY_LINE,
-    ...base,
+    location: base.location,
+    entity: base.entity,
+    ref: base.ref,
     outcome,
     id: mainResult.id === undefined ? '' : String(mainResult.id),
     status: mainResult.status === undefined ? '' : String(mainResult.status),
-    changed: changes.join('; '),
+    changed: results.flatMap(changedText).join('; '),
+    field: '',
+    column: '',
+    value: '',
     message: messages.join('; '),
-    assets: results
-      .flatMap((r) => r.assets ?? [])
-      .map((a) => `${a.url} ${a.status}${a.message ? ` (${a.message})` : ''}`)
-      .join('; '),
+    assets: assetsText(results),
   };
+}
+
+/** A result's changed fields (`prod_title_fr`); in a plan, `field: old -> new`. */
+function changedText(r: DraftResult): string[] {
+  return (r.changes ?? []).map((c) => {
+    const name = c.culture ? `${c.field}_${c.culture}` : c.field;
+    return r.outcome === 'would-update' ? `${name}: ${show(c.old)} -> ${show(c.new)}` : name;
+  });
+}
+
+function assetsText(results: DraftResult[]): string {
+  let text = '';
+  for (const r of results) {
+    for (const a of r.assets ?? [])
+      text += `${text ? '; ' : ''}${a.url} ${a.status}${a.message ? ` (${a.message})` : ''}`;
+  }
+  return text;
 }
 
 function show(value: unknown): string {

@@ -61,6 +61,7 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
   let opened: Awaited<ReturnType<typeof openSource>> | undefined;
   let rejects: RejectsWriter | undefined;
   const planned = options.plan ? (carried ?? new PlannedRecords(options.model.baseLanguage)) : undefined;
+  let known: KnownState | undefined;
   try {
     // One run per tenant and entity, refused before the source is read; a plan writes nothing.
     if (options.lockStore && !options.plan) {
@@ -85,7 +86,7 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
     opened = await openSource(options.source, options.readerOptions);
     if (options.rejectsFile)
       rejects = await openRejectsFor(options.rejectsFile, opened, { guard: options.raw !== true });
-    const known = await openKnownState(options);
+    known = await openKnownState(options);
     const source = opened;
     const run = new ImportRun(
       options,
@@ -123,7 +124,7 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
     }
     if (known) {
       if (fullSync) known.distrust();
-      known.save();
+      await known.save();
     }
     recorder.flush();
 
@@ -199,6 +200,8 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
     throw err;
   } finally {
     if (planned !== carried) planned?.close();
+    // A run that failed before saving its import state leaves the last one as it was.
+    known?.discard();
     await opened?.close();
     await lock?.release();
   }
