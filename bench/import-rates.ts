@@ -9,7 +9,7 @@
 //   CATALOG_IO_BENCH_IMPORT_ROOT=DIR     run another checkout's CLI (a "before" measurement)
 // Each import's CPU time (user + system, start-up included) is printed beside its rates: on a shared
 // machine it varies far less than the wall time.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,7 @@ const ROWS = Number(process.env.CATALOG_IO_BENCH_IMPORT_ROWS ?? 20_000);
 const LANGUAGES = process.env.CATALOG_IO_BENCH_IMPORT_LANGUAGES === '1' ? ([1] as const) : ([1, 3] as const);
 const PERSIST = process.env.CATALOG_IO_BENCH_IMPORT_PERSIST === '1';
 const KEY = 'sandbox-rw-key';
-/** tsx by its own path: the CLI runs in a folder of its own (its `.catalog-io/` state). */
+/** tsx by its own path, for the sandbox's process (it runs from the checkout's sources). */
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 /** Writes the process's CPU time on exit (loaded into the CLI with `--import`). */
 const USAGE_HOOK = pathToFileURL(join(ROOT, 'bench', '_peak-rss.mjs')).href;
@@ -79,7 +79,8 @@ function cli(args: string[], cwd: string): Promise<CliResult> {
   const started = performance.now();
   const usageFile = join(cwd, '.bench-usage.json');
   return new Promise((resolve, reject) => {
-    const node = ['--import', TSX, '--import', USAGE_HOOK, join(CLI_ROOT, 'src/cli/run.ts')];
+    // The CLI as shipped (built by run()): what a user's cron job starts.
+    const node = ['--import', USAGE_HOOK, join(CLI_ROOT, 'bin', 'catalog-io.js')];
     const child = spawn(process.execPath, [...node, ...args], {
       cwd,
       env: { ...process.env, CATALOG_API_KEY: KEY, CATALOG_IO_BENCH_USAGE: usageFile },
@@ -145,6 +146,8 @@ function show(label: string, r: CliResult, requests: number): void {
 }
 
 export async function run(): Promise<void> {
+  const built = spawnSync('npm', ['run', 'build'], { cwd: CLI_ROOT, stdio: 'ignore' });
+  if (built.status !== 0) throw new Error(`npm run build failed in ${CLI_ROOT}: run it to see why`);
   const work = mkdtempSync(join(tmpdir(), 'catalog-io-bench-import-'));
   const sb = await startSandboxProcess(PERSIST ? join(work, 'sandbox') : undefined);
   try {
