@@ -53,8 +53,11 @@ const HOLD_ROWS = 500;
 const HOLD_REFS = 100;
 
 const TOP = 10;
-/** Rows read before the source's size is used to tell how many rows it holds. */
-const ESTIMATE_AFTER = 65_536;
+/**
+ * Rows read before the source's size is used to tell how many rows it holds: a few thousand rows tell
+ * the bytes per row well enough, and the duplicate check then grows once instead of again and again.
+ */
+const ESTIMATE_AFTER = 4_096;
 
 export async function validateRows(options: ValidateRowsOptions): Promise<ValidateSummary> {
   // The same row checker as the import, so validate and import judge a row the same way.
