@@ -8,12 +8,19 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { CatalogIoError } from '../errors.js';
 import type { Profile } from './profile-types.js';
 
-/** Where the profile schema ships: `schemas/` at the package root (from `src/` or from `dist/src/`). */
-export function profileSchemaPath(): string {
-  for (const up of ['../../schemas/profile.schema.json', '../../../schemas/profile.schema.json']) {
-    const candidate = fileURLToPath(new URL(up, import.meta.url));
+/** A file at the package root, if it is there (from `src/mappers/`, `dist/mappers/` or `dist/bin/`). */
+function packageFile(relative: string): string | undefined {
+  for (const up of ['../../', '../../../']) {
+    const candidate = fileURLToPath(new URL(up + relative, import.meta.url));
     if (existsSync(candidate)) return candidate;
   }
+  return undefined;
+}
+
+/** Where the profile schema ships: `schemas/` at the package root. */
+export function profileSchemaPath(): string {
+  const path = packageFile('schemas/profile.schema.json');
+  if (path) return path;
   throw new CatalogIoError(
     'INTERNAL',
     'The profile schema (schemas/profile.schema.json) is missing from the install',
@@ -41,13 +48,10 @@ function profileValidator(): ProfileValidator {
  * from the sources, or after the schema changed, there is none and the schema is compiled here.
  */
 function builtValidator(schemaText: string): ProfileValidator | undefined {
-  for (const up of ['../../dist/profile-validator.cjs', '../../../dist/profile-validator.cjs']) {
-    const file = fileURLToPath(new URL(up, import.meta.url));
-    if (!existsSync(file)) continue;
-    const built = createRequire(import.meta.url)(file) as ProfileValidator & { schemaText?: string };
-    return built.schemaText === schemaText ? built : undefined;
-  }
-  return undefined;
+  const file = packageFile('dist/profile-validator.cjs');
+  if (!file) return undefined;
+  const built = createRequire(import.meta.url)(file) as ProfileValidator & { schemaText?: string };
+  return built.schemaText === schemaText ? built : undefined;
 }
 
 /** `/columns/Price/type` -> `$.columns["Price"].type`. */

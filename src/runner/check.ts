@@ -147,9 +147,7 @@ export class RowChecker {
     if (!ref) return undefined;
     const entity = this.mapper.entity;
     let errors = NO_ERRORS;
-    const first = byLine(row)
-      ? this.refs.checkLine(entity, ref, row.line)
-      : this.refs.check(entity, ref, row.location.text, row.location.line);
+    const first = this.firstUse(entity, ref, row);
     if (first !== undefined) {
       errors = [this.duplicateIssue(entity, ref, first, row.headers?.[refAt])];
       this.countKind(fullSentence(undefined, errors[0]!.column, errors[0]!.brief));
@@ -229,9 +227,7 @@ export class RowChecker {
       if (defaultCommand && !explicit && draft.command === 'MERGE') draft.command = defaultCommand;
       for (const issue of this.validator.validate(draft)) add(issue);
       if (!draft.ref || (groupedProducts && draft.entity === profile.entity)) continue;
-      const first = byLine(row)
-        ? this.refs.checkLine(draft.entity, draft.ref, row.line)
-        : this.refs.check(draft.entity, draft.ref, row.location.text, row.location.line);
+      const first = this.firstUse(draft.entity, draft.ref, row);
       if (first !== undefined) {
         const field = model.entity(draft.entity)?.refField ?? '';
         add(this.duplicateIssue(draft.entity, draft.ref, first, draft.source.columns[field]));
@@ -239,6 +235,15 @@ export class RowChecker {
     }
     for (const issue of errors) this.countKind(fullSentence(undefined, issue.column, issue.brief));
     return { mapped, errors, skipped: errors.length === 0 && mapped.skipped };
+  }
+
+  /**
+   * Where this ref was used first, or undefined: the duplicate check. A CSV row is placed by its line
+   * alone (its location text is made only if someone asks for it).
+   */
+  private firstUse(entity: string, ref: string, row: SourceRow): string | undefined {
+    if (row instanceof TableRow && row.byLine) return this.refs.checkLine(entity, ref, row.line);
+    return this.refs.check(entity, ref, row.location.text, row.location.line);
   }
 
   /** About how many rows the source holds in all (from its size): the duplicate check makes room at once. */
@@ -269,9 +274,4 @@ export class RowChecker {
   close(): void {
     this.refs.close();
   }
-}
-
-/** A CSV row, placed by its line alone (its location text is made only if someone asks for it). */
-function byLine(row: SourceRow): row is TableRow {
-  return row instanceof TableRow && row.byLine;
 }

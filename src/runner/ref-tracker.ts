@@ -96,21 +96,13 @@ export class RefTracker {
       }
       this.leaveOrder();
     }
-    const table = this.table;
-    const mask = this.slots - 1;
-    let i = (a >>> 0) & mask;
-    while (table[i * KEY_WIDTH + 1] !== 0) {
-      const at = i * KEY_WIDTH;
-      // Same hash: the template byte may differ (another sheet), so compare without it.
-      if (table[at] === a && (table[at + 1]! & ~TEMPLATE_MASK) === (b & ~TEMPLATE_MASK))
-        return this.describe(this.lines[i]!, table[at + 1]! & TEMPLATE_MASK);
-      i = (i + 1) & mask;
-    }
+    const slot = this.probe(a, b);
+    if (slot >= 0) return this.describe(this.lines[slot]!, this.table[slot * KEY_WIDTH + 1]! & TEMPLATE_MASK);
     if (this.disk.find(a, b)) return this.describe(this.disk.foundLine, this.disk.foundTemplate);
-    const at = i * KEY_WIDTH;
-    table[at] = a;
-    table[at + 1] = b;
-    this.lines[i] = line;
+    const free = ~slot;
+    this.table[free * KEY_WIDTH] = a;
+    this.table[free * KEY_WIDTH + 1] = b;
+    this.lines[free] = line;
     this.size += 1;
     if (this.size >= this.limit) this.spill();
     else if (this.size * 8 > this.slots * FILL_EIGHTHS) this.grow();
@@ -123,7 +115,7 @@ export class RefTracker {
     this.hashRef(entity, ref);
     const a = this.refA;
     const b = this.refB;
-    if (this.slotOf(a, b) >= 0) return true;
+    if (this.probe(a, b) >= 0) return true;
     return this.disk.find(a, b);
   }
 
@@ -133,20 +125,24 @@ export class RefTracker {
     this.hashRef(entity, ref);
     const a = this.refA;
     const b = this.refB;
-    const slot = this.slotOf(a, b);
+    const slot = this.probe(a, b);
     if (slot >= 0) return this.describe(this.lines[slot]!, this.table[slot * KEY_WIDTH + 1]! & TEMPLATE_MASK);
     return this.disk.find(a, b) ? this.describe(this.disk.foundLine, this.disk.foundTemplate) : undefined;
   }
 
-  /** The table slot holding these hashes, or -1. */
-  private slotOf(a: number, b: number): number {
+  /**
+   * The table slot holding these hashes, or, when none does, `~slot` of the empty slot where they would
+   * go (a negative number). The template byte may differ (another sheet): it is compared without it.
+   */
+  private probe(a: number, b: number): number {
     const table = this.table;
     const mask = this.slots - 1;
-    for (let i = (a >>> 0) & mask; table[i * KEY_WIDTH + 1] !== 0; i = (i + 1) & mask) {
+    let i = (a >>> 0) & mask;
+    for (; table[i * KEY_WIDTH + 1] !== 0; i = (i + 1) & mask) {
       const at = i * KEY_WIDTH;
       if (table[at] === a && (table[at + 1]! & ~TEMPLATE_MASK) === (b & ~TEMPLATE_MASK)) return i;
     }
-    return -1;
+    return ~i;
   }
 
   /**

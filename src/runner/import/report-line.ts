@@ -68,30 +68,21 @@ export function reportLine(work: RowWork, results: DraftResult[], defaultEntity:
   if (results.length === 0) {
     return { ...EMPTY_LINE, ...base, outcome: 'skipped' };
   }
-  // Built field by field, in EMPTY_LINE's order (the journal and JSON reports keep it): this runs
-  // for every row.
-  if (results.length === 1) {
-    const r = results[0]!;
-    return {
-      location: base.location,
-      entity: base.entity,
-      ref: base.ref,
-      outcome: r.outcome,
-      id: r.id === undefined ? '' : String(r.id),
-      status: r.status === undefined ? '' : String(r.status),
-      changed: r.changes === undefined || r.changes.length === 0 ? '' : changedText(r).join('; '),
-      field: '',
-      column: '',
-      value: '',
-      message: r.message ?? '',
-      assets: assetsText(results),
-    };
-  }
-  const outcome = PRIORITY.find((p) => results.some((r) => r.outcome === p)) ?? 'skipped';
-  const mainResult = results.find((r) => r.draft === main) ?? results[results.length - 1]!;
-  const messages = results
-    .filter((r) => r.message || r.draft !== main)
-    .map((r) => `${r.draft.entity} ${r.draft.ref}: ${r.outcome}${r.message ? ` — ${r.message}` : ''}`);
+  // Built field by field, in EMPTY_LINE's order (the journal and JSON reports keep it): this runs for
+  // every row, and most rows have one result.
+  const one = results.length === 1;
+  const mainResult = one
+    ? results[0]!
+    : (results.find((r) => r.draft === main) ?? results[results.length - 1]!);
+  const outcome = one
+    ? mainResult.outcome
+    : (PRIORITY.find((p) => results.some((r) => r.outcome === p)) ?? 'skipped');
+  const message = one
+    ? (mainResult.message ?? '')
+    : results
+        .filter((r) => r.message || r.draft !== main)
+        .map((r) => `${r.draft.entity} ${r.draft.ref}: ${r.outcome}${r.message ? ` — ${r.message}` : ''}`)
+        .join('; ');
   return {
     location: base.location,
     entity: base.entity,
@@ -103,7 +94,7 @@ export function reportLine(work: RowWork, results: DraftResult[], defaultEntity:
     field: '',
     column: '',
     value: '',
-    message: messages.join('; '),
+    message,
     assets: assetsText(results),
   };
 }
