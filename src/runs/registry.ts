@@ -51,7 +51,9 @@ export class RunRegistry {
   }
 
   async create(meta: Omit<RunMeta, 'runId' | 'pid' | 'host' | 'state' | 'resumes'>): Promise<RunMeta> {
-    const stamp = meta.startedAt.replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+    // To the millisecond: ids sort in start order (newest first in `runs`, the last one to resume), also
+    // for runs started within one second, as a short feed's runs now are.
+    const stamp = meta.startedAt.replace(/[-:.]/g, '').replace('T', '-').slice(0, 18);
     const runId = `${stamp}-${randomBytes(3).toString('hex')}`;
     const full: RunMeta = {
       ...meta,

@@ -33,6 +33,17 @@ describe('run registry', () => {
     expect((await registry.resumable('/feeds/feed.csv')).runId).toBe(ids[1]);
   });
 
+  it('lists runs started within one second newest first (ids sort in start order)', async () => {
+    const registry = new RunRegistry(mkdtempSync(join(tmpdir(), 'registry-')));
+    const started: string[] = [];
+    for (const ms of ['004', '120', '121', '950']) {
+      const run = await registry.create(meta(`2026-01-01T02:30:00.${ms}Z`));
+      await registry.save({ ...run, state: 'finished' });
+      started.push(run.runId);
+    }
+    expect((await registry.list()).map((r) => r.runId)).toEqual(started.reverse());
+  });
+
   it('a running run whose process is gone is crashed', async () => {
     const registry = new RunRegistry(mkdtempSync(join(tmpdir(), 'registry-')));
     const run = await registry.create(meta('2026-01-01T02:30:00.000Z'));

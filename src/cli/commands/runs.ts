@@ -27,7 +27,7 @@ export const runsCommand: CommandFactory = (out, setExitCode) => ({
       .option('json', { type: 'boolean', default: false, describe: 'One JSON array on stdout' })
       .option('out', { type: 'string', describe: 'report: the file to write (.csv, .jsonl or .xlsx)' })
       .example('$0 runs', 'the recent runs')
-      .example('$0 runs report 20260101-020000-a1b2c3 --out night.xlsx', "a run's report"),
+      .example('$0 runs report 20260101-020000123-a1b2c3 --out night.xlsx', "a run's report"),
   handler: async (argv: Record<string, unknown>) => {
     const args = argv as unknown as RunsArgs;
     const registry = new RunRegistry(path.join(process.cwd(), '.catalog-io'));
