@@ -39,6 +39,8 @@ export interface ReaderOptions {
   httpHeaders?: Record<string, string>;
   /** The stream read for the source `-` (default process.stdin). */
   stdin?: Readable;
+  /** Sees every chunk of the source's bytes as read (before decompression): a resume's checkpoints. */
+  tap?: (chunk: Buffer) => void;
 }
 
 export interface ResolvedOptions {
@@ -55,6 +57,7 @@ export interface ResolvedOptions {
   timeoutMs?: number;
   httpHeaders?: Record<string, string>;
   stdin?: Readable;
+  tap?: (chunk: Buffer) => void;
 }
 
 export const DEFAULT_MAX_CELL_BYTES = 1024 * 1024;
@@ -111,6 +114,7 @@ export function resolveOptions(options: ReaderOptions): ResolvedOptions {
     timeoutMs: options.timeoutMs,
     ...(options.httpHeaders && { httpHeaders: options.httpHeaders }),
     stdin: options.stdin,
+    ...(options.tap && { tap: options.tap }),
   };
 }
 

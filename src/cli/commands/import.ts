@@ -120,7 +120,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         .option('resume', {
           type: 'string',
           describe:
-            'Continue the last unfinished run of this source (or the run named): finished rows are not sent again',
+            'Continue the last unfinished run of this source and profile, or start a new one and say why (with an id: that run, or an error): finished rows are not sent again',
         })
         .option('max-failed-batches', {
           ...numberFlag(
@@ -253,6 +253,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           ...(args.report && { reportFile: args.report }),
           ...(args.rejects && { rejectsFile: args.rejects }),
           counters: () => connection.snapshot(),
+          onNote: (line) => out.error(line),
           onProgress: (p) =>
             progress.update({
               done: p.rows,

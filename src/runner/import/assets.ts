@@ -36,6 +36,25 @@ export interface AssetRegistrarOptions {
   planned?: Pick<PlannedRecords, 'registers' | 'wouldRegister'>;
   /** How long `replace` waits for an image to leave processing before giving up. */
   replaceWaitMs?: number;
+  /** The run's journal: registrations are noted before they are sent, so a resume knows them. */
+  log?: AssetLog;
+}
+
+/** What an earlier attempt of this run did with a URL (`pending`: sent, outcome unknown). */
+export interface EarlierAsset {
+  kind: AssetKind;
+  reference: string;
+  status: 'pending' | 'registered' | 'reused' | 'cached';
+}
+
+/** Where the registrar notes what it does, and what a killed attempt of the same run did. */
+export interface AssetLog {
+  earlier(url: string): EarlierAsset | undefined;
+  /** Distinct URLs by outcome, of the attempts before (they count as this run's). */
+  earlierCounts(): Partial<Record<AssetStatus, number>>;
+  /** Written at once, before the registration goes out. */
+  pending(kind: AssetKind, url: string, reference: string): void;
+  outcome(outcome: AssetOutcome): void;
 }
 
 interface CacheEntry {
@@ -86,6 +105,8 @@ export class AssetRegistrar {
     private readonly options: AssetRegistrarOptions,
   ) {
     if (options.cacheFile) this.loadCache(options.cacheFile);
+    for (const [status, n] of Object.entries(options.log?.earlierCounts() ?? {}))
+      this.counts[status as AssetStatus] += n;
   }
 
   /** Images registered by this run (for --wait-for-images). */
@@ -102,6 +123,8 @@ export class AssetRegistrar {
     for (const { kind, url } of assets) {
       if (this.done.has(url) || this.inFlight.has(url)) continue;
       if (!this.options.refresh && this.cache.get(url)?.kind === kind) continue;
+      const earlier = this.options.log?.earlier(url);
+      if (earlier && earlier.status !== 'pending') continue;
       const reference = safeReference(url);
       if (reference === undefined || this.known.has(`${kind}:${reference}`)) continue;
       const set = byKind.get(kind) ?? new Set<string>();
@@ -145,6 +168,15 @@ export class AssetRegistrar {
     const known = this.done.get(url) ?? this.inFlight.get(url);
     if (known) return Promise.resolve(known);
     const reference = referenceOf(url);
+    // An earlier attempt of this run settled it (and counted it): the same outcome, not counted again.
+    const earlier = this.options.log?.earlier(url);
+    if (earlier && earlier.status !== 'pending' && earlier.kind === kind) {
+      const outcome: AssetOutcome = { url, kind, reference: earlier.reference, status: earlier.status };
+      remember(this.claimed, earlier.reference, url);
+      remember(this.done, url, outcome);
+      if (outcome.status === 'registered' && kind === 'image') this.registeredImages.push(outcome.reference);
+      return Promise.resolve(outcome);
+    }
     const claimedBy = this.claimed.get(reference);
     if (claimedBy !== undefined && claimedBy !== url) {
       return Promise.resolve(
@@ -161,6 +193,7 @@ export class AssetRegistrar {
     const pending = this.registerOnce(kind, url, reference, tags).then((outcome) => {
       this.inFlight.delete(url);
       remember(this.done, url, outcome);
+      if (!this.options.plan) this.options.log?.outcome(outcome);
       return outcome;
     });
     this.inFlight.set(url, pending);
@@ -185,6 +218,12 @@ export class AssetRegistrar {
       if (!exists) this.options.planned?.wouldRegister(kind, reference);
       return { url, kind, reference, status: exists ? 'reused' : 'planned' };
     }
+    if (exists && this.options.log?.earlier(url)?.status === 'pending') {
+      // This run sent it before it was killed: registered by this run, as an unbroken run would say.
+      if (kind === 'image') this.registeredImages.push(reference);
+      this.rememberInCache(url, kind, reference);
+      return { url, kind, reference, status: 'registered' };
+    }
     if (exists) {
       const noun = kind === 'image' ? 'An image' : 'A file';
       return this.onDuplicate(
@@ -197,6 +236,7 @@ export class AssetRegistrar {
     const quota = this.quotaMessage[kind];
     if (quota) return { url, kind, reference, status: 'failed', message: quota };
 
+    this.options.log?.pending(kind, url, reference);
     for (let attempt = 1; ; attempt++) {
       try {
         const created = await this.dam.register(kind, url, tags);
@@ -237,6 +277,7 @@ export class AssetRegistrar {
         return { url, kind, reference, status: 'reused' };
       case 'replace': {
         const deadline = Date.now() + (this.options.replaceWaitMs ?? 60_000);
+        this.options.log?.pending(kind, url, reference);
         for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
           try {
             await this.dam.patchAsset(kind, reference, { url });

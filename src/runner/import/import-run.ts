@@ -68,6 +68,7 @@ export class ImportRun {
         ...(options.refreshAssets !== undefined && { refresh: options.refreshAssets }),
         ...(options.plan !== undefined && { plan: options.plan }),
         ...(planned && { planned }),
+        ...(!options.plan && { log: recorder.assetLog }),
       });
       return this.registrar;
     };
