@@ -4,8 +4,8 @@ import { appendFileSync, mkdtempSync, statSync, utimesSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HEARTBEAT_MS, JournalWriter } from '../../src/runs/journal.js';
 import { chooseRun } from '../../src/runner/import/resume.js';
+import { HEARTBEAT_MS, JournalWriter } from '../../src/runs/journal.js';
 import { RunRegistry, SILENT_RUN_MS } from '../../src/runs/registry.js';
 
 const meta = (startedAt: string) => ({

@@ -173,6 +173,7 @@ export class RunRecorder implements WriteLog {
 
   /** Opens the report and the journal; a resume carries the finished rows of the attempts before. */
   async start(): Promise<void> {
+    await pauseAt('start');
     const { abandon, note } = this.decided;
     if (abandon) await this.registry.save({ ...abandon, state: 'abandoned' });
     if (note) this.setup.onNote?.(note);

@@ -61,7 +61,10 @@ export async function chooseRun(request: ResumeRequest): Promise<RunChoice> {
   if (strict) {
     meta = await registry.read(request.resume as string);
     if (!meta)
-      throw new CatalogIoError('CONFIG_INVALID', `--resume ${request.resume}: no such run in ${registry.root}`);
+      throw new CatalogIoError(
+        'CONFIG_INVALID',
+        `--resume ${request.resume}: no such run in ${registry.root}`,
+      );
     registry.checkResumable(meta);
   } else {
     meta = (await registry.list()).find(
@@ -238,7 +241,9 @@ export async function spoolSource(
     throw err;
   }
   await bytes.close();
-  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    out.end((err?: Error | null) => (err ? reject(err) : resolve())),
+  );
   if (!changed && checkpoint && total < checkpoint.bytes)
     changed = `${bytes.name} is shorter now (${total} bytes) than the ${checkpoint.bytes} bytes the run had read`;
   if (changed && stopOnChange) {
