@@ -6,6 +6,7 @@ import { openSourceThreaded, type ReaderOptions, type ReadThread, RowPuller } fr
 import type { SourceRow } from '../readers/types.js';
 import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
+import { boundFields } from '../writers/bounds.js';
 import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
 import type { SummaryRows } from '../writers/table.js';
@@ -91,7 +92,8 @@ async function checkRows(
 ): Promise<void> {
   const rows = new RowPuller(options.rows);
   const references = options.references;
-  const emit = async (row: SourceRow, line: ReportLine, outcome: Outcome) => {
+  const emit = async (row: SourceRow, whole: ReportLine, outcome: Outcome) => {
+    const line = boundFields(whole);
     summary.outcomes[outcome] += 1;
     // Writers buffer: they hand back a promise only when a chunk is on its way to the disk.
     const written = options.report?.write(line);
