@@ -6,6 +6,7 @@ import { openSourceThreaded, type ReaderOptions, type ReadThread, RowPuller } fr
 import type { SourceRow } from '../readers/types.js';
 import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
+import { redactFields } from '../secrets.js';
 import { boundFields } from '../writers/bounds.js';
 import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
@@ -93,7 +94,7 @@ async function checkRows(
   const rows = new RowPuller(options.rows);
   const references = options.references;
   const emit = async (row: SourceRow, whole: ReportLine, outcome: Outcome) => {
-    const line = boundFields(whole);
+    const line = redactFields(boundFields(whole));
     summary.outcomes[outcome] += 1;
     // Writers buffer: they hand back a promise only when a chunk is on its way to the disk.
     const written = options.report?.write(line);

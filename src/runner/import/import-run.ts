@@ -6,6 +6,7 @@
 import type { Draft } from '../../mappers/types.js';
 import type { Cell, SourceRow } from '../../readers/types.js';
 import type { KnownState } from '../../runs/known-state.js';
+import { redactFields } from '../../secrets.js';
 import { boundFields } from '../../writers/bounds.js';
 import type { RejectsWriter } from '../../writers/rejects.js';
 import { RowChecker } from '../check.js';
@@ -253,7 +254,7 @@ export class ImportRun {
 
   private async finishRow(work: RowWork, results: DraftResult[]): Promise<void> {
     const { row } = work;
-    const line = boundFields(reportLine(work, results, this.options.profile.entity));
+    const line = redactFields(boundFields(reportLine(work, results, this.options.profile.entity)));
     this.rows += 1;
     this.outcomes[line.outcome as RowOutcome] += 1;
     if (line.outcome === 'failed') {

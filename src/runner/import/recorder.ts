@@ -19,6 +19,7 @@ import { pauseAt } from '../../runs/pause.js';
 import { type RunMeta, RunRegistry } from '../../runs/registry.js';
 import { SourceDigest, type SourceIdentity } from '../../runs/source-identity.js';
 import { writeRunSummary } from '../../runs/summary.js';
+import { redactFields, redactText } from '../../secrets.js';
 import {
   type ImportReportLine,
   openRunReport,
@@ -279,7 +280,8 @@ export class RunRecorder implements WriteLog {
     this.report?.write(line);
   }
 
-  extra(line: ImportReportLine): void {
+  extra(whole: ImportReportLine): void {
+    const line = redactFields(whole);
     this.journal.append({ t: 'extra', line });
     this.report?.write(line);
   }
@@ -371,6 +373,13 @@ export class RunRecorder implements WriteLog {
   }
 
   private fullSummary(summary: RunEnd): RunSummary {
-    return { runId: this.meta.runId, command: 'import', tenant: this.meta.tenant, ...summary };
+    return {
+      runId: this.meta.runId,
+      command: 'import',
+      tenant: this.meta.tenant,
+      ...summary,
+      source: redactText(summary.source),
+      message: redactText(summary.message),
+    };
   }
 }
