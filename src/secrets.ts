@@ -35,13 +35,19 @@ export function redactUrl(spec: string): string {
   } catch {
     return spec.replace(/\/\/[^/@\s]*@/, '//***@').replace(/\?.*$/, '?***');
   }
+  let masked = false;
   if (url.username || url.password) {
     url.username = '***';
     url.password = '';
+    masked = true;
   }
   for (const name of [...url.searchParams.keys()]) {
-    if (SECRET_PARAM.test(name)) url.searchParams.set(name, '***');
+    if (!SECRET_PARAM.test(name)) continue;
+    url.searchParams.set(name, '***');
+    masked = true;
   }
+  // A URL with nothing to hide is shown exactly as written (not as the URL parser would spell it).
+  if (!masked) return spec;
   // URLSearchParams encodes `*`; keep the mask readable.
   return url.toString().replaceAll('%2A%2A%2A', '***');
 }
