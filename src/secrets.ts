@@ -52,7 +52,8 @@ export function redactUrl(spec: string): string {
   return url.toString().replaceAll('%2A%2A%2A', '***');
 }
 
-const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
+/** A URL inside text: up to a space, a quote or a backslash (which may escape a quote in JSON). */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`\\]+/gi;
 
 /** Free text as it may be shown: every URL in it redacted, every registered secret masked. */
 export function redactText(text: string): string {
