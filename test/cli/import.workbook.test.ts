@@ -123,7 +123,9 @@ describe('import book.xlsx imports every sheet', () => {
     expect(summary.warnings.join('\n')).not.toContain('not imported');
     expect(summary.outcomes).toMatchObject({ failed: 0, invalid: 0 });
     // Every row lands: created, or (the default set and the layouts both tenants have) updated or unchanged.
-    expect(summary.outcomes.created + summary.outcomes.updated + summary.outcomes.unchanged).toBe(summary.rows);
+    expect(summary.outcomes.created + summary.outcomes.updated + summary.outcomes.unchanged).toBe(
+      summary.rows,
+    );
     expect(summary.outcomes.created).toBeGreaterThan(80);
     expect(summary.assets.registered).toBeGreaterThan(0);
 

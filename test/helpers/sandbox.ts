@@ -101,7 +101,12 @@ export function useTargetSandbox(source: SandboxFixture, options: SandboxOptions
   let handle: SandboxHandle | undefined;
   beforeAll(async () => {
     const host = new URL(source.sb.assetsUrl).host;
-    handle = await startSandbox({ port: 0, seed: 'empty', ...options, allowHosts: [host, ...(options.allowHosts ?? [])] });
+    handle = await startSandbox({
+      port: 0,
+      seed: 'empty',
+      ...options,
+      allowHosts: [host, ...(options.allowHosts ?? [])],
+    });
   });
   afterAll(async () => {
     await handle?.close();

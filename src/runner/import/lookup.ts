@@ -4,8 +4,8 @@
 import type { CatalogClient } from '../../api/catalog.js';
 import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
-import type { ExistingRecord, FieldChange } from './diff.js';
 import { readAttributeSets } from '../structure/read.js';
+import type { ExistingRecord, FieldChange } from './diff.js';
 import { type PlannedRecords, plannedId } from './planned.js';
 
 /** How many ref -> id pairs of this run are remembered per entity (later links then cost a lookup). */
