@@ -1,7 +1,7 @@
 // A workbook imported whole with one `catalog-io import book.xlsx`: the demo tenant exported to XLSX
 // comes back into an empty tenant as the same records, and a second import writes nothing; a sheet no
 // entity can be found for is named in a warning; sheets stored out of order run parents first.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
