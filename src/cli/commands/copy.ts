@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { Argv, CommandModule, Options } from 'yargs';
 import { type Connection, connect } from '../../config/index.js';
-import { CatalogIoError } from '../../errors.js';
+import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import type { CopyResult, CopyStep } from '../../runner/copy/copy.js';
 import { EXIT_CODES, type RunStop } from '../../runner/import/types.js';
 import { tenantHash } from '../../runs/source-identity.js';
@@ -120,6 +120,11 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
         });
         printResult(out, result, from, to, args);
         setExitCode(result.exitCode === EXIT_CODES.ok ? EXIT.OK : result.exitCode);
+      } catch (err) {
+        // Another import of an entity into the target is running: as the import says it.
+        if (!isCatalogIoError(err, 'LOCKED')) throw err;
+        out.error(`catalog-io: ${err.message} [LOCKED]; copy --resume goes on once it has finished`);
+        setExitCode(EXIT_CODES.locked);
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
