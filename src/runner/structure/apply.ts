@@ -46,7 +46,7 @@ export async function applyStructure(
       results.push({ ...base, outcome: 'unchanged', changed: [] });
       continue;
     }
-    const changed = options.plan ? documentDiff('layout', current, layout.document) : ['layout'];
+    const changed = differences('layout', current, layout.document, options.plan === true);
     if (options.plan) {
       results.push({ ...base, outcome: 'would-update', changed });
       continue;
@@ -137,7 +137,7 @@ async function applySet(
   ] as const) {
     if (next === undefined || sameDocument(next, old)) continue;
     body[member] = next;
-    changed.push(...(options.plan ? documentDiff(member, old, next) : [member]));
+    changed.push(...differences(member, old, next, options.plan === true));
   }
   const id = target.identifier;
   const withId = { ...base, ...(id !== undefined && { id }) };
@@ -147,6 +147,15 @@ async function applySet(
     await options.catalog.patch(`${V2_SETS}(${doc.isDefault ? 'default' : id})`, body);
     return { outcome: 'updated', status: 204 };
   });
+}
+
+/**
+ * What differs, path by path: in a plan with the values (`layout.sections[0].title: "A" -> "B"`), in a
+ * write the paths alone, as the import reports the fields it changed.
+ */
+function differences(where: string, before: unknown, after: unknown, plan: boolean): string[] {
+  const lines = documentDiff(where, before, after);
+  return plan ? lines : [...new Set(lines.map((line) => line.split(': ')[0]!))];
 }
 
 /** A write whose refusal fails this document only, with the service's words. */
