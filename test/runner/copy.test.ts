@@ -2,7 +2,7 @@
 // sets, layouts, categories, products, variants, custom entities and assets (field by field, ids mapped
 // by ref); a second copy writes nothing; `--since` after 5 edits writes exactly 5 records; a copy killed
 // with SIGKILL in the middle and resumed ends with the same tenant.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -254,4 +254,53 @@ describe('catalog-io copy', () => {
     await processed(slow);
     expect(await tenant(slow)).toEqual(await tenant(demo));
   }, 120_000);
+
+  it('takes each side from its own config file, counts each side apart, and refuses a missing side', async () => {
+    const config = (name: string, sb: SandboxHandle) => {
+      const file = join(dir, `${name}.json`);
+      writeFileSync(
+        file,
+        JSON.stringify({
+          catalogUrl: sb.catalogUrl,
+          damUrl: sb.damUrl,
+          apiKey: sb.apiKey,
+          rateLimit: '1000/10',
+        }),
+      );
+      return file;
+    };
+    const out = memoryOutput();
+    const code = await main(
+      [
+        'copy',
+        '--from',
+        config('staging', demo.sb),
+        '--to',
+        config('production', target.sb),
+        '--plan',
+        '--json',
+      ],
+      out,
+    );
+    expect(code, out.stderr.join('\n')).toBe(0);
+    const result = JSON.parse(out.stdout[0]!) as {
+      steps: Array<{ outcomes: Record<string, number> }>;
+      requests: { from: { total: number; byMethod: Record<string, number> }; to: { total: number } };
+    };
+    // Everything is already there: the plan finds nothing to do.
+    for (const step of result.steps) for (const o of Object.keys(step.outcomes)) expect(o).toBe('unchanged');
+    expect(Object.keys(result.requests.from.byMethod)).toEqual(['GET']);
+    expect(result.requests.from.total).toBeGreaterThan(10);
+    expect(result.requests.to.total).toBeGreaterThan(10);
+    expect(JSON.stringify(result)).not.toContain(demo.sb.apiKey);
+
+    const missing = memoryOutput();
+    expect(await main(['copy', '--from', join(dir, 'staging.json')], missing)).toBe(2);
+    expect(missing.stderr.join('\n')).toContain('copy needs the target tenant: --to FILE');
+    const same = memoryOutput();
+    expect(
+      await main(['copy', '--from', join(dir, 'staging.json'), '--to', join(dir, 'staging.json')], same),
+    ).toBe(2);
+    expect(same.stderr.join('\n')).toContain('--from and --to name the same tenant');
+  });
 });

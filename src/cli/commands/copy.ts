@@ -5,7 +5,8 @@
 // side, so a CATALOG_URL meant for other commands never picks the wrong tenant.
 import path from 'node:path';
 import type { Argv, CommandModule, Options } from 'yargs';
-import { type Connection, connect } from '../../config/index.js';
+import { type Connection, connect, numberFlag } from '../../config/index.js';
+import { NUMBER_SETTINGS } from '../../config/numbers.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import type { CopyResult, CopyStep } from '../../runner/copy/copy.js';
 import { EXIT_CODES, type RunStop } from '../../runner/import/types.js';
@@ -24,7 +25,7 @@ interface CopyArgs {
   [key: string]: unknown;
 }
 
-const SIDE_FLAGS = ['catalog-url', 'dam-url', 'api-key', 'rate-limit', 'concurrency'] as const;
+const SIDE_FLAGS = ['catalog-url', 'dam-url', 'api-key', 'rate-limit'] as const;
 
 function sideOptions(side: 'from' | 'to'): Record<string, Options> {
   const what = side === 'from' ? 'source' : 'target';
@@ -41,7 +42,11 @@ function sideOptions(side: 'from' | 'to'): Record<string, Options> {
       requiresArg: true,
       describe: `Requests per window to the ${what}, REQUESTS/SECONDS or off (default 50/10)`,
     },
-    [`${side}-concurrency`]: { type: 'string', describe: `Requests in flight at once to the ${what}` },
+    [`${side}-concurrency`]: numberFlag(
+      `${side}-concurrency`,
+      NUMBER_SETTINGS.concurrency,
+      `Requests in flight at once to the ${what}, 1-64 (default 8)`,
+    ),
   };
 }
 
@@ -136,6 +141,7 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
 
 async function connectSide(side: 'from' | 'to', args: CopyArgs, out: Output): Promise<Connection> {
   const flag = (name: (typeof SIDE_FLAGS)[number]) => args[`${side}-${name}`] as string | undefined;
+  const concurrency = args[`${side}-concurrency`] as number | undefined;
   const config = args[side];
   if (config === undefined && flag('catalog-url') === undefined) {
     throw new CatalogIoError(
@@ -143,7 +149,6 @@ async function connectSide(side: 'from' | 'to', args: CopyArgs, out: Output): Pr
       `copy needs the ${side === 'from' ? 'source' : 'target'} tenant: --${side} FILE (a config file) or --${side}-catalog-url with --${side}-dam-url and --${side}-api-key`,
     );
   }
-  const concurrency = flag('concurrency');
   return connect({
     flags: {
       // Without a file of its own, a side does not fall back to ./catalog-io.config.json.
@@ -152,7 +157,7 @@ async function connectSide(side: 'from' | 'to', args: CopyArgs, out: Output): Pr
       ...(flag('dam-url') && { damUrl: flag('dam-url') }),
       ...(flag('api-key') && { apiKey: flag('api-key') }),
       ...(flag('rate-limit') && { rateLimit: flag('rate-limit') }),
-      ...(concurrency !== undefined && { concurrency: Number(concurrency) }),
+      ...(concurrency !== undefined && { concurrency }),
     },
     env: {},
     announce: (line) => out.error(line),
