@@ -12,6 +12,7 @@ import type { CopyResult, CopyStep } from '../../runner/copy/copy.js';
 import { EXIT_CODES, type RunStop } from '../../runner/import/types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import { EXIT, type Output } from '../output.js';
+import { createProgress, type Progress } from '../progress.js';
 import type { CommandFactory } from './index.js';
 
 interface CopyArgs {
@@ -81,12 +82,15 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
         throw err;
       }
       const stop: RunStop = {};
+      let progress: Progress | undefined;
+      let current = '';
       const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
         if (stop.signal) {
           stop.flushNow?.();
           process.exit(EXIT_CODES[signal]);
         }
         stop.signal = signal;
+        progress?.stop();
         out.error(`${signal}: finishing the requests in flight, then stopping (copy --resume goes on)`);
       };
       process.on('SIGINT', onSignal);
@@ -120,7 +124,23 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
           ...(args.resume !== undefined && { resume: args.resume === '' ? true : args.resume }),
           stop,
           onStep: (step) => {
+            progress?.stop();
+            progress = undefined;
             if (!args.quiet && !args.json) out.error(stepLine(step, args.plan));
+          },
+          onProgress: (entity, p) => {
+            if (entity !== current) {
+              progress?.stop();
+              current = entity;
+              progress = createProgress(out, `copy ${entity}`, { quiet: args.quiet || args.json });
+            }
+            progress?.update({
+              done: p.rows,
+              rowsRead: p.rowsRead,
+              bytesRead: p.bytesRead,
+              ...(p.totalBytes !== undefined && { totalBytes: p.totalBytes }),
+              ...(p.requests && { requests: p.requests.requests, rateLimited: p.requests.rateLimited }),
+            });
           },
         });
         printResult(out, result, from, to, args);
@@ -131,6 +151,7 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
         out.error(`catalog-io: ${err.message} [LOCKED]; copy --resume goes on once it has finished`);
         setExitCode(EXIT_CODES.locked);
       } finally {
+        progress?.stop();
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
         await from.close();

@@ -20,7 +20,7 @@ import { openImportReport } from '../../writers/import-report.js';
 import { exportCatalog } from '../export/export.js';
 import { PlannedRecords } from '../import/planned.js';
 import { importFile } from '../import/run.js';
-import { EXIT_CODES, type ImportSummary, type RunStop } from '../import/types.js';
+import { EXIT_CODES, type ImportProgress, type ImportSummary, type RunStop } from '../import/types.js';
 import { applyStructure } from '../structure/apply.js';
 import { readAttributeSets, readLayouts } from '../structure/read.js';
 import { reportLine } from '../structure/sheets.js';
@@ -54,6 +54,8 @@ export interface CopyOptions {
   concurrency?: number;
   stop?: RunStop;
   onStep?: (step: CopyStep) => void;
+  /** An entity's import under way (for a progress bar). */
+  onProgress?: (entity: string, progress: ImportProgress) => void;
 }
 
 export interface CopyStep {
@@ -264,6 +266,7 @@ async function importEntity(
         concurrency: options.concurrency ?? 8,
         ...(options.stop && { stop: options.stop }),
         ...(to.counters && { counters: to.counters }),
+        ...(options.onProgress && { onProgress: (p: ImportProgress) => options.onProgress!(entity.name, p) }),
       },
       planned,
     );
