@@ -117,9 +117,14 @@ export async function copyTenant(options: CopyOptions): Promise<CopyResult> {
     // 1. Structure.
     if (folder.step('structure') === 'done') done(skippedStep('structure'));
     else {
+      const layouts = await readLayouts(from.catalog, from.model);
+      // The layout of an entity the target does not have goes with that entity's records: not copied.
+      for (const l of layouts)
+        if (!to.model.entity(l.target))
+          notes.push(`layout of ${l.target}: the target tenant has no such entity`);
       const structure = {
         attributeSets: await readAttributeSets(from.catalog),
-        layouts: await readLayouts(from.catalog, from.model),
+        layouts: layouts.filter((l) => to.model.entity(l.target)),
       };
       const results = await applyStructure(structure, { catalog: to.catalog, model: to.model, plan });
       for (const r of results)
