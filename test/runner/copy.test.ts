@@ -14,8 +14,9 @@ import { call, type SandboxFixture, useSandbox, useTargetSandbox } from '../help
 
 const demo = useSandbox({ seed: 'demo' });
 const target = useTargetSandbox(demo);
-// Slow enough (one request in flight, 25 ms each) for a kill to land in the middle of the records.
-const slow = useTargetSandbox(demo, { latencyMs: 25 });
+// Slow enough (one request in flight, 40 ms each: the 20 products take over 0.8 s) for a kill to land
+// in the middle of the records.
+const slow = useTargetSandbox(demo, { latencyMs: 40 });
 const dir = mkdtempSync(join(tmpdir(), 'catalog-io-copy-'));
 const home = process.cwd();
 beforeAll(() => process.chdir(dir));
@@ -141,12 +142,13 @@ async function tenant(fixture: SandboxFixture): Promise<Record<string, unknown>>
 
 /** Images registered by the copy are processed in the background: wait until none is. */
 async function processed(fixture: SandboxFixture): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
     const res = await get(fixture, 'damUrl', "/images?$filter=status eq 'Up'&$top=1");
     if ((res as { '@count': number })['@count'] === 0) return;
+    if (Date.now() > deadline) throw new Error('images still processing after 30 s');
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error('images still processing after 5 s');
 }
 
 describe('catalog-io copy', () => {
@@ -232,11 +234,12 @@ describe('catalog-io copy', () => {
       { cwd: dir },
     );
     // Killed once some products are in (the categories are, the products are being written).
-    for (let i = 0; ; i++) {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
       const products = (await get(slow, 'catalogUrl', '/Products?$top=0')) as { '@count': number };
       if (products['@count'] >= 3) break;
-      if (i > 2_000) throw new Error(`no product written: ${child.stderr()}`);
-      await new Promise((r) => setTimeout(r, 10));
+      if (Date.now() > deadline) throw new Error(`no product written in 60 s: ${child.stderr()}`);
+      await new Promise((r) => setTimeout(r, 5));
     }
     child.child.kill('SIGKILL');
     const killed = await child.done;
