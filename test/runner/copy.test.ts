@@ -2,7 +2,7 @@
 // sets, layouts, categories, products, variants, custom entities and assets (field by field, ids mapped
 // by ref); a second copy writes nothing; `--since` after 5 edits writes exactly 5 records; a copy killed
 // with SIGKILL in the middle and resumed ends with the same tenant.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -179,6 +179,10 @@ describe('catalog-io copy', () => {
     // A report per entity, one line per record.
     const report = readFileSync(steps.products!.report!, 'utf8').trim().split('\n');
     expect(report).toHaveLength(21);
+    // A finished copy keeps its reports, not its copy of the source's records.
+    const kept = readdirSync(join(dir, '.catalog-io', 'copies', first.copyId)).sort();
+    expect(kept).toContain('products.report.csv');
+    expect(kept.filter((f) => f.endsWith('.ndjson'))).toEqual([]);
 
     await processed(target);
     const source = await tenant(demo);

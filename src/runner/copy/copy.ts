@@ -228,8 +228,7 @@ export async function copyTenant(options: CopyOptions): Promise<CopyResult> {
   const complete =
     !cut && copyOrder(from.model).every((e) => !to.model.entity(e.name) || folder.step(e.name) === 'done');
   if (complete) {
-    folder.manifest.state = 'finished';
-    folder.save();
+    folder.finish();
     // A plan moves nothing: the next --since starts where the last real copy did.
     if (!plan) marks.write({ ...previous, ...folder.manifest.marks });
   }

@@ -2,11 +2,14 @@
 // skips them and resumes the one that was cut), and holds the entities' exported files and reports.
 // Beside the folders, `<from>--<to>.json` keeps where the last finished copy between the two tenants
 // stood in each changelog and in the DAM: `--since` starts there.
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CatalogIoError } from '../../errors.js';
 
 export type StepState = 'pending' | 'exported' | 'done';
+
+/** Finished copies whose folders (reports) are kept; older ones are removed when a copy starts. */
+export const KEEP_COPIES = 20;
 
 export interface CopyManifest {
   id: string;
@@ -53,9 +56,22 @@ export class CopyFolder {
       steps: {},
       marks: {},
     });
+    prune(root, KEEP_COPIES);
     mkdirSync(folder.dir, { recursive: true });
     folder.save();
     return folder;
+  }
+
+  /**
+   * Marks the copy finished and removes its exported files: they are a copy of the source catalog,
+   * needed only to resume. The reports stay.
+   */
+  finish(): void {
+    this.manifest.state = 'finished';
+    this.save();
+    for (const name of readdirSync(this.dir)) {
+      if (name.endsWith('.ndjson')) rmSync(path.join(this.dir, name), { force: true });
+    }
   }
 
   /** The last unfinished copy between the two tenants (or the one named). */
@@ -125,6 +141,22 @@ export class CopyMarks {
   write(marks: Record<string, string>): void {
     atomicJson(this.file, marks);
   }
+}
+
+/** Removes the oldest finished copies beyond `keep` (unfinished ones stay: they can be resumed). */
+function prune(root: string, keep: number): void {
+  let ids: string[];
+  try {
+    ids = readdirSync(root, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort()
+      .reverse();
+  } catch {
+    return;
+  }
+  const finished = ids.filter((id) => readManifest(path.join(root, id, 'copy.json'))?.state === 'finished');
+  for (const id of finished.slice(keep)) rmSync(path.join(root, id), { recursive: true, force: true });
 }
 
 function safe(name: string): string {
