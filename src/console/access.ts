@@ -40,7 +40,8 @@ function digest(text: string): Buffer {
 function cookieToken(header: string | undefined): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === TOKEN_COOKIE) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === TOKEN_COOKIE)
+      return decodeURIComponent(part.slice(eq + 1).trim());
   }
   return undefined;
 }
@@ -66,7 +67,10 @@ export function guard(app: FastifyInstance, host: string, token: string | undefi
       // Kept in a cookie, and taken out of the address bar (and of the history).
       url.searchParams.delete('token');
       return reply
-        .header('set-cookie', `${TOKEN_COOKIE}=${encodeURIComponent(query)}; HttpOnly; SameSite=Strict; Path=/`)
+        .header(
+          'set-cookie',
+          `${TOKEN_COOKIE}=${encodeURIComponent(query)}; HttpOnly; SameSite=Strict; Path=/`,
+        )
         .redirect(`${url.pathname}${url.search}`, 303);
     }
     const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];

@@ -13,7 +13,11 @@ const VENDOR: Record<string, { pkg: string; file: string; type: string }> = {
   'preact.mjs': { pkg: 'preact', file: 'dist/preact.mjs', type: 'text/javascript' },
   'hooks.mjs': { pkg: 'preact', file: 'hooks/dist/hooks.mjs', type: 'text/javascript' },
   'htm.mjs': { pkg: 'htm', file: 'dist/htm.module.js', type: 'text/javascript' },
-  'tabulator.mjs': { pkg: 'tabulator-tables', file: 'dist/js/tabulator_esm.min.mjs', type: 'text/javascript' },
+  'tabulator.mjs': {
+    pkg: 'tabulator-tables',
+    file: 'dist/js/tabulator_esm.min.mjs',
+    type: 'text/javascript',
+  },
   'tabulator.css': { pkg: 'tabulator-tables', file: 'dist/css/tabulator_simple.min.css', type: 'text/css' },
   'chart.js': { pkg: 'chart.js', file: 'dist/chart.umd.min.js', type: 'text/javascript' },
 };
@@ -41,6 +45,7 @@ export function webDir(): string {
   const root = path.resolve(HERE, '../..');
   const inDist = path.basename(path.dirname(HERE)) === 'dist';
   const dir = inDist ? path.join(root, 'dist', 'console', 'web') : path.join(root, 'src', 'console', 'web');
-  if (!existsSync(dir)) throw new CatalogIoError('CONFIG_INVALID', `The console's pages are missing (${dir}): run npm run build`);
+  if (!existsSync(dir))
+    throw new CatalogIoError('CONFIG_INVALID', `The console's pages are missing (${dir}): run npm run build`);
   return dir;
 }

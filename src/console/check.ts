@@ -15,7 +15,7 @@ import type { Profile } from '../mappers/profile-types.js';
 import { tenantModelFor } from '../runner/model-source.js';
 import { type ValidateFileResult, validateFile } from '../runner/validate.js';
 import { topProblems } from './problems.js';
-import { type Reports, reportQuery } from './runs.js';
+import { echo, type Reports, reportQuery } from './runs.js';
 
 export interface CheckOptions {
   flags: ConnectionFlags;
@@ -34,7 +34,12 @@ interface Check {
 const KEEP_CHECKS = 8;
 const FEED_NAME = /\.(csv|tsv|txt|xlsx|json|ndjson|jsonl)(\.gz)?$/i;
 
-export function checkRoutes(app: FastifyInstance, reports: Reports, tempDir: string, options: CheckOptions): void {
+export function checkRoutes(
+  app: FastifyInstance,
+  reports: Reports,
+  tempDir: string,
+  options: CheckOptions,
+): void {
   const checks = new Map<string, Check>();
   let next = 0;
 
@@ -46,7 +51,8 @@ export function checkRoutes(app: FastifyInstance, reports: Reports, tempDir: str
       let entity: string | undefined;
       for await (const part of request.parts()) {
         if (part.type === 'field') {
-          if (part.fieldname === 'entity' && typeof part.value === 'string' && part.value) entity = part.value;
+          if (part.fieldname === 'entity' && typeof part.value === 'string' && part.value)
+            entity = part.value;
           continue;
         }
         if (part.fieldname === 'feed') feed = { file: await save(part, dir, 'feed'), name: part.filename };
@@ -54,7 +60,9 @@ export function checkRoutes(app: FastifyInstance, reports: Reports, tempDir: str
         else part.file.resume();
       }
       if (!feed) throw new CatalogIoError('CONFIG_INVALID', 'No feed: drop a CSV, XLSX, JSON or NDJSON file');
-      const profile: Profile = profileFile ? await loadProfile(profileFile) : { entity: entity ?? 'products' };
+      const profile: Profile = profileFile
+        ? await loadProfile(profileFile)
+        : { entity: entity ?? 'products' };
       if (entity) profile.entity = entity;
       const model = await tenantModelFor({ flags: options.flags });
       const report = path.join(dir, 'report.jsonl');
@@ -77,15 +85,22 @@ export function checkRoutes(app: FastifyInstance, reports: Reports, tempDir: str
 
   app.get('/api/checks/:id', async (request, reply) => {
     const check = checks.get((request.params as { id: string }).id);
-    if (!check) return reply.code(404).send({ error: 'No such check (checks are kept while the console runs)' });
+    if (!check)
+      return reply.code(404).send({ error: 'No such check (checks are kept while the console runs)' });
     const { index } = reports.get(check.report, 'lines');
-    return { id: (request.params as { id: string }).id, file: check.file, ...summaryOf(check.result), problems: await topProblems(index) };
+    return {
+      id: (request.params as { id: string }).id,
+      file: check.file,
+      ...summaryOf(check.result),
+      problems: await topProblems(index),
+    };
   });
 
   app.get('/api/checks/:id/rows', async (request, reply) => {
     const check = checks.get((request.params as { id: string }).id);
     if (!check) return reply.code(404).send({ error: 'No such check' });
-    return reports.get(check.report, 'lines').views.page(reportQuery(request.query as Record<string, string>));
+    const query = request.query as Record<string, string>;
+    return { ...(await reports.get(check.report, 'lines').views.page(reportQuery(query))), ...echo(query) };
   });
 
   app.addHook('onClose', async () => {

@@ -62,7 +62,8 @@ export function liveRoutes(
         outcomes: { ...index.outcomes },
         rate: Math.round(rate * 10) / 10,
         ...(totalRows !== undefined && { totalRows }),
-        ...(totalRows !== undefined && rate > 0 && { etaSeconds: Math.round((totalRows - index.count) / rate) }),
+        ...(totalRows !== undefined &&
+          rate > 0 && { etaSeconds: Math.round((totalRows - index.count) / rate) }),
         ...(progress?.requests !== undefined && { requests: progress.requests }),
         ...(progress?.rateLimited !== undefined && { rateLimited: progress.rateLimited }),
         elapsedMs: meta ? at - Date.parse(meta.startedAt) : 0,

@@ -72,7 +72,11 @@ export class ReportIndex {
       await index.write(entries, 0, pending * ENTRY_BYTES, (this.count - pending) * ENTRY_BYTES);
       pending = 0;
     };
-    const stream = createReadStream(this.file, { start: this.scanned, end: info.size - 1, highWaterMark: READ_CHUNK });
+    const stream = createReadStream(this.file, {
+      start: this.scanned,
+      end: info.size - 1,
+      highWaterMark: READ_CHUNK,
+    });
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       const data = carry ? Buffer.concat([carry, chunk]) : chunk;
       let start = 0;
@@ -110,7 +114,10 @@ export class ReportIndex {
 
   /** The outcome of a report line, or undefined for a line that is none (a journal's batch markers). */
   private reportOutcome(line: Buffer): string | undefined {
-    if (this.kind === 'journal' && !REPORT_RECORDS.some((prefix) => line.subarray(0, prefix.length).equals(prefix)))
+    if (
+      this.kind === 'journal' &&
+      !REPORT_RECORDS.some((prefix) => line.subarray(0, prefix.length).equals(prefix))
+    )
       return undefined;
     // The first `"outcome":"` is the key: values before it (location, entity, ref) escape their quotes.
     const at = line.indexOf(OUTCOME_KEY);
@@ -189,11 +196,18 @@ export class ReportIndex {
     const end = this.scanned;
     let ordinal = 0;
     let carry = '';
-    const stream = createReadStream(this.file, { start: 0, end: end - 1, encoding: 'utf8', highWaterMark: READ_CHUNK });
+    const stream = createReadStream(this.file, {
+      start: 0,
+      end: end - 1,
+      encoding: 'utf8',
+      highWaterMark: READ_CHUNK,
+    });
     const isReport =
       this.kind === 'journal'
         ? (text: string) =>
-            (text.startsWith('{"t":"row"') || text.startsWith('{"t":"na"') || text.startsWith('{"t":"extra"')) &&
+            (text.startsWith('{"t":"row"') ||
+              text.startsWith('{"t":"na"') ||
+              text.startsWith('{"t":"extra"')) &&
             text.includes('"outcome":"')
         : (text: string) => text.length > 0;
     for await (const chunk of stream as AsyncIterable<string>) {

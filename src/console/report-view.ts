@@ -12,7 +12,17 @@ export interface ReportQuery {
   size: number;
 }
 
-export const SORT_FIELDS = ['n', 'location', 'entity', 'ref', 'outcome', 'id', 'status', 'column', 'message'] as const;
+export const SORT_FIELDS = [
+  'n',
+  'location',
+  'entity',
+  'ref',
+  'outcome',
+  'id',
+  'status',
+  'column',
+  'message',
+] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
 
 export interface ReportPage {
@@ -81,7 +91,13 @@ export class ReportViews {
     const outcomes = query.outcomes?.length ? new Set(query.outcomes) : undefined;
     const found = new Growing();
     const keys: Array<string | number> = [];
-    for await (const [n, row] of this.index.scan()) {
+    // Lines that cannot match are passed over on their raw text, without being parsed.
+    const needle = search && JSON.stringify(search).slice(1, -1);
+    const outcomeKeys = outcomes && [...outcomes].map((o) => `"outcome":${JSON.stringify(o)}`);
+    const maybe = (text: string) =>
+      (!needle || text.toLowerCase().includes(needle)) &&
+      (!outcomeKeys || outcomeKeys.some((k) => text.includes(k)));
+    for await (const [n, row] of this.index.scan(maybe)) {
       if (outcomes && !outcomes.has(row.outcome)) continue;
       if (search && !matches(row, search)) continue;
       found.push(n);

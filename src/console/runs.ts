@@ -5,10 +5,10 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { journalReportLines } from '../runs/journal.js';
-import { type RunMeta, RunRegistry } from '../runs/registry.js';
 import type { LiveProgress } from '../runner/import/recorder.js';
 import type { RunSummary } from '../runner/summary-types.js';
+import { journalReportLines } from '../runs/journal.js';
+import type { RunMeta, RunRegistry } from '../runs/registry.js';
 import { runSummaryRows, writeImportReport } from '../writers/import-report.js';
 import { topProblems } from './problems.js';
 import { type LineFileKind, ReportIndex } from './report-index.js';
@@ -71,7 +71,12 @@ export function reportQuery(q: Record<string, string | undefined>): ReportQuery 
   };
 }
 
-export function runRoutes(app: FastifyInstance, registry: RunRegistry, reports: Reports, tempDir: string): void {
+export function runRoutes(
+  app: FastifyInstance,
+  registry: RunRegistry,
+  reports: Reports,
+  tempDir: string,
+): void {
   const runOf = async (id: string, reply: FastifyReply): Promise<RunMeta | undefined> => {
     const meta = RUN_ID.test(id) ? (await registry.list()).find((r) => r.runId === id) : undefined;
     if (!meta) reply.code(404).send({ error: `No run ${id} in ${registry.root}` });
@@ -108,8 +113,9 @@ export function runRoutes(app: FastifyInstance, registry: RunRegistry, reports: 
     const meta = await runOf((request.params as { id: string }).id, reply);
     if (!meta) return;
     const { views } = reports.get(registry.journalFile(meta.runId), 'journal');
-    const page = await views.page(reportQuery(request.query as Record<string, string>));
-    return { ...page, data: page.data.map(withChanges) };
+    const query = request.query as Record<string, string>;
+    const page = await views.page(reportQuery(query));
+    return { ...page, data: page.data.map(withChanges), ...echo(query) };
   });
 
   app.get('/api/runs/:id/problems', async (request, reply) => {
@@ -122,7 +128,8 @@ export function runRoutes(app: FastifyInstance, registry: RunRegistry, reports: 
   // written into the console's temporary folder, sent, and removed.
   app.get('/api/runs/:id/report.:format', async (request, reply) => {
     const { id, format } = request.params as { id: string; format: string };
-    if (format !== 'csv' && format !== 'xlsx') return reply.code(404).send({ error: 'report.csv or report.xlsx' });
+    if (format !== 'csv' && format !== 'xlsx')
+      return reply.code(404).send({ error: 'report.csv or report.xlsx' });
     const meta = await runOf(id, reply);
     if (!meta) return;
     const dir = await mkdtemp(path.join(tempDir, 'report-'));
@@ -185,6 +192,11 @@ function durationOf(meta: RunMeta, summary: RunSummary | undefined): number {
   return Math.max(0, Date.now() - Date.parse(meta.startedAt));
 }
 
+/** The grid's request number, sent back: the page shows the answer to its latest request only. */
+export function echo(query: Record<string, string | undefined>): { seq?: string } {
+  return query.seq ? { seq: query.seq } : {};
+}
+
 /** The command that continues an unfinished run; none for a finished or running one. */
 export function resumeCommand(meta: RunMeta): string | undefined {
   if (meta.state === 'finished' || meta.state === 'running' || meta.plan) return undefined;
@@ -205,7 +217,9 @@ export interface FieldChange {
   new: string;
 }
 
-function withChanges<T extends { outcome: string; changed?: string }>(row: T): T & { changes?: FieldChange[] } {
+function withChanges<T extends { outcome: string; changed?: string }>(
+  row: T,
+): T & { changes?: FieldChange[] } {
   return row.outcome === 'would-update' && row.changed ? { ...row, changes: parseChanges(row.changed) } : row;
 }
 

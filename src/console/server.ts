@@ -67,12 +67,16 @@ export async function startConsole(options: ConsoleOptions): Promise<ConsoleHand
     await app.register(fastifyStatic, { root: web, prefix: '/app/', index: false });
 
     const shell = await readFile(path.join(web, 'index.html'), 'utf8');
-    for (const page of PAGES) app.get(page, async (_request, reply) => reply.type('text/html; charset=utf-8').send(shell));
+    for (const page of PAGES)
+      app.get(page, async (_request, reply) => reply.type('text/html; charset=utf-8').send(shell));
     app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
     app.get('/vendor/:name', async (request, reply) => {
       const found = vendorFile((request.params as { name: string }).name);
       if (!found) return reply.code(404).send({ error: 'not found' });
-      return reply.type(found.type).header('cache-control', 'max-age=3600').send(createReadStream(found.file));
+      return reply
+        .type(found.type)
+        .header('cache-control', 'max-age=3600')
+        .send(createReadStream(found.file));
     });
 
     const registry = new RunRegistry(options.stateDir);

@@ -24,7 +24,11 @@ export const serveCommand: CommandFactory = (out) =>
     builder: (y) =>
       y
         .option('port', {
-          ...numberFlag('port', { min: 0, max: 65_535, whole: true, unit: 'a TCP port' }, 'Port (0 = any free port)'),
+          ...numberFlag(
+            'port',
+            { min: 0, max: 65_535, whole: true, unit: 'a TCP port' },
+            'Port (0 = any free port)',
+          ),
           default: 4020,
         })
         .option('host', {
@@ -82,7 +86,9 @@ export const serveCommand: CommandFactory = (out) =>
       }
       if (args.json) out.print(JSON.stringify({ url: console_.url, jobs: redisUrl !== undefined }));
       else {
-        out.error(`catalog-io console: ${console_.url}${token ? '  (open it once as /?token=<your token>)' : ''}`);
+        out.error(
+          `catalog-io console: ${console_.url}${token ? '  (open it once as /?token=<your token>)' : ''}`,
+        );
         if (redisUrl) out.error(`  jobs: ${console_.url}/jobs`);
         out.error('Press Ctrl+C to stop.');
       }

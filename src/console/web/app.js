@@ -30,9 +30,18 @@ function useApi(path) {
 }
 
 const OUTCOME_COLOURS = {
-  created: '#16a34a', updated: '#ca8a04', unchanged: '#9ca3af', deleted: '#7c3aed', skipped: '#d1d5db',
-  invalid: '#dc2626', failed: '#b91c1c', 'not-attempted': '#f97316', valid: '#16a34a',
-  'would-create': '#22c55e', 'would-update': '#eab308', 'would-delete': '#8b5cf6',
+  created: '#16a34a',
+  updated: '#ca8a04',
+  unchanged: '#9ca3af',
+  deleted: '#7c3aed',
+  skipped: '#d1d5db',
+  invalid: '#dc2626',
+  failed: '#b91c1c',
+  'not-attempted': '#f97316',
+  valid: '#16a34a',
+  'would-create': '#22c55e',
+  'would-update': '#eab308',
+  'would-delete': '#8b5cf6',
 };
 const PROBLEM_OUTCOMES = ['failed', 'invalid', 'not-attempted'];
 
@@ -110,7 +119,10 @@ function RunsPage() {
   const [error, setError] = useState(undefined);
   useEffect(() => {
     const query = new URLSearchParams({ ...(state && { state }), ...(entity && { entity }) });
-    api(`/api/runs?${query}`).then((body) => setRuns(body.runs), (e) => setError(e.message));
+    api(`/api/runs?${query}`).then(
+      (body) => setRuns(body.runs),
+      (e) => setError(e.message),
+    );
   }, [state, entity]);
   const entities = [...new Set((runs ?? []).map((r) => r.entity))];
   return html`<h1>Runs</h1>
@@ -123,11 +135,17 @@ function RunsPage() {
       <datalist id="entities">${entities.map((e) => html`<option value=${e} />`)}</datalist>
     </div>
     ${error && html`<p class="error">${error}</p>`}
-    ${runs === undefined ? html`<p class="muted">Loading…</p>` : runs.length === 0 ? html`<p class="muted">No runs here yet: they appear as catalog-io import runs in this folder.</p>` : html`
+    ${
+      runs === undefined
+        ? html`<p class="muted">Loading…</p>`
+        : runs.length === 0
+          ? html`<p class="muted">No runs here yet: they appear as catalog-io import runs in this folder.</p>`
+          : html`
     <table class="plain" id="runs">
       <thead><tr><th>run</th><th>state</th><th>source</th><th>entity</th><th>started</th><th>duration</th><th>rows</th><th>exit</th></tr></thead>
       <tbody>${runs.map((run) => html`<${RunRow} key=${run.runId} run=${run} />`)}</tbody>
-    </table>`}`;
+    </table>`
+    }`;
 }
 
 function OutcomeChart({ outcomes }) {
@@ -139,9 +157,19 @@ function OutcomeChart({ outcomes }) {
       type: 'bar',
       data: {
         labels: entries.map(([o]) => o),
-        datasets: [{ data: entries.map(([, n]) => n), backgroundColor: entries.map(([o]) => OUTCOME_COLOURS[o] ?? '#6b7280') }],
+        datasets: [
+          {
+            data: entries.map(([, n]) => n),
+            backgroundColor: entries.map(([o]) => OUTCOME_COLOURS[o] ?? '#6b7280'),
+          },
+        ],
       },
-      options: { animation: false, responsive: true, maintainAspectRatio: false, plugins: { legend: { display: false } } },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        plugins: { legend: { display: false } },
+      },
     });
     return () => chart.destroy();
   }, [JSON.stringify(outcomes)]);
@@ -153,14 +181,19 @@ function Problems({ problems }) {
   if (problems.length === 0) return html`<p class="muted" id="no-problems">No failed or invalid rows.</p>`;
   return html`<table class="plain" id="problems">
     <thead><tr><th>rows</th><th>outcome</th><th>column</th><th>problem</th><th>for example</th></tr></thead>
-    <tbody>${problems.map((p) => html`<tr>
+    <tbody>${problems.map(
+      (p) => html`<tr>
       <td>${p.rows.toLocaleString('en')}</td><td>${p.outcome}</td><td>${p.column}</td><td>${p.kind}</td>
-      <td><span class="muted">${p.example.location}</span> ${p.example.ref}</td></tr>`)}</tbody>
+      <td><span class="muted">${p.example.location}</span> ${p.example.ref}</td></tr>`,
+    )}</tbody>
   </table>`;
 }
 
 function escapeText(text) {
-  return String(text ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+  return String(text ?? '').replace(
+    /[&<>"]/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c],
+  );
 }
 
 /** The per-row grid: pages, filter, search and sort done by the server, a page at a time. */
@@ -171,6 +204,9 @@ function ReportGrid({ rowsUrl, outcomes, plan }) {
   const [outcome, setOutcome] = useState(query.current.outcome);
   const [search, setSearch] = useState('');
   const [total, setTotal] = useState(undefined);
+  const seq = useRef(0);
+  const built = useRef(false);
+  const pending = useRef(false);
   useEffect(() => {
     const columns = plan
       ? [
@@ -210,7 +246,12 @@ function ReportGrid({ rowsUrl, outcomes, plan }) {
       sortMode: 'remote',
       ajaxURL: rowsUrl,
       ajaxURLGenerator: (url, _config, params) => {
-        const q = new URLSearchParams({ page: params.page ?? 1, size: params.size ?? 50 });
+        // Numbered, and echoed by the server: only the latest request's answer sets the count shown.
+        const q = new URLSearchParams({
+          page: params.page ?? 1,
+          size: params.size ?? 50,
+          seq: ++seq.current,
+        });
         if (query.current.outcome) q.set('outcome', query.current.outcome);
         if (query.current.search) q.set('search', query.current.search);
         const sort = params.sort?.[0];
@@ -221,15 +262,25 @@ function ReportGrid({ rowsUrl, outcomes, plan }) {
         return `${url}?${q}`;
       },
       ajaxResponse: (_url, _params, response) => {
-        setTotal(response.total);
+        if (response.seq === String(seq.current)) setTotal(response.total);
         return response;
       },
       placeholder: 'No rows',
       columns,
     });
+    built.current = false;
+    table.current.on('tableBuilt', () => {
+      built.current = true;
+      if (pending.current) table.current.setData();
+      pending.current = false;
+    });
     return () => table.current?.destroy();
   }, [rowsUrl]);
-  const reload = () => table.current?.setData();
+  // A filter changed before the table was built is loaded once it is.
+  const reload = () => {
+    if (built.current) table.current.setData();
+    else pending.current = true;
+  };
   return html`<div class="controls">
       <label>Outcome <select id="filter-outcome" value=${outcome} onChange=${(e) => {
         setOutcome(e.target.value);
@@ -276,8 +327,11 @@ function RunPage({ id, plan }) {
           ${run.rejects && html` · <a href=${`${base}/rejects`}>rejects file</a>`}</p>
       </div>
     </div>
-    ${run.resumeCommand && html`<h2>Resume</h2><p>The run did not finish; this continues it (rows already done are not done again):</p>
-      <code class="cmd" id="resume">${run.resumeCommand}</code>`}
+    ${
+      run.resumeCommand &&
+      html`<h2>Resume</h2><p>The run did not finish; this continues it (rows already done are not done again):</p>
+      <code class="cmd" id="resume">${run.resumeCommand}</code>`
+    }
     ${!isPlan && html`<h2>Top problems</h2><${Problems} problems=${problems?.problems} />`}
     <h2>${isPlan ? 'What would change' : 'Rows'}</h2>
     <${ReportGrid} rowsUrl=${`${base}/rows`} outcomes=${run.outcomes} plan=${isPlan} />`;
@@ -289,10 +343,20 @@ function CheckPage() {
   const [over, setOver] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(undefined);
+  // A drop of two files: the .json one beside a feed is the profile (a JSON feed alone is a feed).
   const take = (files) => {
-    for (const file of files) {
-      if (/\.json$/i.test(file.name) && feed && !profile) setProfile(file);
-      else setFeed(file);
+    const list = [...files];
+    let chosenFeed = feed;
+    for (const file of list) {
+      const isProfile =
+        /\.json$/i.test(file.name) &&
+        (list.length > 1 || chosenFeed) &&
+        file !== list.find((f) => !/\.json$/i.test(f.name));
+      if (isProfile && (chosenFeed || list.some((f) => !/\.json$/i.test(f.name)))) setProfile(file);
+      else {
+        chosenFeed = file;
+        setFeed(file);
+      }
     }
   };
   const submit = async (e) => {
@@ -317,9 +381,16 @@ function CheckPage() {
     <p>A feed (CSV, XLSX, JSON, NDJSON) and its mapping profile are checked as <code>catalog-io validate</code> checks them: nothing is written to the tenant.</p>
     <form id="check-form" onSubmit=${submit}>
       <div id="drop" class=${`drop${over ? ' over' : ''}`}
-        onDragOver=${(e) => { e.preventDefault(); setOver(true); }}
+        onDragOver=${(e) => {
+          e.preventDefault();
+          setOver(true);
+        }}
         onDragLeave=${() => setOver(false)}
-        onDrop=${(e) => { e.preventDefault(); setOver(false); take(e.dataTransfer.files); }}>
+        onDrop=${(e) => {
+          e.preventDefault();
+          setOver(false);
+          take(e.dataTransfer.files);
+        }}>
         <p>Drop the feed here, or choose it:</p>
         <p><input type="file" id="feed" name="feed" onChange=${(e) => setFeed(e.target.files[0])} /></p>
         <p>Profile (optional): <input type="file" id="profile" name="profile" accept=".json" onChange=${(e) => setProfile(e.target.files[0])} /></p>
@@ -349,21 +420,20 @@ function CheckResultPage({ id }) {
     <${ReportGrid} rowsUrl=${`/api/checks/${encodeURIComponent(id)}/rows`} outcomes=${check.outcomes} />`;
 }
 
+/** The page for this path: [pattern, nav entry, page]. */
+const ROUTES = [
+  [/^\/runs\/([^/]+)$/, 'runs', (id) => html`<${RunPage} id=${id} />`],
+  [/^\/plans\/([^/]+)$/, 'runs', (id) => html`<${RunPage} id=${id} plan=${true} />`],
+  [/^\/checks\/([^/]+)$/, 'check', (id) => html`<${CheckResultPage} id=${id} />`],
+  [/^\/check$/, 'check', () => html`<${CheckPage} />`],
+  [/^/, 'runs', () => html`<${RunsPage} />`],
+];
+
 function App({ about }) {
   const path = window.location.pathname;
-  let here = 'runs';
-  let page;
-  let m;
-  if ((m = /^\/runs\/([^/]+)$/.exec(path))) page = html`<${RunPage} id=${decodeURIComponent(m[1])} />`;
-  else if ((m = /^\/plans\/([^/]+)$/.exec(path))) page = html`<${RunPage} id=${decodeURIComponent(m[1])} plan=${true} />`;
-  else if ((m = /^\/checks\/([^/]+)$/.exec(path))) {
-    here = 'check';
-    page = html`<${CheckResultPage} id=${decodeURIComponent(m[1])} />`;
-  } else if (path === '/check') {
-    here = 'check';
-    page = html`<${CheckPage} />`;
-  } else page = html`<${RunsPage} />`;
-  return html`<${Nav} here=${here} jobs=${about?.jobs} /><main>${page}</main>`;
+  const [pattern, here, page] = ROUTES.find(([p]) => p.test(path));
+  const id = pattern.exec(path)[1];
+  return html`<${Nav} here=${here} jobs=${about?.jobs} /><main>${page(id && decodeURIComponent(id))}</main>`;
 }
 
 const root = document.getElementById('app');
