@@ -12,6 +12,7 @@ import type { ConnectionFlags } from '../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../errors.js';
 import { loadProfile } from '../mappers/profile.js';
 import type { Profile } from '../mappers/profile-types.js';
+import { formatSize } from '../readers/options.js';
 import { tenantModelFor } from '../runner/model-source.js';
 import { type ValidateFileResult, validateFile } from '../runner/validate.js';
 import { topProblems } from './problems.js';
@@ -78,7 +79,10 @@ export function checkRoutes(
       return { id, file: feed.name, ...summaryOf(result) };
     } catch (err) {
       await rm(dir, { recursive: true, force: true });
-      if (isCatalogIoError(err)) return reply.code(400).send({ error: err.message, code: err.code });
+      if (isCatalogIoError(err))
+        return reply
+          .code(err instanceof UploadTooLarge ? 413 : 400)
+          .send({ error: err.message, code: err.code });
       throw err;
     }
   });
@@ -118,14 +122,25 @@ export function checkRoutes(
     }
     // The original extension: the reader tells the format by it, as for a file on disk.
     const file = path.join(dir, `${as}${as === 'feed' ? name.slice(name.search(FEED_NAME)) : '.json'}`);
-    await pipeline(part.file, createWriteStream(file));
-    if (part.file.truncated) {
-      throw new CatalogIoError(
-        'CONFIG_INVALID',
-        `${name} is larger than this console accepts (${options.maxUploadBytes} bytes; serve --max-upload raises it)`,
+    const tooLarge = () =>
+      new UploadTooLarge(
+        `${name} is larger than this console accepts (${formatSize(options.maxUploadBytes)}; serve --max-upload raises it)`,
       );
+    try {
+      await pipeline(part.file, createWriteStream(file));
+    } catch (err) {
+      // The upload is cut at the limit, on the way to the disk: nothing larger is kept.
+      if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+      throw err;
     }
+    if (part.file.truncated) throw tooLarge();
     return file;
+  }
+}
+
+class UploadTooLarge extends CatalogIoError {
+  constructor(message: string) {
+    super('CONFIG_INVALID', message);
   }
 }
 

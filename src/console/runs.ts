@@ -28,6 +28,7 @@ export interface RunListEntry {
 }
 
 const RUN_ID = /^[\w.-]+$/;
+const MAX_OPEN_REPORTS = 64;
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /** A report file the console reads in ranges: its index (in the console's temporary folder) and views. */
@@ -39,10 +40,16 @@ export class Reports {
 
   get(file: string, kind: LineFileKind): { index: ReportIndex; views: ReportViews } {
     let entry = this.open.get(file);
-    if (!entry) {
+    if (entry) this.open.delete(file);
+    else {
       const index = new ReportIndex(file, kind, path.join(this.tempDir, `${++this.next}.idx`));
       entry = { index, views: new ReportViews(index) };
-      this.open.set(file, entry);
+    }
+    this.open.set(file, entry); // the most recently used last
+    // An index holds an open file: the least recently used go (and are built again if asked for).
+    if (this.open.size > MAX_OPEN_REPORTS) {
+      const [oldest] = this.open.keys();
+      void this.forget(oldest!);
     }
     return entry;
   }

@@ -52,7 +52,7 @@ export async function startConsole(options: ConsoleOptions): Promise<ConsoleHand
   const closers: Array<() => Promise<void>> = [];
   try {
     guard(app, host, options.token);
-    const apiKey = options.flags?.apiKey;
+    const apiKey = options.flags?.apiKey ?? (process.env.CATALOG_API_KEY || undefined);
     if (apiKey) {
       // A message passed on from a library (an error of the tenant) never carries the key to a page.
       app.addHook('onSend', async (_request, _reply, payload) =>

@@ -150,3 +150,31 @@ describe.runIf(redisTestsRun('test/console/serve.test.ts'))('jobs', () => {
     expect(JSON.parse((await get(`${handle.url}/api/about`)).text)).toMatchObject({ jobs: true });
   });
 });
+
+describe('check a file', () => {
+  it('cuts an upload at --max-upload, on its way to the disk, with a clear answer', async () => {
+    const handle = await startConsole({
+      stateDir: mkdtempSync(join(tmpdir(), 'state-')),
+      port: 0,
+      maxUploadBytes: 1024,
+    });
+    try {
+      const form = new FormData();
+      form.append('feed', new Blob(['SKU,Name\n'.padEnd(5000, 'x')]), 'big.csv');
+      const res = await fetch(`${handle.url}/api/check`, { method: 'POST', body: form });
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as { error: string }).error).toBe(
+        'big.csv is larger than this console accepts (1.0 KB; serve --max-upload raises it)',
+      );
+      const notFeed = new FormData();
+      notFeed.append('feed', new Blob(['MZ']), 'setup.exe');
+      const refused = await fetch(`${handle.url}/api/check`, { method: 'POST', body: notFeed });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: string }).error).toMatch(
+        /^setup\.exe: not a feed this console reads/,
+      );
+    } finally {
+      await handle.close();
+    }
+  });
+});

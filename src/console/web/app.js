@@ -119,10 +119,15 @@ function RunsPage() {
   const [error, setError] = useState(undefined);
   useEffect(() => {
     const query = new URLSearchParams({ ...(state && { state }), ...(entity && { entity }) });
-    api(`/api/runs?${query}`).then(
-      (body) => setRuns(body.runs),
-      (e) => setError(e.message),
-    );
+    const load = () =>
+      api(`/api/runs?${query}`).then(
+        (body) => setRuns(body.runs),
+        (e) => setError(e.message),
+      );
+    load();
+    // New runs appear without a reload; a running one's row is kept up to date by its own events.
+    const timer = setInterval(load, 15_000);
+    return () => clearInterval(timer);
   }, [state, entity]);
   const entities = [...new Set((runs ?? []).map((r) => r.entity))];
   return html`<h1>Runs</h1>
