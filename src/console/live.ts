@@ -52,8 +52,10 @@ export function liveRoutes(
       const first = samples[0]!;
       const rate = at > first.at ? ((index.count - first.rows) * 1000) / (at - first.at) : 0;
       const progress = await liveProgress(registry, id);
+      // As the CLI's bar estimates it: rows read per byte read, times the source's size. Once the whole
+      // source is read (a small file, in one read) that says nothing: no estimate then.
       const totalRows =
-        progress?.totalBytes && progress.bytesRead > 0
+        progress?.totalBytes && progress.bytesRead > 0 && progress.bytesRead < progress.totalBytes
           ? Math.max(index.count, Math.round((progress.rowsRead / progress.bytesRead) * progress.totalBytes))
           : undefined;
       const event: LiveEvent = {

@@ -89,11 +89,16 @@ function useLive(runId, running) {
 function LiveProgress({ live }) {
   if (!live) return html`<span class="muted live">waiting for progress…</span>`;
   const share = live.totalRows ? Math.min(1, live.rows / live.totalRows) : undefined;
+  const parts = [
+    `${live.rate} rows/s`,
+    ...(live.etaSeconds !== undefined ? [`ETA ${duration(live.etaSeconds * 1000)}`] : []),
+    `${live.requests ?? 0} requests`,
+    `${live.rateLimited ?? 0} × 429`,
+  ];
+  const of = live.totalRows ? ` of ~${live.totalRows.toLocaleString('en')}` : '';
   return html`<span class="live" data-rows=${live.rows}>
-    ${share !== undefined && html`<span class="bar"><div style=${`width:${Math.round(share * 100)}%`}></div></span> `}
-    <b>${live.rows.toLocaleString('en')}</b> rows${live.totalRows ? ` of ~${live.totalRows.toLocaleString('en')}` : ''},
-    ${live.rate} rows/s${live.etaSeconds !== undefined ? `, ETA ${duration(live.etaSeconds * 1000)}` : ''},
-    ${live.requests ?? 0} requests, ${live.rateLimited ?? 0} × 429
+    ${share !== undefined && html`<span class="bar"><div style=${`width:${Math.round(share * 100)}%`}></div></span>`}
+    <b>${live.rows.toLocaleString('en')}</b>${` rows${of}, ${parts.join(', ')}`}
   </span>`;
 }
 
