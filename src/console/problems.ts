@@ -19,7 +19,8 @@ const MAX_GROUPS = 5_000;
 export async function topProblems(index: ReportIndex, top = 20): Promise<Problem[]> {
   await index.refresh();
   const groups = new Map<string, Problem>();
-  for await (const [, row] of index.scan((text) => PROBLEM_OUTCOMES.test(text))) {
+  for await (const [, text] of index.scan((line) => PROBLEM_OUTCOMES.test(line))) {
+    const row = index.parse(text);
     for (const { kind, column } of problemsOf(row)) {
       const key = `${row.outcome}\u0000${column}\u0000${kind}`;
       const group = groups.get(key);

@@ -188,9 +188,9 @@ export class ReportIndex {
 
   /**
    * Every report line with its ordinal, streamed from the file (a search, the problems): the lines
-   * are parsed one at a time; `want` sees the raw text first and can skip a line without parsing it.
+   * are given as their text (`parse` makes a row of one); `want` can pass over a line on its text.
    */
-  async *scan(want?: (text: string) => boolean): AsyncGenerator<[number, ReportRow]> {
+  async *scan(want?: (text: string) => boolean): AsyncGenerator<[number, string]> {
     await this.busy;
     if (!this.index) return;
     const end = this.scanned;
@@ -220,7 +220,7 @@ export class ReportIndex {
         const n = ordinal++;
         if (n >= this.count) return;
         if (want && !want(text)) continue;
-        yield [n, this.parse(text)];
+        yield [n, text];
       }
       carry = data.slice(start);
     }
@@ -250,4 +250,18 @@ export class Growing {
   done(): Uint32Array {
     return this.data.subarray(0, this.length);
   }
+}
+
+/**
+ * One text field of a report line read from its JSON text without parsing the line: the first
+ * `"field":"` is the key (values escape their quotes), and only that value is parsed.
+ */
+export function rawField(text: string, field: string): string {
+  const key = `"${field}":"`;
+  const at = text.indexOf(key);
+  if (at === -1) return '';
+  let end = at + key.length;
+  while (end < text.length && text.charCodeAt(end) !== 34) end += text.charCodeAt(end) === 92 ? 2 : 1;
+  const value = text.slice(at + key.length - 1, end + 1);
+  return value.includes('\\') ? (JSON.parse(value) as string) : value.slice(1, -1);
 }

@@ -1,7 +1,7 @@
 // What the grid asks of a report: a page of its lines filtered by outcome, searched by ref or value,
 // sorted by a column. A filter's or sort's result is kept as ordinals (4 bytes a line), never as rows;
 // the rows of the page asked for are then read by their offsets (report-index.ts).
-import { Growing, type ReportIndex, type ReportRow } from './report-index.js';
+import { Growing, type ReportIndex, type ReportRow, rawField } from './report-index.js';
 
 export interface ReportQuery {
   outcomes?: string[];
@@ -97,18 +97,31 @@ export class ReportViews {
     const maybe = (text: string) =>
       (!needle || text.toLowerCase().includes(needle)) &&
       (!outcomeKeys || outcomeKeys.some((k) => text.includes(k)));
-    for await (const [n, row] of this.index.scan(maybe)) {
-      if (outcomes && !outcomes.has(row.outcome)) continue;
-      if (search && !matches(row, search)) continue;
+    // The outcome test on the text is exact (`"outcome":"failed"`, quotes included); a search found in
+    // the text is checked on the parsed row; a sort key is read from the text.
+    for await (const [n, text] of this.index.scan(maybe)) {
+      const row = search ? this.index.parse(text) : undefined;
+      if (row && search && !matches(row, search)) continue;
       found.push(n);
-      if (sort) keys.push(sortKey(row, sort.field));
+      if (sort)
+        keys.push(
+          sortKey(
+            row ? (row as Record<string, unknown>)[sort.field] : rawField(text, sort.field),
+            sort.field,
+          ),
+        );
     }
     let ordinals = found.done();
     if (sort) {
       const order = new Uint32Array(ordinals.length);
       for (let i = 0; i < order.length; i++) order[i] = i;
       const sign = sort.dir === 'desc' ? -1 : 1;
-      order.sort((a, b) => sign * compare(keys[a]!, keys[b]!) || a - b);
+      // Keys of one field are all numbers or all texts: one comparison each, no conversions.
+      const numeric = typeof keys[0] === 'number';
+      const byKey = numeric
+        ? (a: number, b: number) => (keys[a] as number) - (keys[b] as number)
+        : (a: number, b: number) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0);
+      order.sort((a, b) => sign * byKey(a, b) || a - b);
       ordinals = order.map((i) => ordinals[i]!);
     } else if (query.sort?.dir === 'desc') ordinals.reverse();
     return { count, ordinals, total: ordinals.length };
@@ -119,16 +132,10 @@ function matches(row: ReportRow, search: string): boolean {
   return [row.ref, row.value, row.changed].some((text) => text?.toLowerCase().includes(search));
 }
 
-function sortKey(row: ReportRow, field: SortField): string | number {
-  const value = (row as Record<string, unknown>)[field];
+function sortKey(value: unknown, field: SortField): string | number {
   if (field === 'id' || field === 'status') {
     const number = Number(value);
     return value === '' || value === undefined || Number.isNaN(number) ? Number.NEGATIVE_INFINITY : number;
   }
   return String(value ?? '').slice(0, SORT_KEY_CHARS);
-}
-
-function compare(a: string | number, b: string | number): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kindOf, problemsOf, topProblems } from '../../src/console/problems.js';
-import { ReportIndex } from '../../src/console/report-index.js';
+import { ReportIndex, rawField } from '../../src/console/report-index.js';
 import { ReportViews } from '../../src/console/report-view.js';
 import { parseChanges } from '../../src/console/runs.js';
 
@@ -132,6 +132,17 @@ describe('the report index', () => {
 });
 
 describe('reading report lines', () => {
+  it('reads one field from the JSON text of a line, escapes and all', () => {
+    const text = JSON.stringify({
+      t: 'row',
+      line: { location: 'x "ref":"no"', ref: 'A "quoted" \\ ref', outcome: 'invalid', message: '' },
+    });
+    expect(rawField(text, 'ref')).toBe('A "quoted" \\ ref');
+    expect(rawField(text, 'outcome')).toBe('invalid');
+    expect(rawField(text, 'message')).toBe('');
+    expect(rawField(text, 'column')).toBe('');
+  });
+
   it("parses a plan's changes, values as JSON", () => {
     expect(
       parseChanges(
