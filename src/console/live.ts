@@ -2,6 +2,7 @@
 // its journal (as it grows), requests, 429s and how much of the source was read from the progress.json
 // the run writes beside it; the rate is measured over the last 30 s, the ETA is the rows left at it.
 import type { FastifyInstance } from 'fastify';
+import { estimate } from '../cli/progress.js';
 import type { RunRegistry } from '../runs/registry.js';
 import { liveProgress, type Reports } from './runs.js';
 
@@ -52,12 +53,16 @@ export function liveRoutes(
       const first = samples[0]!;
       const rate = at > first.at ? ((index.count - first.rows) * 1000) / (at - first.at) : 0;
       const progress = await liveProgress(registry, id);
-      // As the CLI's bar estimates it: rows read per byte read, times the source's size. Once the whole
-      // source is read (a small file, in one read) that says nothing: no estimate then.
-      const totalRows =
-        progress?.totalBytes && progress.bytesRead > 0 && progress.bytesRead < progress.totalBytes
-          ? Math.max(index.count, Math.round((progress.rowsRead / progress.bytesRead) * progress.totalBytes))
-          : undefined;
+      // The total as the CLI's bar estimates it: rows the reader made per byte read, times the size.
+      const { total: totalRows } = progress?.totalBytes
+        ? estimate({
+            done: index.count,
+            bytesRead: progress.bytesRead,
+            totalBytes: progress.totalBytes,
+            rowsRead: progress.rowsRead,
+            ...(progress.rowsMade !== undefined && { rowsMade: progress.rowsMade }),
+          })
+        : {};
       const event: LiveEvent = {
         state: meta?.state ?? 'gone',
         rows: index.count,

@@ -50,6 +50,8 @@ export interface LiveProgress {
   rowsRead: number;
   bytesRead: number;
   totalBytes?: number;
+  /** Rows the reader made from the bytes read (handed out or not), when it knows. */
+  rowsMade?: number;
   requests?: number;
   rateLimited?: number;
   /** When this was written (ms since the epoch). */
