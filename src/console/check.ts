@@ -8,10 +8,9 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
+import { profileFrom } from '../cli/commands/feed.js';
 import type { ConnectionFlags } from '../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../errors.js';
-import { loadProfile } from '../mappers/profile.js';
-import type { Profile } from '../mappers/profile-types.js';
 import { formatSize } from '../readers/options.js';
 import { tenantModelFor } from '../runner/model-source.js';
 import { type ValidateFileResult, validateFile } from '../runner/validate.js';
@@ -61,10 +60,11 @@ export function checkRoutes(
         else part.file.resume();
       }
       if (!feed) throw new CatalogIoError('CONFIG_INVALID', 'No feed: drop a CSV, XLSX, JSON or NDJSON file');
-      const profile: Profile = profileFile
-        ? await loadProfile(profileFile)
-        : { entity: entity ?? 'products' };
-      if (entity) profile.entity = entity;
+      // As `validate --profile P --entity E` reads them (a profile's entity, or E, or products).
+      const profile = await profileFrom({
+        ...(profileFile && { profile: profileFile }),
+        ...(entity && { entity }),
+      });
       const model = await tenantModelFor({ flags: options.flags });
       const report = path.join(dir, 'report.jsonl');
       const result = await validateFile({ source: feed.file, model, profile, reportFile: report });

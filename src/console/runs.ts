@@ -160,7 +160,8 @@ export function runRoutes(
     if (!meta) return;
     if (!meta.rejectsFile || !existsSync(meta.rejectsFile))
       return reply.code(404).send({ error: `Run ${meta.runId} wrote no rejects file` });
-    reply.header('content-disposition', `attachment; filename="${path.basename(meta.rejectsFile)}"`);
+    const name = path.basename(meta.rejectsFile).replace(/[^\w.-]/g, '_');
+    reply.header('content-disposition', `attachment; filename="${name}"`);
     return reply.type('application/octet-stream').send(createReadStream(meta.rejectsFile));
   });
 }

@@ -157,6 +157,12 @@ describe.runIf(run)('the console in a browser', () => {
       'NIGHT-42',
     ]);
     expect(await page.locator('a[href$="/rejects"]').count()).toBe(1);
+    const rejects = await context.request.get(`${consoleHandle.url}/api/runs/${runs.night}/rejects`);
+    const rejected = (await rejects.text()).trim().split(/\r?\n/);
+    expect(rejected[0]).toMatch(/^(\uFEFF)?SKU,Name,Weight \(kg\),_error,_source$/);
+    expect(rejected.slice(1).map((l) => l.split(',')[0])).toEqual(
+      [7, 14, 21, 28, 35, 42, 49, 56].map((i) => `NIGHT-${i}`),
+    );
     const download = await context.request.get(`${consoleHandle.url}/api/runs/${runs.night}/report.csv`);
     expect((await download.text()).split('\r\n').filter((l) => l.includes(',invalid,'))).toHaveLength(8);
     await page.selectOption('#filter-outcome', '');
