@@ -192,7 +192,7 @@ export class ReportIndex {
    */
   async *scan(want?: (text: string) => boolean): AsyncGenerator<[number, string]> {
     await this.busy;
-    if (!this.index) return;
+    if (!this.index || this.scanned === 0) return;
     const end = this.scanned;
     let ordinal = 0;
     let carry = '';

@@ -172,3 +172,24 @@ describe('reading report lines', () => {
     );
   });
 });
+
+describe('a run that has not finished a row yet', () => {
+  it('has no lines, no problems and empty pages, whether its journal is missing or empty', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'report-index-'));
+    for (const make of [() => {}, () => writeFileSync(join(dir, 'rows.jsonl'), '')]) {
+      make();
+      const index = new ReportIndex(join(dir, 'rows.jsonl'), 'journal', join(dir, `${Math.random()}.idx`));
+      const views = new ReportViews(index);
+      expect(await views.page({ page: 1, size: 50 })).toEqual({ total: 0, last_page: 1, data: [] });
+      expect(
+        await views.page({ search: 'x', sort: { field: 'ref', dir: 'asc' }, page: 1, size: 50 }),
+      ).toEqual({
+        total: 0,
+        last_page: 1,
+        data: [],
+      });
+      expect(await topProblems(index)).toEqual([]);
+      await index.close();
+    }
+  });
+});
