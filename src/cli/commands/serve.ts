@@ -65,9 +65,9 @@ export const serveCommand: CommandFactory = (out) =>
         : redisEnv && checkRedisUrl(redisEnv, 'CATALOG_IO_REDIS');
       const { startConsole } = await import('../../console/server.js');
       const path = await import('node:path');
-      let console_: Awaited<ReturnType<typeof startConsole>>;
+      let served: Awaited<ReturnType<typeof startConsole>>;
       try {
-        console_ = await startConsole({
+        served = await startConsole({
           stateDir: path.join(process.cwd(), '.catalog-io'),
           host: args.host,
           port: args.port,
@@ -84,12 +84,12 @@ export const serveCommand: CommandFactory = (out) =>
           );
         throw err;
       }
-      if (args.json) out.print(JSON.stringify({ url: console_.url, jobs: redisUrl !== undefined }));
+      if (args.json) out.print(JSON.stringify({ url: served.url, jobs: redisUrl !== undefined }));
       else {
         out.error(
-          `catalog-io console: ${console_.url}${token ? '  (open it once as /?token=<your token>)' : ''}`,
+          `catalog-io console: ${served.url}${token ? '  (open it once as /?token=<your token>)' : ''}`,
         );
-        if (redisUrl) out.error(`  jobs: ${console_.url}/jobs`);
+        if (redisUrl) out.error(`  jobs: ${served.url}/jobs`);
         out.error('Press Ctrl+C to stop.');
       }
       await new Promise<void>((resolve) => {
@@ -101,6 +101,6 @@ export const serveCommand: CommandFactory = (out) =>
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
-      await console_.close();
+      await served.close();
     },
   }) as CommandModule<object, ServeArgs>;
