@@ -6,9 +6,19 @@
 // (`12,50`, `31.12.2026`). A header left over gets did-you-mean suggestions by edit distance.
 import type { EntityModel, FieldModel, TenantModel } from '../schema/model.js';
 import { editDistance, headerParts } from './init/header.js';
-import { normalise, SYNONYMS, VARIANT_WORDS } from './init/synonyms.js';
-import { columnShape, fits, type ValueShape } from './init/values.js';
-import type { ColumnRule, ConversionRule, Profile } from './profile-types.js';
+import { categoryCells, type UrlList, urlList } from './init/lists.js';
+import { columnRules } from './init/rules.js';
+import { readStructure, type Structure } from './init/structure.js';
+import {
+  ENTITY_WORDS,
+  normalise,
+  PARENT_WORDS,
+  SYNONYMS,
+  VARIANT_WORDS,
+  WEAK_SYNONYMS,
+} from './init/synonyms.js';
+import { columnShape, emptySample, type FeedSample, fits, type ValueShape } from './init/values.js';
+import type { ColumnRule, FieldRule, Profile } from './profile-types.js';
 import { resolveName, tenantCulture } from './targets.js';
 
 export interface HeaderNote {
@@ -24,6 +34,8 @@ export interface HeaderNote {
   suggestions?: string[];
   /** Not placed: a few of the column's values. */
   samples?: string[];
+  /** The column says how rows relate (a parent, the kind of row): not a field. */
+  structure?: string;
 }
 
 export interface DraftedProfile {
@@ -48,49 +60,132 @@ interface Target {
   link: boolean;
 }
 
+/** Sample values per column (the older, simpler evidence) or a whole feed sample. */
+export type DraftEvidence = FeedSample | ReadonlyMap<string, readonly string[]>;
+
+/**
+ * `withVariants`: `true` places variant fields too, `'auto'` does when the feed shows variants (a parent
+ * column, rows that continue a product) or has variant values (price, stock) for a tenant that keeps them
+ * on variants; `false` never.
+ */
 export function draftProfile(
   headers: readonly string[],
   model: TenantModel,
   entityName: string,
-  withVariants = false,
-  samples: ReadonlyMap<string, readonly string[]> = new Map(),
+  withVariants: boolean | 'auto' = false,
+  evidence: DraftEvidence = new Map(),
 ): DraftedProfile {
+  const sample: FeedSample =
+    evidence instanceof Map
+      ? { ...emptySample(), values: evidence as Map<string, string[]> }
+      : (evidence as FeedSample);
   const main = model.entity(entityName);
-  const entities = [main, withVariants ? model.entity('variants') : undefined].filter(
-    (e): e is EntityModel => e !== undefined,
-  );
+  const variantEntity =
+    withVariants !== false && main?.kind === 'products' ? model.entity('variants') : undefined;
+  const entities = [main, variantEntity].filter((e): e is EntityModel => e !== undefined);
   const targets = targetsOf(entities, model);
-  // A feed with a column for the product (`Handle`, `Parent`) uses its SKU column for the variant.
+  const products = main?.kind === 'products';
+  const titleHeaders = headers.filter((h) => SYNONYMS.get('title')!.includes(normalise(headerParts(h).base)));
+  const structure = products ? readStructure(headers, sample, titleHeaders) : emptyStructure();
+  // A feed with a column for the product (`Handle`) uses its SKU column for the variant.
   const hasProductColumn =
-    withVariants && headers.some((h) => SYNONYMS.get('product')!.includes(normalise(h)));
+    variantEntity !== undefined &&
+    headers.some((h) => SYNONYMS.get('product')!.includes(normalise(headerParts(h).base)));
+  const context: CandidateContext = {
+    targets,
+    model,
+    sample,
+    structure,
+    hasProductColumn,
+    variants: variantEntity !== undefined,
+  };
+  const perHeader = headers.map((header) => candidatesFor(header, context, entities));
+  // `id` and `slug` name the ref only in a feed without a SKU-like column (or the product of variant rows).
+  const strongRef = perHeader.some((c) => c.list.some((x) => x.concept === 'ref' && !x.weak));
+  const ranked: Array<{ at: number; candidate: Candidate }> = [];
+  perHeader.forEach((c, at) => {
+    for (const candidate of c.list) {
+      // With variant rows that continue a product, `slug` may be the product's ref, never the variant's.
+      const productOfRows = structure.continuation && candidate.entity === main;
+      if (candidate.weak && candidate.concept === 'ref' && strongRef && !productOfRows) continue;
+      ranked.push({ at, candidate });
+    }
+  });
+  ranked.sort(
+    (a, b) => b.candidate.score - a.candidate.score || a.at - b.at || a.candidate.order - b.candidate.order,
+  );
+  const chosen = new Map<number, Candidate>();
+  const taken = new Set<string>();
+  reserveStructure(structure, headers, targets, entities, chosen, taken);
+  for (const { at, candidate } of ranked) {
+    if (chosen.has(at) || taken.has(key(candidate.target, candidate.culture))) continue;
+    chosen.set(at, candidate);
+    taken.add(key(candidate.target, candidate.culture));
+  }
+  // Without a variant value, `auto` drafts products alone.
+  const variantPlaced = [...chosen.values()].some(
+    (c) => c.entity === variantEntity && c.concept !== 'ref' && c.concept !== 'product',
+  );
+  const useVariants =
+    variantEntity !== undefined &&
+    (withVariants === true ||
+      variantPlaced ||
+      structure.parentColumn !== undefined ||
+      structure.groupColumn !== undefined ||
+      structure.continuation);
+  if (!useVariants) {
+    for (const [at, c] of chosen) if (c.entity === variantEntity) chosen.delete(at);
+  }
   const columns: Record<string, string | ColumnRule | null> = {};
   const unplaced: string[] = [];
   const notes: HeaderNote[] = [];
-  const taken = new Set<string>();
-  for (const header of headers) {
-    const values = samples.get(header) ?? [];
-    const shape = columnShape(values);
-    const found =
-      exactMatch(header, entities, model) ??
-      byName(header, { targets, model, taken, shape, hasProductColumn, withVariants }) ??
-      byValues(shape, targets, taken);
-    if (!found?.target || taken.has(key(found.target, found.culture))) {
+  headers.forEach((header, at) => {
+    const values = sample.values.get(header) ?? [];
+    const found = chosen.get(at);
+    if (header === structure.parentColumn && useVariants) {
+      columns[header] = null;
+      notes.push({ header, structure: 'parent: a row with a value here is a variant of that product' });
+      return;
+    }
+    if (!found) {
       columns[header] = null;
       unplaced.push(header);
+      const reason = perHeader[at]!.warning;
       notes.push({
         header,
-        ...(found?.warning && { warning: found.warning }),
+        ...(reason && { warning: reason }),
+        ...(structure.kinds.has(header) && { structure: 'the kind of row (simple, variation, ...)' }),
+        ...(header === structure.childrenColumn && {
+          warning:
+            'a parent lists its children here; a profile cannot link children listed by a later row: each row is drafted as a product',
+        }),
         suggestions: suggestions(header, targets),
         samples: values.slice(0, 3),
       });
-      continue;
+      return;
     }
-    taken.add(key(found.target, found.culture));
-    const rule: ColumnRule = { field: found.target, ...(found.culture && { culture: found.culture }) };
-    Object.assign(rule, found.field ? conversionFor(found.field, values) : {});
+    const rule: ColumnRule & Record<string, unknown> = {
+      field: found.target,
+      ...(found.culture && { culture: found.culture }),
+    };
+    const target = targets.find((t) => t.name === found.target);
+    const extra = columnRules(
+      header,
+      {
+        target: found.target,
+        ...(found.field && { field: found.field }),
+        ...(target?.link && { linkField: target.field }),
+      },
+      sample,
+      headers,
+    );
+    // The API's own `cat_refs` header holds refs, not paths.
+    if (found.concept === 'exact') delete extra.rule.categoryPath;
+    Object.assign(rule, extra.rule);
     columns[header] = Object.keys(rule).length === 1 ? found.target : rule;
     const unit = headerParts(header).unit;
-    const warning = found.warning ?? (unit && found.field ? unitWarning(unit, found.field) : undefined);
+    const warning =
+      extra.warning ?? (unit && found.field && !rule.unit ? unitWarning(unit, found.field) : undefined);
     notes.push({
       header,
       field: found.target,
@@ -98,24 +193,309 @@ export function draftProfile(
       ...(unit && { unit }),
       ...(warning && { warning }),
     });
-  }
-  const profile: Profile = { entity: entityName, ...(withVariants && { variants: true }), columns };
+  });
+  const profile: Profile = { entity: entityName, ...(useVariants && { variants: true }), columns };
+  if (useVariants && main && variantEntity)
+    completeVariants(profile, main, variantEntity, headers, chosen, structure, notes);
+  else if (main && !headers.some((_, at) => chosen.get(at)?.target === main.refField))
+    refFromTitle(profile, main, headers, chosen, notes);
   return { profile, unplaced, notes };
 }
 
-interface Found {
-  /** Empty when the header must not be placed (see `warning`). */
+interface Candidate {
+  /** The profile's column target: a field name or a link column. */
   target: string;
+  entity: EntityModel;
+  /** Absent for a link column. */
   field?: FieldModel;
   culture?: string;
-  /** Set when nothing may be placed: why. */
+  /** The synonym concept that matched (`ref`, `title`, ...), `exact`, or `values`. */
+  concept: string;
+  /** Matched by a weak word only (`id`, `slug`, `supplier`). */
+  weak: boolean;
+  score: number;
+  /** The target's place in the schema: among equals, the main entity's field and the schema's order win. */
+  order: number;
+}
+
+interface CandidateContext {
+  targets: Target[];
+  model: TenantModel;
+  sample: FeedSample;
+  structure: Structure;
+  hasProductColumn: boolean;
+  variants: boolean;
+}
+
+interface HeaderCandidates {
+  list: Candidate[];
+  /** Why nothing may be placed (a language the tenant lacks, values no field takes). */
   warning?: string;
 }
 
 const key = (target: string, culture: string | undefined) => `${target}\u0000${culture ?? ''}`;
 
+function emptyStructure(): Structure {
+  return { kinds: new Set(), emptyParents: new Set(), continuation: false };
+}
+
+/** Every field a header could go to, scored by how it was named and how its values fit. */
+function candidatesFor(header: string, c: CandidateContext, entities: EntityModel[]): HeaderCandidates {
+  const { structure } = c;
+  const isProducts = entities[0]?.kind === 'products';
+  if (structure.kinds.has(header) || header === structure.childrenColumn) return { list: [] };
+  if (isProducts && PARENT_WORDS.has(normalise(headerParts(header).base))) return { list: [] };
+  if (header === structure.groupColumn || header === structure.refColumn) return { list: [] };
+  const values = valuesOf(header, c.sample);
+  const exact = exactMatch(header, entities, c.model);
+  if (exact) {
+    const target = c.targets.find((t) => t.name === exact.target || t.field === exact.field);
+    const order = target ? c.targets.indexOf(target) : 0;
+    return {
+      list: [
+        { ...exact, entity: target?.entity ?? entities[0]!, concept: 'exact', weak: false, score: 10, order },
+      ],
+    };
+  }
+  const parts = headerParts(header);
+  let culture: string | undefined;
+  if (parts.language) {
+    culture = tenantCulture(parts.language, c.model);
+    if (!culture && normalise(parts.base) !== normalise(header)) {
+      return {
+        list: [],
+        warning: `"${parts.language}" is not one of the tenant's languages (${c.model.languages.join(', ')})`,
+      };
+    }
+  }
+  const list: Candidate[] = [];
+  const misfits: string[] = [];
+  for (const form of wordForms(header, parts.base)) {
+    const formCulture = form.whole ? undefined : culture;
+    for (const candidate of byWord(form.word, formCulture, header, values, c, misfits)) {
+      candidate.score -= form.penalty;
+      list.push(candidate);
+    }
+  }
+  list.push(...byValues(values, c));
+  const warning = list.length === 0 && misfits.length > 0 ? misfits[0] : undefined;
+  return { list, ...(warning && { warning }) };
+}
+
+/** The ways a header may name a field: as it is, without its unit and language, its last dotted part, ... */
+function wordForms(header: string, base: string): Array<{ word: string; penalty: number; whole?: boolean }> {
+  const forms: Array<{ word: string; penalty: number; whole?: boolean }> = [
+    { word: normalise(header), penalty: 0, whole: true },
+    { word: normalise(base), penalty: 0 },
+  ];
+  // `Image 1 Url`: a number that counts columns says nothing.
+  const counted = base.replace(/(^|\s)\d+(\s|$)/g, ' ');
+  if (counted !== base) forms.push({ word: normalise(counted), penalty: 0 });
+  // `content.productName`, `price.price`, `packageWeight.value`: the last part, else the one before.
+  const dotted = base.split('.').filter((p) => p !== '');
+  const last = dotted.length > 1 ? dotted[dotted.length - 1]! : base;
+  if (dotted.length > 1) {
+    forms.push({ word: normalise(last), penalty: 0.5 });
+    forms.push({ word: normalise(dotted[dotted.length - 2]!), penalty: 1 });
+  }
+  // `Product Title`, `CatalogBrandName`, `productImages`: the record's name in front says nothing.
+  const words = last
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .split(/[\s_-]+/)
+    .filter((w) => w !== '');
+  if (words.length > 1 && ENTITY_WORDS.includes(normalise(words[0]!)))
+    forms.push({ word: normalise(words.slice(1).join(' ')), penalty: 0.5 });
+  return forms.filter((f) => f.word !== '');
+}
+
+/** What a column's sampled values look like, worked out once per header. */
+interface ColumnValues {
+  header: string;
+  values: readonly string[];
+  shape: ValueShape | undefined;
+  /** URLs or image files listed in one cell. */
+  urls: UrlList | undefined;
+  /** JSON lists: the most items one cell held. */
+  listItems: number;
+  filledEveryRow: boolean;
+}
+
+function valuesOf(header: string, sample: FeedSample): ColumnValues {
+  const values = sample.values.get(header) ?? [];
+  let shape = columnShape(values);
+  const urls = shape === 'text' ? urlList(values) : undefined;
+  if (urls) shape = urls.shape;
+  let listItems = 0;
+  if (sample.lists.has(header)) {
+    for (const row of sample.rows) {
+      const cell = row.get(header);
+      if (cell === undefined) continue;
+      try {
+        const items = JSON.parse(cell) as unknown;
+        listItems = Math.max(listItems, Array.isArray(items) ? items.length : 1);
+      } catch {
+        listItems = Math.max(listItems, 2);
+      }
+    }
+    if (sample.rows.length === 0) listItems = 2;
+  }
+  const rows = sample.rows;
+  const filledEveryRow = rows.length > 0 && rows.every((row) => row.has(header));
+  return { header, values, shape, urls, listItems, filledEveryRow };
+}
+
+function byWord(
+  word: string,
+  culture: string | undefined,
+  header: string,
+  values: ColumnValues,
+  c: CandidateContext,
+  misfits: string[],
+): Candidate[] {
+  let variantHint = false;
+  let bareWord = word;
+  const prefix = c.variants
+    ? VARIANT_WORDS.find((v) => word.startsWith(v) && word.length > v.length)
+    : undefined;
+  if (prefix) {
+    variantHint = true;
+    bareWord = word.slice(prefix.length);
+  }
+  const out: Candidate[] = [];
+  c.targets.forEach((target, order) => {
+    const byOwnName = target.names.includes(word) || target.names.includes(bareWord);
+    const strong = target.concepts.find((k) => SYNONYMS.get(k)?.includes(bareWord));
+    const weak = strong ? undefined : target.concepts.find((k) => WEAK_SYNONYMS.get(k)?.includes(bareWord));
+    if (!byOwnName && !strong && !weak) return;
+    // `Variant Title`, `variant:weight`: about the variant, so never the product's field.
+    if (variantHint && target.entity.kind !== 'variants') return;
+    const field = target.field;
+    let fieldCulture: string | undefined;
+    let penalty = 0;
+    if (culture) {
+      if (field.multilingual && (!field.languages || field.languages.includes(culture)))
+        fieldCulture = culture;
+      else if (!target.link && !field.multilingual && culture === c.model.baseLanguage) penalty = 1;
+      else return;
+    }
+    const why = misfit(target, values, c);
+    if (why) {
+      misfits.push(why);
+      return;
+    }
+    let score = byOwnName ? 4 : strong ? 2 : 1;
+    score -= penalty;
+    if (preferred(values, target)) score += 2;
+    // Many distinct images beat one repeated file.
+    if (target.field.asset && repeated(values, c)) score -= 3;
+    if (variantHint && target.entity.kind === 'variants') score += 3;
+    const concept = strong ?? weak ?? target.concepts[0] ?? target.name;
+    const isRef = target.name === target.entity.refField || (concept === 'ref' && !target.link);
+    if (isRef) {
+      // With a product column, the SKU names the variant.
+      if (c.hasProductColumn && target.entity.kind === 'variants') score += 1;
+      if (values.filledEveryRow) score += 1;
+      if (c.structure.continuation && c.sample.rows.length > 0) {
+        const productRef = target.entity.kind !== 'variants';
+        if (productRef !== values.filledEveryRow) score += 3;
+      }
+    }
+    out.push({
+      target: target.name,
+      entity: target.entity,
+      ...(!target.link && { field }),
+      ...(fieldCulture && { culture: fieldCulture }),
+      concept,
+      weak: !byOwnName && !strong,
+      score,
+      order,
+    });
+  });
+  void header;
+  return out;
+}
+
+/** Why a column's values cannot fill the target; undefined when they can (or nothing is known). */
+function misfit(target: Target, values: ColumnValues, c: CandidateContext): string | undefined {
+  const field = target.field;
+  const sample = values.values;
+  if (sample.length === 0) return undefined;
+  if (target.link) {
+    if (field.references === 'Categories' && field.multiple && categoryCells(sample, undefined).ids)
+      return 'the values are ids of the source system, not category names or paths';
+    return undefined;
+  }
+  if (field.asset) {
+    if (values.shape !== 'url' && values.shape !== 'image')
+      return `values are not ${field.asset} URLs or names`;
+    const pieces = values.urls
+      ? sample.flatMap((v) => v.split(values.urls!.separator).map((p) => p.trim()))
+      : sample;
+    if (pieces.some((p) => p.includes('/') && !/^https?:\/\//i.test(p)))
+      return 'values are paths relative to the source shop, which the DAM cannot fetch';
+    if (field.asset === 'image' && pieces.filter((p) => IMAGE_PATH.test(p)).length < pieces.length / 2)
+      return 'values are URLs of pages, not images';
+    if (repeated(values, c) && c.sample.rows.length >= 20)
+      return 'the same file on every row: not an image of the product';
+    if (!field.multiple && ((values.urls?.most ?? 1) > 1 || values.listItems > 1))
+      return `several files in a cell for the single ${field.name}`;
+    return undefined;
+  }
+  if (!fits(values.shape, field)) return `values do not fit ${field.name} (${field.type})`;
+  if (field.enum) {
+    const allowed = field.enum.map((e) => String(e).toLowerCase());
+    const known = sample.filter((v) => allowed.includes(v.trim().toLowerCase())).length;
+    if (known < sample.length / 2) return `values are not ${field.enum.join(', ')}`;
+  }
+  if (field.multiple && field.type === 'string' && sample.every((v) => /^\d+$/.test(v.trim())))
+    return 'values are numbers, not words';
+  if (!field.multiple && values.listItems > 1) return `several values in a cell for the single ${field.name}`;
+  return undefined;
+}
+
+/** One file on every sampled row (a logo, a QR code) of a feed of several rows. */
+function repeated(values: ColumnValues, c: CandidateContext): boolean {
+  return (c.sample.distinct.get(values.header) ?? 0) === 1 && c.sample.rows.length >= 5;
+}
+
+const IMAGE_PATH = /\.(?:jpe?g|png|gif|tiff?|webp|psd)(?:[?#].*)?$/i;
+
+/** Values that point at one kind of field: EAN-13s at a barcode field, image URLs at an image field. */
+function preferred(values: ColumnValues, target: Target): boolean {
+  if (target.link) return false;
+  const field = target.field;
+  if (values.shape === 'ean') return field.pattern === '^[0-9]{13}$';
+  if (values.shape === 'url' || values.shape === 'image') return field.asset !== undefined;
+  return false;
+}
+
+/** A header that says nothing known, but whose values do: valid EAN-13s, or image URLs. */
+function byValues(values: ColumnValues, c: CandidateContext): Candidate[] {
+  if (values.shape !== 'ean' && values.shape !== 'url') return [];
+  const out: Candidate[] = [];
+  c.targets.forEach((target, order) => {
+    if (target.link || !preferred(values, target)) return;
+    // Only the product's own images: a URL column of unknown name is not a variant's one image.
+    if (values.shape === 'url' && (target.field.asset !== 'image' || !target.field.multiple)) return;
+    if (misfit(target, values, c)) return;
+    out.push({
+      target: target.name,
+      entity: target.entity,
+      field: target.field,
+      concept: 'values',
+      weak: true,
+      score: 1,
+      order,
+    });
+  });
+  return out;
+}
 /** The header is already a field or link name (`prod_title`, `prod_title_fr`, `cat_refs`). */
-function exactMatch(header: string, entities: EntityModel[], model: TenantModel): Found | undefined {
+function exactMatch(
+  header: string,
+  entities: EntityModel[],
+  model: TenantModel,
+): { target: string; field?: FieldModel; culture?: string } | undefined {
   const exact = resolveName(header, entities, model);
   if (!exact) return undefined;
   if (exact.kind === 'link') return { target: header };
@@ -177,111 +557,6 @@ function bare(name: string): string {
   return name.replace(/^[a-z]+_/, '');
 }
 
-interface ByNameContext {
-  targets: Target[];
-  model: TenantModel;
-  taken: Set<string>;
-  shape: ValueShape | undefined;
-  hasProductColumn: boolean;
-  withVariants: boolean;
-}
-
-/** Candidates by name and synonym, the header as it is first, then without its unit and language. */
-function byName(header: string, c: ByNameContext): Found | undefined {
-  const whole = byWords(normalise(header), undefined, c);
-  if (whole) return whole;
-  const parts = headerParts(header);
-  if (parts.base === header.trim()) return undefined;
-  let culture: string | undefined;
-  if (parts.language) {
-    culture = tenantCulture(parts.language, c.model);
-    if (!culture) {
-      return {
-        target: '',
-        warning: `"${parts.language}" is not one of the tenant's languages (${c.model.languages.join(', ')})`,
-      };
-    }
-  }
-  return byWords(normalise(parts.base), culture, c);
-}
-
-function byWords(word: string, culture: string | undefined, c: ByNameContext): Found | undefined {
-  if (!word) return undefined;
-  let variantHint = false;
-  let bareWord = word;
-  const prefix = c.withVariants
-    ? VARIANT_WORDS.find((v) => word.startsWith(v) && word.length > v.length)
-    : undefined;
-  if (prefix) {
-    variantHint = true;
-    bareWord = word.slice(prefix.length);
-  }
-  const scored: Array<{ target: Target; score: number }> = [];
-  for (const target of c.targets) {
-    const byOwnName = target.names.includes(word) || target.names.includes(bareWord);
-    const bySynonym = target.concepts.some((k) => SYNONYMS.get(k)?.includes(bareWord));
-    if (!byOwnName && !bySynonym) continue;
-    const field = target.field;
-    if (culture && !(field.multilingual && (!field.languages || field.languages.includes(culture)))) continue;
-    const fieldCulture = field.multilingual ? culture : undefined;
-    if (c.taken.has(key(target.name, fieldCulture))) continue;
-    if (!target.link && !fits(c.shape, field)) continue;
-    let score = byOwnName ? 4 : 2;
-    if (preferred(c.shape, field)) score += 2;
-    if (variantHint && target.entity.kind === 'variants') score += 3;
-    // With a product column, the SKU names the variant.
-    if (c.hasProductColumn && target.concepts.includes('ref') && target.entity.kind === 'variants')
-      score += 1;
-    scored.push({ target, score });
-  }
-  if (scored.length === 0) return undefined;
-  // Stable: among equals, the main entity's field and the schema's order win.
-  scored.sort((a, b) => b.score - a.score);
-  const best = scored[0]!.target;
-  if (best.link) return { target: best.name };
-  const fieldCulture = best.field.multilingual ? culture : undefined;
-  return { target: best.name, field: best.field, ...(fieldCulture && { culture: fieldCulture }) };
-}
-
-/** Values that point at one kind of field: EAN-13s at a barcode field, URLs at an image field. */
-function preferred(shape: ValueShape | undefined, field: FieldModel): boolean {
-  if (shape === 'ean') return field.pattern === '^[0-9]{13}$';
-  if (shape === 'url') return field.asset !== undefined;
-  return false;
-}
-
-/** A header that says nothing known, but whose values do: valid EAN-13s, or image URLs. */
-function byValues(shape: ValueShape | undefined, targets: Target[], taken: Set<string>): Found | undefined {
-  if (shape !== 'ean' && shape !== 'url') return undefined;
-  const free = targets.filter(
-    (t) =>
-      !t.link &&
-      preferred(shape, t.field) &&
-      (shape !== 'url' || t.field.asset === 'image') &&
-      !taken.has(key(t.name, undefined)),
-  );
-  const target = free[0];
-  return target && { target: target.name, field: target.field };
-}
-
-/** How to read the column's numbers and dates, when its values show it (`12,50`, `31.12.2026`). */
-function conversionFor(field: FieldModel, values: readonly string[]): ConversionRule {
-  const rule: ConversionRule = {};
-  const filled = values.map((v) => v.trim()).filter((v) => v !== '');
-  if (filled.length === 0) return rule;
-  if (field.type === 'number') {
-    const comma = filled.some((v) => /,\d{1,2}$|,\d{4,}$/.test(v) || /\.\d{3},/.test(v));
-    if (comma) rule.decimal = ',';
-    if (filled.some((v) => /\d\.\d{3},/.test(v))) rule.thousands = '.';
-    else if (!comma && filled.some((v) => /\d,\d{3}\./.test(v))) rule.thousands = ',';
-  }
-  if (field.type === 'date' || field.type === 'date-time') {
-    const m = /^\d{1,2}([./])\d{1,2}\1\d{4}$/.exec(filled[0]!);
-    if (m) rule.dateFormat = `DD${m[1]}MM${m[1]}YYYY`;
-  }
-  return rule;
-}
-
 const WEIGHT_UNITS = ['kg', 'g', 'gr', 'mg', 'lb', 'lbs', 'oz', 't'];
 const LENGTH_UNITS = ['mm', 'cm', 'm', 'in', 'inch', 'ft'];
 
@@ -310,4 +585,97 @@ function suggestions(header: string, targets: Target[]): string[] {
   }
   ranked.sort((a, b) => a.distance - b.distance);
   return ranked.slice(0, 3).map((r) => r.name);
+}
+
+/** The parent's ref column and the group column take the refs before any header is placed by name. */
+function reserveStructure(
+  structure: Structure,
+  headers: readonly string[],
+  targets: Target[],
+  entities: EntityModel[],
+  chosen: Map<number, Candidate>,
+  taken: Set<string>,
+): void {
+  const [main, variant] = entities;
+  if (!main || !variant) return;
+  const place = (header: string | undefined, entity: EntityModel) => {
+    const at = header === undefined ? -1 : headers.indexOf(header);
+    const order = targets.findIndex((t) => t.name === entity.refField);
+    const target = targets[order];
+    if (at < 0 || !target) return;
+    chosen.set(at, {
+      target: target.name,
+      entity,
+      field: target.field,
+      concept: 'ref',
+      weak: false,
+      score: 99,
+      order,
+    });
+  };
+  if (structure.groupColumn && structure.refColumn) {
+    place(structure.groupColumn, main);
+    place(structure.refColumn, variant);
+  } else if (structure.parentColumn && structure.refColumn) {
+    place(structure.refColumn, variant);
+  } else return;
+  // The product's ref comes from the same column (a field rule), never from another header.
+  taken.add(key(main.refField, undefined));
+  taken.add(key(variant.refField, undefined));
+}
+
+/** The variant mapping: the parent column, fill-down, and the refs a row lacks taken from the other one. */
+function completeVariants(
+  profile: Profile,
+  main: EntityModel,
+  variant: EntityModel,
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  structure: Structure,
+  notes: HeaderNote[],
+): void {
+  const columnOf = (target: string) => headers.find((_, at) => chosen.get(at)?.target === target);
+  const fields: Record<string, FieldRule> = {};
+  if (structure.parentColumn) profile.parentColumn = structure.parentColumn;
+  if (structure.continuation) profile.fillDown = true;
+  const productRef = columnOf(main.refField);
+  const variantRef = columnOf(variant.refField);
+  if (productRef && !variantRef) fields[variant.refField] = { from: [productRef] };
+  else if (variantRef && !productRef) fields[main.refField] = { from: [variantRef] };
+  else if (!productRef && !variantRef) {
+    const title = titleColumn(headers, chosen);
+    if (title) {
+      fields[main.refField] = { from: [title] };
+      fields[variant.refField] = { from: [title] };
+      notes.push({
+        header: title,
+        warning: `no column holds a reference: ${main.refField} and ${variant.refField} are taken from "${title}"`,
+      });
+    }
+  }
+  if (Object.keys(fields).length > 0) profile.fields = fields;
+}
+
+/** A feed without a ref column (eShopOnContainers): the title is the ref. */
+function refFromTitle(
+  profile: Profile,
+  main: EntityModel,
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  notes: HeaderNote[],
+): void {
+  const title = titleColumn(headers, chosen);
+  if (!title) return;
+  profile.fields = { [main.refField]: { from: [title] } };
+  notes.push({
+    header: title,
+    warning: `no column holds a reference: ${main.refField} is taken from "${title}"`,
+  });
+}
+
+function titleColumn(headers: readonly string[], chosen: Map<number, Candidate>): string | undefined {
+  return headers.find((_, at) => {
+    const c = chosen.get(at);
+    return c?.field?.name.endsWith('_title') && (!c.culture || c.culture === 'en');
+  });
 }
