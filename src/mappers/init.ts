@@ -79,7 +79,10 @@ export function draftProfile(
   // A feed with a column for the product (`Handle`) uses its SKU column for the variant.
   const hasProductColumn =
     variantEntity !== undefined &&
-    headers.some((h) => SYNONYMS.get('product')!.includes(normalise(headerParts(h).base)));
+    headers.some(
+      (h) =>
+        !structure.emptyParents.has(h) && SYNONYMS.get('product')!.includes(normalise(headerParts(h).base)),
+    );
   const context: CandidateContext = {
     targets,
     model,
@@ -117,14 +120,14 @@ export function draftProfile(
   );
   const useVariants =
     variantEntity !== undefined &&
+    withVariants !== false &&
     (withVariants === true ||
       variantPlaced ||
       structure.parentColumn !== undefined ||
       structure.groupColumn !== undefined ||
       structure.continuation);
-  if (!useVariants) {
-    for (const [at, c] of chosen) if (c.entity === variantEntity) chosen.delete(at);
-  }
+  // Without variants, the headers are placed again on the product's fields alone.
+  if (variantEntity && !useVariants) return draftProfile(headers, model, entityName, false, evidence);
   const columns: Record<string, string | ColumnRule | null> = {};
   const unplaced: string[] = [];
   const notes: HeaderNote[] = [];
