@@ -269,3 +269,24 @@ describe('profile init: values', () => {
     expect(notes.some((n) => n.warning?.includes('prod_ref is taken from "Name"'))).toBe(true);
   });
 });
+
+describe('profile init: a product ref column left blank', () => {
+  it('takes the product ref from the title when the ref column is blank on every row', async () => {
+    const { model, profile } = await draft([
+      { 'name:en': 'Paper Stretcher', slug: '', sku: 'PPS12', price: '45.3' },
+      { 'name:en': '', slug: '', sku: 'PPS14', price: '32.5' },
+    ]);
+    expect(profile).toMatchObject({
+      fillDown: true,
+      columns: { slug: null, sku: 'frmt_ref' },
+      fields: { prod_ref: { from: ['slug', 'name:en'] } },
+    });
+    const mapper = createMapper({ model, profile });
+    mapper.map(row({ 'name:en': 'Paper Stretcher', slug: '', sku: 'PPS12', price: '45.3' }));
+    const second = mapper.map(row({ 'name:en': '', slug: '', sku: 'PPS14', price: '32.5' }, 3));
+    expect(second.issues).toEqual([]);
+    expect(second.drafts).toMatchObject([
+      { entity: 'variants', ref: 'PPS14', links: { productRef: 'Paper Stretcher' } },
+    ]);
+  });
+});

@@ -258,6 +258,8 @@ function misfit(target: Target, values: ColumnValues, c: CandidateContext): stri
       : sample;
     if (pieces.some((p) => p.includes('/') && !/^https?:\/\//i.test(p)))
       return 'values are paths relative to the source shop, which the DAM cannot fetch';
+    if (pieces.every((p) => !/^https?:\/\//i.test(p)))
+      return 'values are file names, not URLs: the DAM has them only if they were uploaded first (then map the column)';
     if (field.asset === 'image' && pieces.filter((p) => IMAGE_PATH.test(p)).length < pieces.length / 2)
       return 'values are URLs of pages, not images';
     if (repeated(values, c) && c.sample.rows.length >= 20)
