@@ -97,7 +97,7 @@ export function candidatesFor(
   const misfits: string[] = [];
   for (const form of wordForms(header, parts.base)) {
     const formCulture = form.whole ? undefined : culture;
-    for (const candidate of byWord(form.word, formCulture, header, values, c, misfits)) {
+    for (const candidate of byWord(form.word, formCulture, values, c, misfits)) {
       candidate.score -= form.penalty;
       list.push(candidate);
     }
@@ -172,7 +172,6 @@ function valuesOf(header: string, sample: FeedSample): ColumnValues {
 function byWord(
   word: string,
   culture: string | undefined,
-  header: string,
   values: ColumnValues,
   c: CandidateContext,
   misfits: string[],
@@ -236,7 +235,6 @@ function byWord(
       order,
     });
   });
-  void header;
   return out;
 }
 
