@@ -7,11 +7,13 @@ import { CatalogIoError } from '../errors.js';
 import type { EntityModel, TenantModel } from '../schema/model.js';
 import { unneutralise } from '../writers/formula.js';
 import { REJECTS_COLUMNS } from '../writers/rejects.js';
+import { PathReader } from './category-path.js';
 import type { CoerceType } from './coerce.js';
 import type { PlainColumn } from './plain.js';
 import { jsonPath } from './profile.js';
 import type { ColumnRule, ConversionRule, FieldRule, Profile } from './profile-types.js';
 import { resolveName, type Target, tenantCulture } from './targets.js';
+import { fieldUnit, sameFamily, UNIT_NAMES, unitFactor, unitOf } from './units.js';
 
 /** Where a value goes and how it is read: worked out once per column, used for every cell of it. */
 export interface Placement {
@@ -33,6 +35,10 @@ export interface Placement {
   plain: boolean;
   /** The column the layout records for this placement: a row that took another one records its own. */
   column: string;
+  /** `unit`: the factor from the column's unit to the field's, and the field's unit (cells may name theirs). */
+  unit: { from: string; to: string; factor: number } | undefined;
+  /** A `categoryPath` column: how its cells are read as paths of category titles. */
+  paths?: PathReader;
 }
 
 export interface ColumnPlan extends Placement {
@@ -257,7 +263,17 @@ export class ColumnPlanner {
     const path = jsonPath(`/columns/${escapePointer(header)}`);
     const spec: ColumnRule = typeof rule === 'string' ? { field: rule } : rule;
     const target = this.resolveTarget(spec.field, spec.culture, path);
-    return { header, ...this.place(target, { ...this.defaults, ...spec }, header) };
+    const placement = this.place(target, { ...this.defaults, ...spec }, header, path);
+    if (spec.categoryPath === undefined) return { header, ...placement };
+    if (!isPathTarget(target)) {
+      throw profileError(
+        `${path}.categoryPath`,
+        'applies to a category link (cat_refs of products) or, on categories, to cat_ref or cat_parent_ref',
+      );
+    }
+    const separator = spec.categoryPath === true ? undefined : spec.categoryPath.separator;
+    const list = placement.multiple && typeof spec.split === 'string' ? spec.split : undefined;
+    return { header, ...placement, plain: false, paths: new PathReader(separator, list) };
   }
 
   private planField(key: string, rule: FieldRule): FieldPlan {
@@ -271,10 +287,10 @@ export class ColumnPlanner {
           ? rule.template
           : (rule.from ?? []).join(' | ');
     const target = this.resolveTarget(key, rule.culture, path);
-    return { key, ...this.place(target, merged, column), rule: merged };
+    return { key, ...this.place(target, merged, column, path), rule: merged };
   }
 
-  private place(target: Target, rule: ConversionRule, column: string): Placement {
+  private place(target: Target, rule: ConversionRule, column: string, path = ''): Placement {
     const culture =
       target.kind === 'field' && target.field.multilingual
         ? (target.culture ?? this.model.baseLanguage)
@@ -298,8 +314,10 @@ export class ColumnPlanner {
         rule.default === undefined &&
         rule.join === undefined &&
         !field?.enum &&
-        !field?.asset,
+        !field?.asset &&
+        rule.unit === undefined,
       column,
+      unit: rule.unit === undefined ? undefined : unitPlan(rule.unit, target, path),
     };
   }
 
@@ -324,6 +342,31 @@ export class ColumnPlanner {
     }
     return { ...target, culture: known };
   }
+}
+
+/** A `unit` rule: the field must hold numbers in a unit of the same kind (its description names it). */
+function unitPlan(unit: string, target: Target, path: string): Placement['unit'] {
+  const from = unitOf(unit);
+  if (!from) throw profileError(`${path}.unit`, `"${unit}" is not a unit (${UNIT_NAMES.join(', ')})`);
+  const field = target.kind === 'field' ? target.field : undefined;
+  if (!field || (field.type !== 'number' && field.type !== 'integer'))
+    throw profileError(`${path}.unit`, 'applies to number fields only');
+  const to = fieldUnit(field);
+  if (!to) {
+    throw profileError(
+      `${path}.unit`,
+      `${field.name} names no unit to convert to (its description: "${field.description ?? ''}")`,
+    );
+  }
+  if (!sameFamily(from, to))
+    throw profileError(`${path}.unit`, `${unit} cannot be converted to ${to}, the unit ${field.name} holds`);
+  return { from, to, factor: unitFactor(from, to) };
+}
+
+/** Where a path of category titles can go: a product's category link, a category's own ref or its parent. */
+function isPathTarget(target: Target): boolean {
+  if (target.kind === 'link') return target.link === 'categoryRefs' || target.link === 'parentRef';
+  return target.entity.kind === 'categories' && target.field.name === target.entity.refField;
 }
 
 function coerceTypeOf(target: Target, rule: ConversionRule): CoerceType {

@@ -2,7 +2,7 @@
 // appended from it. A resumed run first copies the earlier attempt's finished rows into a fresh
 // journal and report, and learns which rows it may skip and what was in flight when it stopped.
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -42,6 +42,9 @@ export interface RecorderSetup {
   entity: string;
   tenant: string;
   reportFile?: string;
+  rejectsFile?: string;
+  profileFile?: string;
+  plan?: boolean;
   keepRuns?: number;
   /** The source as given, and how it is read: a resume reads a stream source again to check it. */
   spec: string;
@@ -58,6 +61,24 @@ interface Decided {
   note?: string;
 }
 
+/** What `progress.json` in the run folder holds while an import runs (the console shows it live). */
+export interface LiveProgress {
+  /** Rows finished (journaled) and rows read from the source. */
+  rows: number;
+  rowsRead: number;
+  bytesRead: number;
+  totalBytes?: number;
+  /** Rows the reader made from the bytes read (handed out or not), when it knows. */
+  rowsMade?: number;
+  requests?: number;
+  rateLimited?: number;
+  /** When this was written (ms since the epoch). */
+  at: number;
+}
+
+/** progress.json is rewritten at most this often. */
+const LIVE_PROGRESS_MS = 1_000;
+
 /** What a resumed run takes over from the attempts before it. */
 export interface Carried {
   finished: OrdinalSet;
@@ -66,6 +87,8 @@ export interface Carried {
   rows: number;
   /** Rows failed or invalid (they count towards --max-errors). */
   errors: number;
+  /** Rows written with a warning (an image or file left out). */
+  warned: number;
 }
 
 /** What the run says of itself at its end; the recorder adds the run id, command and tenant. */
@@ -75,7 +98,7 @@ export class RunRecorder implements WriteLog {
   private journal!: JournalWriter;
   private report: RunReportWriter | undefined;
   private readonly prior_ = new Map<string, WriteIntent>();
-  readonly carried: Carried = { finished: new OrdinalSet(), outcomes: {}, rows: 0, errors: 0 };
+  readonly carried: Carried = { finished: new OrdinalSet(), outcomes: {}, rows: 0, errors: 0, warned: 0 };
   /** A source read once: hashed as read, for the journal's checkpoints. */
   private readonly digest: SourceDigest | undefined;
   /** Row and `na` lines in the journal: its `end` line says how many. */
@@ -160,6 +183,9 @@ export class RunRecorder implements WriteLog {
         tenant: setup.tenant,
         startedAt: new Date().toISOString(),
         ...(setup.reportFile && { reportFile: setup.reportFile }),
+        ...(setup.rejectsFile && { rejectsFile: setup.rejectsFile }),
+        ...(setup.profileFile && { profileFile: setup.profileFile }),
+        ...(setup.plan && { plan: true }),
       });
     }
     return new RunRecorder(registry, meta, setup, temporary, decided);
@@ -214,6 +240,7 @@ export class RunRecorder implements WriteLog {
           this.carried.rows += 1;
           this.lines += 1;
           if (record.line.outcome === 'failed' || record.line.outcome === 'invalid') this.carried.errors += 1;
+          if (record.line.warnings) this.carried.warned += 1;
           this.carried.outcomes[record.line.outcome] = (this.carried.outcomes[record.line.outcome] ?? 0) + 1;
         } else if (record.t === 'inflight') {
           inflight.set(record.b, record.intents);
@@ -296,6 +323,26 @@ export class RunRecorder implements WriteLog {
 
   checkpoint(point: string): Promise<void> | undefined {
     return pauseAt(point === 'write' ? `write:${this.batch}` : point);
+  }
+
+  private progressAt = 0;
+
+  /**
+   * Where the run is, for anyone watching the run folder (the console): written beside the journal
+   * (copy and rename, so a reader never sees half a file) at most once a second; best effort.
+   */
+  progress(progress: Omit<LiveProgress, 'at'>): void {
+    if (this.temporary) return;
+    const at = Date.now();
+    if (at - this.progressAt < LIVE_PROGRESS_MS) return;
+    this.progressAt = at;
+    const file = this.registry.progressFile(this.meta.runId);
+    try {
+      writeFileSync(`${file}.tmp`, JSON.stringify({ ...progress, at } satisfies LiveProgress));
+      renameSync(`${file}.tmp`, file);
+    } catch {
+      // Only a view of the run: the journal is what counts.
+    }
   }
 
   /** The batch being written (its in-flight markers carry this number). */
