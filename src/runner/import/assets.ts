@@ -6,11 +6,14 @@
 // - A URL the DAM could not take (a 400, or its own 500: the source could not be fetched) costs one
 //   POST per run, and is remembered in the cache file for a while (`failedTtlMs`): the runs after it
 //   do not spend a request on it until then.
+
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
 import { RETRY_DEFAULTS } from '../../api/retry.js';
+import { redactText, redactUrl } from '../../secrets.js';
 import type { PlannedRecords } from './planned.js';
 
 export type DuplicatePolicy = 'reuse' | 'replace' | 'fail';
@@ -143,7 +146,7 @@ export class AssetRegistrar {
     const byKind = new Map<AssetKind, Set<string>>();
     for (const { kind, url } of assets) {
       if (this.done.has(url) || this.inFlight.has(url)) continue;
-      if (!this.options.refresh && this.cache.get(url)?.kind === kind) continue;
+      if (!this.options.refresh && this.cache.get(storedKey(url))?.kind === kind) continue;
       const earlier = this.options.log?.earlier(url);
       if (earlier && earlier.status !== 'pending') continue;
       if (this.rememberedFailure(url, kind)) continue;
@@ -233,7 +236,7 @@ export class AssetRegistrar {
     reference: string,
     tags?: string[],
   ): Promise<AssetOutcome> {
-    const cached = this.options.refresh ? undefined : this.cache.get(url);
+    const cached = this.options.refresh ? undefined : this.cache.get(storedKey(url));
     if (cached && cached.kind === kind) return { url, kind, reference: cached.reference, status: 'cached' };
     const failedBefore = this.rememberedFailure(url, kind);
     if (failedBefore) {
@@ -347,7 +350,12 @@ export class AssetRegistrar {
     remember_: boolean,
   ): AssetOutcome {
     if (remember_ && !this.options.plan)
-      remember(this.failedUrls, url, { kind, message, failedAt: new Date().toISOString() }, FAILED_LIMIT);
+      remember(
+        this.failedUrls,
+        storedKey(url),
+        { kind, message: redactText(message), failedAt: new Date().toISOString() },
+        FAILED_LIMIT,
+      );
     return { url, kind, reference, status: 'failed', message };
   }
 
@@ -358,7 +366,7 @@ export class AssetRegistrar {
   /** A failure of an earlier run still within its time to live (not with --refresh-assets). */
   private rememberedFailure(url: string, kind: AssetKind): FailedEntry | undefined {
     if (this.options.refresh) return undefined;
-    const entry = this.failedUrls.get(url);
+    const entry = this.failedUrls.get(storedKey(url));
     if (!entry || entry.kind !== kind) return undefined;
     if (Date.now() - Date.parse(entry.failedAt) < this.failedTtl()) return entry;
     return undefined;
@@ -370,8 +378,8 @@ export class AssetRegistrar {
   }
 
   private rememberInCache(url: string, kind: AssetKind, reference: string): void {
-    this.failedUrls.delete(url);
-    remember(this.cache, url, { reference, kind, registeredAt: new Date().toISOString() });
+    this.failedUrls.delete(storedKey(url));
+    remember(this.cache, storedKey(url), { reference, kind, registeredAt: new Date().toISOString() });
   }
 
   private loadCache(file: string): void {
@@ -416,6 +424,14 @@ export class AssetRegistrar {
 /** A DAM 500 that says the source URL could not be fetched (not a fault of the DAM itself). */
 function isSourceFailure(message: string): boolean {
   return /could not download|could not be reached|download timed out|source (host|url)/i.test(message);
+}
+
+/**
+ * How the cache file names a URL: as written, unless it carries a credential (a token, a signature),
+ * then by its sha256: the file keeps no secret, and the same URL still finds its entry.
+ */
+function storedKey(url: string): string {
+  return redactUrl(url) === url ? url : `#${createHash('sha256').update(url).digest('hex')}`;
 }
 
 function safeReference(url: string): string | undefined {
