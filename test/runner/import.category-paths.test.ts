@@ -164,6 +164,8 @@ describe('a products feed with category paths', () => {
     expect(failed.message).toMatch(
       /^category 'Toys > x+' could not be created: Catalog API refused the POST \(400\)/,
     );
+    expect(failed).toMatchObject({ field: 'cat_ref', column: 'Categories', value: `Toys > ${long}` });
+    expect(summary.topErrors[0]!.message).toMatch(/^column "Categories": category could not be created: /);
   });
 });
 
@@ -197,5 +199,38 @@ describe('a category sheet of paths', () => {
     const again = await importWith(sb, feed, { profile, entity: 'categories' });
     expect(again.outcomes).toMatchObject({ unchanged: 4, created: 0 });
     expect(again.categoriesCreated.count).toBe(0);
+  });
+});
+
+describe('import failures name the column and value, and are counted by kind and column', () => {
+  it('links to missing categories: one problem line for all the rows, with the first', async () => {
+    const { sb } = fixture;
+    const lines = ['SKU,Name,Cat'];
+    for (let i = 1; i <= 11; i++)
+      lines.push(`GP-${i},Item ${i},${i % 2 ? 'Men/Winter Wear' : `nowhere-${i}`}`);
+    lines.push('GP-12,Fine,');
+    const feed = await writeFeed(dir, 'grouped.csv', lines.join('\n'));
+    const profile: Profile = {
+      entity: 'products',
+      columns: { SKU: 'prod_ref', Name: 'prod_title', Cat: { field: 'cat_refs', split: false } },
+    };
+    const report = `${dir}/grouped.report.csv`;
+    const summary = await importWith(sb, feed, { profile, reportFile: report });
+    expect(summary.outcomes).toMatchObject({ failed: 11, created: 1 });
+    expect(summary.topErrors).toEqual([
+      {
+        message: 'column "Cat": category is neither in the file nor in the tenant',
+        count: 11,
+        first: 'line 2',
+      },
+    ]);
+    const first = (await readCsv(report))[0]!;
+    expect(first).toMatchObject({
+      outcome: 'failed',
+      field: 'cat_ids',
+      column: 'Cat',
+      value: 'Men/Winter Wear',
+      message: `column "Cat": category 'Men/Winter Wear' is neither in the file nor in the tenant`,
+    });
   });
 });
