@@ -2,11 +2,14 @@
 // creates the tree once (parents first, stable refs), links the products, and a re-import creates
 // nothing. Existing categories are found by ref, then by title under their parent. `--plan` names the
 // categories it would create and writes nothing. A category sheet works the same way.
+import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Profile } from '../../src/mappers/profile-types.js';
+import { importWorkbook } from '../../src/runner/import/workbook.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import {
   byRef,
+  connectTo,
   importWith,
   readAll,
   readCsv,
@@ -232,5 +235,56 @@ describe('import failures name the column and value, and are counted by kind and
       value: 'Men/Winter Wear',
       message: `column "Cat": category 'Men/Winter Wear' is neither in the file nor in the tenant`,
     });
+  });
+});
+
+describe('a workbook with a category sheet of paths', () => {
+  it('creates the tree from the categories sheet; the products sheet links to it by the derived refs', async () => {
+    const { sb } = fixture;
+    const book = new ExcelJS.Workbook();
+    const products = book.addWorksheet('products');
+    products.addRows([
+      ['prod_ref', 'prod_title', 'cat_refs'],
+      ['WB-1', 'Lamp', 'home/lighting'],
+    ]);
+    const cats = book.addWorksheet('Taxonomy');
+    cats.addRows([
+      ['Path', 'Note'],
+      ['Home > Lighting', 'lamps'],
+      ['Home > Garden > Pots', 'clay'],
+    ]);
+    const file = `${dir}/book.xlsx`;
+    await book.xlsx.writeFile(file);
+    const profile: Profile = {
+      entity: 'categories',
+      sheets: { Taxonomy: 'categories' },
+      columns: { Path: { field: 'cat_ref', categoryPath: true }, Note: null },
+    };
+    const connection = await connectTo(sb);
+    try {
+      const options = {
+        source: file,
+        profile,
+        model: await connection.tenant.model(),
+        catalog: connection.catalog,
+        dam: () => connection.dam,
+      };
+      const summary = await importWorkbook(options, ['products', 'Taxonomy']);
+      expect(summary.outcomes).toMatchObject({ created: 3, failed: 0, invalid: 0 });
+      expect(summary.categoriesCreated).toEqual({ count: 2, paths: ['Home', 'Home > Garden'] });
+      const tree = await categories();
+      expect(tree.get('home/garden/pots')).toMatchObject({
+        cat_title: 'Pots',
+        cat_parent_id: tree.get('home/garden')!.cat_id,
+      });
+      const lamp = (await byRef(sb, '/Products', 'prod_ref')).get('WB-1')!;
+      expect(lamp.cat_ids).toEqual([tree.get('home/lighting')!.cat_id]);
+
+      const again = await importWorkbook(options, ['products', 'Taxonomy']);
+      expect(again.outcomes).toMatchObject({ unchanged: 3, created: 0 });
+      expect(again.categoriesCreated.count).toBe(0);
+    } finally {
+      await connection.close();
+    }
   });
 });
