@@ -25,6 +25,11 @@ export interface CheckOptions {
    * unless `--raw`.
    */
   unguardFormulas?: boolean;
+  /**
+   * Rows whose columns link to other records leave the plain lane (validate's reference check needs
+   * their drafts); rows without links keep it.
+   */
+  linksNeedDrafts?: boolean;
 }
 
 /** What the plain lane (`RowChecker.quick`) says of a row: its one draft's entity and ref, and its errors. */
@@ -177,7 +182,16 @@ export class RowChecker {
       // and decimal numbers (a decimal comma is rewritten) are kept.
       const costly = column !== null && !column.ref && (column.multiple || column.type === 'number');
       verdicts.push(costly ? new VerdictMemory() : undefined);
-      if (!column || column.field === undefined) {
+      if (!column) {
+        tests.push(null);
+        continue;
+      }
+      if (column.field === undefined) {
+        // A link to other records.
+        if (this.options.linksNeedDrafts) {
+          lane = null;
+          break;
+        }
         tests.push(null);
         continue;
       }
@@ -244,6 +258,11 @@ export class RowChecker {
   private firstUse(entity: string, ref: string, row: SourceRow): string | undefined {
     if (row instanceof TableRow && row.byLine) return this.refs.checkLine(entity, ref, row.line);
     return this.refs.check(entity, ref, row.location.text, row.location.line);
+  }
+
+  /** Where the file first gave this ref (any row read so far, valid or not), or undefined. */
+  firstLocation(entity: string, ref: string): string | undefined {
+    return this.refs.firstLocation(entity, ref);
   }
 
   /** About how many rows the source holds in all (from its size): the duplicate check makes room at once. */

@@ -1,7 +1,15 @@
-// `validate --check-refs`: a row's references (a variant's product, a category's parent, a product's
-// categories) must name a record of the file (a row before it, or up to a few hundred rows after) or of
-// the tenant. The file's refs are kept as 56-bit hashes (RefTracker, bounded); the refs not in the file
-// are asked of the tenant 100 per request, and the answers kept for the next rows (a bounded cache).
+// `validate`'s reference check: a row's references (a variant's product, a category's parent, a
+// product's categories, any other link) must name a record the import of this file would have when it
+// writes the row, or the row is invalid, as the import would fail it. The import writes rows in batches
+// (100 drafts; categories, then products, custom entities, variants), so a reference is resolvable when
+// it names:
+//   - a record of a valid row before it (kept as 56-bit hashes in a RefTracker: bounded memory);
+//   - a record of a valid row after it in the same batch that the import writes before it (a product
+//     before its variants), or, for a category's parent, any later row the check still holds: the import
+//     keeps a category waiting until its parent is written;
+//   - a record of the tenant: refs the file does not define are asked 100 per request, and the answers
+//     (found or not) kept for the rows after, in bounded caches.
+// A record whose row is invalid is never written: a reference to it makes the row invalid too.
 import type { Draft } from '../mappers/types.js';
 import type { EntityModel, TenantModel } from '../schema/model.js';
 import { RefTracker } from './ref-tracker.js';
@@ -16,67 +24,250 @@ export interface Reference {
   column: string;
 }
 
-/** Refs remembered as found in the tenant: past this, the cache starts again. */
+/** A reference the import of this file would not resolve, and why. */
+export interface Unresolved extends Reference {
+  message: string;
+}
+
+/** What one row defines and names, as the reference check sees it. */
+export interface RowRefs {
+  /** The import batch the row would be written in (rows without a write share the batch before them). */
+  batch: number;
+  /** The row is valid so far (its own checks passed): what it defines will be written. */
+  ok: boolean;
+  /** `entity\0ref` of every record the row writes. */
+  defines: string[];
+  /** The write order of each defined record's entity (same index as `defines`). */
+  ranks: number[];
+  uses: Array<Reference & { rank: number; category: boolean }>;
+  /** Where the row is (`line 17`), for the messages of rows that name it. */
+  location: string;
+}
+
+/** Refs remembered as found (or not found) in the tenant: past this, the cache starts again. */
 const CACHE_LIMIT = 50_000;
+/** The import's write order within a batch (executor.ts): categories, products, custom entities, variants. */
+const WRITE_RANK: Record<string, number> = { categories: 0, products: 1, custom: 2, variants: 3 };
+/** Drafts per import batch (the import's default `--batch-size`). */
+const BATCH_DRAFTS = 100;
+const NO_USES: RowRefs['uses'] = [];
+const NONE: string[] = [];
 
 export class ReferenceCheck {
+  /** Records of valid rows, told by `settle`. */
   private readonly inFile = new RefTracker();
   private readonly inTenant = new Map<string, Set<string>>();
+  private readonly notInTenant = new Map<string, Set<string>>();
   private cached = 0;
+  private batch = 0;
+  private batchDrafts = 0;
+  private batchKeys = new Set<string>();
+  private readonly ranks = new Map<string, number>();
+
+  /** Where the file defines a record first (any row, valid or not), when the caller knows. */
+  locate: ((entity: string, ref: string) => string | undefined) | undefined;
 
   constructor(
     private readonly model: TenantModel,
     private readonly lookup: TenantRefLookup | undefined,
+    /** The import's batch size (drafts per batch): which later rows it writes before a row. */
+    private readonly batchDrafts_ = BATCH_DRAFTS,
   ) {}
 
-  /** Notes the records a row defines, and gives back the references it makes that are not known yet. */
-  row(drafts: readonly Draft[]): Reference[] {
-    for (const d of drafts) if (d.ref) this.inFile.check(d.entity, d.ref, '', 0);
-    const open: Reference[] = [];
-    for (const d of drafts) {
-      for (const reference of this.referencesOf(d)) {
-        if (!this.known(reference)) open.push(reference);
-      }
-    }
-    return open;
+  /** Whether refs are asked of a tenant (else the file alone tells). */
+  get withTenant(): boolean {
+    return this.lookup !== undefined;
   }
 
-  /** Of these references, those that name no record of the file (so far) nor of the tenant. */
-  async missing(references: readonly Reference[]): Promise<Set<Reference>> {
-    const ask = new Map<EntityModel, Set<string>>();
-    for (const r of references) {
-      if (this.known(r) || !this.lookup) continue;
-      const refs = ask.get(r.entity) ?? new Set<string>();
-      refs.add(r.ref);
-      ask.set(r.entity, refs);
-    }
-    for (const [entity, refs] of ask) {
-      const found = await this.lookup!(entity, [...refs]);
-      if (this.cached + found.size > CACHE_LIMIT) {
-        this.inTenant.clear();
-        this.cached = 0;
-      }
-      const known = this.inTenant.get(entity.name) ?? new Set<string>();
-      for (const ref of found) known.add(ref);
-      this.inTenant.set(entity.name, known);
-      this.cached += found.size;
-    }
-    return new Set(references.filter((r) => !this.known(r)));
-  }
-
-  private known(r: Reference): boolean {
-    return this.inFile.has(r.entity.name, r.ref) || this.inTenant.get(r.entity.name)?.has(r.ref) === true;
-  }
-
-  private referencesOf(d: Draft): Reference[] {
-    const out: Reference[] = [];
-    const add = (entityName: string, ref: string | undefined, link: string) => {
-      const entity = this.model.entity(entityName);
-      if (entity && ref) out.push({ entity, ref, column: d.source.columns[link] ?? link });
+  /** A row checked in full: the records it writes and those it names (none for a skipped row). */
+  row(drafts: readonly Draft[], ok: boolean, location: string): RowRefs {
+    // The import batches every draft of a valid row (deletes too); it writes, and links, the others.
+    const batch = this.place(ok ? drafts.map((d) => key(d.entity, d.ref)) : NONE);
+    const writes = ok ? drafts.filter((d) => d.ref && d.command !== 'DELETE' && d.command !== 'IGNORE') : [];
+    const uses: RowRefs['uses'] = [];
+    for (const d of writes) this.referencesOf(d, uses);
+    return {
+      batch,
+      ok,
+      defines: writes.map((d) => key(d.entity, d.ref)),
+      ranks: writes.map((d) => this.rankOf(d.entity)),
+      uses: uses.length ? uses : NO_USES,
+      location,
     };
-    add('products', d.links.productRef, 'link:productRef');
-    add('categories', d.links.parentRef, 'link:parentRef');
-    for (const ref of d.links.categoryRefs ?? []) add('categories', ref, 'link:categoryRefs');
+  }
+
+  /** A valid row of one record and no links (the plain lane): it only defines its record. */
+  plainRow(entity: string, ref: string, location: string): RowRefs {
+    const k = key(entity, ref);
+    const batch = this.place([k]);
+    return { batch, ok: true, defines: [k], ranks: [this.rankOf(entity)], uses: NO_USES, location };
+  }
+
+  /** The valid plain row's record, when no row is held before it: noted at once, without a RowRefs. */
+  definePlain(entity: string, ref: string): void {
+    this.place1(entity, ref);
+    this.inFile.check(entity, ref, '', 0);
+  }
+
+  /** Whether every reference of the row is already known to resolve (the row need not wait). */
+  settled(refs: RowRefs): boolean {
+    for (const u of refs.uses) if (!this.knownNow(u)) return false;
+    return true;
+  }
+
+  /**
+   * The references of each row that the import would not resolve, in order; the records of the rows
+   * that stay valid are noted for the rows after. `rows` are consecutive rows of the file, in order.
+   */
+  async resolve(rows: readonly RowRefs[]): Promise<Unresolved[][]> {
+    // Records defined by these rows: where, in which batch, and (for the valid) that they will be written.
+    const held = new Map<string, { at: number; rank: number }>();
+    rows.forEach((r, at) => {
+      if (!r.ok) return;
+      r.defines.forEach((k, i) => {
+        if (!held.has(k)) held.set(k, { at, rank: r.ranks[i]! });
+      });
+    });
+    await this.askTenant(rows, held);
+    const out: Unresolved[][] = [];
+    rows.forEach((r, at) => {
+      let missing: Unresolved[] | undefined;
+      for (const u of r.uses) {
+        const message = this.unresolved(u, r, at, rows, held);
+        if (message) (missing ??= []).push({ ...u, message });
+      }
+      out.push(missing ?? []);
+      if (r.ok && !missing) for (const k of r.defines) this.noteDefined(k);
+    });
     return out;
   }
+
+  /** Why the import would not resolve this reference of row `at`, or undefined if it would. */
+  private unresolved(
+    u: RowRefs['uses'][number],
+    r: RowRefs,
+    at: number,
+    rows: readonly RowRefs[],
+    held: Map<string, { at: number; rank: number }>,
+  ): string | undefined {
+    if (this.knownNow(u)) return undefined;
+    const k = key(u.entity.name, u.ref);
+    const definer = held.get(k);
+    const named = `${u.entity.name} "${u.ref}"`;
+    if (definer && definer.at > at) {
+      const later = rows[definer.at]!;
+      // The import keeps a category waiting for its parent until the end of the file.
+      if (u.category) return undefined;
+      if (later.batch === r.batch && definer.rank < u.rank) return undefined;
+      return `${named} comes later in the file (${later.location}): the import writes it after this row; put it before`;
+    }
+    if (definer && definer.at === at && definer.rank < u.rank) return undefined;
+    // Defined by a row of the file that is invalid (or that names something missing itself).
+    const where = this.locate?.(u.entity.name, u.ref);
+    if (where !== undefined) return `${named} is not written: its row (${where}) is invalid`;
+    return `${named} is neither in the file nor in the tenant`;
+  }
+
+  private knownNow(u: Reference): boolean {
+    return this.inFile.has(u.entity.name, u.ref) || this.inTenant.get(u.entity.name)?.has(u.ref) === true;
+  }
+
+  /** The refs none of these rows (nor the file before them) defines, asked of the tenant 100 per request. */
+  private async askTenant(rows: readonly RowRefs[], held: Map<string, unknown>): Promise<void> {
+    if (!this.lookup) return;
+    const ask = new Map<EntityModel, Set<string>>();
+    for (const r of rows) {
+      for (const u of r.uses) {
+        if (this.knownNow(u) || this.notInTenant.get(u.entity.name)?.has(u.ref)) continue;
+        if (held.has(key(u.entity.name, u.ref))) continue;
+        const refs = ask.get(u.entity) ?? new Set<string>();
+        refs.add(u.ref);
+        ask.set(u.entity, refs);
+      }
+    }
+    for (const [entity, refs] of ask) {
+      const found = await this.lookup(entity, [...refs]);
+      if (this.cached + refs.size > CACHE_LIMIT) {
+        this.inTenant.clear();
+        this.notInTenant.clear();
+        this.cached = 0;
+      }
+      for (const ref of refs) {
+        const cache = found.has(ref) ? this.inTenant : this.notInTenant;
+        let known = cache.get(entity.name);
+        if (!known) cache.set(entity.name, (known = new Set()));
+        known.add(ref);
+      }
+      this.cached += refs.size;
+    }
+  }
+
+  private noteDefined(k: string): void {
+    const at = k.indexOf('\u0000');
+    this.inFile.check(k.slice(0, at), k.slice(at + 1), '', 0);
+  }
+
+  /**
+   * The batch the import would write a row of these records in: a batch holds 100 drafts, and a record
+   * already in the batch starts the next one. Rows with nothing to write stay in the current batch.
+   */
+  private place(keys: readonly string[]): number {
+    if (keys.length === 0) return this.batch;
+    if (this.batchDrafts + keys.length > this.batchDrafts_ || keys.some((k) => this.batchKeys.has(k))) {
+      this.batch += 1;
+      this.batchDrafts = 0;
+      this.batchKeys = new Set();
+    }
+    this.batchDrafts += keys.length;
+    for (const k of keys) this.batchKeys.add(k);
+    return this.batch;
+  }
+
+  /** `place` for one record of a plain row (whose ref is unique in the file: no key is kept). */
+  private place1(_entity: string, _ref: string): void {
+    if (this.batchDrafts + 1 > this.batchDrafts_) {
+      this.batch += 1;
+      this.batchDrafts = 0;
+      this.batchKeys = new Set();
+    }
+    this.batchDrafts += 1;
+  }
+
+  private rankOf(entityName: string): number {
+    let rank = this.ranks.get(entityName);
+    if (rank === undefined) {
+      const kind = this.model.entity(entityName)?.kind ?? 'custom';
+      rank = WRITE_RANK[kind] ?? WRITE_RANK.custom!;
+      this.ranks.set(entityName, rank);
+    }
+    return rank;
+  }
+
+  private referencesOf(d: Draft, out: RowRefs['uses']): void {
+    const rank = this.rankOf(d.entity);
+    const self = this.model.entity(d.entity);
+    const add = (target: EntityModel | undefined, ref: string | undefined, link: string, category = false) => {
+      if (target && ref) out.push({ entity: target, ref, column: d.source.columns[link] ?? link, rank, category });
+    };
+    const byKind = (kind: string) => this.model.entities.find((e) => e.kind === kind);
+    const { productRef, parentRef, categoryRefs, byField } = d.links;
+    if (productRef !== undefined) add(byKind('products'), productRef, 'link:productRef');
+    // A category's parent is a category (the import links it within the draft's own entity).
+    if (parentRef !== undefined) add(self, parentRef, 'link:parentRef', self?.kind === 'categories');
+    for (const ref of categoryRefs ?? NONE) add(byKind('categories'), ref, 'link:categoryRefs');
+    for (const [field, refs] of Object.entries(byField ?? {})) {
+      const target = targetOf(self?.field(field)?.references, this.model);
+      for (const ref of [refs].flat()) add(target, ref, 'link:byField');
+    }
+  }
+}
+
+function key(entity: string, ref: string): string {
+  return `${entity}\u0000${ref}`;
+}
+
+function targetOf(references: string | undefined, model: TenantModel): EntityModel | undefined {
+  if (!references) return undefined;
+  const kind = references.toLowerCase();
+  return model.entities.find((e) => e.kind === kind || e.name === kind);
 }

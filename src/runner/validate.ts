@@ -10,7 +10,7 @@ import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
 import type { SummaryRows } from '../writers/table.js';
 import { RowChecker } from './check.js';
-import type { Reference, ReferenceCheck } from './references.js';
+import type { ReferenceCheck, RowRefs, Unresolved } from './references.js';
 
 export interface ValidateSummary {
   rows: number;
@@ -40,15 +40,15 @@ export interface ValidateRowsOptions {
   references?: ReferenceCheck;
 }
 
-/** A row waiting for the tenant's answer on its references (rows keep their order behind it). */
+/** A row held until the references of the rows before it, and its own, are settled (the report keeps the order). */
 interface Held {
   row: SourceRow;
   line: ReportLine;
   outcome: Outcome;
-  open: Reference[];
+  refs: RowRefs;
 }
 
-/** Rows held before their references are asked of the tenant: a few requests' worth. */
+/** Rows held before their references are settled: a few requests' worth (the rows of five import batches). */
 const HOLD_ROWS = 500;
 const HOLD_REFS = 100;
 
@@ -62,6 +62,7 @@ const ESTIMATE_AFTER = 4_096;
 export async function validateRows(options: ValidateRowsOptions): Promise<ValidateSummary> {
   // The same row checker as the import, so validate and import judge a row the same way.
   const checker = new RowChecker({
+    linksNeedDrafts: options.references !== undefined,
     model: options.model,
     profile: options.profile,
     strict: options.strict ?? false,
@@ -74,6 +75,8 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     topErrors: [],
     warnings: [],
   };
+  if (options.references)
+    options.references.locate = (entity, ref) => checker.firstLocation(entity, ref);
   try {
     await checkRows(checker, summary, options);
   } finally {
@@ -102,30 +105,35 @@ async function checkRows(
     }
     options.onRow?.(summary);
   };
-  // References not known yet: their rows (and the rows after them, for the order) wait for the tenant.
+  // Rows whose references are not known yet (and the rows after them, for the order) are held until the
+  // file ahead of them or the tenant tells.
   let held: Held[] = [];
-  let heldRefs = 0;
+  let open = 0;
   const release = async () => {
     const waiting = held;
     held = [];
-    heldRefs = 0;
-    const missing = await references!.missing(waiting.flatMap((h) => h.open));
-    for (const h of waiting) {
-      const unknown = h.open.filter((r) => missing.has(r));
+    open = 0;
+    const missing = await references!.resolve(waiting.map((h) => h.refs));
+    for (let i = 0; i < waiting.length; i++) {
+      const h = waiting[i]!;
+      const unknown = missing[i]!;
       if (unknown.length === 0) await emit(h.row, h.line, h.outcome);
-      else await emit(h.row, withMissing(h.line, unknown), 'invalid');
+      else {
+        for (const u of unknown) checker.countKind(`column "${u.column}": ${u.message}`);
+        await emit(h.row, withMissing(h.line, unknown), 'invalid');
+      }
     }
   };
   for (;;) {
     // Rows the reader already holds are taken without a promise each.
     const row = rows.take() ?? (await rows.next());
     if (!row) break;
-    // Plain rows are judged without drafts; the others by the full check (the same verdicts). Checking
-    // references needs the drafts.
-    const quick = references ? undefined : checker.quick(row);
+    // Plain rows are judged without drafts; the others by the full check (the same verdicts).
+    const quick = checker.quick(row);
     if (++summary.rows === ESTIMATE_AFTER) expectRows(checker, summary.rows, options.source);
-    if (quick && quick.errors.length === 0) {
+    if (quick && quick.errors.length === 0 && held.length === 0) {
       // Most rows: valid, and their report line is written without a ReportLine.
+      references?.definePlain(quick.entity, quick.ref);
       summary.outcomes.valid += 1;
       const written = options.report?.writeValid(row.location.text, quick.entity, quick.ref);
       if (written) await written;
@@ -134,10 +142,12 @@ async function checkRows(
     }
     let line: ReportLine;
     let outcome: Outcome;
-    let open: Reference[] = [];
+    let refs: RowRefs | undefined;
     if (quick) {
-      outcome = 'invalid';
+      outcome = quick.errors.length ? 'invalid' : 'valid';
       line = reportLine(row.location.text, quick.entity, quick.ref, outcome, quick.errors);
+      if (references)
+        refs = outcome === 'valid' ? references.plainRow(quick.entity, quick.ref, row.location.text) : undefined;
     } else {
       const { mapped, errors, skipped } = checker.check(row);
       outcome = errors.length ? 'invalid' : skipped ? 'skipped' : 'valid';
@@ -149,15 +159,22 @@ async function checkRows(
         outcome,
         errors,
       );
-      if (references && !skipped) open = references.row(mapped.drafts);
+      if (references) refs = references.row(mapped.drafts, outcome === 'valid', row.location.text);
     }
-    if (held.length === 0 && open.length === 0) {
+    if (!refs) {
+      if (held.length === 0) await emit(row, line, outcome);
+      else held.push({ row, line, outcome, refs: references!.row([], false, row.location.text) });
+      continue;
+    }
+    if (held.length === 0 && references!.settled(refs)) {
+      // Nothing to wait for: its records are noted for the rows after it.
+      await references!.resolve([refs]);
       await emit(row, line, outcome);
       continue;
     }
-    held.push({ row, line, outcome, open });
-    heldRefs += open.length;
-    if (held.length >= HOLD_ROWS || heldRefs >= HOLD_REFS) await release();
+    held.push({ row, line, outcome, refs });
+    open += refs.uses.length;
+    if (held.length >= HOLD_ROWS || open >= HOLD_REFS) await release();
   }
   if (held.length > 0) await release();
 }
@@ -169,10 +186,9 @@ function expectRows(checker: RowChecker, rows: number, source: SourceProgress | 
   checker.expectRows((rows * source.totalBytes) / read);
 }
 
-/** The row's line with one more problem per reference that names no record. */
-function withMissing(line: ReportLine, unknown: readonly Reference[]): ReportLine {
-  const sentence = (r: Reference) =>
-    `column "${r.column}": ${r.entity.name} "${r.ref}" is neither in the file nor in the tenant`;
+/** The row's line with one more problem per reference the import would not resolve. */
+function withMissing(line: ReportLine, unknown: readonly Unresolved[]): ReportLine {
+  const sentence = (r: Unresolved) => `column "${r.column}": ${r.message}`;
   const join = (a: string, b: string) => (line.message ? `${a}; ${b}` : b);
   return {
     ...line,

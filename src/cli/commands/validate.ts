@@ -30,8 +30,9 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       withFeedOptions(y, { rejects: "Invalid rows in the input's format, with _error and _source columns" })
         .option('check-refs', {
           type: 'boolean',
+          default: true,
           describe:
-            "Check each row's references (a variant's product, a category's parent, a product's categories) against the file and the tenant, 100 per request (with --schemas: against the file)",
+            "Check each row's references (a variant's product, a category's parent, a product's categories) as the import resolves them: against the file and the tenant, 100 per request (with --schemas: against the file); --no-check-refs: not at all",
         })
         .options(connectionOptions),
     handler: async (args: ValidateArgs) => {
@@ -39,9 +40,9 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
       const flags = connectionFlagsFrom(args);
-      // Asked for: validate otherwise costs only the $metadata requests (and works from cached schemas,
-      // where references are checked against the file alone).
-      const checkRefs = args['check-refs'] === true;
+      // By default references are checked as the import resolves them: against the file, and the tenant
+      // (100 refs per request) unless the schemas come from a cache (--schemas: the file alone).
+      const checkRefs = args['check-refs'] !== false;
       const connection =
         checkRefs && !flags.schemas
           ? await (await import('../../config/index.js')).connect({
