@@ -131,13 +131,13 @@ export class ReferenceCheck {
     await this.askTenant(rows, held);
     const out: Unresolved[][] = [];
     rows.forEach((r, at) => {
-      let missing: Unresolved[] | undefined;
+      const missing: Unresolved[] = [];
       for (const u of r.uses) {
         const message = this.unresolved(u, r, at, rows, held);
-        if (message) (missing ??= []).push({ ...u, message });
+        if (message) missing.push({ ...u, message });
       }
-      out.push(missing ?? []);
-      if (r.ok && !missing) for (const k of r.defines) this.noteDefined(k);
+      out.push(missing);
+      if (r.ok && missing.length === 0) for (const k of r.defines) this.noteDefined(k);
     });
     return out;
   }
@@ -194,8 +194,8 @@ export class ReferenceCheck {
       }
       for (const ref of refs) {
         const cache = found.has(ref) ? this.inTenant : this.notInTenant;
-        let known = cache.get(entity.name);
-        if (!known) cache.set(entity.name, (known = new Set()));
+        const known = cache.get(entity.name) ?? new Set<string>();
+        cache.set(entity.name, known);
         known.add(ref);
       }
       this.cached += refs.size;
@@ -246,15 +246,25 @@ export class ReferenceCheck {
   private referencesOf(d: Draft, out: RowRefs['uses']): void {
     const rank = this.rankOf(d.entity);
     const self = this.model.entity(d.entity);
-    const add = (target: EntityModel | undefined, ref: string | undefined, link: string, category = false) => {
-      if (target && ref) out.push({ entity: target, ref, column: d.source.columns[link] ?? link, rank, category });
+    const add = (
+      target: EntityModel | undefined,
+      ref: string | undefined,
+      link: string,
+      category = false,
+    ) => {
+      if (target && ref)
+        out.push({ entity: target, ref, column: d.source.columns[link] ?? link, rank, category });
     };
     const byKind = (kind: string) => this.model.entities.find((e) => e.kind === kind);
-    const { productRef, parentRef, categoryRefs, byField } = d.links;
+    const { productRef, parentRef, categoryRefs, categoryPaths, byField } = d.links;
     if (productRef !== undefined) add(byKind('products'), productRef, 'link:productRef');
+    // Categories named by their path are found or created by the import (parents first): always resolvable.
+    const fromPaths = categoryPaths !== undefined;
     // A category's parent is a category (the import links it within the draft's own entity).
-    if (parentRef !== undefined) add(self, parentRef, 'link:parentRef', self?.kind === 'categories');
-    for (const ref of categoryRefs ?? NONE) add(byKind('categories'), ref, 'link:categoryRefs');
+    if (parentRef !== undefined && !fromPaths)
+      add(self, parentRef, 'link:parentRef', self?.kind === 'categories');
+    if (!fromPaths)
+      for (const ref of categoryRefs ?? NONE) add(byKind('categories'), ref, 'link:categoryRefs');
     for (const [field, refs] of Object.entries(byField ?? {})) {
       const target = targetOf(self?.field(field)?.references, this.model);
       for (const ref of [refs].flat()) add(target, ref, 'link:byField');

@@ -9,12 +9,15 @@ import type { TenantModel } from '../schema/model.js';
 import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
 import type { SummaryRows } from '../writers/table.js';
+import { AssetCheck } from './asset-check.js';
 import { RowChecker } from './check.js';
 import type { ReferenceCheck, RowRefs, Unresolved } from './references.js';
 
 export interface ValidateSummary {
   rows: number;
   outcomes: Record<Outcome, number>;
+  /** Valid rows with a warning: an image or file the import would leave out, or that only it can check. */
+  warned: number;
   /** The ten most frequent problems, without row values, most frequent first. */
   topErrors: Array<{ message: string; count: number }>;
   /** File-level notes: unknown or ignored columns. */
@@ -38,6 +41,8 @@ export interface ValidateRowsOptions {
   source?: SourceProgress;
   /** Check each row's references against the file and the tenant (`--check-refs`). */
   references?: ReferenceCheck;
+  /** `host:port` the DAM fetches from although on loopback (a sandbox's own asset host). */
+  damHosts?: readonly string[];
 }
 
 /** A row held until the references of the rows before it, and its own, are settled (the report keeps the order). */
@@ -53,6 +58,7 @@ const HOLD_ROWS = 500;
 const HOLD_REFS = 100;
 
 const TOP = 10;
+const NO_WARNINGS: readonly string[] = [];
 /**
  * Rows read before the source's size is used to tell how many rows it holds: a few thousand rows tell
  * the bytes per row well enough, and the duplicate check then grows once instead of again and again.
@@ -72,11 +78,11 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
   const summary: ValidateSummary = {
     rows: 0,
     outcomes: { valid: 0, invalid: 0, skipped: 0 },
+    warned: 0,
     topErrors: [],
     warnings: [],
   };
-  if (options.references)
-    options.references.locate = (entity, ref) => checker.firstLocation(entity, ref);
+  if (options.references) options.references.locate = (entity, ref) => checker.firstLocation(entity, ref);
   try {
     await checkRows(checker, summary, options);
   } finally {
@@ -94,8 +100,10 @@ async function checkRows(
 ): Promise<void> {
   const rows = new RowPuller(options.rows);
   const references = options.references;
+  const assets = new AssetCheck(options.damHosts);
   const emit = async (row: SourceRow, line: ReportLine, outcome: Outcome) => {
     summary.outcomes[outcome] += 1;
+    if (line.warnings) summary.warned += 1;
     // Writers buffer: they hand back a promise only when a chunk is on its way to the disk.
     const written = options.report?.write(line);
     if (written) await written;
@@ -147,7 +155,8 @@ async function checkRows(
       outcome = quick.errors.length ? 'invalid' : 'valid';
       line = reportLine(row.location.text, quick.entity, quick.ref, outcome, quick.errors);
       if (references)
-        refs = outcome === 'valid' ? references.plainRow(quick.entity, quick.ref, row.location.text) : undefined;
+        refs =
+          outcome === 'valid' ? references.plainRow(quick.entity, quick.ref, row.location.text) : undefined;
     } else {
       const { mapped, errors, skipped } = checker.check(row);
       outcome = errors.length ? 'invalid' : skipped ? 'skipped' : 'valid';
@@ -158,6 +167,7 @@ async function checkRows(
         main?.ref ?? '',
         outcome,
         errors,
+        outcome === 'valid' ? assets.row(mapped.drafts) : NO_WARNINGS,
       );
       if (references) refs = references.row(mapped.drafts, outcome === 'valid', row.location.text);
     }
@@ -197,6 +207,7 @@ function withMissing(line: ReportLine, unknown: readonly Unresolved[]): ReportLi
     column: join(line.column, unknown.map((r) => r.column).join('; ')),
     value: join(line.value, unknown.map((r) => r.ref).join('; ')),
     message: join(line.message, unknown.map(sentence).join('; ')),
+    warnings: '',
   };
 }
 
@@ -206,9 +217,22 @@ function reportLine(
   ref: string,
   outcome: Outcome,
   errors: readonly RowIssue[],
+  warnings: readonly string[] = NO_WARNINGS,
 ): ReportLine {
-  if (errors.length === 0)
-    return { location, entity, ref, outcome, field: '', column: '', value: '', message: '' };
+  if (errors.length === 0) {
+    const warned = warnings.join('; ');
+    return {
+      location,
+      entity,
+      ref,
+      outcome,
+      field: '',
+      column: '',
+      value: '',
+      message: '',
+      warnings: warned,
+    };
+  }
   return {
     location,
     entity,
@@ -218,6 +242,7 @@ function reportLine(
     column: errors.map((e) => e.column ?? '').join('; '),
     value: errors.map((e) => (e.value === undefined ? '' : cellText(e.value as never))).join('; '),
     message: errors.map((e) => fullSentence(undefined, e.column, e.message)).join('; '),
+    warnings: '',
   };
 }
 
@@ -236,6 +261,8 @@ export interface ValidateFileOptions {
   readThread?: ReadThread;
   /** Check each row's references against the file and the tenant (`--check-refs`). */
   references?: ReferenceCheck;
+  /** `host:port` the DAM fetches from although on loopback (a sandbox's own asset host). */
+  damHosts?: readonly string[];
   /** Called after each row (progress), with how far the reader is in the source. */
   onRow?: (summary: Readonly<ValidateSummary>, read: SourceProgress) => void;
 }
@@ -282,6 +309,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
     ['source', opened.source],
     ['rows', summary.rows],
     ...Object.entries(summary.outcomes).map(([outcome, n]) => [outcome, n] as const),
+    ['with warnings', summary.warned],
     ['duration (s)', Math.round((Date.now() - started) / 100) / 10],
   ];
   await Promise.all([report?.close(summaryRows), rejects?.close(), opened.close()]);

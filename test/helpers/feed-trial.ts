@@ -63,7 +63,17 @@ export async function tryFeed(sb: SandboxHandle, file: string, options: TrialOpt
     profile = join(options.dir, `${name}.profile.json`);
     const out = memoryOutput();
     const code = await main(
-      ['profile', 'init', file, '--entity', options.entity ?? 'products', '--out', profile, ...reader, ...flags],
+      [
+        'profile',
+        'init',
+        file,
+        '--entity',
+        options.entity ?? 'products',
+        '--out',
+        profile,
+        ...reader,
+        ...flags,
+      ],
       out,
     );
     init = { code, stderr: out.stderr };
@@ -76,7 +86,9 @@ export async function tryFeed(sb: SandboxHandle, file: string, options: TrialOpt
     const lines = await readLines(report);
     let summary: Record<string, unknown> | undefined;
     try {
-      summary = out.stdout.length ? (JSON.parse(out.stdout.join('\n')) as Record<string, unknown>) : undefined;
+      summary = out.stdout.length
+        ? (JSON.parse(out.stdout.join('\n')) as Record<string, unknown>)
+        : undefined;
     } catch {
       summary = undefined;
     }

@@ -59,8 +59,11 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
         const references = checkRefs
           ? new ReferenceCheck(model, connection && tenantRefLookup(connection.catalog))
           : undefined;
+        const damUrl = connection?.tenant.damUrl;
         result = await validateFile({
           ...(references && { references }),
+          // A DAM on loopback (a sandbox) fetches from its own origin.
+          ...(damUrl && { damHosts: [new URL(damUrl).host] }),
           source: sourceArg(args.source),
           readerOptions: readerOptionsFrom(args),
           model,
@@ -97,6 +100,7 @@ function printSummary(out: Output, result: ValidateFileResult, args: ValidateArg
         source: result.source,
         rows: result.rows,
         outcomes: result.outcomes,
+        warned: result.warned,
         topErrors: result.topErrors,
         warnings: result.warnings,
         ...(args.report && { report: args.report }),
@@ -106,7 +110,10 @@ function printSummary(out: Output, result: ValidateFileResult, args: ValidateArg
     return;
   }
   const { valid, invalid, skipped } = result.outcomes;
-  out.error(`${result.source}: ${result.rows} rows: ${valid} valid, ${invalid} invalid, ${skipped} skipped`);
+  const warned = result.warned ? ` (${result.warned} with warnings: see the report's warnings column)` : '';
+  out.error(
+    `${result.source}: ${result.rows} rows: ${valid} valid${warned}, ${invalid} invalid, ${skipped} skipped`,
+  );
   printFindings(out, result);
   if (args.report) out.error(`report: ${args.report}`);
   if (args.rejects && invalid > 0) out.error(`rejects: ${args.rejects} (fix them and run again)`);

@@ -1,0 +1,92 @@
+// What `validate` can tell of a row's image and file URLs without registering them: the DAM's URL rules
+// the mapper does not check (the host: loopback, private ranges and the cloud metadata endpoint are
+// refused), a cell holding several URLs read as one (a list without its separator), and two URLs of the
+// file with the same file name (the DAM keys assets by file name: the second is refused). The import
+// writes such a row without the asset and warns; validate says so as a warning on a valid row. The rest
+// (does the URL answer, is it an image) only a registration can tell: `image not checked`.
+import type { AssetRef, Draft } from '../mappers/types.js';
+
+/** File names remembered with their URL to find a second URL of the same name: past this, no more are. */
+const NAMES_LIMIT = 100_000;
+/** Where a second URL starts inside one value: `, https://`, `|http://`, ` https://`. */
+const SECOND_URL = /[\s,;|]+https?:\/\//i;
+
+export class AssetCheck {
+  private readonly urlOfName = new Map<string, string>();
+
+  /** `fetchedFrom`: `host:port` of the DAM itself (a sandbox fetches from its own asset host on loopback). */
+  constructor(private readonly fetchedFrom: readonly string[] = []) {}
+
+  /** The warnings of a row's drafts (none for a row without URLs). */
+  row(drafts: readonly Draft[]): string[] {
+    const warnings: string[] = [];
+    const unchecked: AssetRef[] = [];
+    for (const d of drafts) {
+      for (const a of d.assets) {
+        if (a.url === undefined) continue;
+        const problem = this.problemOf(a, a.url);
+        if (problem) warnings.push(`${a.kind} ${problem}: the import writes the record without it`);
+        else unchecked.push(a);
+      }
+    }
+    if (unchecked.length) warnings.push(notChecked(unchecked));
+    return warnings;
+  }
+
+  private problemOf(a: AssetRef, href: string): string | undefined {
+    if (SECOND_URL.test(href.slice(8)))
+      return `'${href}' holds several URLs read as one (give the column its list separator: "split")`;
+    const url = parsed(href);
+    if (url && refusedHost(url.hostname.toLowerCase()) && !this.fetchedFrom.includes(url.host))
+      return `'${href}': the DAM refuses the host '${url.hostname}'`;
+    const first = this.urlOfName.get(`${a.kind}:${a.name}`);
+    if (first === undefined) {
+      if (this.urlOfName.size < NAMES_LIMIT) this.urlOfName.set(`${a.kind}:${a.name}`, href);
+      return undefined;
+    }
+    if (first !== href)
+      return `'${href}': the file name '${a.name}' is already used by ${first} (the DAM keys assets by file name)`;
+    return undefined;
+  }
+}
+
+function notChecked(assets: readonly AssetRef[]): string {
+  if (assets.length === 1)
+    return `${assets[0]!.kind} not checked: the DAM fetches ${assets[0]!.url} on import`;
+  return `${assets.length} images or files not checked: the DAM fetches their URLs on import`;
+}
+
+function parsed(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A host the DAM refuses by its name or address alone (DAM spec, POST /images `url`): loopback, private
+ * ranges, link-local (the cloud metadata endpoint). A name that resolves to such an address is found only
+ * by the DAM.
+ */
+export function refusedHost(host: string): boolean {
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  const v6 = host.startsWith('[') ? host.slice(1, -1) : undefined;
+  if (v6 !== undefined) {
+    return (
+      v6 === '::1' || v6 === '::' || /^f[cd]/i.test(v6) || /^fe[89ab]/i.test(v6) || v6.startsWith('::ffff:')
+    );
+  }
+  const parts = host.split('.');
+  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p))) return false;
+  const [a, b] = parts.map(Number) as [number, number];
+  return (
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 100 && b >= 64 && b <= 127)
+  );
+}
