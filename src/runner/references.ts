@@ -16,12 +16,19 @@ import { RefTracker } from './ref-tracker.js';
 
 /** Asks the tenant which of these refs it has (the caller sends 100 per request). */
 export type TenantRefLookup = (entity: EntityModel, refs: readonly string[]) => Promise<Set<string>>;
+/** Asks the DAM which of these names it has (the caller sends 100 per request). */
+export type DamNameLookup = (kind: 'image' | 'file', names: readonly string[]) => Promise<Set<string>>;
 
 export interface Reference {
-  entity: EntityModel;
+  /** The entity named; undefined for a DAM image or file. */
+  entity: EntityModel | undefined;
+  /** The entity's name, or `dam:image` / `dam:file`. */
+  space: string;
   ref: string;
   /** The source column that named it. */
   column: string;
+  /** The API field it goes to (the target's ref field, or the image field). */
+  field: string;
 }
 
 /** A reference the import of this file would not resolve, and why. */
@@ -70,6 +77,8 @@ export class ReferenceCheck {
   constructor(
     private readonly model: TenantModel,
     private readonly lookup: TenantRefLookup | undefined,
+    /** The DAM, for the image and file names a row gives without a URL (undefined: not checked). */
+    private readonly damLookup?: DamNameLookup,
     /** The import's batch size (drafts per batch): which later rows it writes before a row. */
     private readonly batchDrafts_ = BATCH_DRAFTS,
   ) {}
@@ -85,12 +94,24 @@ export class ReferenceCheck {
     const batch = this.place(ok ? drafts.map((d) => key(d.entity, d.ref)) : NONE);
     const writes = ok ? drafts.filter((d) => d.ref && d.command !== 'DELETE' && d.command !== 'IGNORE') : [];
     const uses: RowRefs['uses'] = [];
-    for (const d of writes) this.referencesOf(d, uses);
+    const defines: string[] = [];
+    const ranks: number[] = [];
+    for (const d of writes) {
+      this.referencesOf(d, uses);
+      defines.push(key(d.entity, d.ref));
+      ranks.push(this.rankOf(d.entity));
+      // A URL registered by this row gives its file name to the rows after it (the DAM step runs first).
+      for (const a of d.assets) {
+        if (a.url === undefined) continue;
+        defines.push(key(`dam:${a.kind}`, a.name));
+        ranks.push(-1);
+      }
+    }
     return {
       batch,
       ok,
-      defines: writes.map((d) => key(d.entity, d.ref)),
-      ranks: writes.map((d) => this.rankOf(d.entity)),
+      defines,
+      ranks,
       uses: uses.length ? uses : NO_USES,
       location,
     };
@@ -151,9 +172,9 @@ export class ReferenceCheck {
     held: Map<string, { at: number; rank: number }>,
   ): string | undefined {
     if (this.knownNow(u)) return undefined;
-    const k = key(u.entity.name, u.ref);
+    const k = key(u.space, u.ref);
     const definer = held.get(k);
-    const named = `${u.entity.name} "${u.ref}"`;
+    const named = u.entity ? `${u.entity.name} "${u.ref}"` : `${u.space.slice(4)} "${u.ref}"`;
     if (definer && definer.at > at) {
       const later = rows[definer.at]!;
       // The import keeps a category waiting for its parent until the end of the file.
@@ -162,6 +183,8 @@ export class ReferenceCheck {
       return `${named} comes later in the file (${later.location}): the import writes it after this row; put it before`;
     }
     if (definer && definer.at === at && definer.rank < u.rank) return undefined;
+    if (!u.entity)
+      return `${named} is neither in the DAM nor registered from a URL of the file before this row`;
     // Defined by a row of the file that is invalid (or that names something missing itself).
     const where = this.locate?.(u.entity.name, u.ref);
     if (where !== undefined) return `${named} is not written: its row (${where}) is invalid`;
@@ -169,24 +192,26 @@ export class ReferenceCheck {
   }
 
   private knownNow(u: Reference): boolean {
-    return this.inFile.has(u.entity.name, u.ref) || this.inTenant.get(u.entity.name)?.has(u.ref) === true;
+    return this.inFile.has(u.space, u.ref) || this.inTenant.get(u.space)?.has(u.ref) === true;
   }
 
   /** The refs none of these rows (nor the file before them) defines, asked of the tenant 100 per request. */
   private async askTenant(rows: readonly RowRefs[], held: Map<string, unknown>): Promise<void> {
-    if (!this.lookup) return;
-    const ask = new Map<EntityModel, Set<string>>();
+    const ask = new Map<string, { entity: EntityModel | undefined; refs: Set<string> }>();
     for (const r of rows) {
       for (const u of r.uses) {
-        if (this.knownNow(u) || this.notInTenant.get(u.entity.name)?.has(u.ref)) continue;
-        if (held.has(key(u.entity.name, u.ref))) continue;
-        const refs = ask.get(u.entity) ?? new Set<string>();
-        refs.add(u.ref);
-        ask.set(u.entity, refs);
+        if (u.entity ? !this.lookup : !this.damLookup) continue;
+        if (this.knownNow(u) || this.notInTenant.get(u.space)?.has(u.ref)) continue;
+        if (held.has(key(u.space, u.ref))) continue;
+        const asked = ask.get(u.space) ?? { entity: u.entity, refs: new Set<string>() };
+        asked.refs.add(u.ref);
+        ask.set(u.space, asked);
       }
     }
-    for (const [entity, refs] of ask) {
-      const found = await this.lookup(entity, [...refs]);
+    for (const [space, { entity, refs }] of ask) {
+      const found = entity
+        ? await this.lookup!(entity, [...refs])
+        : await this.damLookup!(space === 'dam:file' ? 'file' : 'image', [...refs]);
       if (this.cached + refs.size > CACHE_LIMIT) {
         this.inTenant.clear();
         this.notInTenant.clear();
@@ -194,8 +219,8 @@ export class ReferenceCheck {
       }
       for (const ref of refs) {
         const cache = found.has(ref) ? this.inTenant : this.notInTenant;
-        const known = cache.get(entity.name) ?? new Set<string>();
-        cache.set(entity.name, known);
+        const known = cache.get(space) ?? new Set<string>();
+        cache.set(space, known);
         known.add(ref);
       }
       this.cached += refs.size;
@@ -203,6 +228,7 @@ export class ReferenceCheck {
   }
 
   private noteDefined(k: string): void {
+    // (DAM names too: `dam:image\0name`.)
     const at = k.indexOf('\u0000');
     this.inFile.check(k.slice(0, at), k.slice(at + 1), '', 0);
   }
@@ -252,8 +278,9 @@ export class ReferenceCheck {
       link: string,
       category = false,
     ) => {
-      if (target && ref)
-        out.push({ entity: target, ref, column: d.source.columns[link] ?? link, rank, category });
+      if (!target || !ref) return;
+      const column = d.source.columns[link] ?? link;
+      out.push({ entity: target, space: target.name, ref, field: target.refField, column, rank, category });
     };
     const byKind = (kind: string) => this.model.entities.find((e) => e.kind === kind);
     const { productRef, parentRef, categoryRefs, categoryPaths, byField } = d.links;
@@ -268,6 +295,22 @@ export class ReferenceCheck {
     for (const [field, refs] of Object.entries(byField ?? {})) {
       const target = targetOf(self?.field(field)?.references, this.model);
       for (const ref of [refs].flat()) add(target, ref, 'link:byField');
+    }
+    // An image or file given by its DAM name must be in the DAM (the catalog refuses a name it does not
+    // know), or registered from a URL by this file before the row is written.
+    if (!this.damLookup) return;
+    for (const a of d.assets) {
+      if (a.url !== undefined) continue;
+      const field = a.culture ? `${a.field}.${a.culture}` : a.field;
+      out.push({
+        entity: undefined,
+        space: `dam:${a.kind}`,
+        ref: a.name,
+        field: a.field,
+        column: d.source.columns[field] ?? d.source.columns[a.field] ?? a.field,
+        rank,
+        category: false,
+      });
     }
   }
 }

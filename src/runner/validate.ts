@@ -203,7 +203,7 @@ function withMissing(line: ReportLine, unknown: readonly Unresolved[]): ReportLi
   return {
     ...line,
     outcome: 'invalid',
-    field: join(line.field, unknown.map((r) => r.entity.refField).join('; ')),
+    field: join(line.field, unknown.map((r) => r.field).join('; ')),
     column: join(line.column, unknown.map((r) => r.column).join('; ')),
     value: join(line.value, unknown.map((r) => r.ref).join('; ')),
     message: join(line.message, unknown.map(sentence).join('; ')),

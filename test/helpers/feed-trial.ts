@@ -32,7 +32,7 @@ export interface TrialStep {
 
 export interface Trial {
   file: string;
-  profile: string;
+  profile: string | false;
   init: { code: number; stderr: string[] };
   validate: TrialStep;
   plan: TrialStep;
@@ -42,10 +42,12 @@ export interface Trial {
 export interface TrialOptions {
   /** Where the profile and reports go. */
   dir: string;
+  /** Names the profile and report files (default: the file's name). */
+  name?: string;
   /** `profile init --entity` (default products). */
   entity?: string;
-  /** A profile to use instead of drafting one (the samples bring theirs). */
-  profile?: string;
+  /** A profile to use instead of drafting one (the samples bring theirs); false: none (`feed` names the entity). */
+  profile?: string | false;
   /** Reader flags given to every step (`--sheet`, `--json-path`, ...). */
   reader?: string[];
   /** Flags of every step but `profile init` (e.g. `--entity` for a sample without a profile). */
@@ -54,7 +56,7 @@ export interface TrialOptions {
 
 /** Runs the four steps on one feed against `sb`; every step runs even when the one before failed. */
 export async function tryFeed(sb: SandboxHandle, file: string, options: TrialOptions): Promise<Trial> {
-  const name = basename(file).replace(/\.[^.]+$/, '');
+  const name = (options.name ?? basename(file).replace(/\.[^.]+$/, '')).replace(/[^\w.-]+/g, '-');
   const flags = sandboxFlags(sb, { rateLimit: 'off' });
   const reader = options.reader ?? [];
   let profile = options.profile;

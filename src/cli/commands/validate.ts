@@ -2,11 +2,12 @@
 // Thin: flags -> options, then validateFile(); the summary goes to stderr (or JSON on stdout).
 import type { CommandModule } from 'yargs';
 import type { CatalogClient } from '../../api/catalog.js';
+import type { DamClient } from '../../api/dam.js';
 // From flags.js, not the config index: an offline run (--schemas) loads no HTTP client.
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
 import { checkSource } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
-import { ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
+import { type DamNameLookup, ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
 import { type ValidateFileResult, validateFile } from '../../runner/validate.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
@@ -57,7 +58,11 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       let result: ValidateFileResult;
       try {
         const references = checkRefs
-          ? new ReferenceCheck(model, connection && tenantRefLookup(connection.catalog))
+          ? new ReferenceCheck(
+              model,
+              connection && tenantRefLookup(connection.catalog),
+              connection?.tenant.damUrl ? damNameLookup(connection.dam) : undefined,
+            )
           : undefined;
         const damUrl = connection?.tenant.damUrl;
         result = await validateFile({
@@ -117,6 +122,15 @@ function printSummary(out: Output, result: ValidateFileResult, args: ValidateArg
   printFindings(out, result);
   if (args.report) out.error(`report: ${args.report}`);
   if (args.rejects && invalid > 0) out.error(`rejects: ${args.rejects} (fix them and run again)`);
+}
+
+/** Which image or file names the DAM has: `$filter=reference in (...)`, 100 names per request. */
+function damNameLookup(dam: DamClient): DamNameLookup {
+  return async (kind, names) => {
+    const found = new Set<string>();
+    for await (const record of dam.existing<{ reference: string }>(kind, names)) found.add(record.reference);
+    return found;
+  };
 }
 
 /** Which refs the tenant has: `$filter=<ref> in (...)`, 100 refs per request, only the ref selected. */
