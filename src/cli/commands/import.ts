@@ -47,6 +47,7 @@ interface ImportArgs extends FeedArgs {
   'delete-variants': boolean;
   'on-duplicate-asset': DuplicatePolicy;
   'refresh-assets': boolean;
+  'on-asset-error': 'warn' | 'fail';
   'wait-for-images': boolean;
   concurrency?: number;
   resume?: string;
@@ -110,7 +111,13 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         .option('refresh-assets', {
           type: 'boolean',
           default: false,
-          describe: 'Ignore the cache of URLs registered by earlier runs',
+          describe: 'Ignore the cache of URLs registered (or refused) in earlier runs',
+        })
+        .option('on-asset-error', {
+          choices: ['warn', 'fail'] as const,
+          default: 'warn' as const,
+          describe:
+            'An image or file the DAM cannot take: write the record without it and warn, or fail the row',
         })
         .option('wait-for-images', {
           type: 'boolean',
@@ -248,6 +255,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           deleteVariants: args['delete-variants'],
           onDuplicateAsset: args['on-duplicate-asset'],
           refreshAssets: args['refresh-assets'],
+          onAssetError: args['on-asset-error'],
           assetCacheFile: path.join(process.cwd(), '.catalog-io', 'assets', `${connection.tenant.name}.json`),
           waitForImages: args['wait-for-images'],
           ...(args.report && { reportFile: args.report }),
@@ -393,6 +401,7 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
         topErrors: s.topErrors,
         warnings: s.warnings,
         assets: s.assets,
+        assetWarnings: s.assetWarnings,
         failedImages: s.failedImages,
         requests: s.requests,
         stopped: s.stopped,
@@ -423,6 +432,11 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
   if (a.registered + a.reused + a.cached + a.planned + a.failed > 0) {
     out.error(
       `  assets: ${a.registered} registered, ${a.reused} reused, ${a.cached} known from earlier runs${a.planned ? `, ${a.planned} to register` : ''}, ${a.failed} failed`,
+    );
+  }
+  if (s.assetWarnings > 0) {
+    out.error(
+      `  ${s.assetWarnings} rows written without an image or file that could not be registered (the report's warnings column)`,
     );
   }
   if (s.failedImages.length) out.error(`  images that failed processing: ${s.failedImages.join(', ')}`);

@@ -22,6 +22,8 @@ const PROGRESS_EVERY_MS = 100;
 
 export interface LoopResult {
   rows: number;
+  /** Rows written with a warning (an image or file left out). */
+  assetWarnings: number;
   outcomes: Record<RowOutcome, number>;
   stopReason?: StopReason;
 }
@@ -33,6 +35,7 @@ export class ImportRun {
   readonly outcomes = Object.fromEntries(ROW_OUTCOMES.map((o) => [o, 0])) as Record<RowOutcome, number>;
   private rows = 0;
   private errors = 0;
+  private warned = 0;
   /** Ordinal (1-based, in reading order) of the last row read: a resume skips rows by it. */
   private ordinal = 0;
   private failedBatches = 0;
@@ -66,6 +69,7 @@ export class ImportRun {
         onDuplicate: options.onDuplicateAsset ?? 'reuse',
         ...(options.assetCacheFile !== undefined && { cacheFile: options.assetCacheFile }),
         ...(options.refreshAssets !== undefined && { refresh: options.refreshAssets }),
+        ...(options.failedAssetTtlMs !== undefined && { failedTtlMs: options.failedAssetTtlMs }),
         ...(options.plan !== undefined && { plan: options.plan }),
         ...(planned && { planned }),
       });
@@ -82,6 +86,7 @@ export class ImportRun {
         plan: options.plan ?? false,
         concurrency: options.concurrency ?? 4,
         deleteVariants: options.deleteVariants ?? false,
+        onAssetError: options.onAssetError ?? 'warn',
       },
       writeLog: recorder,
       ...(planned && { planned }),
@@ -90,6 +95,7 @@ export class ImportRun {
       this.outcomes[o as RowOutcome] = (this.outcomes[o as RowOutcome] ?? 0) + n;
     this.rows = recorder.carried.rows;
     this.errors = recorder.carried.errors;
+    this.warned = recorder.carried.warned;
   }
 
   async execute(rows: AsyncIterable<SourceRow>): Promise<LoopResult> {
@@ -162,6 +168,7 @@ export class ImportRun {
     this.recorder.flush();
     return {
       rows: this.rows,
+      assetWarnings: this.warned,
       outcomes: this.outcomes,
       ...(this.stopReason && { stopReason: this.stopReason }),
     };
@@ -258,6 +265,7 @@ export class ImportRun {
       this.errors += 1;
       this.checker.countKind(results.find((r) => r.outcome === 'failed')?.message ?? line.message);
     } else if (line.outcome === 'invalid') this.errors += 1;
+    if (line.warnings) this.warned += 1;
     if (this.options.waitForImages) this.noteImages(row, results);
     this.recorder.row(
       work.n ?? 0,

@@ -6,7 +6,7 @@ import type { ErrorCode } from '../../errors.js';
 import type { Draft } from '../../mappers/types.js';
 import type { WriteIntent } from '../../runs/journal.js';
 import type { TenantModel } from '../../schema/model.js';
-import type { AssetOutcome, AssetRegistrar } from './assets.js';
+import type { AssetErrorPolicy, AssetOutcome, AssetRegistrar } from './assets.js';
 import type { FieldChange } from './diff.js';
 import type { PlannedRecords } from './planned.js';
 
@@ -22,6 +22,8 @@ export interface DraftResult {
   changes?: FieldChange[];
   message?: string;
   assets?: AssetOutcome[];
+  /** What was written short of the row: the images and files left out because they could not be registered. */
+  warnings?: string[];
   /** The service, not the record, failed: `service` (retries ran out), `auth` (the key was refused). */
   fault?: 'service' | 'auth';
 }
@@ -32,6 +34,8 @@ export interface ExecutorSettings {
   concurrency: number;
   /** Delete a product's remaining variants before the product. */
   deleteVariants: boolean;
+  /** An image or file that cannot be registered: write the record without it (`warn`) or fail the row. */
+  onAssetError: AssetErrorPolicy;
 }
 
 export interface ExecutorContext {

@@ -41,6 +41,7 @@ export const EMPTY_LINE: ImportReportLine = {
   column: '',
   value: '',
   message: '',
+  warnings: '',
   assets: '',
 };
 
@@ -95,6 +96,7 @@ export function reportLine(work: RowWork, results: DraftResult[], defaultEntity:
     column: '',
     value: '',
     message,
+    warnings: warningsText(results),
     assets: assetsText(results),
   };
 }
@@ -105,6 +107,12 @@ function changedText(r: DraftResult): string[] {
     const name = c.culture ? `${c.field}_${c.culture}` : c.field;
     return r.outcome === 'would-update' ? `${name}: ${show(c.old)} -> ${show(c.new)}` : name;
   });
+}
+
+function warningsText(results: DraftResult[]): string {
+  let text = '';
+  for (const r of results) for (const w of r.warnings ?? []) text += `${text ? '; ' : ''}${w}`;
+  return text;
 }
 
 function assetsText(results: DraftResult[]): string {

@@ -107,11 +107,26 @@ function decide(
   links: Map<Draft, ResolvedLinks>,
 ): Decision {
   const assets = assetResults.get(draft);
-  const withAssets = (r: DraftResult): DraftResult => (assets ? { ...r, assets } : r);
+  const failedAssets = assets?.filter((a) => a.status === 'failed') ?? [];
+  let warnings: string[] | undefined;
+  if (failedAssets.length > 0) {
+    // A plain name the DAM does not hold (a plan finds those) is refused by the catalog's write itself.
+    const missingName = failedAssets.find((o) => !draft.assets.some((a) => a.url === o.url));
+    if (ctx.settings.onAssetError === 'fail' || missingName) {
+      const first = missingName ?? failedAssets[0]!;
+      return {
+        draft,
+        result: { draft, outcome: 'failed', message: `${first.url}: ${first.message}`, assets: assets! },
+      };
+    }
+    // The record is written without what could not be registered; the row says so.
+    warnings = leaveOut(draft, failedAssets, ctx.model.baseLanguage);
+  }
+  const withAssets = (r: DraftResult): DraftResult => {
+    if (!assets) return r;
+    return warnings ? { ...r, assets, warnings } : { ...r, assets };
+  };
   const done = (result: DraftResult): Decision => ({ draft, result: withAssets(result) });
-  const failedAsset = assets?.find((a) => a.status === 'failed');
-  if (failedAsset)
-    return done({ draft, outcome: 'failed', message: `${failedAsset.url}: ${failedAsset.message}` });
   const link = links.get(draft);
   if (link && 'error' in link) return done({ draft, outcome: 'failed', message: link.error });
   const ids = idsOf(link);
@@ -149,6 +164,32 @@ function decide(
   }
   if (ctx.settings.plan) return done({ draft, outcome: 'would-create' });
   return { draft, send: 'post', body: { ...writeBody(draft, ctx.model), ...ids }, withAssets };
+}
+
+/**
+ * Takes the assets that could not be registered out of the draft (a list keeps its other values; a
+ * field left empty is not written, so an existing record keeps what it has). One warning per asset.
+ */
+function leaveOut(draft: Draft, failed: readonly AssetOutcome[], baseLanguage: string): string[] {
+  const warnings: string[] = [];
+  for (const outcome of failed) {
+    for (const asset of draft.assets) {
+      if (asset.url !== outcome.url) continue;
+      const values =
+        asset.culture && asset.culture !== baseLanguage ? draft.cultures[asset.culture] : draft.fields;
+      if (!values) continue;
+      const value = values[asset.field];
+      if (Array.isArray(value)) {
+        const kept = value.filter((v) => v !== asset.name && v !== outcome.reference);
+        if (kept.length > 0) values[asset.field] = kept;
+        else delete values[asset.field];
+      } else if (value === asset.name || value === outcome.reference) delete values[asset.field];
+    }
+    warnings.push(`${outcome.kind} ${outcome.url} left out: ${outcome.message}`);
+  }
+  const gone = new Set(failed.map((o) => o.url));
+  draft.assets = draft.assets.filter((a) => a.url === undefined || !gone.has(a.url));
+  return warnings;
 }
 
 function idsOf(link: ResolvedLinks | undefined): Record<string, unknown> {
