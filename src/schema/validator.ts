@@ -95,6 +95,8 @@ export class DraftValidator {
     }
     const { links } = draft;
     for (const kind in links) {
+      // Category paths are titles the import finds or creates, not references.
+      if (kind === 'categoryPaths') continue;
       const refs = links[kind as keyof DraftLinks]!;
       const empty =
         kind === 'byField'

@@ -31,9 +31,8 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       withFeedOptions(y, { rejects: "Invalid rows in the input's format, with _error and _source columns" })
         .option('check-refs', {
           type: 'boolean',
-          default: true,
           describe:
-            "Check each row's references (a variant's product, a category's parent, a product's categories) as the import resolves them: against the file and the tenant, 100 per request (with --schemas: against the file); --no-check-refs: not at all",
+            "Check each row's references (a variant's product, a category's parent, a product's categories, DAM names) as the import resolves them: against the file and the tenant, 100 per request. On by default; with --schemas off unless asked (then against the file alone)",
         })
         .options(connectionOptions),
     handler: async (args: ValidateArgs) => {
@@ -41,9 +40,9 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
       const flags = connectionFlagsFrom(args);
-      // By default references are checked as the import resolves them: against the file, and the tenant
-      // (100 refs per request) unless the schemas come from a cache (--schemas: the file alone).
-      const checkRefs = args['check-refs'] !== false;
+      // By default references are checked as the import resolves them: against the file and the tenant
+      // (100 refs per request). Offline (--schemas) only when asked: then the file alone tells.
+      const checkRefs = args['check-refs'] ?? !flags.schemas;
       const connection =
         checkRefs && !flags.schemas
           ? await (await import('../../config/index.js')).connect({
