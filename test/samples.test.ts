@@ -42,8 +42,9 @@ beforeAll(async () => {
 });
 
 /**
- * The real-world files with the sample profiles: what is tested is the mapping. Their categories are names
- * the tenant does not have, so the import (and validate, which checks references by default) fails them;
+ * The real-world files with the sample profiles: what is tested is the mapping. Their categories (and
+ * Vendure's image names) are names the tenant does not have, so the import (and validate, which checks
+ * references by default) fails them;
  * the agreement test (test/runner/realworld.agreement.test.ts) runs them with their references.
  */
 const MAPPING_ONLY = '--no-check-refs';
@@ -199,6 +200,7 @@ describe('real-world feeds with the sample profiles', () => {
       `${REALWORLD}/vendure_mock-data_products.csv`,
       '--profile',
       'samples/profiles/vendure.json',
+      MAPPING_ONLY,
     ]);
     expect(code).toBe(1);
     expect(summary.outcomes).toEqual({ valid: 86, invalid: 2, skipped: 0 });

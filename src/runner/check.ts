@@ -26,10 +26,9 @@ export interface CheckOptions {
    */
   unguardFormulas?: boolean;
   /**
-   * Rows whose columns link to other records leave the plain lane (validate's reference check needs
-   * their drafts); rows without links keep it.
+   * The plain lane keeps each row's links to other records (`quickLinks`) for validate's reference check.
    */
-  linksNeedDrafts?: boolean;
+  collectLinks?: boolean;
 }
 
 /** What the plain lane (`RowChecker.quick`) says of a row: its one draft's entity and ref, and its errors. */
@@ -59,6 +58,9 @@ type FieldTest = FieldCheck['value'];
 interface PlainLane {
   tests: Array<FieldTest | null>;
   verdicts: Array<VerdictMemory | undefined>;
+  /** Per link column: the last text read, and its reading (`collectLinks`). */
+  lastLinkText: Array<string | undefined>;
+  lastLinkValue: Array<Value | Value[] | null | undefined>;
 }
 
 /**
@@ -89,7 +91,20 @@ class VerdictMemory {
   }
 }
 
+/**
+ * The links of the last row the plain lane judged (`collectLinks`): the columns' positions and values, in
+ * arrays the checker reuses row after row (`count` of them hold this row's).
+ */
+export interface QuickLinks {
+  count: number;
+  at: number[];
+  columns: PlainColumn[];
+  values: Array<Value | Value[]>;
+}
+
 export class RowChecker {
+  /** See QuickLinks: filled by `quick` when `collectLinks`. */
+  readonly quickLinks: QuickLinks = { count: 0, at: [], columns: [], values: [] };
   private readonly mapper: Mapper;
   private readonly validator: DraftValidator;
   private readonly refs: RefTracker;
@@ -124,10 +139,31 @@ export class RowChecker {
     const values = row.values!;
     let ref: string | undefined;
     let refAt = -1;
+    const links = this.quickLinks;
+    links.count = 0;
     for (let i = 0; i < columns.length; i++) {
       const column = columns[i];
       if (!column) continue;
       const cell = values[i];
+      if (column.link !== undefined && this.options.collectLinks) {
+        // Links repeat row after row (a category, a product's variants): the last cell's reading is kept.
+        let value: Value | Value[] | null | undefined;
+        if (typeof cell === 'string' && lane.lastLinkText[i] === cell) value = lane.lastLinkValue[i];
+        else {
+          value = this.mapper.plainCell(cell, column);
+          if (typeof cell === 'string') {
+            lane.lastLinkText[i] = cell;
+            lane.lastLinkValue[i] = value;
+          }
+        }
+        if (value === undefined) return undefined;
+        if (value === null) continue;
+        const n = links.count++;
+        links.at[n] = i;
+        links.columns[n] = column;
+        links.values[n] = value;
+        continue;
+      }
       if (column.ref) {
         const value = this.mapper.plainCell(cell, column);
         if (value === undefined || value === null) return undefined;
@@ -176,7 +212,7 @@ export class RowChecker {
     if (lane !== undefined) return lane;
     const tests: Array<FieldTest | null> = [];
     const verdicts: Array<VerdictMemory | undefined> = [];
-    lane = { tests, verdicts };
+    lane = { tests, verdicts, lastLinkText: [], lastLinkValue: [] };
     for (const column of columns) {
       // Texts, integers and dates are read and tested in about the time a lookup takes: only lists (split)
       // and decimal numbers (a decimal comma is rewritten) are kept.
@@ -188,10 +224,6 @@ export class RowChecker {
       }
       if (column.field === undefined) {
         // A link to other records.
-        if (this.options.linksNeedDrafts) {
-          lane = null;
-          break;
-        }
         tests.push(null);
         continue;
       }

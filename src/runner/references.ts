@@ -12,6 +12,7 @@
 // A record whose row is invalid is never written: a reference to it makes the row invalid too.
 import type { Draft } from '../mappers/types.js';
 import type { EntityModel, TenantModel } from '../schema/model.js';
+import type { QuickLinks } from './check.js';
 import { RefTracker } from './ref-tracker.js';
 
 /** Asks the tenant which of these refs it has (the caller sends 100 per request). */
@@ -70,6 +71,8 @@ export class ReferenceCheck {
   private batchDrafts = 0;
   private batchKeys = new Set<string>();
   private readonly ranks = new Map<string, number>();
+  private readonly targets = new Map<string, EntityModel | undefined>();
+  private lastTarget: [string, string, EntityModel | undefined] = ['', '', undefined];
 
   /** Where the file defines a record first (any row, valid or not), when the caller knows. */
   locate: ((entity: string, ref: string) => string | undefined) | undefined;
@@ -117,11 +120,71 @@ export class ReferenceCheck {
     };
   }
 
-  /** A valid row of one record and no links (the plain lane): it only defines its record. */
-  plainRow(entity: string, ref: string, location: string): RowRefs {
+  /** A valid row of the plain lane: its one record, and its links (`links`, column names from `headers`). */
+  plainRow(
+    entity: string,
+    ref: string,
+    location: string,
+    links: QuickLinks,
+    headers: readonly string[] | undefined,
+  ): RowRefs {
     const k = key(entity, ref);
     const batch = this.place([k]);
-    return { batch, ok: true, defines: [k], ranks: [this.rankOf(entity)], uses: NO_USES, location };
+    const rank = this.rankOf(entity);
+    const uses: RowRefs['uses'] = [];
+    for (let n = 0; n < links.count; n++) {
+      const target = this.linkTarget(entity, links.columns[n]!.link!);
+      if (!target) continue;
+      const column = headers?.[links.at[n]!] ?? target.refField;
+      const category = links.columns[n]!.link === 'parentRef' && target.kind === 'categories';
+      for (const value of [links.values[n]!].flat()) {
+        if (value === null || value === '') continue;
+        uses.push({
+          entity: target,
+          space: target.name,
+          ref: String(value),
+          field: target.refField,
+          column,
+          rank,
+          category,
+        });
+      }
+    }
+    return { batch, ok: true, defines: [k], ranks: [rank], uses: uses.length ? uses : NO_USES, location };
+  }
+
+  /** Whether every link of a plain row names a record already known (no allocation: the common case). */
+  knownLinks(entity: string, links: QuickLinks): boolean {
+    for (let n = 0; n < links.count; n++) {
+      const target = this.linkTarget(entity, links.columns[n]!.link!);
+      if (!target) continue;
+      const value = links.values[n]!;
+      if (Array.isArray(value)) {
+        for (const v of value) if (v !== null && !this.knownRef(target.name, String(v))) return false;
+      } else if (value !== null && !this.knownRef(target.name, String(value))) return false;
+    }
+    return true;
+  }
+
+  /** The entity a plain link column of `entity`'s rows names. */
+  private linkTarget(entity: string, link: string): EntityModel | undefined {
+    if (entity === this.lastTarget[0] && link === this.lastTarget[1]) return this.lastTarget[2];
+    const k = `${entity}\u0000${link}`;
+    let target = this.targets.get(k);
+    if (target === undefined && !this.targets.has(k)) {
+      const byKind = (kind: string) => this.model.entities.find((e) => e.kind === kind);
+      target =
+        link === 'productRef'
+          ? byKind('products')
+          : link === 'parentRef'
+            ? this.model.entity(entity)
+            : link === 'categoryRefs'
+              ? byKind('categories')
+              : undefined;
+      this.targets.set(k, target);
+    }
+    this.lastTarget = [entity, link, target];
+    return target;
   }
 
   /** The valid plain row's record, when no row is held before it: noted at once, without a RowRefs. */
@@ -192,7 +255,11 @@ export class ReferenceCheck {
   }
 
   private knownNow(u: Reference): boolean {
-    return this.inFile.has(u.space, u.ref) || this.inTenant.get(u.space)?.has(u.ref) === true;
+    return this.knownRef(u.space, u.ref);
+  }
+
+  private knownRef(space: string, ref: string): boolean {
+    return this.inFile.has(space, ref) || this.inTenant.get(space)?.has(ref) === true;
   }
 
   /** The refs none of these rows (nor the file before them) defines, asked of the tenant 100 per request. */

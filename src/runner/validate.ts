@@ -68,7 +68,7 @@ const ESTIMATE_AFTER = 4_096;
 export async function validateRows(options: ValidateRowsOptions): Promise<ValidateSummary> {
   // The same row checker as the import, so validate and import judge a row the same way.
   const checker = new RowChecker({
-    linksNeedDrafts: options.references !== undefined,
+    collectLinks: options.references !== undefined,
     model: options.model,
     profile: options.profile,
     strict: options.strict ?? false,
@@ -139,7 +139,12 @@ async function checkRows(
     // Plain rows are judged without drafts; the others by the full check (the same verdicts).
     const quick = checker.quick(row);
     if (++summary.rows === ESTIMATE_AFTER) expectRows(checker, summary.rows, options.source);
-    if (quick && quick.errors.length === 0 && held.length === 0) {
+    if (
+      quick &&
+      quick.errors.length === 0 &&
+      held.length === 0 &&
+      (!references || references.knownLinks(quick.entity, checker.quickLinks))
+    ) {
       // Most rows: valid, and their report line is written without a ReportLine.
       references?.definePlain(quick.entity, quick.ref);
       summary.outcomes.valid += 1;
@@ -156,7 +161,9 @@ async function checkRows(
       line = reportLine(row.location.text, quick.entity, quick.ref, outcome, quick.errors);
       if (references)
         refs =
-          outcome === 'valid' ? references.plainRow(quick.entity, quick.ref, row.location.text) : undefined;
+          outcome === 'valid'
+            ? references.plainRow(quick.entity, quick.ref, row.location.text, checker.quickLinks, row.headers)
+            : undefined;
     } else {
       const { mapped, errors, skipped } = checker.check(row);
       outcome = errors.length ? 'invalid' : skipped ? 'skipped' : 'valid';
