@@ -117,10 +117,9 @@ function assignPaths(part: Part, place: Placement, reader: PathReader, cell: Cel
     return;
   }
   draft.fields[entity.refField] = refOfPath(path);
-  if (path.length > 1) {
-    draft.links.parentRef = refOfPath(path.slice(0, -1));
-    draft.links.categoryPaths = [path.slice(0, -1)];
-  }
+  // The row's own path: the import finds the category by it (or by its titles) and creates its parents.
+  draft.links.categoryPaths = [path];
+  if (path.length > 1) draft.links.parentRef = refOfPath(path.slice(0, -1));
   const title = titleField(entity);
   if (title && draft.fields[title] === undefined) draft.fields[title] = path.at(-1)!;
 }

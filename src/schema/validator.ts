@@ -95,7 +95,7 @@ export class DraftValidator {
     }
     const { links } = draft;
     for (const kind in links) {
-      // Category paths are titles the import finds or creates, not references.
+      // Paths of titles are not references: the refs made from them are checked as categoryRefs.
       if (kind === 'categoryPaths') continue;
       const refs = links[kind as keyof DraftLinks]!;
       const empty =

@@ -85,9 +85,12 @@ describe('a category sheet with categoryPath', () => {
     const d = out.drafts[0]!;
     expect(d.ref).toBe('clothing/hoodies/zip');
     expect(d.fields).toEqual({ cat_ref: 'clothing/hoodies/zip', cat_title: 'Zip' });
-    expect(d.links).toEqual({ parentRef: 'clothing/hoodies', categoryPaths: [['Clothing', 'Hoodies']] });
+    expect(d.links).toEqual({
+      parentRef: 'clothing/hoodies',
+      categoryPaths: [['Clothing', 'Hoodies', 'Zip']],
+    });
     const root = m.map(row({ Path: 'Clothing' }, 3)).drafts[0]!;
-    expect(root.links).toEqual({});
+    expect(root.links).toEqual({ categoryPaths: [['Clothing']] });
     expect(root.fields).toEqual({ cat_ref: 'clothing', cat_title: 'Clothing' });
   });
 

@@ -402,6 +402,7 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
         warnings: s.warnings,
         assets: s.assets,
         assetWarnings: s.assetWarnings,
+        ...(s.categoriesCreated.count > 0 && { categoriesCreated: s.categoriesCreated }),
         failedImages: s.failedImages,
         requests: s.requests,
         stopped: s.stopped,
@@ -432,6 +433,13 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
   if (a.registered + a.reused + a.cached + a.planned + a.failed > 0) {
     out.error(
       `  assets: ${a.registered} registered, ${a.reused} reused, ${a.cached} known from earlier runs${a.planned ? `, ${a.planned} to register` : ''}, ${a.failed} failed`,
+    );
+  }
+  const c = s.categoriesCreated;
+  if (c.count > 0) {
+    const more = c.count > c.paths.length ? `, and ${c.count - c.paths.length} more` : '';
+    out.error(
+      `  categories ${s.plan ? 'that would be created' : 'created'} for their paths: ${c.count} (${c.paths.join('; ')}${more})`,
     );
   }
   if (s.assetWarnings > 0) {

@@ -9,6 +9,7 @@
 // variants; and keeps the categories that wait for a parent a later batch may create.
 import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
+import { CategoryPaths } from './category-paths.js';
 import { deleteGroup } from './delete.js';
 import { RecordLookup } from './lookup.js';
 import { type DraftResult, type ExecutorContext, stepFailed } from './outcome.js';
@@ -27,17 +28,35 @@ const WRITE_ORDER: Record<string, number> = { categories: 0, products: 1, custom
 
 export class ImportExecutor {
   readonly lookup: RecordLookup;
+  /** Categories named by paths: found or created before the drafts that need them. */
+  readonly paths: CategoryPaths | undefined;
   /** Category drafts waiting for a parent that a later batch may create. */
   private pendingCategories: Draft[] = [];
 
   constructor(private readonly ctx: ExecutorContext) {
     this.lookup = new RecordLookup(ctx.catalog, ctx.model, ctx.planned);
+    const categories = ctx.model.entities.find((e) => e.kind === 'categories');
+    if (categories) this.paths = new CategoryPaths(ctx, this.lookup, categories);
   }
 
   /** Runs one batch (refs unique per entity). Results come back in no particular order. */
   async run(drafts: readonly Draft[]): Promise<DraftResult[]> {
     const results: DraftResult[] = [];
-    const writes = drafts.filter((d) => d.command !== 'DELETE' && d.command !== 'IGNORE');
+    let writes = drafts.filter((d) => d.command !== 'DELETE' && d.command !== 'IGNORE');
+    if (this.paths) {
+      // The categories the drafts' paths name exist (or, in a plan, would) before anything links to them.
+      let unwritable: Map<Draft, string>;
+      try {
+        unwritable = await this.paths.ensure(writes);
+      } catch (err) {
+        const needing = writes.filter((d) => d.links.categoryPaths?.length);
+        results.push(...stepFailed(needing, err));
+        unwritable = new Map(needing.map((d) => [d, '']));
+      }
+      for (const [draft, message] of unwritable)
+        if (message) results.push({ draft, outcome: 'failed', message });
+      if (unwritable.size > 0) writes = writes.filter((d) => !unwritable.has(d));
+    }
     const deletes = drafts.filter((d) => d.command === 'DELETE');
     for (const d of drafts) if (d.command === 'IGNORE') results.push({ draft: d, outcome: 'skipped' });
 

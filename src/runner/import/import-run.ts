@@ -9,6 +9,7 @@ import type { KnownState } from '../../runs/known-state.js';
 import type { RejectsWriter } from '../../writers/rejects.js';
 import { RowChecker } from '../check.js';
 import { AssetRegistrar } from './assets.js';
+import type { CreatedCategories } from './category-paths.js';
 import { type DraftResult, ImportExecutor } from './executor.js';
 import type { PlannedRecords } from './planned.js';
 import type { RunRecorder } from './recorder.js';
@@ -43,6 +44,10 @@ export class ImportRun {
   private stopReason: StopReason | undefined;
   /** Rows whose drafts are waiting for a later batch (categories waiting for a parent). */
   private readonly waiting = new Map<Draft, RowWork>();
+  /** Categories created (or, in a plan, that would be) for paths of `categoryPath` columns. */
+  get categoriesCreated(): CreatedCategories {
+    return this.executor.paths?.created ?? { count: 0, paths: [] };
+  }
   /** Image reference -> the first rows that use it (only for --wait-for-images). */
   readonly imageRows = new Map<string, string[]>();
 

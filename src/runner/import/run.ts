@@ -140,6 +140,7 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
       notes: opened.notes,
       assets: run.registrar?.counts ?? { registered: 0, reused: 0, cached: 0, planned: 0, failed: 0 },
       assetWarnings: loop.assetWarnings,
+      categoriesCreated: run.categoriesCreated,
       failedImages,
       requests: {
         total: requests?.requests ?? 0,

@@ -9,6 +9,7 @@ import type { ReaderOptions } from '../../readers/index.js';
 import type { TenantModel } from '../../schema/model.js';
 import type { RunState } from '../summary-types.js';
 import type { AssetErrorPolicy, AssetStatus, DuplicatePolicy } from './assets.js';
+import type { CreatedCategories } from './category-paths.js';
 import type { FullSyncResult, MaxMissing } from './full-sync.js';
 import type { RowOutcome } from './report-line.js';
 
@@ -145,6 +146,8 @@ export interface ImportSummary {
   assets: Record<AssetStatus, number>;
   /** Rows written without an image or file that could not be registered (each has a `warnings` cell). */
   assetWarnings: number;
+  /** Categories created for the paths of `categoryPath` columns (in a plan: that would be). */
+  categoriesCreated: CreatedCategories;
   /** Images registered by this run whose processing failed (`--wait-for-images`). */
   failedImages: string[];
   requests: { total: number; byMethod: Record<string, number>; retries: number; rateLimited: number };

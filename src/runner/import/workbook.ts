@@ -232,6 +232,10 @@ export function foldSummaries(source: string, parts: ImportSummary[], warnings: 
     notes: parts.flatMap((p) => p.notes),
     assets,
     assetWarnings: parts.reduce((n, p) => n + p.assetWarnings, 0),
+    categoriesCreated: {
+      count: parts.reduce((n, p) => n + p.categoriesCreated.count, 0),
+      paths: parts.flatMap((p) => p.categoriesCreated.paths).slice(0, 50),
+    },
     failedImages: parts.flatMap((p) => p.failedImages),
     // The connection counts requests over the whole command: the last sheet's count holds them all.
     requests: last?.requests ?? { total: 0, byMethod: {}, retries: 0, rateLimited: 0 },
