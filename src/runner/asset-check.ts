@@ -53,7 +53,8 @@ export class AssetCheck {
 function notChecked(assets: readonly AssetRef[]): string {
   if (assets.length === 1)
     return `${assets[0]!.kind} not checked: the DAM fetches ${assets[0]!.url} on import`;
-  return `${assets.length} images or files not checked: the DAM fetches their URLs on import`;
+  const kind = assets.every((a) => a.kind === assets[0]!.kind) ? `${assets[0]!.kind}s` : 'images or files';
+  return `${assets.length} ${kind} not checked: the DAM fetches their URLs on import`;
 }
 
 function parsed(url: string): URL | undefined {
