@@ -35,6 +35,8 @@ export interface Reference {
 /** A reference the import of this file would not resolve, and why. */
 export interface Unresolved extends Reference {
   message: string;
+  /** The import writes the row without it (an image or file name the DAM lacks): a warning, not a failure. */
+  leftOut: boolean;
 }
 
 /** What one row defines and names, as the reference check sees it. */
@@ -218,10 +220,10 @@ export class ReferenceCheck {
       const missing: Unresolved[] = [];
       for (const u of r.uses) {
         const message = this.unresolved(u, r, at, rows, held);
-        if (message) missing.push({ ...u, message });
+        if (message) missing.push({ ...u, message, leftOut: u.entity === undefined });
       }
       out.push(missing);
-      if (r.ok && missing.length === 0) for (const k of r.defines) this.noteDefined(k);
+      if (r.ok && missing.every((m) => m.leftOut)) for (const k of r.defines) this.noteDefined(k);
     });
     return out;
   }
@@ -247,7 +249,7 @@ export class ReferenceCheck {
     }
     if (definer && definer.at === at && definer.rank < u.rank) return undefined;
     if (!u.entity)
-      return `${named} is neither in the DAM nor registered from a URL of the file before this row`;
+      return `${named} is neither in the DAM nor registered from a URL of the file before this row: the import writes the record without it`;
     // Defined by a row of the file that is invalid (or that names something missing itself).
     const where = this.locate?.(u.entity.name, u.ref);
     if (where !== undefined) return `${named} is not written: its row (${where}) is invalid`;
@@ -363,8 +365,8 @@ export class ReferenceCheck {
       const target = targetOf(self?.field(field)?.references, this.model);
       for (const ref of [refs].flat()) add(target, ref, 'link:byField');
     }
-    // An image or file given by its DAM name must be in the DAM (the catalog refuses a name it does not
-    // know), or registered from a URL by this file before the row is written.
+    // An image or file given by its DAM name must be in the DAM, or registered from a URL by this file
+    // before the row is written; else the import leaves it out (the catalog would refuse the write).
     if (!this.damLookup) return;
     for (const a of d.assets) {
       if (a.url !== undefined) continue;

@@ -124,11 +124,14 @@ async function checkRows(
     const missing = await references!.resolve(waiting.map((h) => h.refs));
     for (let i = 0; i < waiting.length; i++) {
       const h = waiting[i]!;
-      const unknown = missing[i]!;
-      if (unknown.length === 0) await emit(h.row, h.line, h.outcome);
+      const unknown = missing[i]!.filter((u) => !u.leftOut);
+      const leftOut = missing[i]!.filter((u) => u.leftOut);
+      let line = h.line;
+      if (leftOut.length > 0 && h.outcome === 'valid') line = withLeftOut(line, leftOut);
+      if (unknown.length === 0) await emit(h.row, line, h.outcome);
       else {
         for (const u of unknown) checker.countKind(`column "${u.column}": ${u.message}`);
-        await emit(h.row, withMissing(h.line, unknown), 'invalid');
+        await emit(h.row, withMissing(line, unknown), 'invalid');
       }
     }
   };
@@ -201,6 +204,12 @@ function expectRows(checker: RowChecker, rows: number, source: SourceProgress | 
   const read = source?.bytesRead() ?? 0;
   if (source?.totalBytes === undefined || read === 0) return;
   checker.expectRows((rows * source.totalBytes) / read);
+}
+
+/** A valid row's line with a warning per image or file name the import would leave out. */
+function withLeftOut(line: ReportLine, leftOut: readonly Unresolved[]): ReportLine {
+  const said = leftOut.map((r) => `column "${r.column}": ${r.message}`).join('; ');
+  return { ...line, warnings: line.warnings ? `${line.warnings}; ${said}` : said };
 }
 
 /** The row's line with one more problem per reference the import would not resolve. */

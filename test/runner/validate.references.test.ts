@@ -80,7 +80,7 @@ describe('validate predicts how the import resolves references', () => {
     });
   });
 
-  it('a DAM name must be in the DAM or registered from a URL of the file before the row', async () => {
+  it('a DAM name not in the DAM, nor registered from a URL of the file before the row, is left out with a warning', async () => {
     const { file } = await feed('images.csv', [
       'prod_ref,prod_title,prod_images',
       `RI-1,One,https://img.example.com/shots/ri-front.jpg`,
@@ -96,10 +96,15 @@ describe('validate predicts how the import resolves references', () => {
     });
     expect(v['RI-2']).toMatchObject({ outcome: 'valid', warnings: '' });
     expect(v['RI-3']).toMatchObject({
-      outcome: 'invalid',
-      column: 'prod_images',
-      message:
-        'column "prod_images": image "ri-never-registered.jpg" is neither in the DAM nor registered from a URL of the file before this row',
+      outcome: 'valid',
+      warnings:
+        'column "prod_images": image "ri-never-registered.jpg" is neither in the DAM nor registered from a URL of the file before this row: the import writes the record without it',
+    });
+    // The import writes it without the image, and says so.
+    expect(byRef(t.imported.lines)['RI-3']).toMatchObject({
+      outcome: 'created',
+      warnings:
+        "image ri-never-registered.jpg left out: the image 'ri-never-registered.jpg' does not exist in the DAM",
     });
   });
 
