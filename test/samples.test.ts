@@ -41,14 +41,6 @@ beforeAll(async () => {
   }
 });
 
-/**
- * The real-world files with the sample profiles: what is tested is the mapping. Their categories (and
- * Vendure's image names) are names the tenant does not have, so the import (and validate, which checks
- * references by default) fails them;
- * the agreement test (test/runner/realworld.agreement.test.ts) runs them with their references.
- */
-const MAPPING_ONLY = '--no-check-refs';
-
 async function validate(args: string[]) {
   const report = join(dir, `report-${Math.random().toString(36).slice(2)}.jsonl`);
   const out = memoryOutput();
@@ -154,7 +146,6 @@ describe('real-world feeds with the sample profiles', () => {
       `${REALWORLD}/woocommerce_sample_products.csv`,
       '--profile',
       'samples/profiles/woocommerce.json',
-      MAPPING_ONLY,
     ]);
     expect(code).toBe(0);
     expect(summary.outcomes).toEqual({ valid: 25, invalid: 0, skipped: 0 });
@@ -166,7 +157,6 @@ describe('real-world feeds with the sample profiles', () => {
       `${REALWORLD}/bagisto_products.xlsx`,
       '--profile',
       'samples/profiles/bagisto.json',
-      MAPPING_ONLY,
     ]);
     expect(code).toBe(0);
     expect(summary.outcomes).toEqual({ valid: 11, invalid: 0, skipped: 0 });
@@ -178,7 +168,6 @@ describe('real-world feeds with the sample profiles', () => {
       `${REALWORLD}/dummyjson_products.json`,
       '--profile',
       'samples/profiles/dummyjson.json',
-      MAPPING_ONLY,
     ]);
     expect(code).toBe(0);
     expect(summary.outcomes).toEqual({ valid: 194, invalid: 0, skipped: 0 });
@@ -189,7 +178,6 @@ describe('real-world feeds with the sample profiles', () => {
       `${REALWORLD}/google-retail_products.ndjson`,
       '--profile',
       'samples/profiles/google-retail.json',
-      MAPPING_ONLY,
     ]);
     expect(code).toBe(0);
     expect(summary.outcomes).toEqual({ valid: 316, invalid: 0, skipped: 0 });
@@ -200,7 +188,6 @@ describe('real-world feeds with the sample profiles', () => {
       `${REALWORLD}/vendure_mock-data_products.csv`,
       '--profile',
       'samples/profiles/vendure.json',
-      MAPPING_ONLY,
     ]);
     expect(code).toBe(1);
     expect(summary.outcomes).toEqual({ valid: 86, invalid: 2, skipped: 0 });
