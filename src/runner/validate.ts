@@ -10,7 +10,7 @@ import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
 import type { SummaryRows } from '../writers/table.js';
 import { AssetCheck } from './asset-check.js';
-import { RowChecker } from './check.js';
+import { RowChecker, type TopProblem } from './check.js';
 import type { ReferenceCheck, RowRefs, Unresolved } from './references.js';
 
 export interface ValidateSummary {
@@ -19,7 +19,7 @@ export interface ValidateSummary {
   /** Valid rows with a warning: an image or file the import would leave out, or that only it can check. */
   warned: number;
   /** The ten most frequent problems, without row values, most frequent first. */
-  topErrors: Array<{ message: string; count: number }>;
+  topErrors: TopProblem[];
   /** File-level notes: unknown or ignored columns. */
   warnings: string[];
 }
@@ -130,7 +130,9 @@ async function checkRows(
       if (leftOut.length > 0 && h.outcome === 'valid') line = withLeftOut(line, leftOut);
       if (unknown.length === 0) await emit(h.row, line, h.outcome);
       else {
-        for (const u of unknown) checker.countKind(`column "${u.column}": ${u.message}`);
+        // Counted by kind, without the value or the row it names (the summary groups them).
+        for (const u of unknown)
+          checker.countKind(`column "${u.column}": ${briefOf(u)}`, () => h.row.location.text);
         await emit(h.row, withMissing(line, unknown), 'invalid');
       }
     }
@@ -204,6 +206,11 @@ function expectRows(checker: RowChecker, rows: number, source: SourceProgress | 
   const read = source?.bytesRead() ?? 0;
   if (source?.totalBytes === undefined || read === 0) return;
   checker.expectRows((rows * source.totalBytes) / read);
+}
+
+/** What kind of reference problem: the message without the ref and the row it names. */
+function briefOf(u: Unresolved): string {
+  return u.message.replace(` "${u.ref}"`, '').replace(/ \((line|sheet|item|row) [^)]*\)/, '');
 }
 
 /** A valid row's line with a warning per image or file name the import would leave out. */

@@ -7,6 +7,7 @@ import type { Profile } from '../../mappers/profile-types.js';
 import type { Command } from '../../mappers/types.js';
 import type { ReaderOptions } from '../../readers/index.js';
 import type { TenantModel } from '../../schema/model.js';
+import type { TopProblem } from '../check.js';
 import type { RunState } from '../summary-types.js';
 import type { AssetErrorPolicy, AssetStatus, DuplicatePolicy } from './assets.js';
 import type { CreatedCategories } from './category-paths.js';
@@ -141,7 +142,7 @@ export interface ImportSummary {
   source: string;
   rows: number;
   outcomes: Record<RowOutcome, number>;
-  topErrors: Array<{ message: string; count: number }>;
+  topErrors: TopProblem[];
   warnings: string[];
   notes: string[];
   /** Distinct URLs by registration outcome. */
