@@ -79,7 +79,10 @@ export function draftProfile(
   // A feed with a column for the product (`Handle`) uses its SKU column for the variant.
   const hasProductColumn =
     variantEntity !== undefined &&
-    headers.some((h) => SYNONYMS.get('product')!.includes(normalise(headerParts(h).base)));
+    headers.some(
+      (h) =>
+        !structure.emptyParents.has(h) && SYNONYMS.get('product')!.includes(normalise(headerParts(h).base)),
+    );
   const context: CandidateContext = {
     targets,
     model,
@@ -117,14 +120,14 @@ export function draftProfile(
   );
   const useVariants =
     variantEntity !== undefined &&
+    withVariants !== false &&
     (withVariants === true ||
       variantPlaced ||
       structure.parentColumn !== undefined ||
       structure.groupColumn !== undefined ||
       structure.continuation);
-  if (!useVariants) {
-    for (const [at, c] of chosen) if (c.entity === variantEntity) chosen.delete(at);
-  }
+  // Without variants, the headers are placed again on the product's fields alone.
+  if (variantEntity && !useVariants) return draftProfile(headers, model, entityName, false, evidence);
   const columns: Record<string, string | ColumnRule | null> = {};
   const unplaced: string[] = [];
   const notes: HeaderNote[] = [];
@@ -185,7 +188,7 @@ export function draftProfile(
   });
   const profile: Profile = { entity: entityName, ...(useVariants && { variants: true }), columns };
   if (useVariants && main && variantEntity)
-    completeVariants(profile, main, variantEntity, headers, chosen, structure, notes);
+    completeVariants(profile, main, variantEntity, headers, chosen, structure, sample, notes);
   else if (main && !headers.some((_, at) => chosen.get(at)?.target === main.refField))
     refFromTitle(profile, main, headers, chosen, notes);
   return { profile, unplaced, notes };
@@ -266,6 +269,7 @@ function completeVariants(
   headers: readonly string[],
   chosen: Map<number, Candidate>,
   structure: Structure,
+  sample: FeedSample,
   notes: HeaderNote[],
 ): void {
   const columnOf = (target: string) => headers.find((_, at) => chosen.get(at)?.target === target);
@@ -274,10 +278,22 @@ function completeVariants(
   if (structure.continuation) profile.fillDown = true;
   const productRef = columnOf(main.refField);
   const variantRef = columnOf(variant.refField);
-  if (productRef && !variantRef) fields[variant.refField] = { from: [productRef] };
+  const title = titleColumn(headers, chosen);
+  if (productRef && title && sample.rows.length > 0 && !sample.values.has(productRef)) {
+    // A product ref column that is blank on every sampled row (Vendure's `slug`): the title stands in.
+    profile.columns![productRef] = null;
+    fields[main.refField] = { from: [productRef, title] };
+    const note = notes.find((n) => n.header === productRef);
+    if (note) {
+      delete note.field;
+      note.warning = `blank on every sampled row: ${main.refField} is taken from it, else from "${title}" (fields)`;
+    }
+  }
+  if (fields[main.refField]) {
+    if (!variantRef) fields[variant.refField] = { from: [productRef!] };
+  } else if (productRef && !variantRef) fields[variant.refField] = { from: [productRef] };
   else if (variantRef && !productRef) fields[main.refField] = { from: [variantRef] };
   else if (!productRef && !variantRef) {
-    const title = titleColumn(headers, chosen);
     if (title) {
       fields[main.refField] = { from: [title] };
       fields[variant.refField] = { from: [title] };

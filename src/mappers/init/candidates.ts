@@ -97,7 +97,7 @@ export function candidatesFor(
   const misfits: string[] = [];
   for (const form of wordForms(header, parts.base)) {
     const formCulture = form.whole ? undefined : culture;
-    for (const candidate of byWord(form.word, formCulture, header, values, c, misfits)) {
+    for (const candidate of byWord(form.word, formCulture, values, c, misfits)) {
       candidate.score -= form.penalty;
       list.push(candidate);
     }
@@ -172,7 +172,6 @@ function valuesOf(header: string, sample: FeedSample): ColumnValues {
 function byWord(
   word: string,
   culture: string | undefined,
-  header: string,
   values: ColumnValues,
   c: CandidateContext,
   misfits: string[],
@@ -236,7 +235,6 @@ function byWord(
       order,
     });
   });
-  void header;
   return out;
 }
 
@@ -258,6 +256,8 @@ function misfit(target: Target, values: ColumnValues, c: CandidateContext): stri
       : sample;
     if (pieces.some((p) => p.includes('/') && !/^https?:\/\//i.test(p)))
       return 'values are paths relative to the source shop, which the DAM cannot fetch';
+    if (pieces.every((p) => !/^https?:\/\//i.test(p)))
+      return 'values are file names, not URLs: the DAM has them only if they were uploaded first (then map the column)';
     if (field.asset === 'image' && pieces.filter((p) => IMAGE_PATH.test(p)).length < pieces.length / 2)
       return 'values are URLs of pages, not images';
     if (repeated(values, c) && c.sample.rows.length >= 20)
