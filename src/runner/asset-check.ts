@@ -2,8 +2,9 @@
 // the mapper does not check (the host: loopback, private ranges and the cloud metadata endpoint are
 // refused), a cell holding several URLs read as one (a list without its separator), and two URLs of the
 // file with the same file name (the DAM keys assets by file name: the second is refused). The import
-// writes such a row without the asset and warns; validate says so as a warning on a valid row. The rest
-// (does the URL answer, is it an image) only a registration can tell: `image not checked`.
+// writes such a row without the asset and warns (or, under `--on-asset-error fail`, fails it); validate
+// says the same. The rest (does the URL answer, is it an image) only a registration can tell: a warning,
+// `image not checked`.
 import type { AssetRef, Draft } from '../mappers/types.js';
 
 /** File names remembered with their URL to find a second URL of the same name: past this, no more are. */
@@ -11,41 +12,68 @@ const NAMES_LIMIT = 100_000;
 /** Where a second URL starts inside one value: `, https://`, `|http://`, ` https://`. */
 const SECOND_URL = /[\s,;|]+https?:\/\//i;
 
+/** What the check says of a row's assets. */
+export interface AssetFindings {
+  /** Assets the import would leave out (or, under `--on-asset-error fail`, fail the row for). */
+  leftOut: Array<{ field: string; column: string; value: string; message: string }>;
+  /** What only the import can tell, or what looks wrong without being refused: warnings either way. */
+  notes: string[];
+}
+
+const NONE: AssetFindings = { leftOut: [], notes: [] };
+
 export class AssetCheck {
   private readonly urlOfName = new Map<string, string>();
 
   /** `fetchedFrom`: `host:port` of the DAM itself (a sandbox fetches from its own asset host on loopback). */
   constructor(private readonly fetchedFrom: readonly string[] = []) {}
 
-  /** The warnings of a row's drafts (none for a row without URLs). */
-  row(drafts: readonly Draft[]): string[] {
-    const warnings: string[] = [];
+  /** The findings on a row's drafts (none for a row without URLs). */
+  row(drafts: readonly Draft[]): AssetFindings {
+    let found: AssetFindings | undefined;
     const unchecked: AssetRef[] = [];
     for (const d of drafts) {
       for (const a of d.assets) {
         if (a.url === undefined) continue;
-        const problem = this.problemOf(a, a.url);
-        if (problem) warnings.push(`${a.kind} ${problem}: the import writes the record without it`);
-        else unchecked.push(a);
+        found ??= { leftOut: [], notes: [] };
+        if (SECOND_URL.test(a.url.slice(8))) {
+          // The DAM may well take it (as one URL): a warning, whatever the import's policy.
+          found.notes.push(
+            `${a.kind} '${a.url}' holds several URLs read as one (give the column its list separator: "split")`,
+          );
+          continue;
+        }
+        const refused = this.refusal(a, a.url);
+        if (!refused) {
+          unchecked.push(a);
+          continue;
+        }
+        const path = a.culture ? `${a.field}.${a.culture}` : a.field;
+        found.leftOut.push({
+          field: path,
+          column: d.source.columns[path] ?? d.source.columns[a.field] ?? a.field,
+          value: a.url,
+          message: `${a.kind} '${a.url}': ${refused}`,
+        });
       }
     }
-    if (unchecked.length) warnings.push(notChecked(unchecked));
-    return warnings;
+    if (!found) return NONE;
+    if (unchecked.length) found.notes.push(notChecked(unchecked));
+    return found;
   }
 
-  private problemOf(a: AssetRef, href: string): string | undefined {
-    if (SECOND_URL.test(href.slice(8)))
-      return `'${href}' holds several URLs read as one (give the column its list separator: "split")`;
+  /** Why the DAM refuses this URL, told from the URL alone, or undefined. */
+  private refusal(a: AssetRef, href: string): string | undefined {
     const url = parsed(href);
     if (url && refusedHost(url.hostname.toLowerCase()) && !this.fetchedFrom.includes(url.host))
-      return `'${href}': the DAM refuses the host '${url.hostname}'`;
+      return `the DAM refuses the host '${url.hostname}'`;
     const first = this.urlOfName.get(`${a.kind}:${a.name}`);
     if (first === undefined) {
       if (this.urlOfName.size < NAMES_LIMIT) this.urlOfName.set(`${a.kind}:${a.name}`, href);
       return undefined;
     }
     if (first !== href)
-      return `'${href}': the file name '${a.name}' is already used by ${first} (the DAM keys assets by file name)`;
+      return `the file name '${a.name}' is already used by ${first} (the DAM keys assets by file name)`;
     return undefined;
   }
 }

@@ -9,7 +9,7 @@ import type { TenantModel } from '../schema/model.js';
 import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
 import type { SummaryRows } from '../writers/table.js';
-import { AssetCheck } from './asset-check.js';
+import { AssetCheck, type AssetFindings } from './asset-check.js';
 import { RowChecker, type TopProblem } from './check.js';
 import type { ReferenceCheck, RowRefs, Unresolved } from './references.js';
 
@@ -43,6 +43,8 @@ export interface ValidateRowsOptions {
   references?: ReferenceCheck;
   /** `host:port` the DAM fetches from although on loopback (a sandbox's own asset host). */
   damHosts?: readonly string[];
+  /** As the import's `--on-asset-error`: an image or file it cannot take is a warning, or fails the row. */
+  onAssetError?: 'warn' | 'fail';
 }
 
 /** A row held until the references of the rows before it, and its own, are settled (the report keeps the order). */
@@ -101,6 +103,7 @@ async function checkRows(
   const rows = new RowPuller(options.rows);
   const references = options.references;
   const assets = new AssetCheck(options.damHosts);
+  const failOnAssets = options.onAssetError === 'fail';
   const emit = async (row: SourceRow, line: ReportLine, outcome: Outcome) => {
     summary.outcomes[outcome] += 1;
     if (line.warnings) summary.warned += 1;
@@ -124,8 +127,9 @@ async function checkRows(
     const missing = await references!.resolve(waiting.map((h) => h.refs));
     for (let i = 0; i < waiting.length; i++) {
       const h = waiting[i]!;
-      const unknown = missing[i]!.filter((u) => !u.leftOut);
-      const leftOut = missing[i]!.filter((u) => u.leftOut);
+      // Image and file names the DAM lacks: left out with a warning, or (`--on-asset-error fail`) failed.
+      const unknown = missing[i]!.filter((u) => !u.leftOut || failOnAssets);
+      const leftOut = missing[i]!.filter((u) => u.leftOut && !failOnAssets);
       let line = h.line;
       if (leftOut.length > 0 && h.outcome === 'valid') line = withLeftOut(line, leftOut);
       if (unknown.length === 0) await emit(h.row, line, h.outcome);
@@ -170,8 +174,25 @@ async function checkRows(
             ? references.plainRow(quick.entity, quick.ref, row.location.text, checker.quickLinks, row.headers)
             : undefined;
     } else {
-      const { mapped, errors, skipped } = checker.check(row);
+      const checked = checker.check(row);
+      const { mapped, skipped } = checked;
+      let errors = checked.errors;
       outcome = errors.length ? 'invalid' : skipped ? 'skipped' : 'valid';
+      let warnings = NO_WARNINGS;
+      if (outcome === 'valid') {
+        const found = assets.row(mapped.drafts);
+        warnings = found.notes;
+        if (found.leftOut.length > 0 && failOnAssets) {
+          // `--on-asset-error fail`: the import fails the row for them.
+          errors = found.leftOut.map(assetIssue);
+          for (const e of errors)
+            checker.countKind(fullSentence(undefined, e.column, e.brief), () => row.location.text);
+          outcome = 'invalid';
+        } else if (found.leftOut.length > 0) {
+          const said = found.leftOut.map((l) => `${l.message}: the import writes the record without it`);
+          warnings = [...said, ...found.notes];
+        }
+      }
       const main = mapped.drafts[mapped.drafts.length - 1];
       line = reportLine(
         row.location.text,
@@ -179,7 +200,7 @@ async function checkRows(
         main?.ref ?? '',
         outcome,
         errors,
-        outcome === 'valid' ? assets.row(mapped.drafts) : NO_WARNINGS,
+        warnings,
       );
       if (references) refs = references.row(mapped.drafts, outcome === 'valid', row.location.text);
     }
@@ -206,6 +227,19 @@ function expectRows(checker: RowChecker, rows: number, source: SourceProgress | 
   const read = source?.bytesRead() ?? 0;
   if (source?.totalBytes === undefined || read === 0) return;
   checker.expectRows((rows * source.totalBytes) / read);
+}
+
+/** An image or file the DAM refuses by its URL, as a row problem (`--on-asset-error fail`). */
+function assetIssue(l: AssetFindings['leftOut'][number]): RowIssue {
+  return {
+    code: 'VALIDATION',
+    severity: 'error',
+    field: l.field,
+    column: l.column,
+    value: l.value,
+    brief: l.message.replace(`'${l.value}': `, ''),
+    message: l.message,
+  };
 }
 
 /** What kind of reference problem: the message without the ref and the row it names. */
@@ -286,6 +320,8 @@ export interface ValidateFileOptions {
   references?: ReferenceCheck;
   /** `host:port` the DAM fetches from although on loopback (a sandbox's own asset host). */
   damHosts?: readonly string[];
+  /** As the import's `--on-asset-error`: an image or file it cannot take is a warning, or fails the row. */
+  onAssetError?: 'warn' | 'fail';
   /** Called after each row (progress), with how far the reader is in the source. */
   onRow?: (summary: Readonly<ValidateSummary>, read: SourceProgress) => void;
 }

@@ -131,4 +131,29 @@ describe('validate predicts how the import resolves references', () => {
     expect(done['RW-1']!.warnings).not.toBe('');
     expect(done['RW-3']!.warnings).not.toBe('');
   });
+
+  it('under --on-asset-error fail, what the DAM refuses by the URL makes the row invalid, as the import fails it', async () => {
+    const { file } = await feed('refused-strict.csv', [
+      'prod_ref,prod_title,prod_images',
+      'RS-1,One,http://10.0.0.7/img/rs-1.jpg',
+      'RS-2,Two,https://img.example.com/a/rs-2.jpg',
+      'RS-3,Three,rs-not-in-dam.jpg',
+    ]);
+    const t = await tryFeed(fixture.sb, file, {
+      dir,
+      profile: false,
+      feed: ['--entity', 'products', '--on-asset-error', 'fail'],
+    });
+    expect(disagreements(t)).toEqual([]);
+    const v = byRef(t.validate.lines);
+    expect(v['RS-1']).toMatchObject({
+      outcome: 'invalid',
+      column: 'prod_images',
+      message:
+        "column \"prod_images\": image 'http://10.0.0.7/img/rs-1.jpg': the DAM refuses the host '10.0.0.7'",
+    });
+    expect(v['RS-2']!.outcome).toBe('valid');
+    expect(v['RS-3']!.outcome).toBe('invalid');
+    expect(t.imported.lines.map((l) => l.outcome)).toEqual(['failed', 'created', 'failed']);
+  });
 });

@@ -21,7 +21,7 @@ import {
 } from './feed.js';
 import type { CommandFactory } from './index.js';
 
-type ValidateArgs = FeedArgs & { 'check-refs'?: boolean };
+type ValidateArgs = FeedArgs & { 'check-refs'?: boolean; 'on-asset-error': 'warn' | 'fail' };
 
 export const validateCommand: CommandFactory = (out, setExitCode) =>
   ({
@@ -33,6 +33,12 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
           type: 'boolean',
           describe:
             "Check each row's references (a variant's product, a category's parent, a product's categories, DAM names) as the import resolves them: against the file and the tenant, 100 per request. On by default; with --schemas off unless asked (then against the file alone)",
+        })
+        .option('on-asset-error', {
+          choices: ['warn', 'fail'] as const,
+          default: 'warn' as const,
+          describe:
+            "As the import's: an image or file the DAM would refuse is a warning on a valid row, or makes the row invalid",
         })
         .options(connectionOptions),
     handler: async (args: ValidateArgs) => {
@@ -72,6 +78,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
           readerOptions: readerOptionsFrom(args),
           model,
           profile,
+          onAssetError: args['on-asset-error'],
           strict: args.strict,
           raw: args.raw,
           ...(args.report && { reportFile: args.report }),
