@@ -3,6 +3,13 @@
 // and key) and turns every answer into a parsed body or an ApiError.
 import { Pool } from 'undici';
 import { CatalogIoError } from '../errors.js';
+import {
+  Circuit,
+  CircuitClosedOff,
+  OUTAGE_DEFAULTS,
+  type OutageNotice,
+  type OutagePolicy,
+} from './circuit.js';
 import { type CountersSnapshot, RunCounters } from './counters.js';
 import { attemptDeadline, formatDuration, RequestBudget } from './deadline.js';
 import {
@@ -14,7 +21,14 @@ import {
   type ServiceName,
 } from './errors.js';
 import { createLimiter, type RateLimit, type RequestLimiter } from './limiter.js';
-import { decideRetry, type GiveUpReason, type RetryPolicy, retryPolicy, sleep } from './retry.js';
+import {
+  decideRetry,
+  type GiveUpReason,
+  type RetryPolicy,
+  retryPolicy,
+  sleep,
+  unreachableKind,
+} from './retry.js';
 import { encodePath, encodeQuery, type Query, trimBase } from './url.js';
 
 export const TIMEOUT_DEFAULTS = Object.freeze({
@@ -22,6 +36,11 @@ export const TIMEOUT_DEFAULTS = Object.freeze({
   timeoutMs: 30_000,
   connectTimeoutMs: 10_000,
 });
+
+/** A probe of a service that cannot be reached waits at most this long for its answer, ms. */
+const PROBE_TIMEOUT_MS = 10_000;
+/** A cheap read each service answers whenever it is up: the circuit's probe. */
+const PROBE_PATHS: Record<ServiceName, string> = { 'Catalog API': '/Categories', 'DAM API': '/images' };
 
 export interface TransportOptions {
   /** Requests in flight at once, and connections per origin. Default 8. */
@@ -35,6 +54,10 @@ export interface TransportOptions {
   /** One try, whole (headers and complete body), ms. Default 30 s. */
   timeoutMs?: number;
   connectTimeoutMs?: number;
+  /** How long a service may be unreachable (requests wait for it) before they give up, and its probes. */
+  outage?: Partial<OutagePolicy>;
+  /** Told when a service becomes unreachable, is back, or was waited for past the outage budget. */
+  onOutage?: (service: ServiceName, notice: OutageNotice) => void;
 }
 
 /** What one run shares: connections, limiter, counters, retry policy. Close it when the run ends. */
@@ -45,7 +68,15 @@ export class Transport {
   readonly concurrency: number;
   readonly timeoutMs: number;
   private readonly connectTimeoutMs: number;
+  readonly outage: OutagePolicy;
+  private readonly onOutage: TransportOptions['onOutage'];
   private readonly pools = new Map<string, Pool>();
+  private readonly circuits = new Map<ServiceName, Circuit>();
+  /** Fires when the run stops: no request starts any more, and every wait ends at once. */
+  private readonly waits = new AbortController();
+  /** Fires when the tries in flight are cut (at once, or after the grace `interrupt` gave them). */
+  private readonly tries = new AbortController();
+  private graceTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(options: TransportOptions = {}) {
@@ -60,6 +91,52 @@ export class Transport {
     this.policy = retryPolicy(options.retry);
     this.timeoutMs = options.timeoutMs ?? TIMEOUT_DEFAULTS.timeoutMs;
     this.connectTimeoutMs = options.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs;
+    this.outage = { ...OUTAGE_DEFAULTS, ...options.outage };
+    this.onOutage = options.onOutage;
+  }
+
+  /** The circuit of one service (created with its probe on first use). */
+  circuit(service: ServiceName, probe: () => Promise<boolean>): Circuit {
+    let circuit = this.circuits.get(service);
+    if (!circuit) {
+      circuit = new Circuit(this.outage, probe, (notice) => this.onOutage?.(service, notice));
+      this.circuits.set(service, circuit);
+    }
+    return circuit;
+  }
+
+  /** The run is stopping: requests not yet started are not sent. */
+  get stopping(): boolean {
+    return this.waits.signal.aborted;
+  }
+
+  get waitSignal(): AbortSignal {
+    return this.waits.signal;
+  }
+
+  get trySignal(): AbortSignal {
+    return this.tries.signal;
+  }
+
+  /**
+   * Stops the run's requests (a signal): none starts any more, retry and outage waits end at once, and
+   * the tries in flight are cut after `graceMs` (a service that answers finishes them; one that hangs
+   * does not hold the run). Called again, the grace can only get shorter.
+   */
+  interrupt(graceMs = 0): void {
+    if (!this.waits.signal.aborted) {
+      this.waits.abort();
+      for (const circuit of this.circuits.values()) circuit.stop();
+    }
+    if (this.tries.signal.aborted) return;
+    if (graceMs <= 0) {
+      if (this.graceTimer) clearTimeout(this.graceTimer);
+      this.tries.abort();
+      return;
+    }
+    if (this.graceTimer) return;
+    this.graceTimer = setTimeout(() => this.tries.abort(), graceMs);
+    this.graceTimer.unref();
   }
 
   pool(origin: string): Pool {
@@ -84,6 +161,10 @@ export class Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.graceTimer) clearTimeout(this.graceTimer);
+    for (const circuit of this.circuits.values()) circuit.stop();
+    // Nothing of the run waits for an answer now: a try still hanging (a poll given up on) is cut.
+    this.tries.abort();
     await this.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
     await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => undefined)));
     this.pools.clear();
@@ -119,6 +200,8 @@ export interface ServiceConfig {
   apiKey: string;
   /** Other strings never to show in errors (e.g. a second key). */
   secrets?: string[];
+  /** The cheap read that asks whether the service is back (default: one record of `/Categories` or `/images`). */
+  probePath?: string;
 }
 
 /** One service (catalog or DAM): base URL + key over the run's Transport. */
@@ -129,6 +212,7 @@ export class ServiceHttp {
   private readonly basePath: string;
   private readonly apiKey: string;
   private readonly secrets: string[];
+  private readonly probePath: string;
 
   constructor(
     private readonly transport: Transport,
@@ -141,6 +225,7 @@ export class ServiceHttp {
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.apiKey = config.apiKey;
     this.secrets = [config.apiKey, ...(config.secrets ?? [])];
+    this.probePath = config.probePath ?? PROBE_PATHS[config.service];
   }
 
   get counters(): RunCounters {
@@ -188,6 +273,17 @@ export class ServiceHttp {
     return { service: this.service, method, path };
   }
 
+  private headers(culture: string | undefined, withBody: boolean): Record<string, string> {
+    const headers: Record<string, string> = {
+      'x-api-key': this.apiKey,
+      accept: 'application/json',
+      'user-agent': 'catalog-io',
+    };
+    if (culture) headers['accept-language'] = culture;
+    if (withBody) headers['content-type'] = 'application/json';
+    return headers;
+  }
+
   private async send<T>(
     method: string,
     target: string,
@@ -196,24 +292,41 @@ export class ServiceHttp {
     body: unknown,
   ): Promise<ServiceResponse<T>> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = {
-      'x-api-key': this.apiKey,
-      accept: 'application/json',
-      'user-agent': 'catalog-io',
-    };
-    if (culture) headers['accept-language'] = culture;
-    if (payload !== undefined) headers['content-type'] = 'application/json';
-    const { limiter, counters, policy, timeoutMs } = this.transport;
-    const budget = new RequestBudget(policy.budgetMs);
+    const headers = this.headers(culture, payload !== undefined);
+    const transport = this.transport;
+    const { limiter, counters, policy, timeoutMs } = transport;
+    const circuit = transport.circuit(this.service, () => this.probe());
+    let budget = new RequestBudget(policy.budgetMs);
     let unknownOutcomeBefore = false;
-    for (let attempt = 1; ; attempt++) {
+    // `attempt` counts every try (for messages); `counted` the tries the retry policy limits: tries
+    // that found the service unreachable while the circuit held requests are not among them.
+    for (let attempt = 1, counted = 1; ; attempt++, counted++) {
+      if (transport.stopping) throw this.stopped(method, shownPath);
+      try {
+        await circuit.ready();
+      } catch (err) {
+        if (!(err instanceof CircuitClosedOff)) throw err;
+        throw err.reason === 'stopped'
+          ? this.stopped(method, shownPath)
+          : this.unreachable(method, shownPath, err.since);
+      }
       let failure: ApiError;
       // A try never runs past the request's budget: the last one gets what is left.
       const tryMs = Math.max(1, Math.min(timeoutMs, budget.remaining()));
+      let started = false;
       try {
-        const res = await limiter.schedule(() =>
-          this.timedOnce(budget, tryMs, method, target, headers, payload, attempt > 1),
+        const tried = budget;
+        const res = await untilStopped(
+          limiter.schedule(() => {
+            if (transport.stopping) return Promise.reject(this.stopped(method, shownPath));
+            started = true;
+            return this.timedOnce(tried, tryMs, method, target, headers, payload, attempt > 1);
+          }),
+          transport.waitSignal,
+          () => !started,
+          () => this.stopped(method, shownPath),
         );
+        if (res.status !== 502 && res.status !== 503 && res.status !== 504) circuit.answered();
         if (res.status < 300) return { ...this.parse<T>(method, shownPath, res), attempts: attempt };
         if (method === 'DELETE' && res.status === 404 && unknownOutcomeBefore) {
           return {
@@ -235,6 +348,8 @@ export class ServiceHttp {
         });
       } catch (err) {
         if (err instanceof ApiError) throw err;
+        // A try cut because the run stops is not the service's failure.
+        if (transport.trySignal.aborted) throw this.stopped(method, shownPath);
         failure = apiErrorFromNetwork(err, {
           service: this.service,
           method,
@@ -245,7 +360,17 @@ export class ServiceHttp {
         });
       }
       failure.attempts = attempt;
-      const decision = decideRetry(policy, method, attempt, failure, Math.random, budget.remaining());
+      const kind = unreachableKind(failure);
+      const held = kind !== undefined && circuit.unreachable(kind);
+      const decision = decideRetry(policy, method, counted, failure, Math.random, budget.remaining());
+      if (failure.status === undefined || failure.status >= 500) unknownOutcomeBefore = true;
+      if (held && (decision.retry || !decision.ambiguous)) {
+        // The service cannot be reached: the circuit holds the request until it is back (or gives up),
+        // and the request then goes on with its tries and its time whole.
+        budget = new RequestBudget(policy.budgetMs);
+        counted = 0;
+        continue;
+      }
       if (!decision.retry) {
         const given = failure.afterTries(attempt, this.giveUpNote(failure, attempt, budget, decision.reason));
         if (decision.ambiguous) {
@@ -254,11 +379,49 @@ export class ServiceHttp {
         }
         throw given;
       }
-      if (failure.status === undefined || failure.status >= 500) unknownOutcomeBefore = true;
       counters.recordRetryWait(decision.delayMs);
       budget.spend(decision.delayMs);
-      await sleep(decision.delayMs);
+      await sleep(decision.delayMs, transport.waitSignal);
     }
+  }
+
+  /** One try of the probe read: whether the service answered at all (a gateway's 502/503/504 is no answer). */
+  private async probe(): Promise<boolean> {
+    const target = `${this.basePath}${encodePath(this.probePath)}${encodeQuery({ $top: 1 })}`;
+    const tryMs = Math.min(this.transport.timeoutMs, PROBE_TIMEOUT_MS);
+    const headers = this.headers(undefined, false);
+    try {
+      const res = await this.transport.limiter.schedule(() =>
+        this.timedOnce(new RequestBudget(tryMs), tryMs, 'GET', target, headers, undefined, true),
+      );
+      return res.status !== 502 && res.status !== 503 && res.status !== 504;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A request the run no longer sends (or whose try it cut): the run is stopping. */
+  private stopped(method: string, path: string): ApiError {
+    return new ApiError(
+      'API_STOPPED',
+      `${this.service} ${method} ${path}: not finished, the run is stopping`,
+      {
+        service: this.service,
+        method,
+        path,
+      },
+    );
+  }
+
+  /** A request that waited for the service past the outage budget. */
+  private unreachable(method: string, path: string, since: Date | undefined): ApiError {
+    const budget = formatDuration(this.transport.outage.budgetMs);
+    const when = since ? ` since ${clockTime(since)}` : '';
+    return new ApiError(
+      'API_UNREACHABLE',
+      `${this.service} ${method} ${path}: the service could not be reached${when}, longer than the ${budget} waited (--outage-budget or outageBudgetMs)`,
+      { service: this.service, method, path },
+    );
   }
 
   /**
@@ -302,7 +465,9 @@ export class ServiceHttp {
     const started = performance.now();
     const deadline = attemptDeadline(tryMs);
     try {
-      return await this.once(method, target, headers, payload, isRetry, deadline.signal);
+      // The try ends at its deadline, or when the run cuts the tries in flight.
+      const signal = AbortSignal.any([deadline.signal, this.transport.trySignal]);
+      return await this.once(method, target, headers, payload, isRetry, signal);
     } finally {
       deadline.clear();
       budget.spend(performance.now() - started);
@@ -378,6 +543,28 @@ function checkTimes(options: TransportOptions): void {
       );
     }
   }
+}
+
+/** Ends with the job, or, while `queued()` says the job has not started, as soon as `signal` fires. */
+function untilStopped<T>(
+  job: Promise<T>,
+  signal: AbortSignal,
+  queued: () => boolean,
+  stopped: () => Error,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      if (queued()) reject(stopped());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    job.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** `20:01:02`: the local time of day, as a person at the terminal reads it. */
+export function clockTime(at: Date): string {
+  return at.toTimeString().slice(0, 8);
 }
 
 function decodeSafe(s: string): string {

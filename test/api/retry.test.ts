@@ -52,7 +52,7 @@ describe('idempotent requests', () => {
   });
 
   it('PATCH and DELETE are retried; gives up after maxAttempts with the last error', async () => {
-    const { server, catalog } = await setup((_req, res) => sendJson(res, 502, { error: 'gateway' }));
+    const { server, catalog } = await setup((_req, res) => sendJson(res, 500, { error: 'oops' }));
     const err = await rejection(catalog.patch('/Products(1)', { prod_title: 'x' }));
     expect(err.code).toBe('API_SERVER');
     expect(err.attempts).toBe(4);

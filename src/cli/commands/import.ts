@@ -3,6 +3,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
+import type { OutageNotice } from '../../api/circuit.js';
+import { formatDuration } from '../../api/deadline.js';
+import type { ServiceName } from '../../api/errors.js';
+import { clockTime } from '../../api/transport.js';
 import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import { checkSource, type ReaderOptions, workbookSheets } from '../../readers/index.js';
@@ -38,6 +42,9 @@ import {
   runSummary,
   withRunEndOptions,
 } from './run-end.js';
+
+/** After a signal, the requests in flight may finish within this time; then they are cut. */
+const STOP_GRACE_MS = 2_000;
 
 interface ImportArgs extends FeedArgs {
   mode: ImportMode;
@@ -180,29 +187,49 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       let start: RunStart;
       let sheets: string[] | undefined;
       let connection: Awaited<ReturnType<typeof connect>>;
+      // Set once the progress exists: a service found unreachable shows there and as a line.
+      let outageNote: ((service: ServiceName, notice: OutageNotice) => void) | undefined;
       try {
         start = await beginRun(sourceArg(args.source), args);
         sheets = await wholeWorkbook(start.source, readerOptions, args);
         connection = await connect({
           flags: connectionFlagsFrom(args),
           announce: (line) => out.error(line),
+          onOutage: (service, notice) => outageNote?.(service, notice),
         });
       } catch (err) {
         await notifyEarlyFailure(sourceArg(args.source), args, err, out);
         throw err;
       }
       const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
-      // First signal: no new batch, the rows in flight finish, the report is complete. Second: out at once.
+      outageNote = (service, notice) => {
+        const line = outageLine(service, notice, connection.transport.outage.budgetMs);
+        progress.note(
+          notice.state === 'waiting' ? `waiting for the ${service} since ${clockTime(notice.since)}` : '',
+        );
+        out.error(line);
+      };
+      // First signal: no new request; those in flight get a short grace, then are cut; the rows not
+      // finished are `not-attempted` and the report and journal are complete. Second: no grace. Third:
+      // out at once (the journal is flushed; --resume still works).
       const stop: RunStop = {};
+      let signals = 0;
       const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
-        if (stop.signal) {
+        signals += 1;
+        if (signals >= 3) {
           stop.flushNow?.();
-          process.exit(EXIT_CODES[signal]);
+          process.exit(EXIT_CODES[stop.signal ?? signal]);
         }
-        stop.signal = signal;
+        stop.signal ??= signal;
         progress.stop();
+        if (signals === 2) {
+          connection.transport.interrupt(0);
+          out.error(`${signal}: cutting the requests in flight now`);
+          return;
+        }
+        connection.transport.interrupt(STOP_GRACE_MS);
         out.error(
-          `${signal}: finishing the requests in flight, then stopping${signal === 'SIGINT' ? ' (Ctrl-C again to stop at once)' : ''}`,
+          `${signal}: stopping; requests in flight get ${STOP_GRACE_MS / 1000} s to finish${signal === 'SIGINT' ? ' (Ctrl-C again to cut them now)' : ''}`,
         );
       };
       process.on('SIGINT', onSignal);
@@ -255,7 +282,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           counters: () => connection.snapshot(),
           onProgress: (p) =>
             progress.update({
-              done: p.rows,
+              // Rows not attempted are not done: an interrupted run never shows 100%.
+              done: p.rows - p.outcomes['not-attempted'],
               rowsRead: p.rowsRead,
               bytesRead: p.bytesRead,
               ...(p.totalBytes !== undefined && { totalBytes: p.totalBytes }),
@@ -380,6 +408,21 @@ function countsText(outcomes: Record<RowOutcome, number>): string {
     .join(' · ');
 }
 
+/** What a person reads when a service cannot be reached, comes back, or is given up on. */
+function outageLine(service: ServiceName, notice: OutageNotice, budgetMs: number): string {
+  const since = clockTime(notice.since);
+  switch (notice.state) {
+    case 'waiting':
+      return `waiting for the ${service} since ${since}: it cannot be reached (${notice.why}); waiting up to ${formatDuration(budgetMs)} (--outage-budget), then the run stops and --resume finishes it`;
+    case 'back':
+      return `the ${service} is back (unreachable from ${since} for ${formatDuration(Date.now() - notice.since.getTime())}); going on`;
+    case 'gone':
+      return service === 'DAM API'
+        ? `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: rows that need a new image are not written with it`
+        : `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: stopping`;
+  }
+}
+
 function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
   if (args.json) {
     out.print(
@@ -409,6 +452,8 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
         }),
       }),
     );
+    // A run that stopped says so on stderr also with --json: whoever reads the log learns what to do.
+    printStop(out, s, args);
     return;
   }
   const seconds = (s.durationMs / 1000).toFixed(1);
@@ -439,6 +484,19 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
       `  full sync: ${f.missing} of ${f.total} ${args.entity ?? 'records'} not in the feed${s.plan ? ' (would be deleted)' : f.guard ? '' : `, ${f.deleted} deleted${f.failed ? `, ${f.failed} failed` : ''}`}`,
     );
   }
+  printStop(out, s, args);
+  if (args.report) out.error(`report: ${args.report}`);
+  if (args.rejects && s.outcomes.failed + s.outcomes.invalid > 0) {
+    // A workbook's sheets each have their rejects file, named after the sheet.
+    const files = s.sheets
+      ? s.sheets.filter((p) => p.exitCode !== 0).map((p) => rejectsFileOf(args.rejects!, p.sheet))
+      : [args.rejects];
+    out.error(`rejects: ${files.join(', ')} (fix them and run again)`);
+  }
+}
+
+/** Why the run stopped before its end, and what to do next (nothing for a run that finished). */
+function printStop(out: Output, s: ImportSummary, args: ImportArgs): void {
   const notAttempted = s.outcomes['not-attempted'];
   switch (s.stopReason) {
     case 'SIGINT':
@@ -448,6 +506,11 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
     case 'max-errors':
       out.error(
         `stopped: --max-errors ${args['max-errors']} reached; ${notAttempted} rows after that were not attempted`,
+      );
+      break;
+    case 'outage':
+      out.error(
+        `interrupted: the service could not be reached for longer than the outage budget (--outage-budget); ${notAttempted} rows not attempted. When it is back, ${again(s)}`,
       );
       break;
     case 'service':
@@ -466,13 +529,5 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
         `stopped: the run lost its lock, so another run may have taken over; ${notAttempted} rows not attempted. Check no other import of this entity runs, then ${again(s)}`,
       );
       break;
-  }
-  if (args.report) out.error(`report: ${args.report}`);
-  if (args.rejects && s.outcomes.failed + s.outcomes.invalid > 0) {
-    // A workbook's sheets each have their rejects file, named after the sheet.
-    const files = s.sheets
-      ? s.sheets.filter((p) => p.exitCode !== 0).map((p) => rejectsFileOf(args.rejects!, p.sheet))
-      : [args.rejects];
-    out.error(`rejects: ${files.join(', ')} (fix them and run again)`);
   }
 }

@@ -22,8 +22,11 @@ export interface DraftResult {
   changes?: FieldChange[];
   message?: string;
   assets?: AssetOutcome[];
-  /** The service, not the record, failed: `service` (retries ran out), `auth` (the key was refused). */
-  fault?: 'service' | 'auth';
+  /**
+   * The service, not the record, failed: `service` (retries ran out), `auth` (the key was refused),
+   * `unreachable` (waited for past the outage budget), `stopped` (the run stopped before an answer).
+   */
+  fault?: 'service' | 'auth' | 'unreachable' | 'stopped';
 }
 
 export interface ExecutorSettings {
@@ -94,6 +97,9 @@ const SERVICE_FAULTS: readonly ErrorCode[] = ['API_SERVER', 'API_NETWORK', 'API_
 
 function faultOf(err: ApiError): DraftResult['fault'] {
   if (err.code === 'API_UNAUTHORIZED') return 'auth';
+  // A DAM that is gone costs the rows their new images, not the run: only the catalog's stops it.
+  if (err.code === 'API_UNREACHABLE') return err.service === 'Catalog API' ? 'unreachable' : 'service';
+  if (err.code === 'API_STOPPED') return 'stopped';
   return SERVICE_FAULTS.includes(err.code) ? 'service' : undefined;
 }
 

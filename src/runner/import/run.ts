@@ -270,6 +270,8 @@ function sentence(s: Omit<ImportSummary, 'exitCode'> & { exitCode: number }): st
     case 'SIGINT':
     case 'SIGTERM':
       return `Interrupted (${s.stopReason}) after ${s.rows - s.outcomes['not-attempted']} rows; ${s.outcomes['not-attempted']} not attempted. Run the same command with --resume ${s.runId} to finish.`;
+    case 'outage':
+      return `Interrupted: the service could not be reached for longer than the outage budget; ${s.outcomes['not-attempted']} rows not finished. Run the same command with --resume ${s.runId} when it is back.`;
     case 'service':
       return `Stopped: the service kept failing; ${s.outcomes['not-attempted']} rows not attempted. Run again with --resume ${s.runId} when it is back.`;
     case 'auth':
