@@ -239,6 +239,8 @@ describe('stop fast when told', () => {
     const end = await child.exited;
     expect(end.code).toBe(143);
     expect(JSON.parse(end.stdout)).toMatchObject({ state: 'interrupted', stopReason: 'SIGTERM' });
-    expect(end.stderr).toMatch(/interrupted \(SIGTERM\): \d+ rows not attempted\. To finish, run the same command with --resume/);
+    expect(end.stderr).toMatch(
+      /interrupted \(SIGTERM\): \d+ rows not attempted\. To finish, run the same command with --resume/,
+    );
   }, 120_000);
 });
