@@ -39,6 +39,8 @@ export async function waitForImages(
           ...(settings.intervalMs !== undefined && { intervalMs: settings.intervalMs }),
         }),
       );
+      // No answer before the wait ended: the DAM hangs; the images not asked yet are not asked.
+      if (record === undefined) trouble = `no answer about '${reference}' within the wait`;
     } catch (err) {
       if (!isApiError(err)) throw err;
       // The DAM cannot say: the images not known yet stay unknown, the run is not failed for it.
