@@ -38,6 +38,8 @@ export class CircuitClosedOff extends Error {
   constructor(
     readonly reason: 'gone' | 'stopped',
     readonly since: Date | undefined,
+    /** The failure that opened the circuit (`ECONNREFUSED`, `502`). */
+    readonly why = '',
   ) {
     super(
       reason === 'gone' ? 'the service stayed unreachable past the outage budget' : 'the run is stopping',
@@ -77,7 +79,7 @@ export class Circuit {
   ready(): Promise<void> {
     if (this.stopped) return Promise.reject(new CircuitClosedOff('stopped', this.since()));
     if (this.openedAt === undefined) return Promise.resolve();
-    if (this.gone) return Promise.reject(new CircuitClosedOff('gone', this.since()));
+    if (this.gone) return Promise.reject(new CircuitClosedOff('gone', this.since(), this.why));
     return new Promise<void>((resolve, reject) => {
       this.waiters.add({ resolve, reject });
     });
@@ -153,7 +155,7 @@ export class Circuit {
     if (!this.gone && Date.now() - this.openedAt >= this.policy.budgetMs) {
       this.gone = true;
       this.notify({ state: 'gone', since: new Date(this.openedAt), why: this.why });
-      const err = new CircuitClosedOff('gone', new Date(this.openedAt));
+      const err = new CircuitClosedOff('gone', new Date(this.openedAt), this.why);
       for (const w of this.waiters) w.reject(err);
       this.waiters.clear();
     }

@@ -1,6 +1,7 @@
 // The HTTP core every client request goes through: one keep-alive undici Pool per origin, the run's
 // limiter, the run's counters and the retry policy. `ServiceHttp` binds it to one service (base URL
 // and key) and turns every answer into a parsed body or an ApiError.
+import { setMaxListeners } from 'node:events';
 import { Pool } from 'undici';
 import { CatalogIoError } from '../errors.js';
 import {
@@ -11,7 +12,7 @@ import {
   type OutagePolicy,
 } from './circuit.js';
 import { type CountersSnapshot, RunCounters } from './counters.js';
-import { attemptDeadline, formatDuration, RequestBudget } from './deadline.js';
+import { ATTEMPT_TIMEOUT, attemptDeadline, formatDuration, RequestBudget } from './deadline.js';
 import {
   ApiError,
   apiErrorFromNetwork,
@@ -93,6 +94,8 @@ export class Transport {
     this.connectTimeoutMs = options.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs;
     this.outage = { ...OUTAGE_DEFAULTS, ...options.outage };
     this.onOutage = options.onOutage;
+    // Every request in flight or waiting listens to these two: as many as the run has, not ten.
+    setMaxListeners(0, this.waits.signal, this.tries.signal);
   }
 
   /** The circuit of one service (created with its probe on first use). */
@@ -308,7 +311,7 @@ export class ServiceHttp {
         if (!(err instanceof CircuitClosedOff)) throw err;
         throw err.reason === 'stopped'
           ? this.stopped(method, shownPath)
-          : this.unreachable(method, shownPath, err.since);
+          : this.unreachable(method, shownPath, err.since, err.why);
       }
       let failure: ApiError;
       // A try never runs past the request's budget: the last one gets what is left.
@@ -414,12 +417,15 @@ export class ServiceHttp {
   }
 
   /** A request that waited for the service past the outage budget. */
-  private unreachable(method: string, path: string, since: Date | undefined): ApiError {
+  private unreachable(method: string, path: string, since: Date | undefined, why: string): ApiError {
     const budget = formatDuration(this.transport.outage.budgetMs);
     const when = since ? ` since ${clockTime(since)}` : '';
+    const cause = why
+      ? ` (${why === ATTEMPT_TIMEOUT ? `no answer within ${formatDuration(this.transport.timeoutMs)}` : why})`
+      : '';
     return new ApiError(
       'API_UNREACHABLE',
-      `${this.service} ${method} ${path}: the service could not be reached${when}, longer than the ${budget} waited (--outage-budget or outageBudgetMs)`,
+      `${this.service} ${method} ${path}: the service could not be reached${cause}${when}, longer than the ${budget} waited; raise --outage-budget or outageBudgetMs`,
       { service: this.service, method, path },
     );
   }
