@@ -19,7 +19,7 @@ export interface OutagePolicy {
 
 export const OUTAGE_DEFAULTS: Readonly<OutagePolicy> = Object.freeze({
   budgetMs: 600_000,
-  threshold: 3,
+  threshold: 5,
   probeBaseMs: 1_000,
   probeMaxMs: 30_000,
 });

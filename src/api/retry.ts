@@ -15,7 +15,7 @@
 // How long in all: a request's tries and waits share one budget (2 minutes by default, tries
 // included); a wait that would not fit in what is left is not started. A 429 is not counted against
 // `maxAttempts`: the service refused the request before doing anything, so a storm of 429s is waited
-// out for as long as the budget lasts.
+// out for as long as the budget lasts. Nor is a failure that says the service cannot be reached.
 // A service that cannot be reached at all is not retried here but waited for (src/api/circuit.ts).
 import { ATTEMPT_TIMEOUT } from './deadline.js';
 import type { ApiError } from './errors.js';
@@ -120,7 +120,9 @@ export function decideRetry(
   const notSent = err.status === 429 || (errno !== undefined && policy.notSentErrorCodes.includes(errno));
   if (!retryable && !notSent) return { retry: false, ambiguous: false, reason: 'final' };
   if (!idempotent && !notSent) return { retry: false, ambiguous: true, reason: 'final' };
-  if (attempt >= policy.maxAttempts && err.status !== 429)
+  // A 429, or a service that cannot be reached, says nothing of the request: its time bounds it, not
+  // its tries (the circuit then holds it while the service is away).
+  if (attempt >= policy.maxAttempts && err.status !== 429 && unreachableKind(err) === undefined)
     return { retry: false, ambiguous: false, reason: 'attempts' };
   let delayMs: number;
   if ((err.status === 429 || err.status === 503) && err.retryAfterSeconds !== undefined) {

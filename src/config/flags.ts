@@ -45,7 +45,7 @@ export const connectionOptions = {
   'retry-budget': numberOption(
     'retryBudgetMs',
     '--retry-budget',
-    'Time for one request, all its tries and waits, ms (default 120000)',
+    'Time for one request, all its tries and waits, ms (default 120000); a storm of 429s is waited out within it',
   ),
   'outage-budget': numberOption(
     'outageBudgetMs',

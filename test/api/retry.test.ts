@@ -164,6 +164,44 @@ describe('POST is never retried blindly', () => {
   });
 });
 
+describe('what counts as a try', () => {
+  const failed = (status: number | undefined, errno?: string) => {
+    const err = new ApiError(status === undefined ? 'API_NETWORK' : 'API_SERVER', 'x', {
+      service: 'Catalog API',
+      method: 'GET',
+      path: '/Products',
+      ...(status !== undefined && { status }),
+    });
+    if (errno) err.details.errno = errno;
+    return err;
+  };
+  const policy = retryPolicy({ maxAttempts: 3, budgetMs: 60_000 });
+  const noJitter = () => 0;
+
+  it('a 429 or a service that cannot be reached is retried past maxAttempts while the budget lasts', () => {
+    for (const err of [
+      failed(429),
+      failed(502),
+      failed(undefined, 'ECONNREFUSED'),
+      failed(undefined, 'ECONNRESET'),
+    ])
+      expect(decideRetry(policy, 'GET', 10, err, noJitter, 30_000).retry).toBe(true);
+    expect(decideRetry(policy, 'GET', 10, failed(429), noJitter, 0)).toEqual({
+      retry: false,
+      ambiguous: false,
+      reason: 'budget',
+    });
+  });
+
+  it('a 500 is a try that counts: given up after maxAttempts', () => {
+    expect(decideRetry(policy, 'GET', 3, failed(500), noJitter, 30_000)).toEqual({
+      retry: false,
+      ambiguous: false,
+      reason: 'attempts',
+    });
+  });
+});
+
 describe('requests as sent', () => {
   it('sends the key, JSON, Accept-Language when asked, and encodes paths and queries', async () => {
     const { server, catalog } = await setup((_req, res) => {
