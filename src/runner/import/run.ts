@@ -4,6 +4,7 @@
 // one report line per source row, recorded in the journal first.
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { isApiError } from '../../api/errors.js';
 import { isCatalogIoError } from '../../errors.js';
 import type { HeldLock } from '../../lock/types.js';
 import { openSource } from '../../readers/index.js';
@@ -118,9 +119,18 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
     let fullSync: FullSyncResult | undefined;
     // A run that stopped early never deletes: what it did not read is not missing.
     if (options.missing === 'delete' && !stopReason && !options.stop?.signal) {
-      fullSync = await retire(options, recorder, run);
-      if (fullSync.guard) stopReason = 'max-missing';
-      if (fullSync.guard) warnings.push(fullSync.guard);
+      try {
+        fullSync = await retire(options, recorder, run);
+        if (fullSync.guard) stopReason = 'max-missing';
+        if (fullSync.guard) warnings.push(fullSync.guard);
+      } catch (err) {
+        // Stopped (a signal) or the catalog gone while listing what to delete: nothing more is deleted,
+        // and the run ends as interrupted, like a run stopped in its rows.
+        if (isApiError(err, 'API_STOPPED')) stopReason = options.stop?.signal ?? 'SIGTERM';
+        else if (isApiError(err, 'API_UNREACHABLE')) stopReason = 'outage';
+        else throw err;
+        warnings.push(`full sync not finished: ${(err as Error).message}`);
+      }
     }
     if (known) {
       if (fullSync) known.distrust();
