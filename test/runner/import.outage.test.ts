@@ -89,7 +89,7 @@ async function expectAllOnce(name: string, rows: number): Promise<void> {
 
 describe('what passes is waited out', () => {
   it('the issue’s storm: 20 s of 429s (Retry-After: 1) with default settings fails no row', async () => {
-    const ROWS = 2000;
+    const ROWS = 800;
     const { cwd, feed } = await setup('STORM', ROWS);
     const child = startCli(args(feed), cwd, fixture.sb, viaProxy());
     await journalReaches(cwd, 20);
