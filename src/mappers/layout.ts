@@ -6,6 +6,7 @@
 import { CatalogIoError } from '../errors.js';
 import type { EntityModel, TenantModel } from '../schema/model.js';
 import { REJECTS_COLUMNS } from '../writers/rejects.js';
+import { PathReader } from './category-path.js';
 import type { CoerceType } from './coerce.js';
 import type { PlainColumn } from './plain.js';
 import { jsonPath } from './profile.js';
@@ -32,6 +33,8 @@ export interface Placement {
   plain: boolean;
   /** The column the layout records for this placement: a row that took another one records its own. */
   column: string;
+  /** A `categoryPath` column: how its cells are read as paths of category titles. */
+  paths?: PathReader;
 }
 
 export interface ColumnPlan extends Placement {
@@ -203,7 +206,17 @@ export class ColumnPlanner {
     const path = jsonPath(`/columns/${escapePointer(header)}`);
     const spec: ColumnRule = typeof rule === 'string' ? { field: rule } : rule;
     const target = this.resolveTarget(spec.field, spec.culture, path);
-    return { header, ...this.place(target, { ...this.defaults, ...spec }, header) };
+    const placement = this.place(target, { ...this.defaults, ...spec }, header);
+    if (spec.categoryPath === undefined) return { header, ...placement };
+    if (!isPathTarget(target)) {
+      throw profileError(
+        `${path}.categoryPath`,
+        'applies to a category link (cat_refs of products) or, on categories, to cat_ref or cat_parent_ref',
+      );
+    }
+    const separator = spec.categoryPath === true ? undefined : spec.categoryPath.separator;
+    const list = placement.multiple && typeof spec.split === 'string' ? spec.split : undefined;
+    return { header, ...placement, plain: false, paths: new PathReader(separator, list) };
   }
 
   private planField(key: string, rule: FieldRule): FieldPlan {
@@ -270,6 +283,12 @@ export class ColumnPlanner {
     }
     return { ...target, culture: known };
   }
+}
+
+/** Where a path of category titles can go: a product's category link, a category's own ref or its parent. */
+function isPathTarget(target: Target): boolean {
+  if (target.kind === 'link') return target.link === 'categoryRefs' || target.link === 'parentRef';
+  return target.entity.kind === 'categories' && target.field.name === target.entity.refField;
 }
 
 function coerceTypeOf(target: Target, rule: ConversionRule): CoerceType {

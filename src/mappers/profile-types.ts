@@ -32,6 +32,14 @@ export interface ConversionRule {
 export interface ColumnRule extends ConversionRule {
   field: string;
   culture?: string;
+  /**
+   * The cell names categories by their titles, as a path (`Clothing > Hoodies`): the import links the
+   * category of each path, creating the missing ones parents first. `true`: the separator is found in
+   * the file (the first of ` > `, `/`, `|` a cell holds); `split` separates several paths in one cell.
+   * On a product's category link (`cat_refs`); on categories, on `cat_ref` (the row's own path) or
+   * `cat_parent_ref` (its parent's path).
+   */
+  categoryPath?: true | { separator?: string };
 }
 
 /** A field filled from something other than one column. */

@@ -17,6 +17,8 @@ export interface RunSummary {
   /** Rows per outcome: created, updated, unchanged, deleted, invalid, failed, not-attempted, ... */
   outcomes: Record<string, number>;
   rows: number;
+  /** Rows written without an image or file that could not be registered (imports). */
+  assetWarnings?: number;
   requests: { total: number; byMethod: Record<string, number> };
   startedAt: string;
   finishedAt: string;

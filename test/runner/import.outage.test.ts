@@ -166,30 +166,52 @@ describe('the DAM is not the Catalog', () => {
     ['answers 500', { kind: 'status', status: 500, paths: /^\/dam\// }, ['--retry-budget', '1500']],
     ['hangs', { kind: 'hang', paths: /^\/dam\// }, ['--timeout', '300', '--outage-budget', '1500']],
   ] as const) {
-    it(`a DAM that ${what}: rows without images are all written; only rows with a new image are affected`, async () => {
+    it(`a DAM that ${what}: rows without images are all written; rows with a new image are written without it, warned`, async () => {
       const ROWS = 60;
       const name = what === 'hangs' ? 'DAMHANG' : 'DAM500';
       const { cwd, feed } = await setup(name, ROWS, imageOf(name));
       await proxy.set(fault);
       const end = await runCli(args(feed, ...flags), cwd, fixture.sb, viaProxy());
       expect(end.stderr).not.toContain('[INTERNAL]');
+      expect(end.code, end.stderr).toBe(0);
       expect(proxy.faulted[fault.kind === 'hang' ? 'hang' : '500']).toBeGreaterThan(0);
       const report = await reportOf(cwd, name, ROWS);
       const plain = report.filter((_, i) => (i + 1) % 2 === 0);
       const withImage = report.filter((_, i) => (i + 1) % 2 === 1);
-      expect(new Set(plain.map((l) => l.outcome))).toEqual(new Set(['created']));
-      // Rows that need a new image are not written with it, and say why.
+      expect(new Set(report.map((l) => l.outcome))).toEqual(new Set(['created']));
+      for (const l of plain) expect(l.warnings ?? '').toBe('');
+      // Rows that need a new image are written without it, and say why.
       for (const l of withImage) {
         expect(l.assets).toMatch(/failed/);
-        expect(`${l.message} ${l.assets}`).toMatch(/DAM API/);
+        expect(l.warnings).toMatch(/left out: .*DAM API/);
       }
       const products = await productsByRef(fixture.sb);
-      for (const l of plain) expect(products.byRef[l.ref!]).toBeDefined();
-      for (const l of withImage) expect(products.byRef[l.ref!]?.prod_images ?? []).toEqual([]);
+      for (const l of report) expect(products.byRef[l.ref!]).toBeDefined();
+      for (const l of withImage) expect(products.byRef[l.ref!]!.prod_images ?? []).toEqual([]);
       // A DAM that stays unreachable is not waited for again by every batch.
       if (fault.kind === 'hang') expect(end.stderr).toContain('the DAM API could not be reached since');
     }, 120_000);
   }
+
+  it('--on-asset-error fail: a DAM outage holds back only the rows with a new image', async () => {
+    const ROWS = 40;
+    const { cwd, feed } = await setup('DAMSTRICT', ROWS, imageOf('DAMSTRICT'));
+    await proxy.set({ kind: 'status', status: 502, paths: /^\/dam\// });
+    const end = await runCli(
+      args(feed, '--on-asset-error', 'fail', '--outage-budget', '1500'),
+      cwd,
+      fixture.sb,
+      viaProxy(),
+    );
+    expect(end.code, end.stderr).toBe(1);
+    const report = await reportOf(cwd, 'DAMSTRICT', ROWS);
+    const products = await productsByRef(fixture.sb);
+    report.forEach((l, i) => {
+      expect(l.outcome).toBe(i % 2 === 1 ? 'created' : 'failed');
+      if (i % 2 === 1) expect(products.byRef[l.ref!]).toBeDefined();
+      else expect(products.byRef[l.ref!]).toBeUndefined();
+    });
+  }, 120_000);
 });
 
 describe('stop fast when told', () => {

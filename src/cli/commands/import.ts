@@ -54,6 +54,7 @@ interface ImportArgs extends FeedArgs {
   'delete-variants': boolean;
   'on-duplicate-asset': DuplicatePolicy;
   'refresh-assets': boolean;
+  'on-asset-error': 'warn' | 'fail';
   'wait-for-images': boolean;
   concurrency?: number;
   resume?: string;
@@ -117,7 +118,13 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         .option('refresh-assets', {
           type: 'boolean',
           default: false,
-          describe: 'Ignore the cache of URLs registered by earlier runs',
+          describe: 'Ignore the cache of URLs registered (or refused) in earlier runs',
+        })
+        .option('on-asset-error', {
+          choices: ['warn', 'fail'] as const,
+          default: 'warn' as const,
+          describe:
+            'An image or file the DAM cannot take: write the record without it and warn, or fail the row',
         })
         .option('wait-for-images', {
           type: 'boolean',
@@ -275,6 +282,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           deleteVariants: args['delete-variants'],
           onDuplicateAsset: args['on-duplicate-asset'],
           refreshAssets: args['refresh-assets'],
+          onAssetError: args['on-asset-error'],
           assetCacheFile: path.join(process.cwd(), '.catalog-io', 'assets', `${connection.tenant.name}.json`),
           waitForImages: args['wait-for-images'],
           ...(args.report && { reportFile: args.report }),
@@ -418,7 +426,7 @@ function outageLine(service: ServiceName, notice: OutageNotice, budgetMs: number
       return `the ${service} is back (unreachable from ${since} for ${formatDuration(Date.now() - notice.since.getTime())}); going on`;
     case 'gone':
       return service === 'DAM API'
-        ? `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: rows that need a new image are not written with it`
+        ? `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: rows that need a new image are written without it, with a warning (held back with --on-asset-error fail)`
         : `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: stopping`;
   }
 }
@@ -436,6 +444,8 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
         topErrors: s.topErrors,
         warnings: s.warnings,
         assets: s.assets,
+        assetWarnings: s.assetWarnings,
+        ...(s.categoriesCreated.count > 0 && { categoriesCreated: s.categoriesCreated }),
         failedImages: s.failedImages,
         requests: s.requests,
         stopped: s.stopped,
@@ -468,6 +478,18 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
   if (a.registered + a.reused + a.cached + a.planned + a.failed > 0) {
     out.error(
       `  assets: ${a.registered} registered, ${a.reused} reused, ${a.cached} known from earlier runs${a.planned ? `, ${a.planned} to register` : ''}, ${a.failed} failed`,
+    );
+  }
+  const c = s.categoriesCreated;
+  if (c.count > 0) {
+    const more = c.count > c.paths.length ? `, and ${c.count - c.paths.length} more` : '';
+    out.error(
+      `  categories ${s.plan ? 'that would be created' : 'created'} for their paths: ${c.count} (${c.paths.join('; ')}${more})`,
+    );
+  }
+  if (s.assetWarnings > 0) {
+    out.error(
+      `  ${s.assetWarnings} rows written without an image or file that could not be registered (the report's warnings column)`,
     );
   }
   if (s.failedImages.length) out.error(`  images that failed processing: ${s.failedImages.join(', ')}`);

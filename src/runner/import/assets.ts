@@ -3,6 +3,9 @@
 // - A cache file (URL -> reference) skips URLs registered by earlier runs (`--refresh-assets` ignores it).
 // - 409 "already exists" follows the duplicate policy; 409 quota stops every later registration;
 //   a 400 fails only the rows that use that URL. Two URLs with the same file name are reported.
+// - A URL the DAM could not take (a 400, or its own 500: the source could not be fetched) costs one
+//   POST per run, and is remembered in the cache file for a while (`failedTtlMs`): the runs after it
+//   do not spend a request on it until then.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AssetKind, DamClient } from '../../api/dam.js';
@@ -11,6 +14,8 @@ import { RETRY_DEFAULTS } from '../../api/retry.js';
 import type { PlannedRecords } from './planned.js';
 
 export type DuplicatePolicy = 'reuse' | 'replace' | 'fail';
+
+export type AssetErrorPolicy = 'warn' | 'fail';
 
 export type AssetStatus = 'registered' | 'reused' | 'cached' | 'planned' | 'failed';
 
@@ -36,7 +41,20 @@ export interface AssetRegistrarOptions {
   planned?: Pick<PlannedRecords, 'registers' | 'wouldRegister'>;
   /** How long `replace` waits for an image to leave processing before giving up. */
   replaceWaitMs?: number;
+  /** How long a URL that failed is not tried again (runs read it from the cache file). Default 7 days. */
+  failedTtlMs?: number;
 }
+
+/** A URL the DAM could not take, remembered so the next runs do not try it again too soon. */
+interface FailedEntry {
+  kind: AssetKind;
+  message: string;
+  failedAt: string;
+}
+
+export const FAILED_TTL_MS = 7 * 24 * 3600_000;
+/** Failed URLs remembered at most (the oldest fall out first). */
+export const FAILED_LIMIT = 20_000;
 
 interface CacheEntry {
   reference: string;
@@ -68,6 +86,9 @@ export class AssetRegistrar {
   /** Reference -> the URL that claimed it this run (bounded like the cache). */
   private readonly claimed = new Map<string, string>();
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly failedUrls = new Map<string, FailedEntry>();
+  /** POSTs sent again after an answer that left their outcome unknown (counted as retries). */
+  resends = 0;
   private quotaMessage: Partial<Record<AssetKind, string>> = {};
   /** References the DAM already holds, found by lookup (bounded like the cache). */
   private readonly known = new Map<string, true>();
@@ -102,6 +123,7 @@ export class AssetRegistrar {
     for (const { kind, url } of assets) {
       if (this.done.has(url) || this.inFlight.has(url)) continue;
       if (!this.options.refresh && this.cache.get(url)?.kind === kind) continue;
+      if (this.rememberedFailure(url, kind)) continue;
       const reference = safeReference(url);
       if (reference === undefined || this.known.has(`${kind}:${reference}`)) continue;
       const set = byKind.get(kind) ?? new Set<string>();
@@ -180,6 +202,17 @@ export class AssetRegistrar {
   ): Promise<AssetOutcome> {
     const cached = this.options.refresh ? undefined : this.cache.get(url);
     if (cached && cached.kind === kind) return { url, kind, reference: cached.reference, status: 'cached' };
+    const failedBefore = this.rememberedFailure(url, kind);
+    if (failedBefore) {
+      const until = new Date(Date.parse(failedBefore.failedAt) + this.failedTtl()).toISOString();
+      return {
+        url,
+        kind,
+        reference,
+        status: 'failed',
+        message: `${failedBefore.message} (at ${failedBefore.failedAt}; not tried again before ${until}, --refresh-assets tries it now)`,
+      };
+    }
     const exists = this.known.has(`${kind}:${reference}`);
     if (this.options.plan) {
       if (!exists) this.options.planned?.wouldRegister(kind, reference);
@@ -212,7 +245,7 @@ export class AssetRegistrar {
           return { url, kind, reference, status: 'failed', message };
         }
         if (err.status === 409) return this.onDuplicate(kind, url, reference, message);
-        if (!err.ambiguous) return { url, kind, reference, status: 'failed', message };
+        if (!err.ambiguous) return this.failed(url, kind, reference, message, err.status === 400);
         // The POST may have gone through: the asset exists now, or it is safe to send again.
         const there = await this.exists(kind, reference).catch((lookupErr: unknown) => {
           if (!isApiError(lookupErr) || lookupErr.code === 'API_STOPPED') throw lookupErr;
@@ -224,7 +257,13 @@ export class AssetRegistrar {
           this.rememberInCache(url, kind, reference);
           return { url, kind, reference, status: 'registered' };
         }
-        if (attempt >= AMBIGUOUS_POST_ATTEMPTS) return { url, kind, reference, status: 'failed', message };
+        // The DAM could not fetch the source (the spec's 500 for transport failures reaching the source
+        // URL and download time-outs): sending it again would only fail again. Once per run. Other
+        // 500s (storage, database) may pass on another try.
+        if (err.status === 500 && isSourceFailure(message))
+          return this.failed(url, kind, reference, message, true);
+        if (attempt >= AMBIGUOUS_POST_ATTEMPTS) return this.failed(url, kind, reference, message, false);
+        this.resends += 1;
       }
     }
   }
@@ -264,20 +303,57 @@ export class AssetRegistrar {
     }
   }
 
+  /** A failed outcome; `remember`: the URL itself is at fault, the next runs skip it for a while. */
+  private failed(
+    url: string,
+    kind: AssetKind,
+    reference: string,
+    message: string,
+    remember_: boolean,
+  ): AssetOutcome {
+    if (remember_ && !this.options.plan)
+      remember(this.failedUrls, url, { kind, message, failedAt: new Date().toISOString() }, FAILED_LIMIT);
+    return { url, kind, reference, status: 'failed', message };
+  }
+
+  private failedTtl(): number {
+    return this.options.failedTtlMs ?? FAILED_TTL_MS;
+  }
+
+  /** A failure of an earlier run still within its time to live (not with --refresh-assets). */
+  private rememberedFailure(url: string, kind: AssetKind): FailedEntry | undefined {
+    if (this.options.refresh) return undefined;
+    const entry = this.failedUrls.get(url);
+    if (!entry || entry.kind !== kind) return undefined;
+    if (Date.now() - Date.parse(entry.failedAt) < this.failedTtl()) return entry;
+    return undefined;
+  }
+
   private async exists(kind: AssetKind, reference: string): Promise<boolean> {
     for await (const _ of this.dam.existing(kind, [reference])) return true;
     return false;
   }
 
   private rememberInCache(url: string, kind: AssetKind, reference: string): void {
+    this.failedUrls.delete(url);
     remember(this.cache, url, { reference, kind, registeredAt: new Date().toISOString() });
   }
 
   private loadCache(file: string): void {
     try {
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as { entries?: Record<string, CacheEntry> };
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as {
+        entries?: Record<string, CacheEntry>;
+        failed?: Record<string, FailedEntry>;
+      };
       for (const [url, entry] of Object.entries(parsed.entries ?? {})) {
         if (entry && typeof entry.reference === 'string') remember(this.cache, url, entry);
+      }
+      const now = Date.now();
+      for (const [url, entry] of Object.entries(parsed.failed ?? {})) {
+        const at = Date.parse(entry?.failedAt ?? '');
+        // Expired entries are dropped as the file is read: it never grows past what is still due.
+        if (typeof entry?.message === 'string' && now - at < this.failedTtl())
+          remember(this.failedUrls, url, entry, FAILED_LIMIT);
       }
     } catch {
       // No cache yet, or an unreadable one: start empty (it is only a cache).
@@ -290,9 +366,21 @@ export class AssetRegistrar {
     if (!file || this.options.plan) return;
     mkdirSync(dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ version: 1, entries: Object.fromEntries(this.cache) }));
+    writeFileSync(
+      tmp,
+      JSON.stringify({
+        version: 1,
+        entries: Object.fromEntries(this.cache),
+        failed: Object.fromEntries(this.failedUrls),
+      }),
+    );
     renameSync(tmp, file);
   }
+}
+
+/** A DAM 500 that says the source URL could not be fetched (not a fault of the DAM itself). */
+function isSourceFailure(message: string): boolean {
+  return /could not download|could not be reached|download timed out|source (host|url)/i.test(message);
 }
 
 function safeReference(url: string): string | undefined {
@@ -304,8 +392,8 @@ function safeReference(url: string): string | undefined {
 }
 
 /** Insert into a Map used as a bounded, oldest-first cache. */
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
+function remember<V>(map: Map<string, V>, key: string, value: V, limit = CACHE_LIMIT): void {
   map.delete(key);
   map.set(key, value);
-  if (map.size > CACHE_LIMIT) map.delete(map.keys().next().value as string);
+  if (map.size > limit) map.delete(map.keys().next().value as string);
 }

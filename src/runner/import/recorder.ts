@@ -48,6 +48,8 @@ export interface Carried {
   rows: number;
   /** Rows failed or invalid (they count towards --max-errors). */
   errors: number;
+  /** Rows written with a warning (an image or file left out). */
+  warned: number;
 }
 
 /** What the run says of itself at its end; the recorder adds the run id, command and tenant. */
@@ -57,7 +59,7 @@ export class RunRecorder implements WriteLog {
   private journal!: JournalWriter;
   private report: RunReportWriter | undefined;
   private readonly prior_ = new Map<string, WriteIntent>();
-  readonly carried: Carried = { finished: new OrdinalSet(), outcomes: {}, rows: 0, errors: 0 };
+  readonly carried: Carried = { finished: new OrdinalSet(), outcomes: {}, rows: 0, errors: 0, warned: 0 };
 
   private constructor(
     readonly registry: RunRegistry,
@@ -145,6 +147,7 @@ export class RunRecorder implements WriteLog {
           this.carried.finished.add(record.n);
           this.carried.rows += 1;
           if (record.line.outcome === 'failed' || record.line.outcome === 'invalid') this.carried.errors += 1;
+          if (record.line.warnings) this.carried.warned += 1;
           this.carried.outcomes[record.line.outcome] = (this.carried.outcomes[record.line.outcome] ?? 0) + 1;
         } else if (record.t === 'inflight') {
           inflight.set(record.b, record.intents);

@@ -149,11 +149,14 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
       warnings,
       notes: opened.notes,
       assets: run.registrar?.counts ?? { registered: 0, reused: 0, cached: 0, planned: 0, failed: 0 },
+      assetWarnings: loop.assetWarnings,
+      categoriesCreated: run.categoriesCreated,
       failedImages,
       requests: {
         total: requests?.requests ?? 0,
         byMethod: requests?.byMethod ?? {},
-        retries: requests?.retries ?? 0,
+        // A POST the registrar sent again after an unknown outcome is a retry too.
+        retries: (requests?.retries ?? 0) + (run.registrar?.resends ?? 0),
         rateLimited: requests?.rateLimited ?? 0,
       },
       stopped: stopReason !== undefined,
@@ -174,6 +177,7 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
         exitCode: summary.exitCode,
         outcomes: Object.fromEntries(Object.entries(summary.outcomes).filter(([, n]) => n > 0)),
         rows: summary.rows,
+        ...(summary.assetWarnings > 0 && { assetWarnings: summary.assetWarnings }),
         requests: { total: summary.requests.total, byMethod: summary.requests.byMethod },
         startedAt: recorder.meta.startedAt,
         finishedAt: new Date().toISOString(),
@@ -292,9 +296,14 @@ function sentence(s: Omit<ImportSummary, 'exitCode'> & { exitCode: number }): st
       return `Stopped: --max-errors reached with ${failed} rows failed or invalid; fix them (see the report) and run again.`;
     case 'max-missing':
       return `Nothing was deleted: ${s.fullSync?.guard ?? 'too many records are missing from the feed'}. Check the feed is complete, or raise --max-missing.`;
-    default:
+    default: {
+      const warned =
+        s.assetWarnings > 0
+          ? ` ${s.assetWarnings} rows were written without an image or file that could not be registered (see the report's warnings).`
+          : '';
       return failed > 0
-        ? `Finished with ${failed} of ${s.rows} rows failed or invalid: see the report.`
-        : `Finished: ${s.rows} rows, none failed.`;
+        ? `Finished with ${failed} of ${s.rows} rows failed or invalid: see the report.${warned}`
+        : `Finished: ${s.rows} rows, none failed.${warned}`;
+    }
   }
 }
