@@ -293,10 +293,12 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
               // Rows not attempted are not done: an interrupted run never shows 100%.
               done: p.rows - p.outcomes['not-attempted'],
               rowsRead: p.rowsRead,
+              ...(p.rowsMade !== undefined && { rowsMade: p.rowsMade }),
               bytesRead: p.bytesRead,
               ...(p.totalBytes !== undefined && { totalBytes: p.totalBytes }),
               counts: countsText(p.outcomes),
               ...(p.requests && { requests: p.requests.requests, rateLimited: p.requests.rateLimited }),
+              ...(connection.requestRate !== undefined && { requestRate: connection.requestRate }),
             }),
         };
         const summary = sheets

@@ -18,6 +18,12 @@ interface LinkPlanItem {
   kind: string;
 }
 
+/** An attribute set named by its name (`typ_name`): resolved to its id in this tenant; empty: the default set. */
+interface SetNameItem {
+  field: string;
+  name: string;
+}
+
 /** Each draft's link ids, or the reason one is missing. */
 export async function resolveLinks(
   lookup: RecordLookup,
@@ -27,9 +33,12 @@ export async function resolveLinks(
 ): Promise<Map<Draft, ResolvedLinks>> {
   const wanted = new Map<EntityModel, Set<string>>();
   const plans = new Map<Draft, LinkPlanItem[]>();
+  const setNames = new Map<Draft, SetNameItem[]>();
   for (const draft of drafts) {
     const plan = linkPlan(entity, draft, model);
     plans.set(draft, plan);
+    const named = setNamePlan(entity, draft);
+    if (named.length > 0) setNames.set(draft, named);
     for (const p of plan) {
       const set = wanted.get(p.target) ?? new Set();
       for (const r of p.refs) set.add(r);
@@ -37,6 +46,7 @@ export async function resolveLinks(
     }
   }
   for (const [target, refs] of wanted) await lookup.lookupIds(target, refs);
+  const sets = setNames.size > 0 ? await lookup.attributeSetIds() : undefined;
 
   const resolved = new Map<Draft, ResolvedLinks>();
   for (const draft of drafts) {
@@ -63,6 +73,17 @@ export async function resolveLinks(
       }
       if (missing) break;
       ids[p.field] = p.many ? values : (values[0] ?? null);
+    }
+    for (const item of setNames.get(draft) ?? []) {
+      if (missing) break;
+      const id = item.name === '' ? null : sets?.get(item.name);
+      if (id === undefined) {
+        const column = item.field.replace(/_id$/, '_name');
+        missing = {
+          error: `attribute set '${item.name}' is not in the tenant (${column})`,
+          problem: placeOf(draft, column, item.name, 'attribute set is not in the tenant', item.field),
+        };
+      } else ids[item.field] = id;
     }
     resolved.set(draft, missing ?? { ids });
   }
@@ -104,10 +125,20 @@ function linkPlan(entity: EntityModel, draft: Draft, model: TenantModel): LinkPl
       plan.push({ field, target: categories, refs: categoryRefs, many: true, kind: 'categoryRefs' });
   }
   for (const [field, refs] of Object.entries(byField ?? {})) {
+    if (entity.field(field)?.references === 'AttributeSets') continue; // by name: setNamePlan
     const target = targetOf(entity.field(field)?.references, model);
     if (target) plan.push({ field, target, refs: [refs].flat(), many: Array.isArray(refs), kind: 'byField' });
   }
   return plan;
+}
+
+function setNamePlan(entity: EntityModel, draft: Draft): SetNameItem[] {
+  const out: SetNameItem[] = [];
+  for (const [field, name] of Object.entries(draft.links.byField ?? {})) {
+    if (entity.field(field)?.references === 'AttributeSets' && typeof name === 'string')
+      out.push({ field, name: name.trim() });
+  }
+  return out;
 }
 
 function targetOf(references: string | undefined, model: TenantModel): EntityModel | undefined {

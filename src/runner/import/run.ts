@@ -97,6 +97,7 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
       () => ({
         bytesRead: source.bytesRead(),
         ...(source.totalBytes !== undefined && { totalBytes: source.totalBytes }),
+        ...(source.rowsMade && { rowsMade: source.rowsMade() }),
       }),
       known,
       planned,
