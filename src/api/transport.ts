@@ -38,6 +38,8 @@ export const TIMEOUT_DEFAULTS = Object.freeze({
   connectTimeoutMs: 10_000,
 });
 
+/** The least time left in a request's budget for which another try is sent, ms. */
+const LEAST_TRY_MS = 100;
 /** A probe of a service that cannot be reached waits at most this long for its answer, ms. */
 const PROBE_TIMEOUT_MS = 10_000;
 /** A cheap read each service answers whenever it is up: the circuit's probe. */
@@ -365,7 +367,10 @@ export class ServiceHttp {
       failure.attempts = attempt;
       const kind = unreachableKind(failure);
       const held = kind !== undefined && circuit.unreachable(kind);
-      const decision = decideRetry(policy, method, counted, failure, Math.random, budget.remaining());
+      // A try needs a little time to be worth sending: a sliver of budget would only end in a
+      // timeout that hides what the service said.
+      const worthTrying = budget.remaining() - Math.min(LEAST_TRY_MS, timeoutMs);
+      const decision = decideRetry(policy, method, counted, failure, Math.random, worthTrying);
       if (failure.status === undefined || failure.status >= 500) unknownOutcomeBefore = true;
       if (held && (decision.retry || !decision.ambiguous)) {
         // The service cannot be reached: the circuit holds the request until it is back (or gives up),
