@@ -6,7 +6,7 @@ import type { CommandModule } from 'yargs';
 import type { OutageNotice } from '../../api/circuit.js';
 import { formatDuration } from '../../api/deadline.js';
 import type { ServiceName } from '../../api/errors.js';
-import { clockTime } from '../../api/transport.js';
+import { clockTime } from '../../api/service-http.js';
 import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import { checkSource, type ReaderOptions, workbookSheets } from '../../readers/index.js';
