@@ -10,7 +10,11 @@
 export interface OutagePolicy {
   /** How long a service may stay unreachable before the requests waiting for it give up, ms. */
   budgetMs: number;
-  /** Failures of the unreachable kind in a row (no answer in between) that open the circuit. */
+  /**
+   * Failures of the unreachable kind in a row (no answer in between) that open the circuit; a request
+   * about to give up on such a failure opens it too. `Infinity`: no circuit, requests give up as the
+   * retry policy says.
+   */
   threshold: number;
   /** The first pause before a probe, ms; it doubles up to `probeMaxMs`. */
   probeBaseMs: number;
@@ -99,11 +103,14 @@ export class Circuit {
     this.waiters.clear();
   }
 
-  /** A try found the service unreachable; says whether the circuit is open now (the request should wait). */
-  unreachable(why: string): boolean {
-    if (this.stopped) return false;
+  /**
+   * A try found the service unreachable; says whether the circuit is open now (the request should
+   * wait). `outOfTime`: the request would give up on it otherwise, which is reason enough to open.
+   */
+  unreachable(why: string, outOfTime = false): boolean {
+    if (this.stopped || this.policy.threshold === Number.POSITIVE_INFINITY) return false;
     this.failuresInARow += 1;
-    if (this.openedAt === undefined && this.failuresInARow >= this.policy.threshold) {
+    if (this.openedAt === undefined && (outOfTime || this.failuresInARow >= this.policy.threshold)) {
       this.openedAt = Date.now();
       this.why = why;
       this.notify({ state: 'waiting', since: new Date(this.openedAt), why });

@@ -212,12 +212,14 @@ export class ServiceHttp {
         });
       }
       failure.attempts = attempt;
-      const kind = unreachableKind(failure);
-      const held = kind !== undefined && circuit.unreachable(kind);
       // A try needs a little time to be worth sending: a sliver of budget would only end in a
       // timeout that hides what the service said.
       const worthTrying = budget.remaining() - Math.min(LEAST_TRY_MS, timeoutMs);
       const decision = decideRetry(policy, method, counted, failure, Math.random, worthTrying);
+      // A request about to give up because the service cannot be reached waits for it instead: it
+      // fails only for a reason of its own.
+      const kind = unreachableKind(failure);
+      const held = kind !== undefined && circuit.unreachable(kind, !decision.retry && !decision.ambiguous);
       if (failure.status === undefined || failure.status >= 500) unknownOutcomeBefore = true;
       if (held && (decision.retry || !decision.ambiguous)) {
         // The service cannot be reached: the circuit holds the request until it is back (or gives up),

@@ -20,9 +20,9 @@ beforeAll(async () => {
     apiKey: KEY,
     rateLimit: null,
     // The error each answer becomes: a 502 or a silence is retried for the budget (it says nothing of
-    // the request), and the circuit that would hold requests for an absent service is kept shut.
+    // the request), and the circuit that would hold requests for an absent service is turned off.
     retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, budgetMs: 1_000 },
-    outage: { threshold: 1_000 },
+    outage: { threshold: Number.POSITIVE_INFINITY },
   });
 });
 afterAll(async () => {
@@ -221,9 +221,9 @@ describe('error bodies become coded errors', () => {
       apiKey: KEY,
       rateLimit: null,
       // Refused again and again, a request waits for the service (test/api/outage.test.ts); here the
-      // circuit is kept shut so the error of one refused try shows, once the retry budget is spent.
+      // circuit is turned off so the error of a refused try shows, once the retry budget is spent.
       retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5, budgetMs: 1_000 },
-      outage: { threshold: 1_000 },
+      outage: { threshold: Number.POSITIVE_INFINITY },
     });
     try {
       const err = await failure(() => local.catalog.get('/Products'));
@@ -244,7 +244,7 @@ describe('error bodies become coded errors', () => {
       rateLimit: null,
       timeoutMs: 150,
       retry: { maxAttempts: 2, baseDelayMs: 1, budgetMs: 400 },
-      outage: { threshold: 1_000 },
+      outage: { threshold: Number.POSITIVE_INFINITY },
     });
     try {
       const err = await failure(() => local.catalog.get('/Products'));

@@ -115,6 +115,18 @@ describe('a service that cannot be reached', () => {
     expect(notices[0]!.since.getTime()).toBeGreaterThanOrEqual(started - 50);
   });
 
+  it('one request alone, out of time before five failures: it waits for the service instead of failing', async () => {
+    const notices: string[] = [];
+    const { catalog } = clients({
+      retry: { baseDelayMs: 100, maxDelayMs: 200, budgetMs: 300 },
+      outage,
+      onOutage: (_s, n) => notices.push(n.state),
+    });
+    await storm({ kind: 'refuse' }, 1_500);
+    await expect(catalog.get('/Products', { query: { $top: 1 } })).resolves.toBeDefined();
+    expect(notices).toEqual(['waiting', 'back']);
+  });
+
   it('gateway 502s count as unreachable too; a POST refused at connect waits and is sent once', async () => {
     const { catalog } = clients({ retry: { baseDelayMs: 10, maxDelayMs: 50, budgetMs: 500 }, outage });
     await storm({ kind: 'status', status: 502 }, 1_200);
