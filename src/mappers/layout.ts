@@ -12,6 +12,7 @@ import type { PlainColumn } from './plain.js';
 import { jsonPath } from './profile.js';
 import type { ColumnRule, ConversionRule, FieldRule, Profile } from './profile-types.js';
 import { resolveName, type Target, tenantCulture } from './targets.js';
+import { fieldUnit, sameFamily, UNIT_NAMES, unitFactor, unitOf } from './units.js';
 
 /** Where a value goes and how it is read: worked out once per column, used for every cell of it. */
 export interface Placement {
@@ -33,6 +34,8 @@ export interface Placement {
   plain: boolean;
   /** The column the layout records for this placement: a row that took another one records its own. */
   column: string;
+  /** `unit`: the factor from the column's unit to the field's, and the field's unit (cells may name theirs). */
+  unit: { from: string; to: string; factor: number } | undefined;
   /** A `categoryPath` column: how its cells are read as paths of category titles. */
   paths?: PathReader;
 }
@@ -206,7 +209,7 @@ export class ColumnPlanner {
     const path = jsonPath(`/columns/${escapePointer(header)}`);
     const spec: ColumnRule = typeof rule === 'string' ? { field: rule } : rule;
     const target = this.resolveTarget(spec.field, spec.culture, path);
-    const placement = this.place(target, { ...this.defaults, ...spec }, header);
+    const placement = this.place(target, { ...this.defaults, ...spec }, header, path);
     if (spec.categoryPath === undefined) return { header, ...placement };
     if (!isPathTarget(target)) {
       throw profileError(
@@ -230,10 +233,10 @@ export class ColumnPlanner {
           ? rule.template
           : (rule.from ?? []).join(' | ');
     const target = this.resolveTarget(key, rule.culture, path);
-    return { key, ...this.place(target, merged, column), rule: merged };
+    return { key, ...this.place(target, merged, column, path), rule: merged };
   }
 
-  private place(target: Target, rule: ConversionRule, column: string): Placement {
+  private place(target: Target, rule: ConversionRule, column: string, path = ''): Placement {
     const culture =
       target.kind === 'field' && target.field.multilingual
         ? (target.culture ?? this.model.baseLanguage)
@@ -257,8 +260,10 @@ export class ColumnPlanner {
         rule.default === undefined &&
         rule.join === undefined &&
         !field?.enum &&
-        !field?.asset,
+        !field?.asset &&
+        rule.unit === undefined,
       column,
+      unit: rule.unit === undefined ? undefined : unitPlan(rule.unit, target, path),
     };
   }
 
@@ -283,6 +288,25 @@ export class ColumnPlanner {
     }
     return { ...target, culture: known };
   }
+}
+
+/** A `unit` rule: the field must hold numbers in a unit of the same kind (its description names it). */
+function unitPlan(unit: string, target: Target, path: string): Placement['unit'] {
+  const from = unitOf(unit);
+  if (!from) throw profileError(`${path}.unit`, `"${unit}" is not a unit (${UNIT_NAMES.join(', ')})`);
+  const field = target.kind === 'field' ? target.field : undefined;
+  if (!field || (field.type !== 'number' && field.type !== 'integer'))
+    throw profileError(`${path}.unit`, 'applies to number fields only');
+  const to = fieldUnit(field);
+  if (!to) {
+    throw profileError(
+      `${path}.unit`,
+      `${field.name} names no unit to convert to (its description: "${field.description ?? ''}")`,
+    );
+  }
+  if (!sameFamily(from, to))
+    throw profileError(`${path}.unit`, `${unit} cannot be converted to ${to}, the unit ${field.name} holds`);
+  return { from, to, factor: unitFactor(from, to) };
 }
 
 /** Where a path of category titles can go: a product's category link, a category's own ref or its parent. */

@@ -24,6 +24,11 @@ export interface ConversionRule {
   join?: string;
   /** Date layout of the cell when it is not ISO 8601: tokens `YYYY MM DD HH mm ss`, e.g. `DD/MM/YYYY HH:mm`. */
   dateFormat?: string;
+  /**
+   * Unit the numbers are written in (`lb`, `g`, `in`, `oz`, ...): they are converted to the unit the field
+   * holds (its description names it: `Weight in kg`). A cell may name its own unit (`12 kg`, `500 g`).
+   */
+  unit?: string;
   /** Image/file fields: DAM tags given to the assets this column's URLs register (`["supplier-x"]`). */
   tags?: string[];
 }

@@ -246,6 +246,8 @@ describe('a workbook with a category sheet of paths', () => {
     products.addRows([
       ['prod_ref', 'prod_title', 'cat_refs'],
       ['WB-1', 'Lamp', 'home/lighting'],
+      // "Home" is in no row of the category sheet: it is created for the paths below it.
+      ['WB-2', 'Rug', 'home'],
     ]);
     const cats = book.addWorksheet('Taxonomy');
     cats.addRows([
@@ -269,8 +271,14 @@ describe('a workbook with a category sheet of paths', () => {
         catalog: connection.catalog,
         dam: () => connection.dam,
       };
+      // The plan carries the categories it would create to the products sheet, as the import does.
+      const plan = await importWorkbook({ ...options, plan: true }, ['products', 'Taxonomy']);
+      expect(plan.outcomes).toMatchObject({ 'would-create': 4, failed: 0, invalid: 0 });
+      expect(plan.categoriesCreated).toEqual({ count: 2, paths: ['Home', 'Home > Garden'] });
+      expect((await categories()).has('home')).toBe(false);
+
       const summary = await importWorkbook(options, ['products', 'Taxonomy']);
-      expect(summary.outcomes).toMatchObject({ created: 3, failed: 0, invalid: 0 });
+      expect(summary.outcomes).toMatchObject({ created: 4, failed: 0, invalid: 0 });
       expect(summary.categoriesCreated).toEqual({ count: 2, paths: ['Home', 'Home > Garden'] });
       const tree = await categories();
       expect(tree.get('home/garden/pots')).toMatchObject({
@@ -281,7 +289,10 @@ describe('a workbook with a category sheet of paths', () => {
       expect(lamp.cat_ids).toEqual([tree.get('home/lighting')!.cat_id]);
 
       const again = await importWorkbook(options, ['products', 'Taxonomy']);
-      expect(again.outcomes).toMatchObject({ unchanged: 3, created: 0 });
+      expect(again.outcomes).toMatchObject({ unchanged: 4, created: 0 });
+      expect((await byRef(sb, '/Products', 'prod_ref')).get('WB-2')!.cat_ids).toEqual([
+        tree.get('home')!.cat_id,
+      ]);
       expect(again.categoriesCreated.count).toBe(0);
     } finally {
       await connection.close();

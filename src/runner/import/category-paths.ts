@@ -17,6 +17,8 @@ interface PathNode {
   titles: string[];
   ref: string;
   parentRef: string | undefined;
+  /** The first draft that names it (a plan records the category as coming from its row). */
+  by: Draft;
 }
 
 /** Paths whose categories this run created (or, in a plan, would create): counted, the first named. */
@@ -68,6 +70,7 @@ export class CategoryPaths {
             titles,
             ref,
             parentRef: depth > 1 ? categoryRefOf(titles.slice(0, -1)) : undefined,
+            by: draft,
           });
         }
       }
@@ -182,19 +185,34 @@ export class CategoryPaths {
       this.fail(node.ref, why);
       return;
     }
-    if (ctx.settings.plan) {
-      this.note(node);
-      lookup.rememberId(entity.name, node.ref, plannedId(node.ref));
-      return;
-    }
     const titleField = titleFieldOf(entity);
     const parentField =
       entity.fields.find((f) => f.references === 'Categories' && !f.multiple)?.name ?? 'cat_parent_id';
-    const body: Record<string, unknown> = {
+    const fields = {
       [entity.refField]: node.ref,
-      ...(titleField && { [titleField]: node.titles.at(-1) }),
-      ...(parentId !== null && { [parentField]: parentId }),
+      ...(titleField && { [titleField]: node.titles.at(-1)! }),
     };
+    const parent = parentId === null ? {} : { [parentField]: parentId };
+    if (ctx.settings.plan) {
+      this.note(node);
+      lookup.rememberId(entity.name, node.ref, plannedId(node.ref));
+      // The sheets after this one (a workbook) find it as the import's would.
+      ctx.planned?.created(
+        {
+          entity: entity.name,
+          ref: node.ref,
+          command: 'NEW',
+          fields,
+          cultures: {},
+          assets: [],
+          links: {},
+          source: node.by.source,
+        },
+        parent,
+      );
+      return;
+    }
+    const body: Record<string, unknown> = { ...fields, ...parent };
     for (let attempt = 1; ; attempt++) {
       try {
         const created = await ctx.catalog.create(entity.path, body);

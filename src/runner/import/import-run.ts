@@ -311,16 +311,23 @@ export class ImportRun {
 
   /** Tells the caller how far the run is: at once when `now`, else if the last report is old enough. */
   private progress(now = false): void {
-    if (!this.options.onProgress) return;
     const at = Date.now();
     if (!now && at - this.progressAt < PROGRESS_EVERY_MS) return;
     this.progressAt = at;
-    this.options.onProgress({
+    const position = this.position();
+    const requests = this.options.counters?.();
+    this.recorder.progress({
+      rows: this.rows,
+      rowsRead: this.ordinal,
+      ...position,
+      ...(requests && { requests: requests.requests, rateLimited: requests.rateLimited }),
+    });
+    this.options.onProgress?.({
       rows: this.rows,
       rowsRead: this.ordinal,
       outcomes: this.outcomes,
-      ...this.position(),
-      ...(this.options.counters && { requests: this.options.counters() }),
+      ...position,
+      ...(requests && { requests }),
     });
   }
 

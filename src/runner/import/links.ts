@@ -77,11 +77,11 @@ export async function resolveLinks(
     for (const item of setNames.get(draft) ?? []) {
       if (missing) break;
       const id = item.name === '' ? null : sets?.get(item.name);
+      const nameField = item.field.replace(/_id$/, '_name');
       if (id === undefined) {
-        const column = item.field.replace(/_id$/, '_name');
         missing = {
-          error: `attribute set '${item.name}' is not in the tenant (${column})`,
-          problem: placeOf(draft, column, item.name, 'attribute set is not in the tenant', item.field),
+          error: `attribute set '${item.name}' is not in the tenant (${nameField})`,
+          problem: placeOf(draft, nameField, item.name, 'attribute set is not in the tenant', item.field),
         };
       } else ids[item.field] = id;
     }

@@ -92,6 +92,8 @@ export interface ImportOptions {
   waitForImages?: boolean | { timeoutMs?: number; intervalMs?: number };
   reportFile?: string;
   rejectsFile?: string;
+  /** The profile file as given, kept in the run folder for the command that resumes the run. */
+  profileFile?: string;
   /** Keep CSV cells exactly as written: do not take off the export's formula guard. */
   raw?: boolean;
   /** The run's request counters (from the connection). */
