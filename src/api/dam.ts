@@ -5,7 +5,7 @@ import { badResponse, header } from './errors.js';
 import { chunkIn } from './filter.js';
 import { items } from './paging.js';
 import { sleep } from './retry.js';
-import type { ServiceHttp } from './transport.js';
+import type { ServiceHttp } from './service-http.js';
 import type { Query } from './url.js';
 
 export type AssetKind = 'image' | 'file';

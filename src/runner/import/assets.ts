@@ -285,7 +285,8 @@ export class AssetRegistrar {
         this.rememberInCache(url, kind, created.reference);
         return { url, kind, reference: created.reference, status: 'registered' };
       } catch (err) {
-        if (!isApiError(err)) throw err;
+        // A run that stops leaves the registration unfinished: its rows are not finished either.
+        if (!isApiError(err) || err.code === 'API_STOPPED') throw err;
         const message = err.failures.map((f) => f.message).join('; ') || err.message;
         if (err.status === 409 && /limit reached/i.test(message)) {
           this.quotaMessage[kind] = message;
@@ -294,7 +295,12 @@ export class AssetRegistrar {
         if (err.status === 409) return this.onDuplicate(kind, url, reference, message);
         if (!err.ambiguous) return this.failed(url, kind, reference, message, err.status === 400);
         // The POST may have gone through: the asset exists now, or it is safe to send again.
-        if (await this.exists(kind, reference)) {
+        const there = await this.exists(kind, reference).catch((lookupErr: unknown) => {
+          if (!isApiError(lookupErr) || lookupErr.code === 'API_STOPPED') throw lookupErr;
+          return undefined;
+        });
+        if (there === undefined) return { url, kind, reference, status: 'failed', message };
+        if (there) {
           if (kind === 'image') this.registeredImages.push(reference);
           this.rememberInCache(url, kind, reference);
           return { url, kind, reference, status: 'registered' };

@@ -214,7 +214,10 @@ export class ImportRun {
     const results = await this.runDrafts([...owner.keys()]);
     this.noteFaults(results);
     await this.settle(results, idle);
-    if (owner.size > 0) {
+    // A batch cut short (the run stopped, the service was gone) keeps its in-flight marker: a resume
+    // then knows which of its writes may have been made.
+    const cut = results.some((r) => cutShort(r));
+    if (owner.size > 0 && !cut) {
       this.recorder.batchDone();
       await this.recorder.checkpoint(`done:${this.recorder.batch}`);
     }
@@ -245,6 +248,14 @@ export class ImportRun {
       this.stopReason = 'auth';
       return;
     }
+    if (results.some((r) => r.fault === 'unreachable')) {
+      this.stopReason ??= 'outage';
+      return;
+    }
+    if (results.some((r) => r.fault === 'stopped')) {
+      this.stopReason ??= this.options.stop?.signal ?? 'SIGTERM';
+      return;
+    }
     const allFailed = results.length > 0 && results.every((r) => r.outcome === 'failed');
     if (allFailed && results.some((r) => r.fault === 'service')) this.failedBatches += 1;
     else if (results.length > 0) this.failedBatches = 0;
@@ -269,6 +280,12 @@ export class ImportRun {
 
   private async finishRow(work: RowWork, results: DraftResult[]): Promise<void> {
     const { row } = work;
+    // Not failed: the run stopped (or the service was gone) before the service answered for it.
+    if (results.some((r) => cutShort(r))) {
+      this.recordNotAttempted(work, work.n ?? 0, notFinishedMessage(this.stopReason));
+      this.progress();
+      return;
+    }
     const line = redactFields(boundFields(reportLine(work, results, this.options.profile.entity)));
     this.rows += 1;
     this.outcomes[line.outcome as RowOutcome] += 1;
@@ -324,20 +341,7 @@ export class ImportRun {
     finished: { has(n: number): boolean },
   ): Promise<void> {
     const message = notAttemptedMessage(this.stopReason);
-    const record = (work: RowWork, n: number) => {
-      const { row, checked } = work;
-      const main = checked.mapped.drafts[checked.mapped.drafts.length - 1];
-      this.rows += 1;
-      this.outcomes['not-attempted'] += 1;
-      this.recorder.notAttempted(n, {
-        ...EMPTY_LINE,
-        location: row.location.text,
-        entity: main?.entity ?? this.options.profile.entity,
-        ref: main?.ref ?? '',
-        outcome: 'not-attempted',
-        message,
-      });
-    };
+    const record = (work: RowWork, n: number) => this.recordNotAttempted(work, n, message);
     const waiting = new Set(this.waiting.values());
     this.waiting.clear();
     const leftOver = [...waiting, ...pending].sort((a, b) => (a.n ?? 0) - (b.n ?? 0));
@@ -355,6 +359,22 @@ export class ImportRun {
     }
   }
 
+  /** A row the run did not finish: `na` in the journal, so a resume tries it again. */
+  private recordNotAttempted(work: RowWork, n: number, message: string): void {
+    const { row, checked } = work;
+    const main = checked.mapped.drafts[checked.mapped.drafts.length - 1];
+    this.rows += 1;
+    this.outcomes['not-attempted'] += 1;
+    this.recorder.notAttempted(n, {
+      ...EMPTY_LINE,
+      location: row.location.text,
+      entity: main?.entity ?? this.options.profile.entity,
+      ref: main?.ref ?? '',
+      outcome: 'not-attempted',
+      message,
+    });
+  }
+
   noteImages(row: SourceRow, results: DraftResult[]): void {
     for (const r of results) {
       for (const a of r.assets ?? []) {
@@ -365,6 +385,11 @@ export class ImportRun {
       }
     }
   }
+}
+
+/** A draft the run left unfinished: stopped before the service answered, or the service was gone. */
+function cutShort(r: DraftResult): boolean {
+  return r.fault === 'stopped' || r.fault === 'unreachable';
 }
 
 /** A row that reaches the executor: valid, not skipped, with drafts. */
@@ -394,7 +419,18 @@ export function notAttemptedMessage(reason: StopReason | undefined): string {
       return 'not attempted: the API key was refused';
     case 'service':
       return 'not attempted: the service kept failing (--max-failed-batches); --resume tries it';
+    case 'outage':
+      return 'not attempted: the service could not be reached for longer than --outage-budget; --resume tries it';
     default:
       return 'not attempted';
   }
+}
+
+/** A row whose requests were under way when the run stopped: --resume checks what was written. */
+function notFinishedMessage(reason: StopReason | undefined): string {
+  const why =
+    reason === 'outage'
+      ? 'the service could not be reached for longer than --outage-budget'
+      : `the run was interrupted (${reason ?? 'stopped'})`;
+  return `not finished: ${why} before the service answered; --resume checks it and finishes it`;
 }

@@ -40,7 +40,9 @@ export type StopReason =
   | 'service'
   | 'auth'
   | 'max-missing'
-  | 'lock-lost';
+  | 'lock-lost'
+  /** A service stayed unreachable past the outage budget. */
+  | 'outage';
 
 /**
  * Set by the caller to stop a run between batches (a signal); the run sets `flushNow` so that a caller
@@ -190,6 +192,7 @@ export function exitCodeOf(s: Omit<ImportSummary, 'exitCode'>): number {
     case 'service':
     case 'auth':
     case 'lock-lost':
+    case 'outage':
       return EXIT_CODES.fatal;
     case 'max-errors':
     case 'max-missing':
@@ -202,6 +205,6 @@ export function exitCodeOf(s: Omit<ImportSummary, 'exitCode'>): number {
 }
 
 export function stateOf(reason: StopReason | undefined): RunState {
-  if (reason === 'SIGINT' || reason === 'SIGTERM') return 'interrupted';
+  if (reason === 'SIGINT' || reason === 'SIGTERM' || reason === 'outage') return 'interrupted';
   return reason ? 'stopped' : 'finished';
 }
