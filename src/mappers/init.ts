@@ -139,6 +139,15 @@ export function draftProfile(
       notes.push({ header, structure: 'parent: a row with a value here is a variant of that product' });
       return;
     }
+    if (header === structure.scopeColumn) {
+      columns[header] = null;
+      notes.push({
+        header,
+        structure:
+          'store view: a row with a value here overrides its product for that store view; the tenant keeps values per language, not per store view, so such rows are skipped (reported with the reason)',
+      });
+      return;
+    }
     if (!found) {
       columns[header] = null;
       unplaced.push(header);
@@ -186,7 +195,12 @@ export function draftProfile(
       ...(warning && { warning }),
     });
   });
-  const profile: Profile = { entity: entityName, ...(useVariants && { variants: true }), columns };
+  const profile: Profile = {
+    entity: entityName,
+    ...(useVariants && { variants: true }),
+    ...(structure.scopeColumn && { scopeColumn: structure.scopeColumn }),
+    columns,
+  };
   if (useVariants && main && variantEntity)
     completeVariants(profile, main, variantEntity, headers, chosen, structure, sample, notes);
   else if (main && !headers.some((_, at) => chosen.get(at)?.target === main.refField))

@@ -149,6 +149,7 @@ async function checkRows(
         outcome,
         errors,
       );
+      if (outcome === 'skipped' && mapped.skipReason) line.message = mapped.skipReason;
       if (references && !skipped) open = references.row(mapped.drafts);
     }
     if (held.length === 0 && open.length === 0) {

@@ -290,3 +290,41 @@ describe('profile init: a product ref column left blank', () => {
     ]);
   });
 });
+
+describe('profile init: a store view column (Magento store_view_code)', () => {
+  const rows = [
+    { sku: 'C03', store_view_code: '', name: 'Configurable 03', price: '10.0000' },
+    { sku: 'S01', store_view_code: '', name: 'Simple 01', price: '12.0000' },
+    { sku: 'C03', store_view_code: 'fixturestore', name: 'Configurable 03-Option 1', price: '' },
+  ];
+
+  it('is the scope column, not a field; the override row is skipped with the reason, the others mapped', async () => {
+    const { model, profile, notes } = await draft(rows);
+    expect(profile.scopeColumn).toBe('store_view_code');
+    expect(profile.columns?.store_view_code).toBeNull();
+    expect(notes.find((n) => n.header === 'store_view_code')?.structure).toMatch(/store view/);
+    const mapper = createMapper({ model, profile });
+    const [first, second, third] = rows.map((cells, i) => mapper.map(row(cells, i + 2)));
+    expect(first!.skipped).toBe(false);
+    expect(first!.drafts[0]).toMatchObject({ ref: 'C03', fields: { prod_title: 'Configurable 03' } });
+    expect(second!.drafts[0]).toMatchObject({ ref: 'S01' });
+    // The override row does not rename the product: it is skipped, and says why.
+    expect(third!.skipped).toBe(true);
+    expect(third!.drafts).toEqual([]);
+    expect(third!.issues).toEqual([]);
+    expect(third!.skipReason).toMatch(/store view "fixturestore"/);
+    expect(third!.skipReason).toMatch(/column "store_view_code"/);
+  });
+
+  it('a feed whose store view column is blank on every row imports every row (Magento sample data)', async () => {
+    const blank = rows.slice(0, 2);
+    const { model, profile } = await draft(blank);
+    expect(profile.scopeColumn).toBe('store_view_code');
+    const mapper = createMapper({ model, profile });
+    const mapped = blank.map((cells, i) => mapper.map(row(cells, i + 2)));
+    expect(mapped.map((m) => [m.skipped, m.drafts[0]?.ref])).toEqual([
+      [false, 'C03'],
+      [false, 'S01'],
+    ]);
+  });
+});
