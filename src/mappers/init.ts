@@ -317,7 +317,45 @@ function completeVariants(
       });
     }
   }
+  variantImage(profile, main, variant, headers, chosen, structure, sample, fields, notes);
   if (Object.keys(fields).length > 0) profile.fields = fields;
+}
+
+/**
+ * With a parent column, a variant row's product columns are not read: its own image (WooCommerce's
+ * `Images` on a variation row) would be lost. When the sampled variant rows hold one image each in the
+ * column placed on the product's images, the variant's image field takes it from there too.
+ */
+function variantImage(
+  profile: Profile,
+  main: EntityModel,
+  variant: EntityModel,
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  structure: Structure,
+  sample: FeedSample,
+  fields: Record<string, FieldRule>,
+  notes: HeaderNote[],
+): void {
+  const parent = structure.parentColumn;
+  if (!parent) return;
+  const field = variant.fields.find((f) => f.asset === 'image' && !f.multilingual);
+  if (!field || fields[field.name] || [...chosen.values()].some((c) => c.target === field.name)) return;
+  const column = headers.find((_, at) => {
+    const c = chosen.get(at);
+    return c?.entity === main && c.field?.asset === 'image';
+  });
+  if (!column) return;
+  const rule = profile.columns?.[column];
+  const split =
+    typeof rule === 'object' && rule !== null && typeof rule.split === 'string' ? rule.split : '|';
+  const images = sample.rows.filter((row) => row.has(parent)).map((row) => row.get(column));
+  const held = images.filter((v): v is string => v !== undefined);
+  // One image per variant row that has one, and some have one; several would not fit one field.
+  if (held.length === 0 || held.some((v) => v.includes(split.trim() || split))) return;
+  fields[field.name] = { from: [column] };
+  const note = notes.find((n) => n.header === column);
+  if (note) note.structure = `on a variant row, the variant's ${field.name} (fields)`;
 }
 
 /** A feed without a ref column (eShopOnContainers): the title is the ref. */

@@ -89,9 +89,11 @@ describe('profile init: the variant structure', () => {
         'Regular price': 'frmt_price',
         Images: { field: 'prod_images', split: ',' },
       },
-      fields: { prod_ref: { from: ['SKU'] } },
+      // A variation row's own image goes to the variant: its product columns are not read.
+      fields: { prod_ref: { from: ['SKU'] }, frmt_image: { from: ['Images'] } },
     });
     expect(notes.find((n) => n.header === 'Type')?.structure).toContain('kind of row');
+    expect(notes.find((n) => n.header === 'Images')?.structure).toContain('frmt_image');
     const mapper = createMapper({ model, profile });
     const product = mapper.map(row(woo[0]!)).drafts;
     expect(product).toMatchObject([
@@ -104,8 +106,19 @@ describe('profile init: the variant structure', () => {
     const variant = mapper.map(row(woo[1]!, 3));
     expect(variant.issues).toEqual([]);
     expect(variant.drafts).toMatchObject([
-      { entity: 'variants', ref: 'tee-red', fields: { frmt_price: 18 }, links: { productRef: 'tee' } },
+      {
+        entity: 'variants',
+        ref: 'tee-red',
+        fields: { frmt_price: 18, frmt_image: 'r.jpg' },
+        links: { productRef: 'tee' },
+      },
     ]);
+  });
+
+  it('leaves the variant image out when variant rows hold several images in the cell', async () => {
+    const several = woo.map((r) => (r.Parent ? { ...r, Images: `${r.Images}, https://x.test/z.jpg` } : r));
+    const { profile } = await draft(several);
+    expect(profile.fields).toEqual({ prod_ref: { from: ['SKU'] } });
   });
 
   it('groups rows by the column that names each row’s product, its own row included (mainnumber)', async () => {
