@@ -168,7 +168,7 @@ describe('real-world feeds with the sample profiles', () => {
     expect(code).toBe(1);
     expect(summary.outcomes).toEqual({ valid: 86, invalid: 2, skipped: 0 });
     expect(summary.topErrors).toEqual([
-      { message: 'column "sku": duplicate reference: already used by line 87', count: 2 },
+      { message: 'column "sku": duplicate reference: already used by line 87', count: 2, first: 'line 88' },
     ]);
     expect(
       lines
@@ -184,6 +184,7 @@ describe('real-world feeds with the sample profiles', () => {
     expect(summary.topErrors[0]).toEqual({
       message: 'the reference prod_ref is missing: every row needs one',
       count: 25,
+      first: 'line 2',
     });
     expect(summary.warnings).toContain('column "SKU" does not match a field of products: ignored');
   });

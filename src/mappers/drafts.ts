@@ -97,8 +97,9 @@ export function assign(
  * its ref, its parent and (unless a column gives one) its title.
  */
 function assignPaths(part: Part, place: Placement, reader: PathReader, cell: Cell): void {
-  const text = Array.isArray(cell) ? cell.join(place.rule.split || ',') : cell === null ? '' : String(cell);
-  const paths = reader.paths(text);
+  // A JSON list holds one cell text per item (each may still hold several paths).
+  const texts = Array.isArray(cell) ? cell : [cell];
+  const paths = texts.flatMap((text) => (text === null ? [] : reader.paths(String(text))));
   if (paths.length === 0) return;
   part.touched = true;
   const { draft, entity } = part;

@@ -84,11 +84,19 @@ class VerdictMemory {
   }
 }
 
+/** A kind of problem of the summary: how many rows had it, and the first of them (`line 2`). */
+export interface TopProblem {
+  message: string;
+  count: number;
+  first?: string;
+}
+
 export class RowChecker {
   private readonly mapper: Mapper;
   private readonly validator: DraftValidator;
   private readonly refs: RefTracker;
-  private readonly kinds = new Map<string, number>();
+  /** Problem kind -> how many rows, and where it was first met. */
+  private readonly kinds = new Map<string, { count: number; first: string | undefined }>();
   private readonly lanes = new Map<ReadonlyArray<PlainColumn | null>, PlainLane | null>();
   private readonly commandColumn: string;
 
@@ -150,7 +158,7 @@ export class RowChecker {
     const first = this.firstUse(entity, ref, row);
     if (first !== undefined) {
       errors = [this.duplicateIssue(entity, ref, first, row.headers?.[refAt])];
-      this.countKind(fullSentence(undefined, errors[0]!.column, errors[0]!.brief));
+      this.countKind(fullSentence(undefined, errors[0]!.column, errors[0]!.brief), () => row.location.text);
     }
     return { entity, ref, errors };
   }
@@ -233,7 +241,8 @@ export class RowChecker {
         add(this.duplicateIssue(draft.entity, draft.ref, first, draft.source.columns[field]));
       }
     }
-    for (const issue of errors) this.countKind(fullSentence(undefined, issue.column, issue.brief));
+    for (const issue of errors)
+      this.countKind(fullSentence(undefined, issue.column, issue.brief), () => row.location.text);
     return { mapped, errors, skipped: errors.length === 0 && mapped.skipped };
   }
 
@@ -251,18 +260,23 @@ export class RowChecker {
     this.refs.reserve(rows);
   }
 
-  /** Counts a problem kind for the summary's most frequent problems. */
-  countKind(kind: string): void {
-    const count = this.kinds.get(kind);
-    if (count !== undefined) this.kinds.set(kind, count + 1);
-    else if (this.kinds.size < MAX_KINDS) this.kinds.set(kind, 1);
+  /**
+   * Counts a problem kind (a sentence without the row's value: its column and what is wrong) for the
+   * summary's most frequent problems; `where` names the row, asked for the first row of a kind only.
+   */
+  countKind(kind: string, where?: () => string): void {
+    const known = this.kinds.get(kind);
+    if (known !== undefined) known.count += 1;
+    else if (this.kinds.size < MAX_KINDS) this.kinds.set(kind, { count: 1, first: where?.() });
   }
 
-  topErrors(top = 10): Array<{ message: string; count: number }> {
+  topErrors(top = 10): TopProblem[] {
     return [...this.kinds.entries()]
-      .sort((a, b) => b[1] - a[1])
+      .sort((a, b) => b[1].count - a[1].count)
       .slice(0, top)
-      .map(([message, count]) => ({ message, count }));
+      .map(([message, { count, first }]) =>
+        first === undefined ? { message, count } : { message, count, first },
+      );
   }
 
   /** File-level notes: unknown or ignored columns. */

@@ -75,6 +75,8 @@ export class ReferenceCheck {
       if (entity && ref) out.push({ entity, ref, column: d.source.columns[link] ?? link });
     };
     add('products', d.links.productRef, 'link:productRef');
+    // Categories named by paths are found or created by the import: they always resolve.
+    if (d.links.categoryPaths) return out;
     add('categories', d.links.parentRef, 'link:parentRef');
     for (const ref of d.links.categoryRefs ?? []) add('categories', ref, 'link:categoryRefs');
     return out;

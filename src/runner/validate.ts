@@ -9,14 +9,14 @@ import type { TenantModel } from '../schema/model.js';
 import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
 import type { SummaryRows } from '../writers/table.js';
-import { RowChecker } from './check.js';
+import { RowChecker, type TopProblem } from './check.js';
 import type { Reference, ReferenceCheck } from './references.js';
 
 export interface ValidateSummary {
   rows: number;
   outcomes: Record<Outcome, number>;
   /** The ten most frequent problems, without row values, most frequent first. */
-  topErrors: Array<{ message: string; count: number }>;
+  topErrors: TopProblem[];
   /** File-level notes: unknown or ignored columns. */
   warnings: string[];
 }

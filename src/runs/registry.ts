@@ -24,6 +24,12 @@ export interface RunMeta {
   host: string;
   state: RunState;
   reportFile?: string;
+  /** The rejects file the run writes (absolute), if any. */
+  rejectsFile?: string;
+  /** The profile file as given (`--profile`), for the command that resumes the run. */
+  profileFile?: string;
+  /** A plan (`--plan`): nothing was written; its report says what would be. */
+  plan?: boolean;
   /** How many times the run was resumed. */
   resumes: number;
 }
@@ -48,6 +54,11 @@ export class RunRegistry {
 
   summaryFile(runId: string): string {
     return path.join(this.dir(runId), 'summary.json');
+  }
+
+  /** How far a running import is (rows, bytes read, requests), rewritten about once a second. */
+  progressFile(runId: string): string {
+    return path.join(this.dir(runId), 'progress.json');
   }
 
   async create(meta: Omit<RunMeta, 'runId' | 'pid' | 'host' | 'state' | 'resumes'>): Promise<RunMeta> {

@@ -61,6 +61,12 @@ describe('a product column with categoryPath', () => {
     expect(third.drafts[0]!.links.categoryPaths).toEqual([['Men', 'Rain|Snow']]);
   });
 
+  it('a JSON list of paths: each item is a path', () => {
+    const m = mapper({ entity: 'products', columns: { cats: { field: 'cat_refs', categoryPath: true } } });
+    const out = m.map(row({ prod_ref: 'J-1', cats: ['Home > Decor', 'Home/Garden'] }));
+    expect(out.drafts[0]!.links.categoryPaths).toEqual([['Home', 'Decor'], ['Home/Garden']]);
+  });
+
   it('is refused on a field that is not a category link, with the profile path', () => {
     expect(() =>
       mapper({ entity: 'products', columns: { T: { field: 'prod_title', categoryPath: true } } }),

@@ -2,11 +2,14 @@
 // creates the tree once (parents first, stable refs), links the products, and a re-import creates
 // nothing. Existing categories are found by ref, then by title under their parent. `--plan` names the
 // categories it would create and writes nothing. A category sheet works the same way.
+import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Profile } from '../../src/mappers/profile-types.js';
+import { importWorkbook } from '../../src/runner/import/workbook.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import {
   byRef,
+  connectTo,
   importWith,
   readAll,
   readCsv,
@@ -164,6 +167,8 @@ describe('a products feed with category paths', () => {
     expect(failed.message).toMatch(
       /^category 'Toys > x+' could not be created: Catalog API refused the POST \(400\)/,
     );
+    expect(failed).toMatchObject({ field: 'cat_ref', column: 'Categories', value: `Toys > ${long}` });
+    expect(summary.topErrors[0]!.message).toMatch(/^column "Categories": category could not be created: /);
   });
 });
 
@@ -197,5 +202,100 @@ describe('a category sheet of paths', () => {
     const again = await importWith(sb, feed, { profile, entity: 'categories' });
     expect(again.outcomes).toMatchObject({ unchanged: 4, created: 0 });
     expect(again.categoriesCreated.count).toBe(0);
+  });
+});
+
+describe('import failures name the column and value, and are counted by kind and column', () => {
+  it('links to missing categories: one problem line for all the rows, with the first', async () => {
+    const { sb } = fixture;
+    const lines = ['SKU,Name,Cat'];
+    for (let i = 1; i <= 11; i++)
+      lines.push(`GP-${i},Item ${i},${i % 2 ? 'Men/Winter Wear' : `nowhere-${i}`}`);
+    lines.push('GP-12,Fine,');
+    const feed = await writeFeed(dir, 'grouped.csv', lines.join('\n'));
+    const profile: Profile = {
+      entity: 'products',
+      columns: { SKU: 'prod_ref', Name: 'prod_title', Cat: { field: 'cat_refs', split: false } },
+    };
+    const report = `${dir}/grouped.report.csv`;
+    const summary = await importWith(sb, feed, { profile, reportFile: report });
+    expect(summary.outcomes).toMatchObject({ failed: 11, created: 1 });
+    expect(summary.topErrors).toEqual([
+      {
+        message: 'column "Cat": category is neither in the file nor in the tenant',
+        count: 11,
+        first: 'line 2',
+      },
+    ]);
+    const first = (await readCsv(report))[0]!;
+    expect(first).toMatchObject({
+      outcome: 'failed',
+      field: 'cat_ids',
+      column: 'Cat',
+      value: 'Men/Winter Wear',
+      message: `column "Cat": category 'Men/Winter Wear' is neither in the file nor in the tenant`,
+    });
+  });
+});
+
+describe('a workbook with a category sheet of paths', () => {
+  it('creates the tree from the categories sheet; the products sheet links to it by the derived refs', async () => {
+    const { sb } = fixture;
+    const book = new ExcelJS.Workbook();
+    const products = book.addWorksheet('products');
+    products.addRows([
+      ['prod_ref', 'prod_title', 'cat_refs'],
+      ['WB-1', 'Lamp', 'home/lighting'],
+      // "Home" is in no row of the category sheet: it is created for the paths below it.
+      ['WB-2', 'Rug', 'home'],
+    ]);
+    const cats = book.addWorksheet('Taxonomy');
+    cats.addRows([
+      ['Path', 'Note'],
+      ['Home > Lighting', 'lamps'],
+      ['Home > Garden > Pots', 'clay'],
+    ]);
+    const file = `${dir}/book.xlsx`;
+    await book.xlsx.writeFile(file);
+    const profile: Profile = {
+      entity: 'categories',
+      sheets: { Taxonomy: 'categories' },
+      columns: { Path: { field: 'cat_ref', categoryPath: true }, Note: null },
+    };
+    const connection = await connectTo(sb);
+    try {
+      const options = {
+        source: file,
+        profile,
+        model: await connection.tenant.model(),
+        catalog: connection.catalog,
+        dam: () => connection.dam,
+      };
+      // The plan carries the categories it would create to the products sheet, as the import does.
+      const plan = await importWorkbook({ ...options, plan: true }, ['products', 'Taxonomy']);
+      expect(plan.outcomes).toMatchObject({ 'would-create': 4, failed: 0, invalid: 0 });
+      expect(plan.categoriesCreated).toEqual({ count: 2, paths: ['Home', 'Home > Garden'] });
+      expect((await categories()).has('home')).toBe(false);
+
+      const summary = await importWorkbook(options, ['products', 'Taxonomy']);
+      expect(summary.outcomes).toMatchObject({ created: 4, failed: 0, invalid: 0 });
+      expect(summary.categoriesCreated).toEqual({ count: 2, paths: ['Home', 'Home > Garden'] });
+      const tree = await categories();
+      expect(tree.get('home/garden/pots')).toMatchObject({
+        cat_title: 'Pots',
+        cat_parent_id: tree.get('home/garden')!.cat_id,
+      });
+      const lamp = (await byRef(sb, '/Products', 'prod_ref')).get('WB-1')!;
+      expect(lamp.cat_ids).toEqual([tree.get('home/lighting')!.cat_id]);
+
+      const again = await importWorkbook(options, ['products', 'Taxonomy']);
+      expect(again.outcomes).toMatchObject({ unchanged: 4, created: 0 });
+      expect((await byRef(sb, '/Products', 'prod_ref')).get('WB-2')!.cat_ids).toEqual([
+        tree.get('home')!.cat_id,
+      ]);
+      expect(again.categoriesCreated.count).toBe(0);
+    } finally {
+      await connection.close();
+    }
   });
 });

@@ -93,8 +93,12 @@ describe('catalog-io validate', () => {
     const summary = JSON.parse(out.stdout[0]!);
     expect(summary).toMatchObject({ rows: 4, outcomes: { valid: 1, invalid: 2, skipped: 1 } });
     expect(summary.topErrors).toEqual([
-      { message: 'column "prod_weight": must be a number', count: 1 },
-      { message: 'column "prod_season": must be one of "spring", "summer", "autumn", "winter"', count: 1 },
+      { message: 'column "prod_weight": must be a number', count: 1, first: 'line 2' },
+      {
+        message: 'column "prod_season": must be one of "spring", "summer", "autumn", "winter"',
+        count: 1,
+        first: 'line 3',
+      },
     ]);
     const lines = Papa.parse<Record<string, string>>(await readFile(report, 'utf8'), {
       header: true,

@@ -260,6 +260,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           waitForImages: args['wait-for-images'],
           ...(args.report && { reportFile: args.report }),
           ...(args.rejects && { rejectsFile: args.rejects }),
+          ...(args.profile && { profileFile: args.profile }),
           counters: () => connection.snapshot(),
           onProgress: (p) =>
             progress.update({

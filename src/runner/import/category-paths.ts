@@ -9,7 +9,7 @@ import type { Draft } from '../../mappers/types.js';
 import type { EntityModel } from '../../schema/model.js';
 import { mapConcurrent } from './concurrent.js';
 import type { RecordLookup } from './lookup.js';
-import type { ExecutorContext } from './outcome.js';
+import { type ExecutorContext, type FailurePlace, placeOf } from './outcome.js';
 import { plannedId } from './planned.js';
 
 /** One category of a path: its titles from the root, its derived ref and its parent's. */
@@ -17,6 +17,8 @@ interface PathNode {
   titles: string[];
   ref: string;
   parentRef: string | undefined;
+  /** The first draft that names it (a plan records the category as coming from its row). */
+  by: Draft;
 }
 
 /** Paths whose categories this run created (or, in a plan, would create): counted, the first named. */
@@ -24,6 +26,12 @@ export interface CreatedCategories {
   count: number;
   /** The first paths, as people write them (`Clothing > Hoodies`). */
   paths: string[];
+}
+
+/** Why a draft cannot be written: a category of its path could not be created. */
+export interface PathFailure {
+  message: string;
+  problem: FailurePlace;
 }
 
 const PATHS_KEPT = 50;
@@ -44,8 +52,8 @@ export class CategoryPaths {
    * Finds or creates the categories of the drafts' paths. Returns the drafts that cannot be written,
    * with why (a category of their path could not be created).
    */
-  async ensure(drafts: readonly Draft[]): Promise<Map<Draft, string>> {
-    const failures = new Map<Draft, string>();
+  async ensure(drafts: readonly Draft[]): Promise<Map<Draft, PathFailure>> {
+    const failures = new Map<Draft, PathFailure>();
     const withPaths = drafts.filter((d) => d.links.categoryPaths && d.links.categoryPaths.length > 0);
     if (withPaths.length === 0) return failures;
     const { entity, lookup } = this;
@@ -62,6 +70,7 @@ export class CategoryPaths {
             titles,
             ref,
             parentRef: depth > 1 ? categoryRefOf(titles.slice(0, -1)) : undefined,
+            by: draft,
           });
         }
       }
@@ -96,10 +105,16 @@ export class CategoryPaths {
     for (const draft of withPaths) {
       for (const path of draft.links.categoryPaths!) {
         const why = this.whyMissing(path);
-        if (why) {
-          failures.set(draft, why);
-          break;
-        }
+        if (!why) continue;
+        // The column that gave the path: a product's category link, a category's own path or its parent's.
+        const key = ['link:categoryRefs', entity.refField, 'link:parentRef'].find(
+          (k) => draft.source.columns[k] !== undefined,
+        );
+        failures.set(draft, {
+          message: why.message,
+          problem: placeOf(draft, key ?? 'link:categoryRefs', pathText(path), why.brief, why.field),
+        });
+        break;
       }
     }
     return failures;
@@ -109,13 +124,18 @@ export class CategoryPaths {
     return this.lookup.knownId(this.entity.name, ref);
   }
 
-  /** The first category of the path that could not be created, as a sentence; undefined when all exist. */
-  private whyMissing(path: string[]): string | undefined {
+  /** The first category of the path that could not be created; undefined when all exist. */
+  private whyMissing(path: string[]): { message: string; brief: string; field: string } | undefined {
     for (let depth = 1; depth <= path.length; depth++) {
       const ref = categoryRefOf(path.slice(0, depth));
       const failed = this.failed.get(ref);
-      if (failed !== undefined)
-        return `category '${pathText(path.slice(0, depth))}' could not be created: ${failed}`;
+      if (failed !== undefined) {
+        return {
+          message: `category '${pathText(path.slice(0, depth))}' could not be created: ${failed}`,
+          brief: `category could not be created: ${failed}`,
+          field: this.entity.refField,
+        };
+      }
     }
     return undefined;
   }
@@ -165,19 +185,34 @@ export class CategoryPaths {
       this.fail(node.ref, why);
       return;
     }
-    if (ctx.settings.plan) {
-      this.note(node);
-      lookup.rememberId(entity.name, node.ref, plannedId(node.ref));
-      return;
-    }
     const titleField = titleFieldOf(entity);
     const parentField =
       entity.fields.find((f) => f.references === 'Categories' && !f.multiple)?.name ?? 'cat_parent_id';
-    const body: Record<string, unknown> = {
+    const fields = {
       [entity.refField]: node.ref,
-      ...(titleField && { [titleField]: node.titles.at(-1) }),
-      ...(parentId !== null && { [parentField]: parentId }),
+      ...(titleField && { [titleField]: node.titles.at(-1)! }),
     };
+    const parent = parentId === null ? {} : { [parentField]: parentId };
+    if (ctx.settings.plan) {
+      this.note(node);
+      lookup.rememberId(entity.name, node.ref, plannedId(node.ref));
+      // The sheets after this one (a workbook) find it as the import's would.
+      ctx.planned?.created(
+        {
+          entity: entity.name,
+          ref: node.ref,
+          command: 'NEW',
+          fields,
+          cultures: {},
+          assets: [],
+          links: {},
+          source: node.by.source,
+        },
+        parent,
+      );
+      return;
+    }
+    const body: Record<string, unknown> = { ...fields, ...parent };
     for (let attempt = 1; ; attempt++) {
       try {
         const created = await ctx.catalog.create(entity.path, body);

@@ -9,10 +9,10 @@
 // variants; and keeps the categories that wait for a parent a later batch may create.
 import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
-import { CategoryPaths } from './category-paths.js';
+import { CategoryPaths, type PathFailure } from './category-paths.js';
 import { deleteGroup } from './delete.js';
 import { RecordLookup } from './lookup.js';
-import { type DraftResult, type ExecutorContext, stepFailed } from './outcome.js';
+import { type DraftResult, type ExecutorContext, placeOf, stepFailed } from './outcome.js';
 import { writeGroup } from './write.js';
 
 export type {
@@ -45,16 +45,16 @@ export class ImportExecutor {
     let writes = drafts.filter((d) => d.command !== 'DELETE' && d.command !== 'IGNORE');
     if (this.paths) {
       // The categories the drafts' paths name exist (or, in a plan, would) before anything links to them.
-      let unwritable: Map<Draft, string>;
+      let unwritable: Map<Draft, PathFailure | undefined>;
       try {
         unwritable = await this.paths.ensure(writes);
       } catch (err) {
         const needing = writes.filter((d) => d.links.categoryPaths?.length);
         results.push(...stepFailed(needing, err));
-        unwritable = new Map(needing.map((d) => [d, '']));
+        unwritable = new Map(needing.map((d) => [d, undefined]));
       }
-      for (const [draft, message] of unwritable)
-        if (message) results.push({ draft, outcome: 'failed', message });
+      for (const [draft, why] of unwritable)
+        if (why) results.push({ draft, outcome: 'failed', message: why.message, problem: why.problem });
       if (unwritable.size > 0) writes = writes.filter((d) => !unwritable.has(d));
     }
     const deletes = drafts.filter((d) => d.command === 'DELETE');
@@ -102,15 +102,19 @@ export class ImportExecutor {
     const pending = this.pendingCategories;
     this.pendingCategories = [];
     const refs = new Set(pending.map((d) => d.ref));
-    const failed = pending.map((draft) => {
+    const failed = pending.map((draft): DraftResult => {
       const parent = draft.links.parentRef!;
       const cycle = refs.has(parent);
+      const brief = cycle
+        ? 'the parent category is part of a cycle of parents in the file'
+        : 'the parent category is neither in the file nor in the tenant';
       return {
         draft,
         outcome: 'failed' as const,
         message: cycle
           ? `the parent category '${parent}' is part of a cycle of parents in the file: ${cycleOf(draft, pending).join(' -> ')}`
           : `the parent category '${parent}' is neither in the file nor in the tenant (${entity.refField})`,
+        problem: placeOf(draft, 'link:parentRef', parent, brief),
       };
     });
     return [...written, ...failed];

@@ -6,6 +6,7 @@
 import type { Draft } from '../../mappers/types.js';
 import type { Cell, SourceRow } from '../../readers/types.js';
 import type { KnownState } from '../../runs/known-state.js';
+import { fullSentence } from '../../schema/messages.js';
 import type { RejectsWriter } from '../../writers/rejects.js';
 import { RowChecker } from '../check.js';
 import { AssetRegistrar } from './assets.js';
@@ -13,7 +14,7 @@ import type { CreatedCategories } from './category-paths.js';
 import { type DraftResult, ImportExecutor } from './executor.js';
 import type { PlannedRecords } from './planned.js';
 import type { RunRecorder } from './recorder.js';
-import { EMPTY_LINE, type RowOutcome, type RowWork, reportLine } from './report-line.js';
+import { EMPTY_LINE, failedResult, type RowOutcome, type RowWork, reportLine } from './report-line.js';
 import { type ImportOptions, MODE_COMMAND, ROW_OUTCOMES, type StopReason } from './types.js';
 
 const DEFAULT_BATCH = 100;
@@ -270,7 +271,12 @@ export class ImportRun {
     this.outcomes[line.outcome as RowOutcome] += 1;
     if (line.outcome === 'failed') {
       this.errors += 1;
-      this.checker.countKind(results.find((r) => r.outcome === 'failed')?.message ?? line.message);
+      // Counted by kind and column (the sentence without the row's value), like validation errors.
+      const failed = failedResult(results);
+      const kind = failed?.problem
+        ? fullSentence(undefined, failed.problem.column, failed.problem.brief)
+        : (failed?.message ?? line.message);
+      this.checker.countKind(kind, () => row.location.text);
     } else if (line.outcome === 'invalid') this.errors += 1;
     if (line.warnings) this.warned += 1;
     if (this.options.waitForImages) this.noteImages(row, results);
@@ -288,16 +294,23 @@ export class ImportRun {
 
   /** Tells the caller how far the run is: at once when `now`, else if the last report is old enough. */
   private progress(now = false): void {
-    if (!this.options.onProgress) return;
     const at = Date.now();
     if (!now && at - this.progressAt < PROGRESS_EVERY_MS) return;
     this.progressAt = at;
-    this.options.onProgress({
+    const position = this.position();
+    const requests = this.options.counters?.();
+    this.recorder.progress({
+      rows: this.rows,
+      rowsRead: this.ordinal,
+      ...position,
+      ...(requests && { requests: requests.requests, rateLimited: requests.rateLimited }),
+    });
+    this.options.onProgress?.({
       rows: this.rows,
       rowsRead: this.ordinal,
       outcomes: this.outcomes,
-      ...this.position(),
-      ...(this.options.counters && { requests: this.options.counters() }),
+      ...position,
+      ...(requests && { requests }),
     });
   }
 

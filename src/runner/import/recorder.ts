@@ -1,7 +1,7 @@
 // Where every finished row goes: the run's journal (the source of truth, on disk) and the report
 // appended from it. A resumed run first copies the earlier attempt's finished rows into a fresh
 // journal and report, and learns which rows it may skip and what was in flight when it stopped.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,8 +37,29 @@ export interface RecorderSetup {
   entity: string;
   tenant: string;
   reportFile?: string;
+  rejectsFile?: string;
+  profileFile?: string;
+  plan?: boolean;
   keepRuns?: number;
 }
+
+/** What `progress.json` in the run folder holds while an import runs (the console shows it live). */
+export interface LiveProgress {
+  /** Rows finished (journaled) and rows read from the source. */
+  rows: number;
+  rowsRead: number;
+  bytesRead: number;
+  totalBytes?: number;
+  /** Rows the reader made from the bytes read (handed out or not), when it knows. */
+  rowsMade?: number;
+  requests?: number;
+  rateLimited?: number;
+  /** When this was written (ms since the epoch). */
+  at: number;
+}
+
+/** progress.json is rewritten at most this often. */
+const LIVE_PROGRESS_MS = 1_000;
 
 /** What a resumed run takes over from the attempts before it. */
 export interface Carried {
@@ -122,6 +143,9 @@ export class RunRecorder implements WriteLog {
         tenant: setup.tenant,
         startedAt: new Date().toISOString(),
         ...(setup.reportFile && { reportFile: setup.reportFile }),
+        ...(setup.rejectsFile && { rejectsFile: setup.rejectsFile }),
+        ...(setup.profileFile && { profileFile: setup.profileFile }),
+        ...(setup.plan && { plan: true }),
       });
     }
     return new RunRecorder(registry, meta, setup, temporary);
@@ -200,6 +224,26 @@ export class RunRecorder implements WriteLog {
 
   checkpoint(point: string): Promise<void> | undefined {
     return pauseAt(point === 'write' ? `write:${this.batch}` : point);
+  }
+
+  private progressAt = 0;
+
+  /**
+   * Where the run is, for anyone watching the run folder (the console): written beside the journal
+   * (copy and rename, so a reader never sees half a file) at most once a second; best effort.
+   */
+  progress(progress: Omit<LiveProgress, 'at'>): void {
+    if (this.temporary) return;
+    const at = Date.now();
+    if (at - this.progressAt < LIVE_PROGRESS_MS) return;
+    this.progressAt = at;
+    const file = this.registry.progressFile(this.meta.runId);
+    try {
+      writeFileSync(`${file}.tmp`, JSON.stringify({ ...progress, at } satisfies LiveProgress));
+      renameSync(`${file}.tmp`, file);
+    } catch {
+      // Only a view of the run: the journal is what counts.
+    }
   }
 
   /** The batch being written (its in-flight markers carry this number). */

@@ -56,6 +56,9 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
     entity: options.profile.entity,
     tenant: options.tenant ?? 'unnamed',
     ...(options.reportFile !== undefined && { reportFile: options.reportFile }),
+    ...(options.rejectsFile !== undefined && { rejectsFile: path.resolve(options.rejectsFile) }),
+    ...(options.profileFile !== undefined && { profileFile: options.profileFile }),
+    ...(options.plan && { plan: true }),
   });
   let lock: HeldLock | undefined;
   let opened: Awaited<ReturnType<typeof openSource>> | undefined;

@@ -7,6 +7,7 @@ import type { Profile } from '../../mappers/profile-types.js';
 import type { Command } from '../../mappers/types.js';
 import type { ReaderOptions } from '../../readers/index.js';
 import type { TenantModel } from '../../schema/model.js';
+import type { TopProblem } from '../check.js';
 import type { RunState } from '../summary-types.js';
 import type { AssetErrorPolicy, AssetStatus, DuplicatePolicy } from './assets.js';
 import type { CreatedCategories } from './category-paths.js';
@@ -89,6 +90,8 @@ export interface ImportOptions {
   waitForImages?: boolean | { timeoutMs?: number; intervalMs?: number };
   reportFile?: string;
   rejectsFile?: string;
+  /** The profile file as given, kept in the run folder for the command that resumes the run. */
+  profileFile?: string;
   /** Keep CSV cells exactly as written: do not take off the export's formula guard. */
   raw?: boolean;
   /** The run's request counters (from the connection). */
@@ -141,7 +144,7 @@ export interface ImportSummary {
   source: string;
   rows: number;
   outcomes: Record<RowOutcome, number>;
-  topErrors: Array<{ message: string; count: number }>;
+  topErrors: TopProblem[];
   warnings: string[];
   notes: string[];
   /** Distinct URLs by registration outcome. */

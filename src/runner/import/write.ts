@@ -12,7 +12,7 @@ import { diffDraft, type ExistingRecord, type FieldChange } from './diff.js';
 import { registerDraftAssets } from './draft-assets.js';
 import { type ResolvedLinks, resolveLinks } from './links.js';
 import type { RecordLookup } from './lookup.js';
-import { type DraftResult, type ExecutorContext, failure } from './outcome.js';
+import { type DraftResult, type ExecutorContext, failure, placeOf } from './outcome.js';
 import { PLANNED_VALUES_BUDGET } from './planned.js';
 
 /** `known`: the drafts' records when the caller already looked them up. */
@@ -114,9 +114,24 @@ function decide(
     const missingName = failedAssets.find((o) => !draft.assets.some((a) => a.url === o.url));
     if (ctx.settings.onAssetError === 'fail' || missingName) {
       const first = missingName ?? failedAssets[0]!;
+      const asset = draft.assets.find((a) => (a.url ?? a.name) === first.url);
+      const key = asset ? (asset.culture ? `${asset.field}.${asset.culture}` : asset.field) : '';
+      const problem = placeOf(
+        draft,
+        key,
+        first.url,
+        `${first.kind} not registered: ${first.message}`,
+        asset?.field,
+      );
       return {
         draft,
-        result: { draft, outcome: 'failed', message: `${first.url}: ${first.message}`, assets: assets! },
+        result: {
+          draft,
+          outcome: 'failed',
+          message: `${first.url}: ${first.message}`,
+          assets: assets!,
+          problem,
+        },
       };
     }
     // The record is written without what could not be registered; the row says so.
@@ -128,7 +143,8 @@ function decide(
   };
   const done = (result: DraftResult): Decision => ({ draft, result: withAssets(result) });
   const link = links.get(draft);
-  if (link && 'error' in link) return done({ draft, outcome: 'failed', message: link.error });
+  if (link && 'error' in link)
+    return done({ draft, outcome: 'failed', message: link.error, problem: link.problem });
   const ids = idsOf(link);
   const found = existing.get(draft.ref);
   // A row this run was writing when it was cut short: what it did then counts, not what is left to do.
@@ -140,6 +156,7 @@ function decide(
       outcome: 'failed',
       id: found.id,
       message: `${entity.refField} '${draft.ref}' already exists (id ${found.id}); the row asks for a new record`,
+      problem: placeOf(draft, entity.refField, draft.ref, 'already exists; the row asks for a new record'),
     });
   }
   if (draft.command === 'UPDATE' && !found) {
@@ -147,6 +164,7 @@ function decide(
       draft,
       outcome: 'failed',
       message: `${entity.refField} '${draft.ref}' does not exist; the row asks to update it`,
+      problem: placeOf(draft, entity.refField, draft.ref, 'does not exist; the row asks to update it'),
     });
   }
   if (found) {
