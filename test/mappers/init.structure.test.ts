@@ -243,7 +243,7 @@ describe('profile init: values', () => {
   });
 
   it('writes category paths with their separators, and leaves source-system ids out', async () => {
-    const { profile } = await draft([
+    const { profile, notes } = await draft([
       { sku: 'A', categories: 'Default Category/Men/Tops,Default Category/Collections/Eco' },
       { sku: 'B', categories: 'Default Category/Women' },
     ]);
@@ -252,6 +252,7 @@ describe('profile init: values', () => {
       categoryPath: { separator: '/' },
       split: ',',
     });
+    expect(notes.find((n) => n.header === 'categories')?.warning).toBeUndefined();
     const arrows = await draft([
       { sku: 'A', Categories: 'Clothing > Hoodies' },
       { sku: 'B', Categories: 'Music' },
@@ -260,6 +261,10 @@ describe('profile init: values', () => {
       field: 'cat_refs',
       categoryPath: { separator: ' > ' },
     });
+    // No cell of the sample lists several: the note says a later one would be read as one path.
+    expect(arrows.notes.find((n) => n.header === 'Categories')?.warning).toMatch(
+      /one category per cell in the sampled rows.*"A > B, C"/,
+    );
     const names = await draft([
       { sku: 'A', category: 'Headlamps' },
       { sku: 'B', category: 'Footwear' },

@@ -1,13 +1,13 @@
 // A store view's row (Magento store_view_code) is skipped with its reason in the validate report; the
-// real Magento multi-store feed, drafted by profile init, validates its default rows and skips the other.
+// default rows are valid.
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { validateFile } from '../../src/runner/validate.js';
-import { tempFile } from '../readers/helpers.js';
 import { demoModel } from '../mappers/demo-model.js';
+import { tempFile } from '../readers/helpers.js';
 
 const model = demoModel();
 let dir: string;
