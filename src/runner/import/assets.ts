@@ -11,6 +11,7 @@ import { dirname } from 'node:path';
 import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
 import { RETRY_DEFAULTS } from '../../api/retry.js';
+import { refusedHost } from '../asset-check.js';
 import type { PlannedRecords } from './planned.js';
 
 export type DuplicatePolicy = 'reuse' | 'replace' | 'fail';
@@ -215,6 +216,10 @@ export class AssetRegistrar {
     }
     const exists = this.known.has(`${kind}:${reference}`);
     if (this.options.plan) {
+      // A host the DAM refuses by its name or address alone: the registration would be refused.
+      const host = !exists ? refusedHostOf(url, this.dam.url('/')) : undefined;
+      if (host !== undefined)
+        return { url, kind, reference, status: 'failed', message: `URL host '${host}' is not allowed.` };
       if (!exists) this.options.planned?.wouldRegister(kind, reference);
       return { url, kind, reference, status: exists ? 'reused' : 'planned' };
     }
@@ -390,4 +395,14 @@ function remember<V>(map: Map<string, V>, key: string, value: V, limit = CACHE_L
   map.delete(key);
   map.set(key, value);
   if (map.size > limit) map.delete(map.keys().next().value as string);
+}
+
+/** The host of `url` when the DAM refuses it by name or address (its own origin aside), else undefined. */
+function refusedHostOf(url: string, damUrl: string): string | undefined {
+  try {
+    const { hostname, host } = new URL(url);
+    return refusedHost(hostname.toLowerCase()) && host !== new URL(damUrl).host ? hostname : undefined;
+  } catch {
+    return undefined;
+  }
 }
