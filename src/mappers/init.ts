@@ -128,6 +128,12 @@ export function draftProfile(
       structure.continuation);
   // Without variants, the headers are placed again on the product's fields alone.
   if (variantEntity && !useVariants) return draftProfile(headers, model, entityName, false, evidence);
+  // The column naming each row's product (`mainnumber`, `Product ID`); with a parent column, variant rows'
+  // product columns are not read at all.
+  const productColumn =
+    structure.groupColumn ?? headers.find((_, at) => chosen.get(at)?.target === main?.refField);
+  if (variantEntity && main && productColumn && !structure.parentColumn)
+    variantsOwnImages(headers, chosen, perHeader, productColumn, sample, main, variantEntity, taken);
   const columns: Record<string, string | ColumnRule | null> = {};
   const unplaced: string[] = [];
   const notes: HeaderNote[] = [];
@@ -356,6 +362,50 @@ function variantImage(
   fields[field.name] = { from: [column] };
   const note = notes.find((n) => n.header === column);
   if (note) note.structure = `on a variant row, the variant's ${field.name} (fields)`;
+}
+
+/**
+ * Rows grouped by a product column (PrestaShop combinations by `Product ID`) whose image column differs
+ * between rows of one product hold each variant's own images, not the product's: the product's fields
+ * must agree across its rows. They go to the variant's image field when it is free and each sampled cell
+ * holds one image; else the column is left out, with the reason.
+ */
+function variantsOwnImages(
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  perHeader: Array<{ warning?: string }>,
+  groupColumn: string,
+  sample: FeedSample,
+  main: EntityModel,
+  variant: EntityModel,
+  taken: Set<string>,
+): void {
+  headers.forEach((header, at) => {
+    const candidate = chosen.get(at);
+    if (candidate?.entity !== main || candidate.field?.asset !== 'image') return;
+    const byProduct = new Map<string, string>();
+    let differs = false;
+    let several = false;
+    for (const row of sample.rows) {
+      const product = row.get(groupColumn);
+      const cell = row.get(header);
+      if (product === undefined || cell === undefined) continue;
+      if (/[,|;]/.test(cell)) several = true;
+      const first = byProduct.get(product);
+      if (first === undefined) byProduct.set(product, cell);
+      else if (first !== cell) differs = true;
+    }
+    if (!differs) return;
+    const field = variant.fields.find((f) => f.asset === 'image' && !f.multilingual);
+    if (field && !several && !taken.has(key(field.name, undefined))) {
+      chosen.set(at, { ...candidate, target: field.name, entity: variant, field, culture: undefined });
+      taken.add(key(field.name, undefined));
+      return;
+    }
+    chosen.delete(at);
+    perHeader[at]!.warning =
+      `its images differ between the rows of one product (${groupColumn}): they are the variants' own, and a cell may hold several, which the variant's one image field cannot take`;
+  });
 }
 
 /** A feed without a ref column (eShopOnContainers): the title is the ref. */

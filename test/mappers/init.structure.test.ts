@@ -346,3 +346,38 @@ describe('profile init: a store view column (Magento store_view_code)', () => {
     ]);
   });
 });
+
+describe('profile init: images that differ between the rows of one product', () => {
+  const combinations = (second: string) => [
+    { 'Product ID': 'P1', Reference: 'P1-BLUE', Quantity: '3', 'Image URLs': 'https://x.test/blue.jpg' },
+    { 'Product ID': 'P1', Reference: 'P1-RED', Quantity: '4', 'Image URLs': second },
+    { 'Product ID': 'P2', Reference: 'P2-ONE', Quantity: '1', 'Image URLs': 'https://x.test/p2.jpg' },
+  ];
+
+  it('are the variants’ own: the variant image field takes them, and the rows of a product agree', async () => {
+    const rows = combinations('https://x.test/red.jpg');
+    const { model, profile } = await draft(rows);
+    expect(profile.columns?.['Image URLs']).toBe('frmt_image');
+    const mapper = createMapper({ model, profile });
+    const mapped = rows.map((cells, i) => mapper.map(row(cells, i + 2)));
+    expect(mapped.flatMap((m) => m.issues)).toEqual([]);
+    expect(mapped[1]!.drafts.find((d) => d.entity === 'variants')).toMatchObject({
+      ref: 'P1-RED',
+      fields: { frmt_image: 'red.jpg' },
+    });
+  });
+
+  it('are left out, with the reason, when a cell holds several (one variant image field)', async () => {
+    const { profile, notes } = await draft(combinations('https://x.test/red.jpg,https://x.test/red2.jpg'));
+    expect(profile.columns?.['Image URLs']).toBeNull();
+    expect(notes.find((n) => n.header === 'Image URLs')?.warning).toMatch(
+      /differ between the rows of one product/,
+    );
+  });
+
+  it('the same images on every row of a product stay the product’s', async () => {
+    const same = combinations('https://x.test/blue.jpg');
+    const { profile } = await draft(same);
+    expect(profile.columns?.['Image URLs']).toBe('prod_images');
+  });
+});
