@@ -128,6 +128,12 @@ export function draftProfile(
       structure.continuation);
   // Without variants, the headers are placed again on the product's fields alone.
   if (variantEntity && !useVariants) return draftProfile(headers, model, entityName, false, evidence);
+  // The column naming each row's product (`mainnumber`, `Product ID`); with a parent column, variant rows'
+  // product columns are not read at all.
+  const productColumn =
+    structure.groupColumn ?? headers.find((_, at) => chosen.get(at)?.target === main?.refField);
+  if (variantEntity && main && productColumn && !structure.parentColumn)
+    variantsOwnImages(headers, chosen, perHeader, productColumn, sample, main, variantEntity, taken);
   const columns: Record<string, string | ColumnRule | null> = {};
   const unplaced: string[] = [];
   const notes: HeaderNote[] = [];
@@ -137,6 +143,15 @@ export function draftProfile(
     if (header === structure.parentColumn && useVariants) {
       columns[header] = null;
       notes.push({ header, structure: 'parent: a row with a value here is a variant of that product' });
+      return;
+    }
+    if (header === structure.scopeColumn) {
+      columns[header] = null;
+      notes.push({
+        header,
+        structure:
+          'store view: a row with a value here overrides its product for that store view; the tenant keeps values per language, not per store view, so such rows are skipped (reported with the reason)',
+      });
       return;
     }
     if (!found) {
@@ -186,7 +201,12 @@ export function draftProfile(
       ...(warning && { warning }),
     });
   });
-  const profile: Profile = { entity: entityName, ...(useVariants && { variants: true }), columns };
+  const profile: Profile = {
+    entity: entityName,
+    ...(useVariants && { variants: true }),
+    ...(structure.scopeColumn && { scopeColumn: structure.scopeColumn }),
+    columns,
+  };
   if (useVariants && main && variantEntity)
     completeVariants(profile, main, variantEntity, headers, chosen, structure, sample, notes);
   else if (main && !headers.some((_, at) => chosen.get(at)?.target === main.refField))
@@ -303,7 +323,89 @@ function completeVariants(
       });
     }
   }
+  variantImage(profile, main, variant, headers, chosen, structure, sample, fields, notes);
   if (Object.keys(fields).length > 0) profile.fields = fields;
+}
+
+/**
+ * With a parent column, a variant row's product columns are not read: its own image (WooCommerce's
+ * `Images` on a variation row) would be lost. When the sampled variant rows hold one image each in the
+ * column placed on the product's images, the variant's image field takes it from there too.
+ */
+function variantImage(
+  profile: Profile,
+  main: EntityModel,
+  variant: EntityModel,
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  structure: Structure,
+  sample: FeedSample,
+  fields: Record<string, FieldRule>,
+  notes: HeaderNote[],
+): void {
+  const parent = structure.parentColumn;
+  if (!parent) return;
+  const field = variant.fields.find((f) => f.asset === 'image' && !f.multilingual);
+  if (!field || fields[field.name] || [...chosen.values()].some((c) => c.target === field.name)) return;
+  const column = headers.find((_, at) => {
+    const c = chosen.get(at);
+    return c?.entity === main && c.field?.asset === 'image';
+  });
+  if (!column) return;
+  const rule = profile.columns?.[column];
+  const split =
+    typeof rule === 'object' && rule !== null && typeof rule.split === 'string' ? rule.split : '|';
+  const images = sample.rows.filter((row) => row.has(parent)).map((row) => row.get(column));
+  const held = images.filter((v): v is string => v !== undefined);
+  // One image per variant row that has one, and some have one; several would not fit one field.
+  if (held.length === 0 || held.some((v) => v.includes(split.trim() || split))) return;
+  fields[field.name] = { from: [column] };
+  const note = notes.find((n) => n.header === column);
+  if (note) note.structure = `on a variant row, the variant's ${field.name} (fields)`;
+}
+
+/**
+ * Rows grouped by a product column (PrestaShop combinations by `Product ID`) whose image column differs
+ * between rows of one product hold each variant's own images, not the product's: the product's fields
+ * must agree across its rows. They go to the variant's image field when it is free and each sampled cell
+ * holds one image; else the column is left out, with the reason.
+ */
+function variantsOwnImages(
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  perHeader: Array<{ warning?: string }>,
+  groupColumn: string,
+  sample: FeedSample,
+  main: EntityModel,
+  variant: EntityModel,
+  taken: Set<string>,
+): void {
+  headers.forEach((header, at) => {
+    const candidate = chosen.get(at);
+    if (candidate?.entity !== main || candidate.field?.asset !== 'image') return;
+    const byProduct = new Map<string, string>();
+    let differs = false;
+    let several = false;
+    for (const row of sample.rows) {
+      const product = row.get(groupColumn);
+      const cell = row.get(header);
+      if (product === undefined || cell === undefined) continue;
+      if (/[,|;]/.test(cell)) several = true;
+      const first = byProduct.get(product);
+      if (first === undefined) byProduct.set(product, cell);
+      else if (first !== cell) differs = true;
+    }
+    if (!differs) return;
+    const field = variant.fields.find((f) => f.asset === 'image' && !f.multilingual);
+    if (field && !several && !taken.has(key(field.name, undefined))) {
+      chosen.set(at, { ...candidate, target: field.name, entity: variant, field, culture: undefined });
+      taken.add(key(field.name, undefined));
+      return;
+    }
+    chosen.delete(at);
+    perHeader[at]!.warning =
+      `its images differ between the rows of one product (${groupColumn}): they are the variants' own, and a cell may hold several, which the variant's one image field cannot take`;
+  });
 }
 
 /** A feed without a ref column (eShopOnContainers): the title is the ref. */

@@ -82,6 +82,13 @@ export interface Profile {
    * there is a variant of that product (its product columns are ignored); a row without one is a product.
    */
   parentColumn?: string;
+  /**
+   * Column naming the scope a row belongs to (Magento `store_view_code`): a row with a value there
+   * overrides its product's default row for one store view, its empty cells meaning "inherit". The
+   * tenant keeps values per language, not per store view, so such a row is skipped, with the reason in
+   * the report; the default row (the cell empty) is imported.
+   */
+  scopeColumn?: string;
   /** How many recent product refs are remembered to group non-consecutive rows (default 1000). */
   groupWindow?: number;
   /** Column holding MERGE / NEW / UPDATE / DELETE / IGNORE (default `_command`). */
