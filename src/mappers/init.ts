@@ -20,6 +20,7 @@ import {
 import { editDistance, headerParts } from './init/header.js';
 import { columnRules } from './init/rules.js';
 import { readStructure, type Structure } from './init/structure.js';
+import { variantImageColumn } from './init/variant-image.js';
 import { normalise, SYNONYMS } from './init/synonyms.js';
 import { emptySample, type FeedSample } from './init/values.js';
 import type { ColumnRule, FieldRule, Profile } from './profile-types.js';
@@ -303,7 +304,38 @@ function completeVariants(
       });
     }
   }
+  if (!structure.parentColumn && productRef && variantRef)
+    ownVariantImage(profile, main, variant, headers, chosen, sample, productRef, fields, notes);
   if (Object.keys(fields).length > 0) profile.fields = fields;
+}
+
+/** One row per variant, an image column that differs between rows of a product: the variant's image. */
+function ownVariantImage(
+  profile: Profile,
+  main: EntityModel,
+  variant: EntityModel,
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  sample: FeedSample,
+  productRef: string,
+  fields: Record<string, FieldRule>,
+  notes: HeaderNote[],
+): void {
+  const taken = new Set([...chosen.values()].map((c) => c.target));
+  const free = (field: string) => !taken.has(field) && !fields[field];
+  const column = headers.find((_, at) => {
+    const c = chosen.get(at);
+    return c?.entity === main && c.field?.asset === 'image' && c.field.multiple;
+  });
+  if (!column) return;
+  const move = variantImageColumn(variant, free, productRef, column, profile.columns?.[column], sample);
+  if (!move) return;
+  profile.columns![column] = move.rule;
+  const note = notes.find((n) => n.header === column);
+  if (note) {
+    note.field = move.rule.field;
+    note.structure = `differs between rows of one product: the variant's ${move.rule.field}${move.rule.first ? ' (the first image of a cell)' : ''}`;
+  }
 }
 
 /** A feed without a ref column (eShopOnContainers): the title is the ref. */
