@@ -20,9 +20,9 @@ import {
 import { editDistance, headerParts } from './init/header.js';
 import { columnRules } from './init/rules.js';
 import { readStructure, type Structure } from './init/structure.js';
-import { variantImageColumn } from './init/variant-image.js';
 import { normalise, SYNONYMS } from './init/synonyms.js';
 import { emptySample, type FeedSample } from './init/values.js';
+import { variantImageColumn } from './init/variant-image.js';
 import type { ColumnRule, FieldRule, Profile } from './profile-types.js';
 
 export interface HeaderNote {
