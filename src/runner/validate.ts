@@ -6,6 +6,8 @@ import { openSourceThreaded, type ReaderOptions, type ReadThread, RowPuller } fr
 import type { SourceRow } from '../readers/types.js';
 import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
+import { redactFields } from '../secrets.js';
+import { boundFields } from '../writers/bounds.js';
 import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
 import type { SummaryRows } from '../writers/table.js';
@@ -104,7 +106,8 @@ async function checkRows(
   const references = options.references;
   const assets = new AssetCheck(options.damHosts);
   const failOnAssets = options.onAssetError === 'fail';
-  const emit = async (row: SourceRow, line: ReportLine, outcome: Outcome) => {
+  const emit = async (row: SourceRow, whole: ReportLine, outcome: Outcome) => {
+    const line = redactFields(boundFields(whole));
     summary.outcomes[outcome] += 1;
     if (line.warnings) summary.warned += 1;
     // Writers buffer: they hand back a promise only when a chunk is on its way to the disk.

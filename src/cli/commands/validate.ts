@@ -9,6 +9,7 @@ import { checkSource } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
 import { type DamNameLookup, ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
 import { type ValidateFileResult, validateFile } from '../../runner/validate.js';
+import { redactText } from '../../secrets.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
@@ -106,17 +107,20 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
 
 function printSummary(out: Output, result: ValidateFileResult, args: ValidateArgs): void {
   if (args.json) {
+    // The summary names URLs (the source, images in messages): said without their secrets.
     out.print(
-      JSON.stringify({
-        source: result.source,
-        rows: result.rows,
-        outcomes: result.outcomes,
-        warned: result.warned,
-        topErrors: result.topErrors,
-        warnings: result.warnings,
-        ...(args.report && { report: args.report }),
-        ...(args.rejects && { rejects: args.rejects }),
-      }),
+      redactText(
+        JSON.stringify({
+          source: result.source,
+          rows: result.rows,
+          outcomes: result.outcomes,
+          warned: result.warned,
+          topErrors: result.topErrors,
+          warnings: result.warnings,
+          ...(args.report && { report: args.report }),
+          ...(args.rejects && { rejects: args.rejects }),
+        }),
+      ),
     );
     return;
   }
