@@ -22,6 +22,7 @@ import { columnRules } from './init/rules.js';
 import { readStructure, type Structure } from './init/structure.js';
 import { normalise, SYNONYMS } from './init/synonyms.js';
 import { emptySample, type FeedSample } from './init/values.js';
+import { variantImageColumn } from './init/variant-image.js';
 import type { ColumnRule, FieldRule, Profile } from './profile-types.js';
 
 export interface HeaderNote {
@@ -128,12 +129,6 @@ export function draftProfile(
       structure.continuation);
   // Without variants, the headers are placed again on the product's fields alone.
   if (variantEntity && !useVariants) return draftProfile(headers, model, entityName, false, evidence);
-  // The column naming each row's product (`mainnumber`, `Product ID`); with a parent column, variant rows'
-  // product columns are not read at all.
-  const productColumn =
-    structure.groupColumn ?? headers.find((_, at) => chosen.get(at)?.target === main?.refField);
-  if (variantEntity && main && productColumn && !structure.parentColumn)
-    variantsOwnImages(headers, chosen, perHeader, productColumn, sample, main, variantEntity, taken);
   const columns: Record<string, string | ColumnRule | null> = {};
   const unplaced: string[] = [];
   const notes: HeaderNote[] = [];
@@ -324,6 +319,8 @@ function completeVariants(
     }
   }
   variantImage(profile, main, variant, headers, chosen, structure, sample, fields, notes);
+  if (!structure.parentColumn && productRef && variantRef)
+    ownVariantImage(profile, main, variant, headers, chosen, sample, productRef, fields, notes);
   if (Object.keys(fields).length > 0) profile.fields = fields;
 }
 
@@ -364,48 +361,33 @@ function variantImage(
   if (note) note.structure = `on a variant row, the variant's ${field.name} (fields)`;
 }
 
-/**
- * Rows grouped by a product column (PrestaShop combinations by `Product ID`) whose image column differs
- * between rows of one product hold each variant's own images, not the product's: the product's fields
- * must agree across its rows. They go to the variant's image field when it is free and each sampled cell
- * holds one image; else the column is left out, with the reason.
- */
-function variantsOwnImages(
-  headers: readonly string[],
-  chosen: Map<number, Candidate>,
-  perHeader: Array<{ warning?: string }>,
-  groupColumn: string,
-  sample: FeedSample,
+/** One row per variant, an image column that differs between rows of a product: the variant's image. */
+function ownVariantImage(
+  profile: Profile,
   main: EntityModel,
   variant: EntityModel,
-  taken: Set<string>,
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  sample: FeedSample,
+  productRef: string,
+  fields: Record<string, FieldRule>,
+  notes: HeaderNote[],
 ): void {
-  headers.forEach((header, at) => {
-    const candidate = chosen.get(at);
-    if (candidate?.entity !== main || candidate.field?.asset !== 'image') return;
-    const byProduct = new Map<string, string>();
-    let differs = false;
-    let several = false;
-    for (const row of sample.rows) {
-      const product = row.get(groupColumn);
-      const cell = row.get(header);
-      if (product === undefined || cell === undefined) continue;
-      if (/[,|;]/.test(cell)) several = true;
-      const first = byProduct.get(product);
-      if (first === undefined) byProduct.set(product, cell);
-      else if (first !== cell) differs = true;
-    }
-    if (!differs) return;
-    const field = variant.fields.find((f) => f.asset === 'image' && !f.multilingual);
-    if (field && !several && !taken.has(key(field.name, undefined))) {
-      chosen.set(at, { ...candidate, target: field.name, entity: variant, field, culture: undefined });
-      taken.add(key(field.name, undefined));
-      return;
-    }
-    chosen.delete(at);
-    perHeader[at]!.warning =
-      `its images differ between the rows of one product (${groupColumn}): they are the variants' own, and a cell may hold several, which the variant's one image field cannot take`;
+  const taken = new Set([...chosen.values()].map((c) => c.target));
+  const free = (field: string) => !taken.has(field) && !fields[field];
+  const column = headers.find((_, at) => {
+    const c = chosen.get(at);
+    return c?.entity === main && c.field?.asset === 'image' && c.field.multiple;
   });
+  if (!column) return;
+  const move = variantImageColumn(variant, free, productRef, column, profile.columns?.[column], sample);
+  if (!move) return;
+  profile.columns![column] = move.rule;
+  const note = notes.find((n) => n.header === column);
+  if (note) {
+    note.field = move.rule.field;
+    note.structure = `differs between rows of one product: the variant's ${move.rule.field}${move.rule.first ? ' (the first image of a cell)' : ''}`;
+  }
 }
 
 /** A feed without a ref column (eShopOnContainers): the title is the ref. */

@@ -320,6 +320,7 @@ export class ColumnPlanner {
         rule.map === undefined &&
         rule.default === undefined &&
         rule.join === undefined &&
+        rule.first === undefined &&
         !field?.enum &&
         !field?.asset &&
         rule.unit === undefined,

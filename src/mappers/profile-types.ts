@@ -22,6 +22,11 @@ export interface ConversionRule {
   thousands?: ',' | '.' | ' ' | "'";
   /** A list value (JSON array) for a single-value field is joined with this text (default: refused). */
   join?: string;
+  /**
+   * A single-value field takes the first item of a cell that lists several (split by `split`, default `|`)
+   * or of a list value: a PrestaShop combination's own images, for the variant's one image.
+   */
+  first?: true;
   /** Date layout of the cell when it is not ISO 8601: tokens `YYYY MM DD HH mm ss`, e.g. `DD/MM/YYYY HH:mm`. */
   dateFormat?: string;
   /**

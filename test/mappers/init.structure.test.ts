@@ -186,6 +186,65 @@ describe('profile init: the variant structure', () => {
   });
 });
 
+describe('profile init: a variant’s own images', () => {
+  // PrestaShop's combinations file: each combination lists its own images; the product's are in its own file.
+  const combinations = [
+    {
+      'Product ID*': '1',
+      Reference: 'RP-Nano-Blue-16GB',
+      Quantity: '10',
+      'Image URLs (x,y,z...)': 'https://x.test/blue.jpg,https://x.test/blue-back.jpg',
+    },
+    {
+      'Product ID*': '1',
+      Reference: 'RP-Nano-Blue-8GB',
+      Quantity: '10',
+      'Image URLs (x,y,z...)': 'https://x.test/blue-8.jpg',
+    },
+    {
+      'Product ID*': '2',
+      Reference: 'RP-Shuffle-Metal',
+      Quantity: '3',
+      'Image URLs (x,y,z...)': 'https://x.test/metal.jpg',
+    },
+  ];
+
+  it('places an image column that differs between rows of one product on the variant, its first image', async () => {
+    const { model, profile, notes } = await draft(combinations);
+    expect(profile).toMatchObject({
+      variants: true,
+      columns: {
+        'Product ID*': 'prod_ref',
+        Reference: 'frmt_ref',
+        'Image URLs (x,y,z...)': { field: 'frmt_image', split: ',', first: true },
+      },
+    });
+    expect(notes.find((n) => n.header === 'Image URLs (x,y,z...)')?.structure).toContain(
+      'differs between rows of one product',
+    );
+    const mapper = createMapper({ model, profile });
+    const first = mapper.map(row(combinations[0]!));
+    expect(first.issues).toEqual([]);
+    expect(first.drafts).toEqual([
+      expect.objectContaining({ entity: 'products', ref: '1', fields: { prod_ref: '1' } }),
+      expect.objectContaining({
+        entity: 'variants',
+        ref: 'RP-Nano-Blue-16GB',
+        fields: expect.objectContaining({ frmt_image: 'blue.jpg' }),
+      }),
+    ]);
+    const second = mapper.map(row(combinations[1]!, 3));
+    expect(second.drafts.find((d) => d.entity === 'variants')?.fields.frmt_image).toBe('blue-8.jpg');
+  });
+
+  it('keeps an image column on the product when the rows of each product agree on it', async () => {
+    const { profile } = await draft(
+      combinations.map((r) => ({ ...r, 'Image URLs (x,y,z...)': `https://x.test/p${r['Product ID*']}.jpg` })),
+    );
+    expect(profile.columns?.['Image URLs (x,y,z...)']).toMatchObject({ field: 'prod_images' });
+  });
+});
+
 describe('profile init: values', () => {
   it('prefers many distinct image URLs to one repeated file, and skips relative paths', async () => {
     const records = Array.from({ length: 6 }, (_, i) => ({

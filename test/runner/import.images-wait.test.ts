@@ -35,7 +35,9 @@ describe('--wait-for-images', () => {
   it('the bound covers every image of the run together, not each one', async () => {
     const feed = await feedOf('WAITALL', 5);
     const started = Date.now();
-    const summary = await importWith(fixture.sb, feed, { waitForImages: { timeoutMs: 2_000, intervalMs: 50 } });
+    const summary = await importWith(fixture.sb, feed, {
+      waitForImages: { timeoutMs: 2_000, intervalMs: 50 },
+    });
     const took = Date.now() - started;
     expect(summary.outcomes.created).toBe(5);
     expect(summary.exitCode).toBe(0);
