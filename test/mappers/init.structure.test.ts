@@ -416,7 +416,7 @@ describe('profile init: images that differ between the rows of one product', () 
   it('are the variants’ own: the variant image field takes them, and the rows of a product agree', async () => {
     const rows = combinations('https://x.test/red.jpg');
     const { model, profile } = await draft(rows);
-    expect(profile.columns?.['Image URLs']).toBe('frmt_image');
+    expect(profile.columns?.['Image URLs']).toEqual({ field: 'frmt_image' });
     const mapper = createMapper({ model, profile });
     const mapped = rows.map((cells, i) => mapper.map(row(cells, i + 2)));
     expect(mapped.flatMap((m) => m.issues)).toEqual([]);
@@ -426,12 +426,9 @@ describe('profile init: images that differ between the rows of one product', () 
     });
   });
 
-  it('are left out, with the reason, when a cell holds several (one variant image field)', async () => {
-    const { profile, notes } = await draft(combinations('https://x.test/red.jpg,https://x.test/red2.jpg'));
-    expect(profile.columns?.['Image URLs']).toBeNull();
-    expect(notes.find((n) => n.header === 'Image URLs')?.warning).toMatch(
-      /differ between the rows of one product/,
-    );
+  it('the variant takes the first when a cell holds several (one variant image field)', async () => {
+    const { profile } = await draft(combinations('https://x.test/red.jpg,https://x.test/red2.jpg'));
+    expect(profile.columns?.['Image URLs']).toEqual({ field: 'frmt_image', split: ',', first: true });
   });
 
   it('the same images on every row of a product stay the product’s', async () => {
