@@ -2,6 +2,7 @@
 // count and one check of the image library (the asset cache's mark), with the report a looked-up run
 // gives; an image deleted in the DAM between runs breaks the mark, and the rows are looked up and the
 // image registered again. Real HTTP to a sandbox throughout, requests counted by its counters.
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importFile } from '../../src/runner/import/run.js';
@@ -132,6 +133,32 @@ describe('import state with images', () => {
     expect(s.byMethod.POST ?? 0).toBe(0);
     // Marked again: the run after it is back to 3 requests.
     expect((await run()).outcomes.unchanged).toBe(20);
+    expect((await stats(sb)).total).toBe(3);
+  });
+
+  it('a cache without a mark (an earlier version wrote it) is checked by lookups once, then marked', async () => {
+    const { sb } = fixture;
+    const dir = tempDir('state-images-unmarked');
+    const stateDir = join(dir, '.catalog-io');
+    const assetCacheFile = join(dir, 'assets.json');
+    const lines = ['prod_ref,prod_title,prod_images'];
+    for (let i = 0; i < 10; i++) lines.push(`SU-${i},Lamp ${i},${sb.assetsUrl}/su-${i}.jpg`);
+    const source = await writeFeed(dir, 'feed.csv', `${lines.join('\n')}\n`);
+    const run = () => importWith(sb, source, { stateDir, assetCacheFile });
+    await run();
+    await imagesSettled(sb);
+    await run();
+    const saved = JSON.parse(await readFile(assetCacheFile, 'utf8')) as { imageMark?: unknown };
+    expect(saved.imageMark).toMatchObject({ count: expect.any(Number), at: expect.any(String) });
+    delete saved.imageMark;
+    await writeFile(assetCacheFile, JSON.stringify(saved));
+
+    const unmarked = await run();
+    expect(unmarked.outcomes.unchanged).toBe(10);
+    // Not vouched for: the names are looked up in the DAM (found, so no POST), and a mark is taken.
+    expect(unmarked.assets).toMatchObject({ reused: 10, cached: 0 });
+    expect((await stats(sb)).byMethod.POST ?? 0).toBe(0);
+    expect((await run()).assets.cached).toBe(10);
     expect((await stats(sb)).total).toBe(3);
   });
 });

@@ -217,7 +217,7 @@ export class AssetRegistrar {
     this.checking ??= (async () => {
       if (this.options.plan || !this.options.cacheFile || this.options.refresh) return;
       let state: 'holds' | 'modified' | 'deleted' = 'deleted';
-      if (![...this.cache.values()].some((e) => e.kind === 'image')) state = 'holds';
+      if (!this.cachesImages()) state = 'holds';
       else if (this.mark) {
         try {
           state = await markState(this.dam, this.mark);
@@ -235,6 +235,11 @@ export class AssetRegistrar {
       this.markHeld = state === 'holds';
     })();
     return this.checking;
+  }
+
+  private cachesImages(): boolean {
+    for (const entry of this.cache.values()) if (entry.kind === 'image') return true;
+    return false;
   }
 
   /**
@@ -424,7 +429,7 @@ export class AssetRegistrar {
   async saveCache(): Promise<void> {
     const file = this.options.cacheFile;
     if (!file || this.options.plan) return;
-    const hasImages = [...this.cache.values()].some((e) => e.kind === 'image');
+    const hasImages = this.cachesImages();
     if (!hasImages) this.mark = undefined;
     else if (!this.checking) {
       // No image of the cache was used this run: the mark it was saved with still says what it said.
