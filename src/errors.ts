@@ -52,6 +52,9 @@ export type ErrorCode =
   // runs
   | 'MAX_ERRORS'
   | 'LOCKED'
+  | 'JOURNAL_INVALID'
+  | 'SOURCE_CHANGED'
+  | 'ROW_TOO_LARGE'
   // shared state (--redis)
   | 'REDIS_UNREACHABLE'
   | 'INTERNAL';

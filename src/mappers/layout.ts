@@ -5,6 +5,7 @@
 
 import { CatalogIoError } from '../errors.js';
 import type { EntityModel, TenantModel } from '../schema/model.js';
+import { unneutralise } from '../writers/formula.js';
 import { REJECTS_COLUMNS } from '../writers/rejects.js';
 import { PathReader } from './category-path.js';
 import type { CoerceType } from './coerce.js';
@@ -71,10 +72,38 @@ export interface Layout {
   columns: Array<Record<string, string>>;
 }
 
+/** Plans kept by header name; past this many (JSON records bringing new keys), new ones are not kept. */
+const KEPT_PLANS = 200_000;
+/** Columns a grouped warning names before it says how many more. */
+const NAMED_IN_WARNING = 5;
+
+/**
+ * Names of one kind (unknown columns, read-only columns) for one warning line: a count and the first
+ * few, so a header of 500,000 columns (or a JSON record of a million keys) is one line, not one each.
+ */
+class NameTally {
+  count = 0;
+  readonly first: string[] = [];
+
+  add(name: string): void {
+    this.count += 1;
+    if (this.first.length < NAMED_IN_WARNING) this.first.push(name);
+  }
+
+  /** `column "x" what` or `12 columns ("a", "b", ... and 7 more) what`; undefined when none. */
+  line(one: (name: string) => string, many: (names: string) => string): string | undefined {
+    if (this.count === 0) return undefined;
+    if (this.count === 1) return one(this.first[0]!);
+    const named = this.first.map((n) => JSON.stringify(n)).join(', ');
+    const more = this.count - this.first.length;
+    return many(`${this.count} columns (${named}${more > 0 ? ` and ${more} more` : ''})`);
+  }
+}
+
 /** The profile checked against the tenant, and the plan of every header seen so far. */
 export class ColumnPlanner {
-  /** File-level notes (unknown or ignored columns), each once. */
-  readonly warnings: string[] = [];
+  private readonly unknownColumns = new NameTally();
+  private readonly readOnlyColumns = new NameTally();
   readonly main: EntityModel;
   readonly variant: EntityModel | undefined;
   /** The entities of a row: the profile's, then its variant. */
@@ -86,10 +115,15 @@ export class ColumnPlanner {
   private readonly fillDown: { all: boolean; headers: Set<string> };
   private lastLayout: Layout | undefined;
 
+  /**
+   * `unguard`: a header written with the formula guard's quote (`'=x`, by our CSV writers) is read as
+   * the name after it, like the cells (see writers/formula.ts).
+   */
   constructor(
     private readonly model: TenantModel,
     readonly profile: Profile,
     readonly strict: boolean,
+    private readonly unguard = false,
   ) {
     const main = model.entity(profile.entity);
     if (!main) {
@@ -126,6 +160,27 @@ export class ColumnPlanner {
       headers: new Set(Array.isArray(profile.fillDown) ? profile.fillDown : []),
     };
   }
+
+  /** File-level notes: the columns that match no field, and those of read-only fields, one line each kind. */
+  get warnings(): string[] {
+    const entities = this.entities.map((e) => e.name).join(' or ');
+    const then = this.strict ? 'rows with a value in it are invalid' : 'ignored';
+    const thenMany = this.strict ? 'rows with a value in them are invalid' : 'ignored';
+    const lines = [
+      this.unknownColumns.line(
+        (name) => `column ${JSON.stringify(name)} does not match a field of ${entities}: ${then}`,
+        (names) => `${names} do not match a field of ${entities}: ${thenMany}`,
+      ),
+      this.readOnlyColumns.line(
+        (name) => `column ${JSON.stringify(name)} is the read-only field ${this.readOnlyField}: ${then}`,
+        (names) => `${names} are read-only fields: ${thenMany}`,
+      ),
+    ];
+    return lines.filter((l): l is string => l !== undefined);
+  }
+
+  /** The read-only field the one read-only column names (for its warning). */
+  private readOnlyField = '';
 
   /** The plan of each position of this header list; the last one is kept (every row of a sheet shares it). */
   layoutFor(headers: readonly string[]): Layout {
@@ -174,11 +229,12 @@ export class ColumnPlanner {
     return typeof plan === 'object' && plan !== null && (!this.variant || plan.target.entity === this.main);
   }
 
-  private planFor(header: string): PositionPlan {
+  private planFor(written: string): PositionPlan {
+    const header = this.unguard && written.charCodeAt(0) === 39 /* ' */ ? unneutralise(written) : written;
     let plan = this.plans.get(header);
     if (plan !== undefined) return plan;
     plan = this.autoPlan(header);
-    this.plans.set(header, plan);
+    if (this.plans.size < KEPT_PLANS) this.plans.set(header, plan);
     return plan;
   }
 
@@ -186,19 +242,17 @@ export class ColumnPlanner {
     // A rejects file's `_error` and `_source` say what went wrong and where: it imports as it is.
     if (this.profile.autoColumns === false || REJECTS_COLUMNS.has(header)) return null;
     const target = resolveName(header.trim(), this.entities, this.model);
+    // Named once each while plans are kept (beyond that, a header may be counted again).
     if (!target) {
-      this.warnings.push(
-        `column "${header}" does not match a field of ${this.entities.map((e) => e.name).join(' or ')}: ${this.strict ? 'rows with a value in it are invalid' : 'ignored'}`,
-      );
+      this.unknownColumns.add(header);
       return 'unknown';
     }
     if (
       target.kind === 'field' &&
       (target.field.readOnly || (target.field.immutable && target.field.name !== target.entity.refField))
     ) {
-      this.warnings.push(
-        `column "${header}" is the read-only field ${target.field.name}: ${this.strict ? 'rows with a value in it are invalid' : 'ignored'}`,
-      );
+      if (this.readOnlyColumns.count === 0) this.readOnlyField = target.field.name;
+      this.readOnlyColumns.add(header);
       return 'readonly';
     }
     return { header, ...this.place(target, this.defaults, header) };

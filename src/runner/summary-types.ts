@@ -1,7 +1,8 @@
 // The morning summary: what every import run writes to `summary.json` in its run folder, what
 // `--summary FILE` copies, and what a notification carries.
 
-export type RunState = 'running' | 'finished' | 'interrupted' | 'crashed' | 'stopped';
+/** `abandoned`: an unfinished run a bare `--resume` could not continue (its source changed). */
+export type RunState = 'running' | 'finished' | 'interrupted' | 'crashed' | 'stopped' | 'abandoned';
 
 export interface RunSummary {
   runId: string;

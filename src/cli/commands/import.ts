@@ -18,6 +18,7 @@ import type {
 import { EXIT_CODES } from '../../runner/import/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
+import { redactText } from '../../secrets.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
 import type { Output } from '../output.js';
 import { createProgress } from '../progress.js';
@@ -127,7 +128,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         .option('resume', {
           type: 'string',
           describe:
-            'Continue the last unfinished run of this source (or the run named): finished rows are not sent again',
+            'Continue the last unfinished run of this source and profile, or start a new one and say why (with an id: that run, or an error): finished rows are not sent again',
         })
         .option('max-failed-batches', {
           ...numberFlag(
@@ -262,6 +263,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           ...(args.rejects && { rejectsFile: args.rejects }),
           ...(args.profile && { profileFile: args.profile }),
           counters: () => connection.snapshot(),
+          onNote: (line) => out.error(line),
           onProgress: (p) =>
             progress.update({
               done: p.rows,
@@ -393,34 +395,37 @@ function countsText(outcomes: Record<RowOutcome, number>): string {
 
 function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
   if (args.json) {
+    // The summary names URLs (the source, images in messages): said without their secrets.
     out.print(
-      JSON.stringify({
-        source: s.source,
-        plan: s.plan,
-        rows: s.rows,
-        outcomes: Object.fromEntries(
-          Object.entries(s.outcomes).filter(([o, n]) => n > 0 || !o.startsWith('would-')),
-        ),
-        topErrors: s.topErrors,
-        warnings: s.warnings,
-        assets: s.assets,
-        assetWarnings: s.assetWarnings,
-        ...(s.categoriesCreated.count > 0 && { categoriesCreated: s.categoriesCreated }),
-        failedImages: s.failedImages,
-        requests: s.requests,
-        stopped: s.stopped,
-        ...(s.stopReason && { stopReason: s.stopReason }),
-        state: s.state,
-        exitCode: s.exitCode,
-        runId: s.runId,
-        ...(s.sheets && { sheets: s.sheets }),
-        ...(s.fullSync && { fullSync: s.fullSync }),
-        durationMs: s.durationMs,
-        ...(args.report && { report: args.report }),
-        ...(args.rejects && {
-          rejects: s.sheets ? s.sheets.map((p) => rejectsFileOf(args.rejects!, p.sheet)) : args.rejects,
+      redactText(
+        JSON.stringify({
+          source: s.source,
+          plan: s.plan,
+          rows: s.rows,
+          outcomes: Object.fromEntries(
+            Object.entries(s.outcomes).filter(([o, n]) => n > 0 || !o.startsWith('would-')),
+          ),
+          topErrors: s.topErrors,
+          warnings: s.warnings,
+          assets: s.assets,
+          assetWarnings: s.assetWarnings,
+          ...(s.categoriesCreated.count > 0 && { categoriesCreated: s.categoriesCreated }),
+          failedImages: s.failedImages,
+          requests: s.requests,
+          stopped: s.stopped,
+          ...(s.stopReason && { stopReason: s.stopReason }),
+          state: s.state,
+          exitCode: s.exitCode,
+          runId: s.runId,
+          ...(s.sheets && { sheets: s.sheets }),
+          ...(s.fullSync && { fullSync: s.fullSync }),
+          durationMs: s.durationMs,
+          ...(args.report && { report: args.report }),
+          ...(args.rejects && {
+            rejects: s.sheets ? s.sheets.map((p) => rejectsFileOf(args.rejects!, p.sheet)) : args.rejects,
+          }),
         }),
-      }),
+      ),
     );
     return;
   }

@@ -11,11 +11,15 @@
 //   may skip the rows that name them (known-state.ts); when an image was replaced since, the rows are
 //   looked up; when one was deleted, the cache's images are forgotten, looked up again, and those gone
 //   registered again.
+
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
 import { RETRY_DEFAULTS } from '../../api/retry.js';
+import { redactText, redactUrl } from '../../secrets.js';
+import { refusedHost } from '../asset-check.js';
 import { type DamMark, isMark, markState, takeMark } from './asset-mark.js';
 import type { PlannedRecords } from './planned.js';
 
@@ -49,6 +53,25 @@ export interface AssetRegistrarOptions {
   replaceWaitMs?: number;
   /** How long a URL that failed is not tried again (runs read it from the cache file). Default 7 days. */
   failedTtlMs?: number;
+  /** The run's journal: registrations are noted before they are sent, so a resume knows them. */
+  log?: AssetLog;
+}
+
+/** What an earlier attempt of this run did with a URL (`pending`: sent, outcome unknown). */
+export interface EarlierAsset {
+  kind: AssetKind;
+  reference: string;
+  status: 'pending' | 'registered' | 'reused' | 'cached';
+}
+
+/** Where the registrar notes what it does, and what a killed attempt of the same run did. */
+export interface AssetLog {
+  earlier(url: string): EarlierAsset | undefined;
+  /** Distinct URLs by outcome, of the attempts before (they count as this run's). */
+  earlierCounts(): Partial<Record<AssetStatus, number>>;
+  /** Written at once, before the registration goes out. */
+  pending(kind: AssetKind, url: string, reference: string): void;
+  outcome(outcome: AssetOutcome): void;
 }
 
 /** A URL the DAM could not take, remembered so the next runs do not try it again too soon. */
@@ -125,6 +148,8 @@ export class AssetRegistrar {
     private readonly options: AssetRegistrarOptions,
   ) {
     if (options.cacheFile) this.loadCache(options.cacheFile);
+    for (const [status, n] of Object.entries(options.log?.earlierCounts() ?? {}))
+      this.counts[status as AssetStatus] += n;
   }
 
   /** Images registered by this run (for --wait-for-images). */
@@ -141,7 +166,9 @@ export class AssetRegistrar {
     const byKind = new Map<AssetKind, Set<string>>();
     for (const { kind, url } of assets) {
       if (this.done.has(url) || this.inFlight.has(url)) continue;
-      if (!this.options.refresh && this.cache.get(url)?.kind === kind) continue;
+      if (!this.options.refresh && this.cache.get(storedKey(url))?.kind === kind) continue;
+      const earlier = this.options.log?.earlier(url);
+      if (earlier && earlier.status !== 'pending') continue;
       if (this.rememberedFailure(url, kind)) continue;
       const reference = safeReference(url);
       if (reference === undefined || this.known.has(`${kind}:${reference}`)) continue;
@@ -186,6 +213,15 @@ export class AssetRegistrar {
     const known = this.done.get(url) ?? this.inFlight.get(url);
     if (known) return Promise.resolve(known);
     const reference = referenceOf(url);
+    // An earlier attempt of this run settled it (and counted it): the same outcome, not counted again.
+    const earlier = this.options.log?.earlier(url);
+    if (earlier && earlier.status !== 'pending' && earlier.kind === kind) {
+      const outcome: AssetOutcome = { url, kind, reference: earlier.reference, status: earlier.status };
+      remember(this.claimed, earlier.reference, url);
+      remember(this.done, url, outcome);
+      if (outcome.status === 'registered' && kind === 'image') this.registeredImages.push(outcome.reference);
+      return Promise.resolve(outcome);
+    }
     const claimedBy = this.claimed.get(reference);
     if (claimedBy !== undefined && claimedBy !== url) {
       return Promise.resolve(
@@ -202,6 +238,7 @@ export class AssetRegistrar {
     const pending = this.registerOnce(kind, url, reference, tags).then((outcome) => {
       this.inFlight.delete(url);
       remember(this.done, url, outcome);
+      if (!this.options.plan) this.options.log?.outcome(outcome);
       return outcome;
     });
     this.inFlight.set(url, pending);
@@ -248,7 +285,7 @@ export class AssetRegistrar {
    */
   vouchedReference(kind: AssetKind, url: string): string | undefined {
     if (kind !== 'image' || !this.vouching || this.options.refresh) return undefined;
-    const entry = this.cache.get(url);
+    const entry = this.cache.get(storedKey(url));
     return entry?.kind === 'image' ? entry.reference : undefined;
   }
 
@@ -264,7 +301,7 @@ export class AssetRegistrar {
     tags?: string[],
   ): Promise<AssetOutcome> {
     if (kind === 'image') await this.checkCache();
-    const cached = this.options.refresh ? undefined : this.cache.get(url);
+    const cached = this.options.refresh ? undefined : this.cache.get(storedKey(url));
     if (cached && cached.kind === kind) return { url, kind, reference: cached.reference, status: 'cached' };
     const failedBefore = this.rememberedFailure(url, kind);
     if (failedBefore) {
@@ -279,8 +316,18 @@ export class AssetRegistrar {
     }
     const exists = this.known.has(`${kind}:${reference}`);
     if (this.options.plan) {
+      // A host the DAM refuses by its name or address alone: the registration would be refused.
+      const host = !exists ? refusedHostOf(url, this.dam.url('/')) : undefined;
+      if (host !== undefined)
+        return { url, kind, reference, status: 'failed', message: `URL host '${host}' is not allowed.` };
       if (!exists) this.options.planned?.wouldRegister(kind, reference);
       return { url, kind, reference, status: exists ? 'reused' : 'planned' };
+    }
+    if (exists && this.options.log?.earlier(url)?.status === 'pending') {
+      // This run sent it before it was killed: registered by this run, as an unbroken run would say.
+      if (kind === 'image') this.registeredImages.push(reference);
+      this.rememberInCache(url, kind, reference);
+      return { url, kind, reference, status: 'registered' };
     }
     if (exists) {
       const noun = kind === 'image' ? 'An image' : 'A file';
@@ -294,6 +341,7 @@ export class AssetRegistrar {
     const quota = this.quotaMessage[kind];
     if (quota) return { url, kind, reference, status: 'failed', message: quota };
 
+    this.options.log?.pending(kind, url, reference);
     for (let attempt = 1; ; attempt++) {
       try {
         const created = await this.dam.register(kind, url, tags);
@@ -340,6 +388,7 @@ export class AssetRegistrar {
         return { url, kind, reference, status: 'reused' };
       case 'replace': {
         const deadline = Date.now() + (this.options.replaceWaitMs ?? 60_000);
+        this.options.log?.pending(kind, url, reference);
         for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
           try {
             await this.dam.patchAsset(kind, reference, { url });
@@ -370,7 +419,12 @@ export class AssetRegistrar {
     remember_: boolean,
   ): AssetOutcome {
     if (remember_ && !this.options.plan)
-      remember(this.failedUrls, url, { kind, message, failedAt: new Date().toISOString() }, FAILED_LIMIT);
+      remember(
+        this.failedUrls,
+        storedKey(url),
+        { kind, message: redactText(message), failedAt: new Date().toISOString() },
+        FAILED_LIMIT,
+      );
     return { url, kind, reference, status: 'failed', message };
   }
 
@@ -381,7 +435,7 @@ export class AssetRegistrar {
   /** A failure of an earlier run still within its time to live (not with --refresh-assets). */
   private rememberedFailure(url: string, kind: AssetKind): FailedEntry | undefined {
     if (this.options.refresh) return undefined;
-    const entry = this.failedUrls.get(url);
+    const entry = this.failedUrls.get(storedKey(url));
     if (!entry || entry.kind !== kind) return undefined;
     if (Date.now() - Date.parse(entry.failedAt) < this.failedTtl()) return entry;
     return undefined;
@@ -393,9 +447,10 @@ export class AssetRegistrar {
   }
 
   private rememberInCache(url: string, kind: AssetKind, reference: string): void {
-    this.failedUrls.delete(url);
-    if (kind === 'image' && this.cache.get(url)?.reference !== reference) this.imagesChanged = true;
-    remember(this.cache, url, { reference, kind, registeredAt: new Date().toISOString() });
+    const key = storedKey(url);
+    this.failedUrls.delete(key);
+    if (kind === 'image' && this.cache.get(key)?.reference !== reference) this.imagesChanged = true;
+    remember(this.cache, key, { reference, kind, registeredAt: new Date().toISOString() });
   }
 
   private loadCache(file: string): void {
@@ -463,6 +518,14 @@ function isSourceFailure(message: string): boolean {
   return /could not download|could not be reached|download timed out|source (host|url)/i.test(message);
 }
 
+/**
+ * How the cache file names a URL: as written, unless it carries a credential (a token, a signature),
+ * then by its sha256: the file keeps no secret, and the same URL still finds its entry.
+ */
+function storedKey(url: string): string {
+  return redactUrl(url) === url ? url : `#${createHash('sha256').update(url).digest('hex')}`;
+}
+
 function safeReference(url: string): string | undefined {
   try {
     return referenceOf(url);
@@ -476,4 +539,14 @@ function remember<V>(map: Map<string, V>, key: string, value: V, limit = CACHE_L
   map.delete(key);
   map.set(key, value);
   if (map.size > limit) map.delete(map.keys().next().value as string);
+}
+
+/** The host of `url` when the DAM refuses it by name or address (its own origin aside), else undefined. */
+function refusedHostOf(url: string, damUrl: string): string | undefined {
+  try {
+    const { hostname, host } = new URL(url);
+    return refusedHost(hostname.toLowerCase()) && host !== new URL(damUrl).host ? hostname : undefined;
+  } catch {
+    return undefined;
+  }
 }

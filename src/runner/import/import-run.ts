@@ -7,6 +7,8 @@ import type { Draft } from '../../mappers/types.js';
 import type { Cell, SourceRow } from '../../readers/types.js';
 import type { KnownState } from '../../runs/known-state.js';
 import { fullSentence } from '../../schema/messages.js';
+import { redactFields } from '../../secrets.js';
+import { boundFields } from '../../writers/bounds.js';
 import type { RejectsWriter } from '../../writers/rejects.js';
 import { RowChecker } from '../check.js';
 import { AssetRegistrar } from './assets.js';
@@ -81,6 +83,7 @@ export class ImportRun {
         ...(options.failedAssetTtlMs !== undefined && { failedTtlMs: options.failedAssetTtlMs }),
         ...(options.plan !== undefined && { plan: options.plan }),
         ...(planned && { planned }),
+        ...(!options.plan && { log: recorder.assetLog }),
       });
       return this.registrar;
     };
@@ -279,7 +282,7 @@ export class ImportRun {
 
   private async finishRow(work: RowWork, results: DraftResult[]): Promise<void> {
     const { row } = work;
-    const line = reportLine(work, results, this.options.profile.entity);
+    const line = redactFields(boundFields(reportLine(work, results, this.options.profile.entity)));
     this.rows += 1;
     this.outcomes[line.outcome as RowOutcome] += 1;
     if (line.outcome === 'failed') {

@@ -52,6 +52,9 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
     ...(options.keepRuns !== undefined && { keepRuns: options.keepRuns }),
     identity: await identityOf(options.source),
     source: displayName(options.source),
+    spec: options.source,
+    ...(options.readerOptions && { readerOptions: options.readerOptions }),
+    ...(options.onNote && { onNote: options.onNote }),
     profileHash: hashOf({ profile: options.profile, mode: options.mode ?? 'upsert' }),
     entity: options.profile.entity,
     tenant: options.tenant ?? 'unnamed',
@@ -86,7 +89,12 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
     lock?.lost.catch(() => {
       stop.lockLost = true;
     });
-    opened = await openSource(options.source, options.readerOptions);
+    // A resumed stream source is read from the copy its check made; a first read is hashed as it goes.
+    const tap = recorder.tap;
+    opened = await openSource(recorder.readFrom ?? options.source, {
+      ...options.readerOptions,
+      ...(tap && { tap }),
+    });
     if (options.rejectsFile)
       rejects = await openRejectsFor(options.rejectsFile, opened, { guard: options.raw !== true });
     known = await openKnownState(options);
@@ -136,7 +144,7 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
     const partial: Omit<ImportSummary, 'exitCode'> = {
       runId: recorder.runId,
       ...(options.stateDir !== undefined && { runDir: recorder.dir }),
-      source: opened.source,
+      source: recorder.readFrom ? displayName(options.source) : opened.source,
       rows: loop.rows,
       outcomes: loop.outcomes,
       topErrors: run.checker.topErrors(),

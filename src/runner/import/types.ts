@@ -97,6 +97,8 @@ export interface ImportOptions {
   /** The run's request counters (from the connection). */
   counters?: () => CountersSnapshot;
   onProgress?: (progress: ImportProgress) => void;
+  /** One line for people: what `--resume` did (the run it continues, or why it started a new one). */
+  onNote?: (line: string) => void;
 
   /** The `.catalog-io` folder that keeps run folders and locks; none: a temporary journal, no lock file. */
   stateDir?: string;

@@ -110,10 +110,10 @@ function decide(
   const failedAssets = assets?.filter((a) => a.status === 'failed') ?? [];
   let warnings: string[] | undefined;
   if (failedAssets.length > 0) {
-    // A plain name the DAM does not hold (a plan finds those) is refused by the catalog's write itself.
-    const missingName = failedAssets.find((o) => !draft.assets.some((a) => a.url === o.url));
-    if (ctx.settings.onAssetError === 'fail' || missingName) {
-      const first = missingName ?? failedAssets[0]!;
+    // A plain name the DAM does not hold is left out like a URL the DAM refused (the catalog would
+    // refuse the whole write for it).
+    if (ctx.settings.onAssetError === 'fail') {
+      const first = failedAssets[0]!;
       const asset = draft.assets.find((a) => (a.url ?? a.name) === first.url);
       const key = asset ? (asset.culture ? `${asset.field}.${asset.culture}` : asset.field) : '';
       const problem = placeOf(
@@ -192,7 +192,8 @@ function leaveOut(draft: Draft, failed: readonly AssetOutcome[], baseLanguage: s
   const warnings: string[] = [];
   for (const outcome of failed) {
     for (const asset of draft.assets) {
-      if (asset.url !== outcome.url) continue;
+      // A URL's outcome names the URL; a plain name's, the name.
+      if ((asset.url ?? asset.name) !== outcome.url) continue;
       const values =
         asset.culture && asset.culture !== baseLanguage ? draft.cultures[asset.culture] : draft.fields;
       if (!values) continue;
@@ -206,7 +207,7 @@ function leaveOut(draft: Draft, failed: readonly AssetOutcome[], baseLanguage: s
     warnings.push(`${outcome.kind} ${outcome.url} left out: ${outcome.message}`);
   }
   const gone = new Set(failed.map((o) => o.url));
-  draft.assets = draft.assets.filter((a) => a.url === undefined || !gone.has(a.url));
+  draft.assets = draft.assets.filter((a) => !gone.has(a.url ?? a.name));
   return warnings;
 }
 
