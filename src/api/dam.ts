@@ -163,6 +163,20 @@ export class DamClient {
     });
   }
 
+  /** The collection's `@count` under `filter`, and its first record by `orderby` (one request). */
+  async peek<T>(
+    kind: AssetKind,
+    options: { filter?: string; orderby?: string } = {},
+  ): Promise<{ count: number | undefined; first: T | undefined }> {
+    const res = await this.http.request<{ value?: T[]; '@count'?: unknown } | undefined>({
+      method: 'GET',
+      path: COLLECTION[kind],
+      query: { $filter: options.filter, $orderby: options.orderby, $top: 1 },
+    });
+    const count = res.body?.['@count'];
+    return { count: typeof count === 'number' ? count : undefined, first: res.body?.value?.[0] };
+  }
+
   /** Assets among `references` that exist, looked up with `reference in (...)` in URL-sized chunks. */
   async *existing<T = ImageRecord>(kind: AssetKind, references: Iterable<string>): AsyncGenerator<T> {
     const path = COLLECTION[kind];

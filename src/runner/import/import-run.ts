@@ -13,6 +13,7 @@ import type { RejectsWriter } from '../../writers/rejects.js';
 import { RowChecker } from '../check.js';
 import { AssetRegistrar } from './assets.js';
 import type { CreatedCategories } from './category-paths.js';
+import { registerDraftAssets } from './draft-assets.js';
 import { type DraftResult, ImportExecutor } from './executor.js';
 import type { PlannedRecords } from './planned.js';
 import type { RunRecorder } from './recorder.js';
@@ -36,6 +37,8 @@ export class ImportRun {
   readonly checker: RowChecker;
   private readonly executor: ImportExecutor;
   registrar: AssetRegistrar | undefined;
+  /** The registrar, made on first use (the DAM client with it). */
+  private readonly assetRegistrar: () => AssetRegistrar;
   readonly outcomes = Object.fromEntries(ROW_OUTCOMES.map((o) => [o, 0])) as Record<RowOutcome, number>;
   private rows = 0;
   private errors = 0;
@@ -72,7 +75,7 @@ export class ImportRun {
       defaultCommand: MODE_COMMAND[options.mode ?? 'upsert'],
       unguardFormulas,
     });
-    const registrar = () => {
+    const registrar = (): AssetRegistrar => {
       this.registrar ??= new AssetRegistrar(options.dam(), {
         onDuplicate: options.onDuplicateAsset ?? 'reuse',
         ...(options.assetCacheFile !== undefined && { cacheFile: options.assetCacheFile }),
@@ -84,6 +87,7 @@ export class ImportRun {
       });
       return this.registrar;
     };
+    this.assetRegistrar = registrar;
     this.executor = new ImportExecutor({
       catalog: options.catalog,
       model: options.model,
@@ -228,11 +232,20 @@ export class ImportRun {
   private async runDrafts(drafts: Draft[]): Promise<DraftResult[]> {
     const known = this.known;
     if (!known) return this.executor.run(drafts);
+    // Rows naming image URLs are vouched for only once the asset cache is checked against the DAM.
+    if (drafts.some(namesImageUrl)) known.useAssets(await checkedAssets(this.assetRegistrar()));
     const { unchanged, rest } = known.filterUnchanged(drafts);
+    // Their images as a looked-up run reports them: from the checked cache, without a request.
+    const vouchedAssets = await registerDraftAssets(
+      this.assetRegistrar,
+      this.options.model.baseLanguage,
+      unchanged.filter((u) => namesImageUrl(u.draft)).map((u) => u.draft),
+    );
     const results: DraftResult[] = unchanged.map(({ draft, id }) => {
       // Links from later rows to this record need no lookup either.
       this.executor.lookup.rememberId(draft.entity, draft.ref, id);
-      return { draft, outcome: 'unchanged', id };
+      const assets = vouchedAssets.get(draft);
+      return { draft, outcome: 'unchanged', id, ...(assets && { assets }) };
     });
     if (rest.length > 0) {
       const written = await this.executor.run(rest);
@@ -433,4 +446,13 @@ function notFinishedMessage(reason: StopReason | undefined): string {
       ? 'the service could not be reached for longer than --outage-budget'
       : `the run was interrupted (${reason ?? 'stopped'})`;
   return `not finished: ${why} before the service answered; --resume checks it and finishes it`;
+}
+
+function namesImageUrl(draft: Draft): boolean {
+  return draft.assets.some((a) => a.url !== undefined && a.kind === 'image');
+}
+
+async function checkedAssets(registrar: AssetRegistrar): Promise<AssetRegistrar> {
+  await registrar.checkCache();
+  return registrar;
 }

@@ -116,7 +116,7 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
     const loop = await run.execute(opened.rows);
     // The duplicate check's spill files (a feed of more than a million refs) go with the rows.
     run.checker.close();
-    run.registrar?.saveCache();
+    await run.registrar?.saveCache();
 
     let stopReason: StopReason | undefined = loop.stopReason;
     const warnings = [...run.checker.warnings()];
