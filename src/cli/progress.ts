@@ -57,7 +57,7 @@ export function createProgress(out: Output, label: string, options: ProgressOpti
 /** Off a terminal: one line every 10 s from the first update, and the last state when the work ends. */
 function plainProgress(out: Output, label: string): Progress {
   const started = Date.now();
-  const clock = new Clock(started);
+  const clock = new EtaClock(started);
   let last: ProgressState | undefined;
   let timer: NodeJS.Timeout | undefined;
   let printed = false;
@@ -99,7 +99,7 @@ function plainProgress(out: Output, label: string): Progress {
 function barProgress(terminal: NodeJS.WritableStream, label: string): Progress {
   // Loaded only for a terminal: a cron run or --json never pays for it at start-up.
   const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof cliProgressModule;
-  const clock = new Clock(Date.now());
+  const clock = new EtaClock(Date.now());
   const bar = new cliProgress.SingleBar(
     {
       format: `${label} [{bar}] {percentage}% | {done}{of} rows | {speed} rows/s | {counts} | {requests} req, {limited} × 429 | ETA {remaining}{waiting}`,
@@ -189,8 +189,8 @@ export function estimate(state: ProgressState): { fraction?: number; total?: num
 class Meter {
   private readonly samples: Array<{ at: number; done: number }>;
 
-  constructor(started: number) {
-    this.samples = [{ at: started, done: 0 }];
+  constructor(started: number, done: number) {
+    this.samples = [{ at: started, done }];
   }
 
   add(at: number, done: number): void {
@@ -218,15 +218,16 @@ class Meter {
  * and too little after its start-up. Elsewhere (a tenant with a higher limit, an unchanged feed that
  * sends nothing) our own speed sets the pace: the rows left at the rate of the last 30 s.
  */
-class Clock {
+export class EtaClock {
   private readonly meter: Meter;
   /** When the work began, as its first update with requests says (a resumed run starts past 0 rows). */
   private base: { at: number; requests: number; done: number } | undefined;
   /** The requests-bound time left, as of `at`. */
   private byRequests: { at: number; seconds: number } | undefined;
 
-  constructor(started: number) {
-    this.meter = new Meter(started);
+  /** `done`: rows already done when the clock starts (a page that opens on a running import). */
+  constructor(started: number, done = 0) {
+    this.meter = new Meter(started, done);
   }
 
   update(now: number, state: ProgressState): void {
@@ -269,7 +270,7 @@ function plainEveryMs(): number {
   return Number.isFinite(fromEnv) && fromEnv >= 100 ? fromEnv : PLAIN_EVERY_MS;
 }
 
-function plainLine(label: string, s: ProgressState, clock: Clock, now: number): string {
+function plainLine(label: string, s: ProgressState, clock: EtaClock, now: number): string {
   const rate = Math.round(clock.rate(now));
   const of = s.total !== undefined ? ` of ${s.total}` : '';
   const { fraction, total } = estimate(s);

@@ -1,8 +1,9 @@
 // A running import's progress, pushed to the page by server-sent events: rows finished are counted from
 // its journal (as it grows), requests, 429s and how much of the source was read from the progress.json
-// the run writes beside it; the rate is measured over the last 30 s, the ETA is the rows left at it.
+// the run writes beside it; the rate is measured over the last 30 s, and the ETA is the CLI's (the
+// requests still to send at the limit's pace where the limit sets it, else the rows left at the rate).
 import type { FastifyInstance } from 'fastify';
-import { estimate } from '../cli/progress.js';
+import { EtaClock, estimate } from '../cli/progress.js';
 import type { RunRegistry } from '../runs/registry.js';
 import { liveProgress, type Reports } from './runs.js';
 
@@ -19,8 +20,6 @@ export interface LiveEvent {
   rateLimited?: number;
   elapsedMs: number;
 }
-
-const RATE_WINDOW_MS = 30_000;
 
 export function liveRoutes(
   app: FastifyInstance,
@@ -41,36 +40,35 @@ export function liveRoutes(
       'cache-control': 'no-store',
       connection: 'keep-alive',
     });
-    const samples: Array<{ at: number; rows: number }> = [];
+    let clock: EtaClock | undefined;
     let closed = false;
     let timer: NodeJS.Timeout | undefined;
     const tick = async () => {
       const meta = (await registry.list()).find((r) => r.runId === id);
       await index.refresh();
       const at = Date.now();
-      samples.push({ at, rows: index.count });
-      while (samples.length > 2 && at - samples[0]!.at > RATE_WINDOW_MS) samples.shift();
-      const first = samples[0]!;
-      const rate = at > first.at ? ((index.count - first.rows) * 1000) / (at - first.at) : 0;
       const progress = await liveProgress(registry, id);
-      // The total as the CLI's bar estimates it: rows the reader made per byte read, times the size.
-      const { total: totalRows } = progress?.totalBytes
-        ? estimate({
-            done: index.count,
-            bytesRead: progress.bytesRead,
-            totalBytes: progress.totalBytes,
-            rowsRead: progress.rowsRead,
-            ...(progress.rowsMade !== undefined && { rowsMade: progress.rowsMade }),
-          })
-        : {};
+      // The state as the CLI's bar sees it: the total from rows the reader made per byte read.
+      const state = {
+        done: index.count,
+        ...(progress && { bytesRead: progress.bytesRead, rowsRead: progress.rowsRead }),
+        ...(progress?.totalBytes !== undefined && { totalBytes: progress.totalBytes }),
+        ...(progress?.rowsMade !== undefined && { rowsMade: progress.rowsMade }),
+        ...(progress?.requests !== undefined && { requests: progress.requests }),
+        ...(progress?.requestRate !== undefined && { requestRate: progress.requestRate }),
+      };
+      clock ??= new EtaClock(at, index.count);
+      clock.update(at, state);
+      const rate = clock.rate(at);
+      const { total: totalRows } = progress?.totalBytes ? estimate(state) : {};
+      const eta = clock.remaining(at, state, totalRows);
       const event: LiveEvent = {
         state: meta?.state ?? 'gone',
         rows: index.count,
         outcomes: { ...index.outcomes },
         rate: Math.round(rate * 10) / 10,
         ...(totalRows !== undefined && { totalRows }),
-        ...(totalRows !== undefined &&
-          rate > 0 && { etaSeconds: Math.round((totalRows - index.count) / rate) }),
+        ...(eta !== undefined && { etaSeconds: Math.round(eta) }),
         ...(progress?.requests !== undefined && { requests: progress.requests }),
         ...(progress?.rateLimited !== undefined && { rateLimited: progress.rateLimited }),
         elapsedMs: meta ? at - Date.parse(meta.startedAt) : 0,

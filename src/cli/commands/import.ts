@@ -274,6 +274,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           ...(args.rejects && { rejectsFile: args.rejects }),
           ...(args.profile && { profileFile: args.profile }),
           counters: () => connection.snapshot(),
+          ...(connection.requestRate !== undefined && { requestRate: connection.requestRate }),
           onNote: (line) => out.error(line),
           onProgress: (p) =>
             progress.update({

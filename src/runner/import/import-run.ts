@@ -337,6 +337,7 @@ export class ImportRun {
       rowsRead: this.ordinal,
       ...position,
       ...(requests && { requests: requests.requests, rateLimited: requests.rateLimited }),
+      ...(this.options.requestRate !== undefined && { requestRate: this.options.requestRate }),
     });
     this.options.onProgress?.({
       rows: this.rows,

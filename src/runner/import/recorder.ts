@@ -72,6 +72,8 @@ export interface LiveProgress {
   rowsMade?: number;
   requests?: number;
   rateLimited?: number;
+  /** Requests per second the tenant's limit lets start, when there is one (the ETA counts them). */
+  requestRate?: number;
   /** When this was written (ms since the epoch). */
   at: number;
 }

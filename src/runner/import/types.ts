@@ -98,6 +98,8 @@ export interface ImportOptions {
   raw?: boolean;
   /** The run's request counters (from the connection). */
   counters?: () => CountersSnapshot;
+  /** Requests per second the tenant's limit lets start (the connection's), for the console's ETA. */
+  requestRate?: number;
   onProgress?: (progress: ImportProgress) => void;
   /** One line for people: what `--resume` did (the run it continues, or why it started a new one). */
   onNote?: (line: string) => void;
