@@ -32,6 +32,8 @@ export interface ConnectionSettings {
   schemasDir?: string;
   /** Redis URL: the rate limit and run lock shared by every process of the tenant (docs/scale.md). */
   redisUrl?: string;
+  /** Folder of this machine's run locks (without Redis); default the user's state folder (lock/dir.ts). */
+  lockDir?: string;
 }
 
 /** CLI flags as yargs gives them (kebab-case keys are also camel-cased by yargs). */
@@ -46,6 +48,7 @@ export interface ConnectionFlags {
   retryBudget?: number;
   schemas?: string;
   redis?: string;
+  lockDir?: string;
 }
 
 export interface ResolvedSettings extends ConnectionSettings {
@@ -72,6 +75,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     damUrl: nonEmpty(env.DAM_URL),
     apiKey: nonEmpty(env.CATALOG_API_KEY),
     redisUrl: nonEmpty(env.CATALOG_IO_REDIS),
+    lockDir: nonEmpty(env.CATALOG_IO_LOCK_DIR),
   });
   const flagSettings: ConnectionSettings = dropUndefined({
     catalogUrl: nonEmpty(flags.catalogUrl),
@@ -83,6 +87,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     retryBudgetMs: flags.retryBudget,
     schemasDir: nonEmpty(flags.schemas),
     redisUrl: nonEmpty(flags.redis),
+    lockDir: nonEmpty(flags.lockDir),
   });
 
   const resolved: ResolvedSettings = { sources: {} };
@@ -101,6 +106,9 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
   if (fileSettings.file) resolved.configFile = fileSettings.file;
   if (resolved.schemasDir && fileSettings.file && resolved.sources.schemasDir === 'file') {
     resolved.schemasDir = path.resolve(path.dirname(fileSettings.file), resolved.schemasDir);
+  }
+  if (resolved.lockDir && fileSettings.file && resolved.sources.lockDir === 'file') {
+    resolved.lockDir = path.resolve(path.dirname(fileSettings.file), resolved.lockDir);
   }
   check(resolved);
   return resolved;
@@ -196,6 +204,10 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
     'maxAttempts',
     'schemas',
     'redis',
+    'lockDir',
+    'sftp',
+    'ftp',
+    'smtpUrl',
   ]);
   const unknown = Object.keys(o).filter((k) => !known.has(k));
   if (unknown.length > 0) {
@@ -246,6 +258,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
       maxAttempts: number('maxAttempts'),
       schemasDir: string('schemas'),
       redisUrl: string('redis'),
+      lockDir: string('lockDir'),
     }),
   };
 }

@@ -9,6 +9,7 @@ import { DamClient } from '../api/dam.js';
 import { LIMIT_DEFAULTS } from '../api/limiter.js';
 import { ServiceHttp, Transport } from '../api/transport.js';
 import { CatalogIoError } from '../errors.js';
+import { defaultLockDir } from '../lock/dir.js';
 import type { RunLockStore } from '../lock/types.js';
 import { tenantHash } from '../runs/source-identity.js';
 import { loadTenantModel } from '../schema/load.js';
@@ -60,6 +61,8 @@ export interface Connection {
   transport: Transport;
   /** With `--redis`: the run lock store every machine of the tenant shares, and the tenant's hash. */
   shared?: { locks: RunLockStore; tenant: string };
+  /** Without Redis: the folder of this machine's run locks (`--lock-dir`, CATALOG_IO_LOCK_DIR, `lockDir`). */
+  lockDir: string;
   snapshot(): CountersSnapshot;
   close(): Promise<void>;
 }
@@ -162,6 +165,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     tenant,
     transport,
     ...(shared && { shared: { locks: shared.locks, tenant: shared.tenant } }),
+    lockDir: settings.lockDir ? path.resolve(cwd, settings.lockDir) : defaultLockDir(options.env),
     snapshot: () => transport.snapshot(),
     async close() {
       if (closed) return;

@@ -210,7 +210,6 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       const stateDir = path.join(process.cwd(), '.catalog-io');
       const tenant = tenantHash(connection.tenant.catalogUrl, connection.tenant.keyId);
       try {
-        const model = await connection.tenant.model();
         // Loaded on use, like the other commands' runners: `--help` and other commands start faster.
         const { importFile } = await import('../../runner/import/run.js');
         const { FileLockStore } = await import('../../lock/file.js');
@@ -219,7 +218,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           ...(args.resume !== undefined && { resume: args.resume === '' ? true : args.resume }),
           tenant,
           // --redis: one lock for every machine of the tenant; else a lock file on this one.
-          lockStore: connection.shared?.locks ?? new FileLockStore(stateDir),
+          lockStore: connection.shared?.locks ?? new FileLockStore(connection.lockDir),
           ...(waitLock !== undefined && { waitLockMs: waitLock * 1000 }),
           onLockTakeover: (previous) =>
             out.error(
@@ -235,7 +234,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           source: start.source,
           readerOptions,
           profile,
-          model,
+          // Read once the run holds its lock: a run refused by the lock sends no request.
+          model: () => connection.tenant.model(),
           catalog: connection.catalog,
           dam: () => connection.dam,
           mode: args.mode,
