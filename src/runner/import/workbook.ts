@@ -14,7 +14,13 @@ import { type ImportReportLine, writeWorkbookReport } from '../../writers/import
 import { rejectsFileOf } from '../../writers/rejects.js';
 import { PlannedRecords } from './planned.js';
 import { importFile, modelOf } from './run.js';
-import { EXIT_CODES, type ImportOptions, type ImportSummary, ROW_OUTCOMES, type RunningImport } from './types.js';
+import {
+  EXIT_CODES,
+  type ImportOptions,
+  type ImportSummary,
+  ROW_OUTCOMES,
+  type RunningImport,
+} from './types.js';
 
 export interface PlacedSheet {
   sheet: string;
