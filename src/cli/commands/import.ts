@@ -207,6 +207,9 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      // A job's run whose worker died stops as if the worker had been stopped: the job resumes it.
+      const { watchWorker } = await import('../../jobs/job-process.js');
+      const unwatch = watchWorker(() => onSignal('SIGTERM'));
       const stateDir = path.join(process.cwd(), '.catalog-io');
       const tenant = tenantHash(connection.tenant.catalogUrl, connection.tenant.keyId);
       try {
@@ -296,6 +299,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         setExitCode(EXIT_CODES.locked);
         await endRun(start, end, args, out);
       } finally {
+        unwatch();
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
         progress.stop();
