@@ -51,6 +51,8 @@ export type ErrorCode =
   // runs
   | 'MAX_ERRORS'
   | 'LOCKED'
+  /** The run's lock was lost mid-run (Redis flushed or restarted, or unreachable past the TTL). */
+  | 'LOCK_LOST'
   // shared state (--redis)
   | 'REDIS_UNREACHABLE'
   | 'INTERNAL';

@@ -193,7 +193,11 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       }
       const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
       // First signal: no new batch, the rows in flight finish, the report is complete. Second: out at once.
-      const stop: RunStop = {};
+      const stop: RunStop = {
+        // Said at once and whatever the flags: a scheduler's log must show why the run ends.
+        onLockLost: (err) =>
+          out.error(`catalog-io: ${err.message}; stopping after the batch in flight [LOCK_LOST]`),
+      };
       const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
         if (stop.signal) {
           stop.flushNow?.();
@@ -385,6 +389,12 @@ function countsText(outcomes: Record<RowOutcome, number>): string {
 }
 
 function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
+  if (s.stopReason === 'lock-lost') {
+    // On stderr under --json and --quiet too: the run did not finish and must be resumed.
+    out.error(
+      `interrupted: the run lost its lock [LOCK_LOST]; ${s.outcomes['not-attempted']} rows not attempted. Check no other import of this entity runs, then ${again(s)}`,
+    );
+  }
   if (args.json) {
     out.print(
       JSON.stringify({
@@ -464,11 +474,6 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
       break;
     case 'max-missing':
       out.error(`stopped: ${s.fullSync?.guard}; the records that would have gone are in the report`);
-      break;
-    case 'lock-lost':
-      out.error(
-        `stopped: the run lost its lock, so another run may have taken over; ${notAttempted} rows not attempted. Check no other import of this entity runs, then ${again(s)}`,
-      );
       break;
   }
   if (args.report) out.error(`report: ${args.report}`);
