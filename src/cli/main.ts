@@ -14,6 +14,7 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     return EXIT.OK;
   }
   let exitCode: number = EXIT.OK;
+  let restoreEnv = () => {};
   const cli = yargs(argv)
     .scriptName('catalog-io')
     .usage('$0 <command> [options]')
@@ -30,6 +31,12 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
       // yargs' own complaints (a flag without its value, a value a flag's check refused) are bad flags too.
       if (err?.name === 'YError') throw new CatalogIoError('CONFIG_INVALID', err.message);
       throw err ?? new CatalogIoError('CONFIG_INVALID', msg);
+    })
+    // Commands that read feeds and tell their end: the config file's SFTP/FTP/SMTP credentials.
+    .middleware(async (args) => {
+      if (!FEED_COMMANDS.includes(String(args._[0]))) return;
+      const { applyCredentials } = await import('../config/remote-settings.js');
+      restoreEnv = applyCredentials(args as { config?: unknown; 'known-hosts'?: unknown });
     });
   try {
     for (const command of await commands(argv, out, (code) => {
@@ -40,8 +47,12 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     return exitCode;
   } catch (err) {
     return reportFatal(err, out);
+  } finally {
+    restoreEnv();
   }
 }
+
+const FEED_COMMANDS = ['import', 'validate', 'preview'];
 
 export function reportFatal(err: unknown, out: Output): number {
   if (err instanceof CatalogIoError) {

@@ -173,11 +173,15 @@ interface FileSettings {
   file?: string;
 }
 
-function readConfigFile(explicit: string | undefined, cwd: string): FileSettings {
+/** The config file as JSON (`--config`, else `catalog-io.config.json` when present), checked as an object. */
+export function readConfigJson(
+  explicit: string | undefined,
+  cwd: string,
+): { file: string; json: Record<string, unknown> } | undefined {
   const file = explicit ? path.resolve(cwd, explicit) : path.join(cwd, CONFIG_FILE_NAME);
   if (!existsSync(file)) {
     if (explicit) throw new CatalogIoError('CONFIG_MISSING', `The config file ${file} does not exist`);
-    return { settings: {} };
+    return undefined;
   }
   let json: unknown;
   try {
@@ -191,7 +195,13 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
     throw new CatalogIoError('CONFIG_INVALID', `The config file ${file} must hold a JSON object`);
   }
-  const o = json as Record<string, unknown>;
+  return { file, json: json as Record<string, unknown> };
+}
+
+function readConfigFile(explicit: string | undefined, cwd: string): FileSettings {
+  const read = readConfigJson(explicit, cwd);
+  if (!read) return { settings: {} };
+  const { file, json: o } = read;
   const known = new Set([
     '$schema',
     'catalogUrl',

@@ -64,7 +64,7 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('feed jobs', () => {
     JSON.parse((await cli(['jobs', '--json', '--redis', redis.url])).stdout) as JobInfo[];
 
   it('a job never carries a key or a connection: enqueue refuses them', async () => {
-    for (const flag of ['--api-key=abc', '--catalog-url=http://x', '--config=x.json']) {
+    for (const flag of ['--api-key=abc', '--catalog-url=http://x', '--config=x.json', '--known-hosts=x']) {
       const r = await cli(['enqueue', 'import', 'feed.csv', flag, '--tenant', 'acme', '--redis', redis.url]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('[CONFIG_INVALID]');
