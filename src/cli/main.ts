@@ -15,7 +15,7 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
   }
   let exitCode: number = EXIT.OK;
   let restoreEnv = () => {};
-  const cli = yargs(argv)
+  const cli = yargs(withStdoutOut(argv))
     .scriptName('catalog-io')
     .usage('$0 <command> [options]')
     .strict()
@@ -53,6 +53,17 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
 }
 
 const FEED_COMMANDS = ['import', 'validate', 'preview'];
+
+/** `--out -` as `--out=-`: yargs reads a lone `-` after a flag as a positional and leaves the flag empty. */
+function withStdoutOut(argv: string[]): string[] {
+  return argv.flatMap((arg, i) =>
+    arg === '-' && argv[i - 1] === '--out'
+      ? []
+      : arg === '--out' && argv[i + 1] === '-'
+        ? ['--out=-']
+        : [arg],
+  );
+}
 
 export function reportFatal(err: unknown, out: Output): number {
   if (err instanceof CatalogIoError) {

@@ -4,7 +4,7 @@
 // one report line per source row, recorded in the journal first.
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { isCatalogIoError } from '../../errors.js';
+import { type ErrorCode, isCatalogIoError } from '../../errors.js';
 import type { HeldLock } from '../../lock/types.js';
 import { openSource } from '../../readers/index.js';
 import { displayName } from '../../readers/sources/redact.js';
@@ -41,6 +41,16 @@ export {
 
 const DEFAULT_MAX_MISSING = { percent: 5 };
 
+/** Errors of flags and settings: a run refused for them before its first row is not kept as a run. */
+const NOT_STARTED: readonly ErrorCode[] = [
+  'CONFIG_INVALID',
+  'CONFIG_MISSING',
+  'PROFILE_INVALID',
+  'FORMAT_UNKNOWN',
+  'ENCODING_UNSUPPORTED',
+  'SCHEMA_UNKNOWN_ENTITY',
+];
+
 /**
  * `carried`: a plan of several runs as one (a workbook's sheets): what the runs before it would have
  * written. Without it, a plan starts from the tenant as it is.
@@ -66,6 +76,8 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
   let rejects: RejectsWriter | undefined;
   let planned: PlannedRecords | undefined;
   let known: KnownState | undefined;
+  /** The row loop began: from here on, a run that fails is a run (crashed, resumable). */
+  let looping = false;
   try {
     // One run per tenant and entity, refused before the source is read; a plan writes nothing.
     if (options.lockStore && !options.plan) {
@@ -109,6 +121,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       known,
       planned,
     );
+    looping = true;
     const loop = await run.execute(opened.rows);
     // The duplicate check's spill files (a feed of more than a million refs) go with the rows.
     run.checker.close();
@@ -187,6 +200,9 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     await rejects?.close().catch(() => {});
     // A run that could not go on still leaves its summary: a scheduler must not read yesterday's.
     const locked = isCatalogIoError(err, 'LOCKED');
+    // Refused by its flags or settings before its first row: not a run, nothing to list or resume.
+    const neverStarted =
+      !looping && NOT_STARTED.some((code) => isCatalogIoError(err, code)) && !options.resume;
     const end: RunEnd = {
       source: displayName(options.source),
       entity: options.profile.entity,
@@ -202,7 +218,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
         ? `${(err as Error).message}.`
         : `The run could not go on: ${err instanceof Error ? err.message : String(err)}. Fix that, then run the same command with --resume.`,
     };
-    await (locked
+    await (locked || neverStarted
       ? recorder.discard(end, options.summaryFile)
       : recorder.abandon(end, options.summaryFile)
     ).catch(() => {});
