@@ -1,4 +1,4 @@
-// The raw loop a developer would write for one feed, as a whole process: papaparse -> the same mapping
+// The raw loop a careful developer would write for one feed, as a whole process: papaparse in chunk mode -> the same mapping
 // (trim, decimal comma, lists split on "|", languages as {culture: value}) -> Ajv with ajv-formats,
 // compiled from the pulled `$metadata` schema (read-only fields left out, multilingual fields as objects).
 //
@@ -35,39 +35,61 @@ const check = ajv.compile({
   additionalProperties: false,
 });
 
-const plan = Object.entries(columns);
+// The fastest plain loop: papaparse in `chunk` mode (an array of rows per chunk of input, not a call per
+// row) and cells read by position, the header resolved once to a column plan.
+let plan;
 let rows = 0;
 let invalid = 0;
-Papa.parse(createReadStream(path), {
-  header: true,
+
+function resolvePlan(header) {
+  return Object.entries(columns).map(([name, { field, kind, culture }]) => ({
+    index: header.indexOf(name),
+    field,
+    kind,
+    culture: culture ?? base,
+    multilingual: multilingual.has(field),
+  }));
+}
+
+function checkRow(cells) {
+  const body = {};
+  let bad = false;
+  for (let c = 0; c < plan.length; c += 1) {
+    const { index, field, kind, culture } = plan[c];
+    const text = index < 0 ? '' : (cells[index] ?? '').trim();
+    if (text === '') continue;
+    let value;
+    if (kind === 'number' || kind === 'integer') {
+      const n = Number(text.replace(',', '.'));
+      value = Number.isNaN(n) ? text : n;
+    } else if (kind === 'list' || kind === 'refs') {
+      value = text
+        .split('|')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+      if (kind === 'refs') {
+        if (value.length === 0) bad = true;
+        continue;
+      }
+    } else value = text;
+    if (plan[c].multilingual) {
+      body[field] ??= {};
+      body[field][culture] = value;
+    } else body[field] = value;
+  }
+  if (!check(body) || bad) invalid += 1;
+}
+
+Papa.parse(createReadStream(path, { highWaterMark: 1 << 20 }), {
   skipEmptyLines: true,
-  step: ({ data }) => {
-    rows += 1;
-    const body = {};
-    let bad = false;
-    for (const [header, { field, kind, culture }] of plan) {
-      const text = (data[header] ?? '').trim();
-      if (text === '') continue;
-      let value;
-      if (kind === 'number' || kind === 'integer') {
-        const n = Number(text.replace(',', '.'));
-        value = Number.isNaN(n) ? text : n;
-      } else if (kind === 'list' || kind === 'refs') {
-        value = text
-          .split('|')
-          .map((s) => s.trim())
-          .filter((s) => s !== '');
-        if (kind === 'refs') {
-          if (value.length === 0) bad = true;
-          continue;
-        }
-      } else value = text;
-      if (multilingual.has(field)) {
-        body[field] ??= {};
-        body[field][culture ?? base] = value;
-      } else body[field] = value;
+  chunk: ({ data }) => {
+    let first = 0;
+    if (plan === undefined) {
+      plan = resolvePlan(data[0]);
+      first = 1;
     }
-    if (!check(body) || bad) invalid += 1;
+    for (let i = first; i < data.length; i += 1) checkRow(data[i]);
+    rows += data.length - first;
   },
   complete: () => process.stdout.write(`${JSON.stringify({ rows, invalid })}\n`),
   error: (err) => {

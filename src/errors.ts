@@ -48,6 +48,7 @@ export type ErrorCode =
   | 'MAP_UNKNOWN_COLUMN'
   | 'MAP_COERCE'
   | 'VALIDATION'
+  | 'LAYOUT_UNKNOWN_FIELD'
   // runs
   | 'MAX_ERRORS'
   | 'LOCKED'

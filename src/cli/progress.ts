@@ -19,10 +19,17 @@ export interface ProgressState {
    * total is estimated as rows: the reader reads ahead of the work, and a share of bytes alone runs ahead.
    */
   rowsRead?: number;
+  /** Rows the reader made from the bytes read, handed out or not: the rows per byte, when the reader knows. */
+  rowsMade?: number;
   /** Short counts to show, e.g. `created 12 · updated 3`. */
   counts?: string;
   requests?: number;
   rateLimited?: number;
+  /**
+   * Requests per second the service's limit lets start, when there is one. The ETA then also counts the
+   * requests still to send at that pace: at 50 per 10 s the limit, not the rows seen so far, sets the time.
+   */
+  requestRate?: number;
 }
 
 export interface Progress {
@@ -47,24 +54,24 @@ export function createProgress(out: Output, label: string, options: ProgressOpti
 /** Off a terminal: one line every 10 s from the first update, and the last state when the work ends. */
 function plainProgress(out: Output, label: string): Progress {
   const started = Date.now();
-  const meter = new Meter(started);
+  const clock = new Clock(started);
   let last: ProgressState | undefined;
   let timer: NodeJS.Timeout | undefined;
   let printed = false;
   const print = () => {
     if (!last) return;
     printed = true;
-    out.error(plainLine(label, last, meter, Date.now()));
+    out.error(plainLine(label, last, clock, Date.now()));
   };
   return {
     update(state) {
       last = state;
-      meter.add(Date.now(), state.done);
+      clock.update(Date.now(), state);
       if (!timer) {
         timer = setInterval(() => {
-          if (last) meter.add(Date.now(), last.done);
+          if (last) clock.tick(Date.now(), last.done);
           print();
-        }, PLAIN_EVERY_MS);
+        }, plainEveryMs());
         timer.unref();
       }
     },
@@ -72,7 +79,7 @@ function plainProgress(out: Output, label: string): Progress {
       if (timer) clearInterval(timer);
       timer = undefined;
       // A short run says nothing; a long one ends its log with the final count.
-      if (printed || Date.now() - started >= PLAIN_EVERY_MS) print();
+      if (printed || Date.now() - started >= plainEveryMs()) print();
       last = undefined;
     },
   };
@@ -81,7 +88,7 @@ function plainProgress(out: Output, label: string): Progress {
 function barProgress(terminal: NodeJS.WritableStream, label: string): Progress {
   // Loaded only for a terminal: a cron run or --json never pays for it at start-up.
   const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof cliProgressModule;
-  const meter = new Meter(Date.now());
+  const clock = new Clock(Date.now());
   const bar = new cliProgress.SingleBar(
     {
       format: `${label} [{bar}] {percentage}% | {done}{of} rows | {speed} rows/s | {counts} | {requests} req, {limited} × 429 | ETA {remaining}`,
@@ -97,10 +104,10 @@ function barProgress(terminal: NodeJS.WritableStream, label: string): Progress {
   const draw = () => {
     if (!last) return;
     const now = Date.now();
-    meter.add(now, last.done);
+    clock.tick(now, last.done);
     const { fraction, total } = estimate(last);
-    const rate = meter.rate(now);
-    const eta = total !== undefined && rate > 0 ? (total - last.done) / rate : undefined;
+    const rate = clock.rate(now);
+    const eta = clock.remaining(now, last, total);
     const payload = {
       done: last.done,
       of: total !== undefined && last.total !== undefined ? ` of ${total}` : '',
@@ -116,6 +123,7 @@ function barProgress(terminal: NodeJS.WritableStream, label: string): Progress {
     update(state) {
       const first = last === undefined;
       last = state;
+      clock.update(Date.now(), state);
       if (first) {
         bar.start(1000, 0, {});
         draw();
@@ -143,12 +151,14 @@ export function estimate(state: ProgressState): { fraction?: number; total?: num
   }
   const { bytesRead, totalBytes, rowsRead } = state;
   if (!totalBytes || !bytesRead) return {};
-  if (rowsRead !== undefined && rowsRead > 0) {
-    // Everything read: the rows read are the total. Else rows per byte so far, times the size.
+  // The rows made from the bytes read when the reader says; else the rows handed out (they lag the bytes).
+  const rows = Math.max(state.rowsMade ?? 0, rowsRead ?? 0);
+  if (rows > 0) {
+    // Everything read and made: the rows made are the total. Else rows per byte so far, times the size.
     const total =
-      bytesRead >= totalBytes
-        ? rowsRead
-        : Math.max(rowsRead, Math.round((rowsRead * totalBytes) / bytesRead));
+      bytesRead >= totalBytes && state.rowsMade !== undefined
+        ? rows
+        : Math.max(rows, Math.round((rows * totalBytes) / bytesRead));
     return { fraction: Math.min(1, state.done / total), total };
   }
   const fraction = Math.min(0.99, bytesRead / totalBytes);
@@ -181,13 +191,71 @@ class Meter {
   }
 }
 
-function plainLine(label: string, s: ProgressState, meter: Meter, now: number): string {
-  const rate = Math.round(meter.rate(now));
+/**
+ * The time left. Where the service's limit sets the pace (the requests since the work began went out at
+ * 70% of the limit's rate or more), it is the requests still to send at that pace: requests per row so
+ * far times the rows left. Rows per second alone promise too much while a run spends its window's burst,
+ * and too little after its start-up. Elsewhere (a tenant with a higher limit, an unchanged feed that
+ * sends nothing) our own speed sets the pace: the rows left at the rate of the last 30 s.
+ */
+class Clock {
+  private readonly meter: Meter;
+  /** When the work began, as its first update with requests says (a resumed run starts past 0 rows). */
+  private base: { at: number; requests: number; done: number } | undefined;
+  /** The requests-bound time left, as of `at`. */
+  private byRequests: { at: number; seconds: number } | undefined;
+
+  constructor(started: number) {
+    this.meter = new Meter(started);
+  }
+
+  update(now: number, state: ProgressState): void {
+    this.tick(now, state.done);
+    this.byRequests = undefined;
+    if (state.requests === undefined || !state.requestRate) return;
+    this.base ??= { at: now, requests: state.requests, done: state.done };
+    const sent = state.requests - this.base.requests;
+    const rowsSince = state.done - this.base.done;
+    const { total } = estimate(state);
+    if (rowsSince <= 0 || total === undefined) return;
+    const paced = sent / Math.max(1, (now - this.base.at) / 1000) >= 0.7 * state.requestRate;
+    if (!paced) return;
+    this.byRequests = {
+      at: now,
+      seconds: (Math.max(0, total - state.done) * sent) / rowsSince / state.requestRate,
+    };
+  }
+
+  tick(now: number, done: number): void {
+    this.meter.add(now, done);
+  }
+
+  rate(now: number): number {
+    return this.meter.rate(now);
+  }
+
+  remaining(now: number, state: ProgressState, total: number | undefined): number | undefined {
+    if (total === undefined) return undefined;
+    // The requests sent since the last update went out at the limit's pace: that time is spent.
+    if (this.byRequests) return Math.max(0, this.byRequests.seconds - (now - this.byRequests.at) / 1000);
+    const rate = this.rate(now);
+    return rate > 0 ? Math.max(0, total - state.done) / rate : undefined;
+  }
+}
+
+/** Off a terminal, a line this often (CATALOG_IO_PROGRESS_EVERY_MS: a test's shorter period). */
+function plainEveryMs(): number {
+  const fromEnv = Number(process.env.CATALOG_IO_PROGRESS_EVERY_MS);
+  return Number.isFinite(fromEnv) && fromEnv >= 100 ? fromEnv : PLAIN_EVERY_MS;
+}
+
+function plainLine(label: string, s: ProgressState, clock: Clock, now: number): string {
+  const rate = Math.round(clock.rate(now));
   const of = s.total !== undefined ? ` of ${s.total}` : '';
   const { fraction, total } = estimate(s);
   const pct = s.total === undefined && fraction !== undefined ? ` (${Math.round(fraction * 100)}%)` : '';
-  const eta =
-    total !== undefined && rate > 0 && total > s.done ? `, ETA ${duration((total - s.done) / rate)}` : '';
+  const left = total !== undefined && total > s.done ? clock.remaining(now, s, total) : undefined;
+  const eta = left !== undefined ? `, ETA ${duration(left)}` : '';
   const req =
     s.requests !== undefined
       ? `, ${s.requests} requests${s.rateLimited ? `, ${s.rateLimited} × 429` : ''}`

@@ -42,6 +42,8 @@ export interface ConnectionFlags {
   damUrl?: string;
   apiKey?: string;
   config?: string;
+  /** Read no config file, not even ./catalog-io.config.json (each side of a copy names its own). */
+  noConfigFile?: boolean;
   concurrency?: number;
   rateLimit?: string;
   timeout?: number;
@@ -69,7 +71,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
   const env = options.env ?? process.env;
   const flags = options.flags ?? {};
 
-  const fileSettings = readConfigFile(flags.config, cwd);
+  const fileSettings = flags.noConfigFile ? { settings: {} } : readConfigFile(flags.config, cwd);
   const envSettings: ConnectionSettings = dropUndefined({
     catalogUrl: nonEmpty(env.CATALOG_URL),
     damUrl: nonEmpty(env.DAM_URL),

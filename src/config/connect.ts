@@ -6,7 +6,7 @@ import path from 'node:path';
 import { CatalogClient } from '../api/catalog.js';
 import type { CountersSnapshot } from '../api/counters.js';
 import { DamClient } from '../api/dam.js';
-import { LIMIT_DEFAULTS } from '../api/limiter.js';
+import { LIMIT_DEFAULTS, windowWithMargin } from '../api/limiter.js';
 import { ServiceHttp, Transport } from '../api/transport.js';
 import { CatalogIoError } from '../errors.js';
 import { defaultLockDir } from '../lock/dir.js';
@@ -64,6 +64,8 @@ export interface Connection {
   /** Without Redis: the folder of this machine's run locks (`--lock-dir`, CATALOG_IO_LOCK_DIR, `lockDir`). */
   lockDir: string;
   snapshot(): CountersSnapshot;
+  /** Requests per second the limit lets start over a long run (window margin included); none when unlimited. */
+  requestRate: number | undefined;
   close(): Promise<void>;
 }
 
@@ -167,6 +169,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     ...(shared && { shared: { locks: shared.locks, tenant: shared.tenant } }),
     lockDir: settings.lockDir ? path.resolve(cwd, settings.lockDir) : defaultLockDir(options.env),
     snapshot: () => transport.snapshot(),
+    requestRate: rateOf(rateLimit === undefined ? LIMIT_DEFAULTS.rateLimit : rateLimit),
     async close() {
       if (closed) return;
       closed = true;
@@ -202,4 +205,9 @@ async function startEmbedded(
 /** Names an API key without giving it away (a short sha256 of it). */
 function keyIdOf(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex').slice(0, 12);
+}
+
+/** Requests per second a limit sustains: its requests over its window with the margin the limiter adds. */
+function rateOf(limit: { requests: number; windowSeconds: number } | null): number | undefined {
+  return limit === null ? undefined : (limit.requests * 1000) / windowWithMargin(limit);
 }

@@ -24,6 +24,12 @@ export function resolveName(name: string, entities: EntityModel[], model: Tenant
 }
 
 function resolveLink(name: string, entity: EntityModel): Target | undefined {
+  // `typ_name`: the attribute set by its name (ids differ between tenants), resolved per tenant.
+  const named = /^(.+)_name$/.exec(name);
+  const setField = named ? entity.field(`${named[1]}_id`) : undefined;
+  if (setField && setField.references === 'AttributeSets' && !setField.multiple) {
+    return { kind: 'link', entity, idField: setField, link: 'byField', multiple: false };
+  }
   const m = /^(.+)_(refs|ref)$/.exec(name);
   if (!m) return undefined;
   const idField = entity.field(`${m[1]}_${m[2] === 'refs' ? 'ids' : 'id'}`);

@@ -9,6 +9,8 @@ export class BatchedRows implements AsyncIterableIterator<SourceRow>, BufferedRo
   private taken = 0;
   private filling: Promise<IteratorResult<SourceRow>> | undefined;
   private finished = false;
+  /** Rows made so far (handed out or not): against the bytes read, they tell the rows per byte. */
+  made = 0;
 
   /** `batches` yields no empty batch; a failure it throws comes after the rows it yielded before. */
   constructor(batches: AsyncIterable<SourceRow[]>) {
@@ -58,6 +60,7 @@ export class BatchedRows implements AsyncIterableIterator<SourceRow>, BufferedRo
       return { done: true, value: undefined };
     }
     this.batch = next.value;
+    this.made += this.batch.length;
     this.taken = 1;
     return { done: false, value: this.batch[0]! };
   }

@@ -1,6 +1,7 @@
 // openSource(): the one entry point. It turns a path, `-` or a URL into bytes (sources/), detects
 // gzip, format and encoding, and hands text or bytes to the format's reader core.
 import { CatalogIoError } from '../errors.js';
+import { BatchedRows } from './batched.js';
 import { readCsv } from './csv/csv.js';
 import { type DecodeStatus, decode, detectEncoding, looksBinary } from './encoding.js';
 import { detectFormat, type Format, isZip } from './format.js';
@@ -28,6 +29,12 @@ export interface OpenedSource {
   rows: AsyncIterable<SourceRow>;
   /** Bytes taken from the source so far (compressed size for `.gz`): for progress against totalBytes. */
   bytesRead(): number;
+  /**
+   * Rows the reader has made from the bytes read so far, handed out or not (readers that make rows a
+   * chunk at a time). Rows per byte from these, not from the rows handed out, estimate the total: the
+   * bytes read run a chunk ahead of the rows a slow consumer has taken.
+   */
+  rowsMade?(): number;
   totalBytes?: number;
   /** What was detected or assumed, for people: `encoding windows-1252 detected`. */
   notes: string[];
@@ -234,7 +241,8 @@ async function finish(opened: Omit<OpenedSource, 'close'>, bytes: ByteSource): P
       return { done: true, value: undefined };
     },
   };
-  return { ...opened, rows, close };
+  const made = opened.rows instanceof BatchedRows ? opened.rows : undefined;
+  return { ...opened, rows, close, ...(made && { rowsMade: () => made.made }) };
 }
 
 /**

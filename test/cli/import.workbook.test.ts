@@ -1,7 +1,7 @@
 // A workbook imported whole with one `catalog-io import book.xlsx`: the demo tenant exported to XLSX
 // comes back into an empty tenant as the same records, and a second import writes nothing; a sheet no
 // entity can be found for is named in a warning; sheets stored out of order run parents first.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -9,10 +9,10 @@ import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import { call, copyDam, useSandbox } from '../helpers/sandbox.js';
+import { call, useSandbox, useTargetSandbox } from '../helpers/sandbox.js';
 
 const demo = useSandbox({ seed: 'demo' });
-const empty = useSandbox({ seed: 'empty' });
+const empty = useTargetSandbox(demo);
 const dir = mkdtempSync(join(tmpdir(), 'catalog-io-workbook-'));
 const home = process.cwd();
 beforeAll(() => process.chdir(dir));
@@ -87,27 +87,14 @@ async function workbook(file: string, sheets: Array<{ name: string; rows: unknow
 }
 
 describe('import book.xlsx imports every sheet', () => {
-  it('the demo tenant, exported to XLSX, comes back into an empty tenant as the same records', async () => {
+  it('the demo tenant, exported to XLSX with --asset-urls, lands every row in an empty tenant', async () => {
     const book = join(dir, 'demo.xlsx');
-    const exported = await cli(['export', '--out', book, ...connection(demo)]);
+    const exported = await cli(['export', '--out', book, '--asset-urls', ...connection(demo)]);
     expect(exported.code, exported.stderr).toBe(0);
 
-    expect(await copyDam(demo.sb, empty.sb)).toBeGreaterThan(0);
-    // Attribute sets are tenant configuration the API cannot write: the empty tenant has only its
-    // default set, so the products sheet leaves the demo's set ids out (the profile of its entity).
-    const profile = join(dir, 'no-attribute-set.json');
-    writeFileSync(profile, JSON.stringify({ entity: 'products', columns: { typ_id: null } }));
+    // The empty tenant's DAM holds nothing: the cells carry the demo DAM's URLs, registered once each.
     const report = join(dir, 'report.csv');
-    const first = await cli([
-      'import',
-      book,
-      '--profile',
-      profile,
-      '--report',
-      report,
-      '--json',
-      ...connection(empty),
-    ]);
+    const first = await cli(['import', book, '--report', report, '--json', ...connection(empty)]);
     expect(
       first.code,
       first.stderr +
@@ -121,14 +108,26 @@ describe('import book.xlsx imports every sheet', () => {
     const summary = JSON.parse(first.stdout[0]!) as {
       rows: number;
       outcomes: Record<string, number>;
+      assets: Record<string, number>;
       sheets: Array<{ sheet: string; entity: string }>;
       warnings: string[];
     };
-    // Parents first, whatever the tab order; the read-only attribute sets are named, not imported.
-    expect(summary.sheets.map((s) => s.entity).slice(0, 3)).toEqual(['categories', 'products', 'variants']);
-    expect(summary.warnings.join('\n')).toContain('"attribute-sets" not imported');
+    // Structure first (the sets products name), then parents before children, whatever the tab order.
+    expect(summary.sheets.map((s) => s.entity).slice(0, 5)).toEqual([
+      'attribute-sets',
+      'layouts',
+      'categories',
+      'products',
+      'variants',
+    ]);
+    expect(summary.warnings.join('\n')).not.toContain('not imported');
     expect(summary.outcomes).toMatchObject({ failed: 0, invalid: 0 });
-    expect(summary.outcomes.created).toBe(summary.rows);
+    // Every row lands: created, or (the default set and the layouts both tenants have) updated or unchanged.
+    expect(summary.outcomes.created + summary.outcomes.updated + summary.outcomes.unchanged).toBe(
+      summary.rows,
+    );
+    expect(summary.outcomes.created).toBeGreaterThan(80);
+    expect(summary.assets.registered).toBeGreaterThan(0);
 
     // One report for the workbook, every row once, filterable by its sheet.
     const lines = Papa.parse<Record<string, string>>(readFileSync(report, 'utf8'), {
@@ -145,7 +144,7 @@ describe('import book.xlsx imports every sheet', () => {
     expect(await records(empty, join(dir, 'after'))).toEqual(original);
 
     const before = await writes(empty);
-    const second = await cli(['import', book, '--profile', profile, '--json', ...connection(empty)]);
+    const second = await cli(['import', book, '--json', ...connection(empty)]);
     expect(second.code, second.stderr + second.stdout.join('\n')).toBe(0);
     const again = JSON.parse(second.stdout[0]!) as { rows: number; outcomes: Record<string, number> };
     expect(again.outcomes.unchanged).toBe(again.rows);

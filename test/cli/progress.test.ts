@@ -105,7 +105,10 @@ describe('the estimate', () => {
     for (const line of lines) {
       expect(line).not.toBeNull();
       expect(Math.abs(line!.pct - line!.done / 10)).toBeLessThanOrEqual(0.5);
-      expect(Math.abs(line!.eta - (1000 - line!.done) / 5)).toBeLessThanOrEqual(2);
+      // The rate is measured up to now and the last report is up to a second old (the first line sees
+      // 45 rows in 10 s): up to a tenth slow.
+      const left = (1000 - line!.done) / 5;
+      expect(Math.abs(line!.eta - left)).toBeLessThanOrEqual(2 + left * 0.12);
     }
     progress.stop();
   });

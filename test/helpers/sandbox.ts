@@ -91,3 +91,30 @@ export async function copyDam(from: SandboxHandle, to: SandboxHandle): Promise<n
   }
   return copied;
 }
+
+/**
+ * A second sandbox (by default an empty tenant) whose DAM may fetch from `source`'s asset host, as a
+ * real DAM fetches any public URL: assets exported by URL from `source` can be registered here. Call it
+ * after `useSandbox()` of the source, so the source is started first.
+ */
+export function useTargetSandbox(source: SandboxFixture, options: SandboxOptions = {}): SandboxFixture {
+  let handle: SandboxHandle | undefined;
+  beforeAll(async () => {
+    const host = new URL(source.sb.assetsUrl).host;
+    handle = await startSandbox({
+      port: 0,
+      seed: 'empty',
+      ...options,
+      allowHosts: [host, ...(options.allowHosts ?? [])],
+    });
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+  return {
+    get sb() {
+      if (!handle) throw new Error('sandbox not started yet: use it inside a test or hook');
+      return handle;
+    },
+  };
+}

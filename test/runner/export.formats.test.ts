@@ -67,6 +67,7 @@ describe('export to XLSX', () => {
       'custom Store Locations',
       'custom Suppliers',
       'attribute-sets',
+      'layouts',
     ]);
 
     const products = workbook.getWorksheet('products')!;
@@ -112,8 +113,23 @@ describe('export to XLSX', () => {
     const categories = sheetRecords(workbook.getWorksheet('categories')!, 'cat_ref');
     expect(categories.get('CAT-TOPS')!.cat_parent_ref).toBe('CAT-CLOTHING');
 
-    const sets = sheetRecords(workbook.getWorksheet('attribute-sets')!, 'typ_id');
-    expect([...sets.values()].map((s) => s.typ_title)).toContain('Apparel');
+    // The attribute set by name beside its id: ids mean nothing in another tenant.
+    expect(header.indexOf('typ_name')).toBe(header.indexOf('typ_id') + 1);
+
+    // The v2 attribute sets with their layouts as JSON, and one layout document a row.
+    const sets = sheetRecords(workbook.getWorksheet('attribute-sets')!, 'name');
+    expect([...sets.keys()]).toEqual(expect.arrayContaining(['Default', 'Apparel', 'Footwear']));
+    expect(sets.get('Default')!.default).toBe(true);
+    const apparel = sets.get('Apparel')!;
+    expect(typeof apparel.identifier).toBe('number');
+    expect(JSON.parse(apparel.ProductLayout as string)).toHaveProperty('sections');
+    expect(byRef.get('LINEN-SHIRT')!.typ_name).toBe(
+      [...sets.values()].find((s) => s.identifier === linen.typ_id)?.name ?? null,
+    );
+    const layouts = sheetRecords(workbook.getWorksheet('layouts')!, 'layout');
+    expect([...layouts.keys()]).toEqual(['categories', 'custom:Store Locations']);
+    const categoryLayout = JSON.parse(layouts.get('categories')!.document as string);
+    expect(categoryLayout.sections[0].rows[0].fields).toEqual(expect.any(Array));
   });
 });
 

@@ -23,6 +23,7 @@ interface ExportArgs {
   since?: string;
   bom: boolean;
   raw: boolean;
+  'asset-urls': boolean;
   json: boolean;
   quiet: boolean;
   [key: string]: unknown;
@@ -32,13 +33,13 @@ export const exportCommand: CommandFactory = (out, setExitCode) =>
   ({
     command: 'export [entities..]',
     describe:
-      'Export the catalog to XLSX, CSV or NDJSON that re-imports unchanged (entities: products variants categories custom:<denominator> attribute-sets; none: all)',
+      'Export the catalog to XLSX, CSV or NDJSON that re-imports unchanged (entities: products variants categories custom:<denominator> attribute-sets layouts; none: all)',
     builder: (y) =>
       y
         .positional('entities', {
           type: 'string',
           array: true,
-          describe: 'products | variants | categories | custom:<denominator> | attribute-sets',
+          describe: 'products | variants | categories | custom:<denominator> | attribute-sets | layouts',
         })
         .option('out', {
           type: 'string',
@@ -73,6 +74,12 @@ export const exportCommand: CommandFactory = (out, setExitCode) =>
           type: 'boolean',
           default: false,
           describe: 'CSV: keep cells starting with = + - @ as they are (no spreadsheet-injection guard)',
+        })
+        .option('asset-urls', {
+          type: 'boolean',
+          default: false,
+          describe:
+            "Image and file cells as the DAM's URL instead of the name, for a workbook to import into another tenant",
         })
         .option('json', {
           type: 'boolean',
@@ -132,6 +139,7 @@ export const exportCommand: CommandFactory = (out, setExitCode) =>
           ...(select && { select }),
           ...(since && { since }),
           csv: { bom: args.bom, raw: args.raw },
+          ...(args['asset-urls'] && { assetUrls: true, dam: connection.dam }),
           onProgress,
         });
         progress?.stop();

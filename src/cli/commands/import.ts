@@ -264,10 +264,12 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
             progress.update({
               done: p.rows,
               rowsRead: p.rowsRead,
+              ...(p.rowsMade !== undefined && { rowsMade: p.rowsMade }),
               bytesRead: p.bytesRead,
               ...(p.totalBytes !== undefined && { totalBytes: p.totalBytes }),
               counts: countsText(p.outcomes),
               ...(p.requests && { requests: p.requests.requests, rateLimited: p.requests.rateLimited }),
+              ...(connection.requestRate !== undefined && { requestRate: connection.requestRate }),
             }),
         };
         const summary = sheets

@@ -18,6 +18,7 @@ const LOADERS: Record<string, () => Promise<CommandFactory>> = {
   import: async () => (await import('./import.js')).importCommand,
   runs: async () => (await import('./runs.js')).runsCommand,
   export: async () => (await import('./export.js')).exportCommand,
+  copy: async () => (await import('./copy.js')).copyCommand,
   demo: async () => (await import('./demo.js')).demoCommand,
   worker: async () => (await import('./jobs.js')).workerCommand,
   enqueue: async () => (await import('./jobs.js')).enqueueCommand,

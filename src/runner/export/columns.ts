@@ -12,7 +12,9 @@ import type { ColumnKind, ExportColumn } from '../../writers/export/index.js';
 /** Where a column's value comes from. */
 export type ColumnSource =
   | { kind: 'field'; field: string; culture?: string }
-  | { kind: 'ref'; idField: string; target: string; multiple: boolean };
+  | { kind: 'ref'; idField: string; target: string; multiple: boolean }
+  /** The name of the attribute set an id field (`typ_id`) names: ids differ between tenants, names do not. */
+  | { kind: 'setName'; idField: string };
 
 export interface PlannedColumn extends ExportColumn {
   source: ColumnSource;
@@ -68,6 +70,11 @@ export function planTable(entity: EntityModel, model: TenantModel, options: Plan
         fields.push(field.name);
         cultureSelect.set(culture, fields);
       }
+    }
+    if (field.references === 'AttributeSets' && field.name.endsWith('_id') && !field.multiple) {
+      const header = `${field.name.slice(0, -3)}_name`;
+      if (!entity.field(header))
+        columns.push({ header, kind: 'text', source: { kind: 'setName', idField: field.name } });
     }
     const link = refLinkOf(entity, field, model);
     if (link) {

@@ -2,35 +2,33 @@
 // (the whole catalog, or the items a changelog names), turn each record into a row and hand it to the
 // format's sink. Nothing beyond a page or two is held in memory, at any catalog size.
 import type { CatalogClient } from '../../api/catalog.js';
+import type { DamClient } from '../../api/dam.js';
 import type { FilterValue } from '../../api/filter.js';
 import { CatalogIoError } from '../../errors.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
-import type {
-  ColumnKind,
-  CsvOptions,
-  EntityTableWriter,
-  ExportColumn,
-  ExportSink,
-  ExportValue,
-} from '../../writers/export/index.js';
+import type { CsvOptions, ExportSink, ExportValue } from '../../writers/export/index.js';
+import { ATTRIBUTE_SETS_TABLE, LAYOUTS_TABLE } from '../structure/types.js';
+import { AssetUrls, assetNames } from './asset-urls.js';
 import { planTable, resolveLanguages, type TablePlan } from './columns.js';
 import { allPages, type BasePage, type MergedRecord, mergeCultures, pagesOfIds, readAhead } from './pages.js';
 import { RefCache } from './refs.js';
 import { changedIds, changelogMark, ExportHistory } from './since.js';
+import { attributeSetNames, exportAttributeSetTable, exportLayoutTable } from './structure.js';
 import { type ExportFormat, type ExportTarget, openSink, resolveTarget } from './target.js';
 
-/** The legacy attribute-set list, exported as read-only reference data. */
-export const ATTRIBUTE_SETS = 'attribute-sets';
-
-/** The legacy attribute-set list's page size under `$skip` (spec, Limits). */
-const LEGACY_PAGE_SIZE = 100;
+/** The v2 attribute sets, with their product and variant layouts. */
+export const ATTRIBUTE_SETS = ATTRIBUTE_SETS_TABLE;
+/** The category and custom-entity layouts, one JSON document a row. */
+export const LAYOUTS = LAYOUTS_TABLE;
+/** Tables that are tenant structure, not records. */
+const STRUCTURE_TABLES = [ATTRIBUTE_SETS, LAYOUTS];
 
 export interface ExportOptions {
   catalog: CatalogClient;
   model: TenantModel;
   /** Tenant name, for the export history (`.catalog-io/exports/<tenant>.json`). */
   tenant: string;
-  /** `products`, `variants`, `categories`, `custom:<denominator>`, `attribute-sets`; none: all of them. */
+  /** `products`, `variants`, `categories`, `custom:<denominator>`, `attribute-sets`, `layouts`; none: all of them. */
   entities?: string[];
   out: string;
   format?: string;
@@ -44,6 +42,11 @@ export interface ExportOptions {
   csv?: CsvOptions;
   /** Where `.catalog-io/` lives. Default: the current directory. */
   cwd?: string;
+  /** Image and file cells as the DAM's `originalUrl` (needs `dam`), for a workbook meant for another tenant. */
+  assetUrls?: boolean;
+  dam?: DamClient;
+  /** Where `--since last` reads and records its moments; default: the export history of `tenant`. */
+  history?: { last(entity: string): Date | undefined; record(entity: string, at: Date): void };
   onProgress?: (progress: ExportProgress) => void;
   /** The clock (tests). */
   now?: () => Date;
@@ -83,7 +86,7 @@ export async function exportCatalog(options: ExportOptions): Promise<ExportResul
   const { model, catalog } = options;
   const names = entityNames(model, options.entities);
   const languages = resolveLanguages(model, options.languages);
-  const entities = names.map((name) => (name === ATTRIBUTE_SETS ? name : model.entity(name)!));
+  const entities = names.map((name) => (STRUCTURE_TABLES.includes(name) ? name : model.entity(name)!));
   const plans = new Map<string, TablePlan>();
   const selects = selectsByEntity(model, entities, options.select);
   for (const entity of entities) {
@@ -92,7 +95,7 @@ export async function exportCatalog(options: ExportOptions): Promise<ExportResul
     plans.set(entity.name, planTable(entity, model, { languages, ...(select && { select }) }));
   }
   const target: ExportTarget = resolveTarget(options.out, options.format, names.length);
-  const history = new ExportHistory(options.cwd ?? process.cwd(), options.tenant);
+  const history = options.history ?? new ExportHistory(options.cwd ?? process.cwd(), options.tenant);
   const notes: string[] = [];
   if (options.filter && names.length > 1) {
     notes.push(`--filter applies to every entity exported: ${names.join(', ')}`);
@@ -105,7 +108,13 @@ export async function exportCatalog(options: ExportOptions): Promise<ExportResul
   try {
     for (const entity of entities) {
       if (typeof entity === 'string') {
-        results.push(await exportAttributeSets(catalog, model, sink, options, notes));
+        if (options.since) notes.push(`${entity}: has no changelog; exported in full`);
+        const rows =
+          entity === ATTRIBUTE_SETS
+            ? await exportAttributeSetTable(catalog, sink)
+            : await exportLayoutTable(catalog, model, sink);
+        options.onProgress?.({ entity, phase: 'rows', rows, total: rows });
+        results.push({ entity, rows });
         continue;
       }
       marks.set(entity.name, (await changelogMark(catalog, entity)) ?? startedAt);
@@ -134,15 +143,15 @@ export async function exportCatalog(options: ExportOptions): Promise<ExportResul
 /** The entity names asked for, checked against the tenant; none named: every entity and the attribute sets. */
 export function entityNames(model: TenantModel, wanted: string[] | undefined): string[] {
   if (!wanted || wanted.length === 0) {
-    return [...model.entities.map((e) => e.name), ATTRIBUTE_SETS];
+    return [...model.entities.map((e) => e.name), ...STRUCTURE_TABLES];
   }
   const out: string[] = [];
   for (const name of wanted) {
-    const known = name === ATTRIBUTE_SETS ? name : model.entity(name)?.name;
+    const known = STRUCTURE_TABLES.includes(name) ? name : model.entity(name)?.name;
     if (!known) {
       throw new CatalogIoError(
         'SCHEMA_UNKNOWN_ENTITY',
-        `Cannot export "${name}": this tenant has ${[...model.entities.map((e) => e.name), ATTRIBUTE_SETS].join(', ')}`,
+        `Cannot export "${name}": this tenant has ${[...model.entities.map((e) => e.name), ...STRUCTURE_TABLES].join(', ')}`,
       );
     }
     if (!out.includes(known)) out.push(known);
@@ -186,7 +195,7 @@ async function exportEntity(
   plan: TablePlan,
   sink: TimedSink,
   options: ExportOptions,
-  history: ExportHistory,
+  history: NonNullable<ExportOptions['history']>,
   notes: string[],
 ): Promise<EntityExport> {
   const { entity } = plan;
@@ -217,6 +226,18 @@ async function exportEntity(
     if (!refCaches.has(link.target))
       refCaches.set(link.target, new RefCache(catalog, model.entity(link.target)!, base));
   }
+  const lookups: RowLookups = {
+    refCaches,
+    ...(plan.columns.some((c) => c.source.kind === 'setName') && {
+      setNames: await attributeSetNames(catalog),
+    }),
+  };
+  const assetFields = options.assetUrls ? entity.fields.filter((f) => f.asset) : [];
+  if (assetFields.length > 0) {
+    if (!options.dam) throw new CatalogIoError('CONFIG_MISSING', '--asset-urls needs the DAM: set DAM_URL');
+    lookups.assets = new AssetUrls(options.dam);
+    lookups.assetKinds = new Map(assetFields.map((f) => [f.name, f.asset!]));
+  }
   const table = await sink.table(entity.name, plan.columns);
   let rows = 0;
   for await (const page of readAhead(pages)) {
@@ -226,13 +247,20 @@ async function exportEntity(
         refCaches.get(link.target)!.load(page.items.flatMap((item) => idsOf(item[link.idField]))),
       ),
     ]);
+    if (lookups.assets) await loadAssetUrls(lookups.assets, assetFields, records);
     for (const record of records) {
-      await table.writeRow(rowValues(plan, record, refCaches));
+      await table.writeRow(rowValues(plan, record, lookups));
       rows += 1;
     }
     report('rows', rows, page.count);
   }
   await table.close();
+  const kept = lookups.assets?.keptAsNames;
+  if (kept && kept.size > 0) {
+    notes.push(
+      `${entity.name}: ${[...kept].slice(0, 5).join(', ')}${kept.size > 5 ? ', ...' : ''} kept as DAM names: the DAM gives no URL ending in that name`,
+    );
+  }
   return {
     entity: entity.name,
     rows,
@@ -241,14 +269,42 @@ async function exportEntity(
   };
 }
 
+/** What a row's derived cells are looked up in: refs of links, attribute-set names, asset URLs. */
+export interface RowLookups {
+  refCaches: Map<string, RefCache>;
+  setNames?: Map<number, string>;
+  assets?: AssetUrls;
+  /** Asset field -> its kind, when cells carry URLs. */
+  assetKinds?: Map<string, 'image' | 'file'>;
+}
+
+async function loadAssetUrls(
+  assets: AssetUrls,
+  fields: ReadonlyArray<{ name: string; asset?: 'image' | 'file' }>,
+  records: MergedRecord[],
+): Promise<void> {
+  for (const kind of ['image', 'file'] as const) {
+    const names = new Set<string>();
+    for (const field of fields) {
+      if (field.asset !== kind) continue;
+      for (const record of records) {
+        for (const from of [record.base, ...record.cultures.values()])
+          for (const name of assetNames(from[field.name])) names.add(name);
+      }
+    }
+    await assets.load(kind, names);
+  }
+}
+
 /** One row of values aligned with the plan's columns. */
-export function rowValues(
-  plan: TablePlan,
-  record: MergedRecord,
-  refCaches: Map<string, RefCache>,
-): ExportValue[] {
+export function rowValues(plan: TablePlan, record: MergedRecord, lookups: RowLookups): ExportValue[] {
+  const { refCaches } = lookups;
   return plan.columns.map((column) => {
     const source = column.source;
+    if (source.kind === 'setName') {
+      const id = record.base[source.idField];
+      return typeof id === 'number' ? (lookups.setNames?.get(id) ?? null) : null;
+    }
     if (source.kind === 'ref') {
       const cache = refCaches.get(source.target)!;
       const refs = idsOf(record.base[source.idField])
@@ -257,6 +313,8 @@ export function rowValues(
       return source.multiple ? refs : (refs[0] ?? null);
     }
     const from = source.culture ? record.cultures.get(source.culture) : record.base;
+    const kind = lookups.assetKinds?.get(source.field);
+    if (kind && lookups.assets) return exportValue(withUrls(from?.[source.field], kind, lookups.assets));
     return exportValue(from?.[source.field]);
   });
 }
@@ -276,60 +334,11 @@ function exportValue(value: unknown): ExportValue {
   return JSON.stringify(value);
 }
 
-/** The legacy `/AttributeSets` list as its own read-only table; columns from the records themselves. */
-async function exportAttributeSets(
-  catalog: CatalogClient,
-  model: TenantModel,
-  sink: TimedSink,
-  options: ExportOptions,
-  notes: string[],
-): Promise<EntityExport> {
-  if (options.since) notes.push(`${ATTRIBUTE_SETS}: has no changelog; exported in full`);
-  // Attribute sets are few: held in one list. The legacy list pages by `$skip` alone (100 a page);
-  // with `$top` or `$skipToken` its pages hold a single item.
-  const records: Array<Record<string, unknown>> = [];
-  for (;;) {
-    const body = await catalog.get<{ value?: Array<Record<string, unknown>> | null; '@count'?: number }>(
-      '/AttributeSets',
-      { culture: model.baseLanguage, query: records.length > 0 ? { $skip: records.length } : {} },
-    );
-    const page = Array.isArray(body?.value) ? body.value : [];
-    records.push(...page);
-    const count = body?.['@count'];
-    if (page.length < LEGACY_PAGE_SIZE || (typeof count === 'number' && records.length >= count)) break;
-  }
-  const columns = attributeSetColumns(records);
-  const table: EntityTableWriter = await sink.table(ATTRIBUTE_SETS, columns);
-  for (const record of records) {
-    await table.writeRow(columns.map((c) => exportValue(record[c.header])));
-  }
-  await table.close();
-  options.onProgress?.({
-    entity: ATTRIBUTE_SETS,
-    phase: 'rows',
-    rows: records.length,
-    total: records.length,
-  });
-  return { entity: ATTRIBUTE_SETS, rows: records.length };
-}
-
-function attributeSetColumns(records: Array<Record<string, unknown>>): ExportColumn[] {
-  const kinds = new Map<string, ColumnKind>();
-  for (const record of records) {
-    for (const [key, value] of Object.entries(record)) {
-      if (kinds.get(key) && value === null) continue;
-      kinds.set(key, kindOfValue(value, kinds.get(key)));
-    }
-  }
-  if (kinds.size === 0) kinds.set('typ_id', 'integer');
-  return [...kinds].map(([header, kind]) => ({ header, kind }));
-}
-
-function kindOfValue(value: unknown, known: ColumnKind | undefined): ColumnKind {
-  if (typeof value === 'number') return Number.isInteger(value) && known !== 'number' ? 'integer' : 'number';
-  if (typeof value === 'boolean') return 'boolean';
-  if (value === null || value === undefined) return known ?? 'text';
-  return 'text';
+/** An asset field's value with each DAM name as its URL. */
+function withUrls(value: unknown, kind: 'image' | 'file', assets: AssetUrls): unknown {
+  if (typeof value === 'string') return value === '' ? value : assets.url(kind, value);
+  if (Array.isArray(value)) return value.map((v) => withUrls(v, kind, assets));
+  return value;
 }
 
 /** A sink that measures the time spent inside it (the XLSX writer's share of an export). */

@@ -48,7 +48,7 @@ export class ImportRun {
     unguardFormulas: boolean,
     private readonly recorder: RunRecorder,
     private readonly rejects: RejectsWriter | undefined,
-    private readonly position: () => { bytesRead: number; totalBytes?: number },
+    private readonly position: () => { bytesRead: number; totalBytes?: number; rowsMade?: number },
     /** What earlier runs left on the tenant: unchanged rows skip the lookup. */
     private readonly known?: KnownState,
     /** A plan: what it would have written so far. */
@@ -98,6 +98,8 @@ export class ImportRun {
     let batch: RowWork[] = [];
     let drafts = 0;
     let keys = new Set<string>();
+    // The requests before any row (schemas, state checks): the ETA counts the rows' requests from here.
+    this.progress(true);
     /** Writes the pending batch; says whether the run must now stop. */
     const flush = async (): Promise<boolean> => {
       if (this.stopNow()) return true;

@@ -13,6 +13,12 @@ interface LinkPlanItem {
   many: boolean;
 }
 
+/** An attribute set named by its name (`typ_name`): resolved to its id in this tenant; empty: the default set. */
+interface SetNameItem {
+  field: string;
+  name: string;
+}
+
 /** Each draft's link ids, or the reason one is missing. */
 export async function resolveLinks(
   lookup: RecordLookup,
@@ -22,9 +28,12 @@ export async function resolveLinks(
 ): Promise<Map<Draft, ResolvedLinks>> {
   const wanted = new Map<EntityModel, Set<string>>();
   const plans = new Map<Draft, LinkPlanItem[]>();
+  const setNames = new Map<Draft, SetNameItem[]>();
   for (const draft of drafts) {
     const plan = linkPlan(entity, draft, model);
     plans.set(draft, plan);
+    const named = setNamePlan(entity, draft);
+    if (named.length > 0) setNames.set(draft, named);
     for (const p of plan) {
       const set = wanted.get(p.target) ?? new Set();
       for (const r of p.refs) set.add(r);
@@ -32,6 +41,7 @@ export async function resolveLinks(
     }
   }
   for (const [target, refs] of wanted) await lookup.lookupIds(target, refs);
+  const sets = setNames.size > 0 ? await lookup.attributeSetIds() : undefined;
 
   const resolved = new Map<Draft, ResolvedLinks>();
   for (const draft of drafts) {
@@ -49,6 +59,13 @@ export async function resolveLinks(
       }
       if (error) break;
       ids[p.field] = p.many ? values : (values[0] ?? null);
+    }
+    for (const item of setNames.get(draft) ?? []) {
+      if (error) break;
+      const id = item.name === '' ? null : sets?.get(item.name);
+      if (id === undefined)
+        error = `attribute set '${item.name}' is not in the tenant (${item.field.replace(/_id$/, '_name')})`;
+      else ids[item.field] = id;
     }
     resolved.set(draft, error ? { error } : { ids });
   }
@@ -82,10 +99,20 @@ function linkPlan(entity: EntityModel, draft: Draft, model: TenantModel): LinkPl
     if (categories && field) plan.push({ field, target: categories, refs: categoryRefs, many: true });
   }
   for (const [field, refs] of Object.entries(byField ?? {})) {
+    if (entity.field(field)?.references === 'AttributeSets') continue; // by name: setNamePlan
     const target = targetOf(entity.field(field)?.references, model);
     if (target) plan.push({ field, target, refs: [refs].flat(), many: Array.isArray(refs) });
   }
   return plan;
+}
+
+function setNamePlan(entity: EntityModel, draft: Draft): SetNameItem[] {
+  const out: SetNameItem[] = [];
+  for (const [field, name] of Object.entries(draft.links.byField ?? {})) {
+    if (entity.field(field)?.references === 'AttributeSets' && typeof name === 'string')
+      out.push({ field, name: name.trim() });
+  }
+  return out;
 }
 
 function targetOf(references: string | undefined, model: TenantModel): EntityModel | undefined {

@@ -4,6 +4,7 @@
 import type { CatalogClient } from '../../api/catalog.js';
 import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
+import { readAttributeSets } from '../structure/read.js';
 import type { ExistingRecord, FieldChange } from './diff.js';
 import { type PlannedRecords, plannedId } from './planned.js';
 
@@ -14,12 +15,29 @@ export class RecordLookup {
   /** entity name -> ref -> id, for links to records written or seen in this run. */
   private readonly ids = new Map<string, Map<string, number | string>>();
 
+  /** Attribute set name -> id in this tenant, read once per run (the sets are few). */
+  private setIds: Promise<Map<string, number | null>> | undefined;
+
   constructor(
     private readonly catalog: CatalogClient,
     private readonly model: TenantModel,
     /** A plan: the writes it would have sent so far. */
     private readonly planned?: PlannedRecords,
   ) {}
+
+  /**
+   * The tenant's attribute sets by name (one request per run): `typ_name` columns resolve through it.
+   * In a plan, a set the plan's structure would create resolves to null (its id is not known yet).
+   */
+  attributeSetIds(): Promise<Map<string, number | null>> {
+    this.setIds ??= readAttributeSets(this.catalog).then((sets) => {
+      const byName = new Map<string, number | null>();
+      for (const name of this.planned?.attributeSets ?? []) byName.set(name, null);
+      for (const set of sets) if (set.identifier !== undefined) byName.set(set.name, set.identifier);
+      return byName;
+    });
+    return this.setIds;
+  }
 
   /** Existing records of the drafts' refs, read once in the base language and once per other language used. */
   async records(

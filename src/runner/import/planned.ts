@@ -38,6 +38,8 @@ export class PlannedRecords {
   private readonly dropped = new RefTracker();
   /** DAM names (`image:shirt.jpg`) the plan would register, latest last (bounded like the registrar's own). */
   private readonly assetNames = new Set<string>();
+  /** Attribute sets the plan's structure would create (a workbook's `attribute-sets` sheet): few, held whole. */
+  readonly attributeSets = new Set<string>();
 
   constructor(
     private readonly baseLanguage: string,

@@ -117,6 +117,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       () => ({
         bytesRead: source.bytesRead(),
         ...(source.totalBytes !== undefined && { totalBytes: source.totalBytes }),
+        ...(source.rowsMade && { rowsMade: source.rowsMade() }),
       }),
       known,
       planned,

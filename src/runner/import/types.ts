@@ -129,6 +129,8 @@ export interface ImportProgress {
   outcomes: Record<RowOutcome, number>;
   bytesRead: number;
   totalBytes?: number;
+  /** Rows the reader made from the bytes read (handed out or not), when it knows: see OpenedSource.rowsMade. */
+  rowsMade?: number;
   requests?: CountersSnapshot;
 }
 

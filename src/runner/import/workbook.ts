@@ -12,6 +12,7 @@ import { writeRunSummary } from '../../runs/summary.js';
 import type { TenantModel } from '../../schema/model.js';
 import { type ImportReportLine, writeWorkbookReport } from '../../writers/import-report.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
+import { importStructureSheets, structureTable } from '../structure/sheets.js';
 import { PlannedRecords } from './planned.js';
 import { importFile, modelOf } from './run.js';
 import {
@@ -95,24 +96,19 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
   const headers = [];
   for (const name of sheets) headers.push({ name, headers: await headersOf(options, name) });
   const { placed, unplaced } = placeSheets(headers, options.model, options.profile.sheets);
-  if (placed.length === 0) {
+  // The export's structure tables (attribute sets, layouts) go first: records name their sets.
+  const structure = unplaced.filter((s) => structureTable(s) !== undefined);
+  if (placed.length === 0 && structure.length === 0) {
     throw new CatalogIoError(
       'CONFIG_INVALID',
       `No sheet of ${options.source} names an entity (${unplaced.map((s) => `"${s}"`).join(', ')}): name the sheets after the entities (products, variants, categories), map them in the profile's "sheets", or import one with --sheet and --entity`,
     );
   }
   const warnings: string[] = [];
-  // The export's attribute sets are there to read: the service has no way to write them.
-  const readOnly = unplaced.filter((s) => key(s) === 'attribute-sets');
-  const unknown = unplaced.filter((s) => !readOnly.includes(s));
+  const unknown = unplaced.filter((s) => !structure.includes(s));
   if (unknown.length > 0) {
     warnings.push(
       `sheets not imported, no entity found for them: ${unknown.map((s) => `"${s}"`).join(', ')} (name one with --sheet and --entity, or map it in the profile's "sheets")`,
-    );
-  }
-  if (readOnly.length > 0) {
-    warnings.push(
-      `sheet "${readOnly[0]}" not imported: attribute sets are exported to read, they cannot be written`,
     );
   }
   const reports = options.reportFile ? await mkdtemp(path.join(tmpdir(), 'catalog-io-workbook-')) : undefined;
@@ -122,6 +118,18 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
   // products sheet would create), as the import's sheets find what the ones before them wrote.
   const planned = options.plan ? new PlannedRecords(options.model.baseLanguage) : undefined;
   try {
+    if (structure.length > 0) {
+      const first = parts.length;
+      parts.push(
+        ...(await importStructureSheets(
+          options,
+          structure,
+          reports ? (i) => path.join(reports, `${first + i}.jsonl`) : undefined,
+          planned,
+        )),
+      );
+      for (const sheet of structure) done.push({ sheet, entity: structureTable(sheet)! });
+    }
     for (const { sheet, entity } of placed) {
       const profile = entity === options.profile.entity ? options.profile : { entity };
       const { reportFile: _report, summaryFile: _summary, rejectsFile, ...rest } = options;
@@ -139,7 +147,7 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
       done.push({ sheet, entity });
       if (part.stopped || options.stop?.signal) break;
     }
-    const left = placed.slice(done.length);
+    const left = placed.slice(done.length - structure.length);
     if (left.length > 0)
       warnings.push(`stopped before the sheets ${left.map((p) => `"${p.sheet}"`).join(', ')}`);
     const summary: ImportSummary = {

@@ -1,0 +1,151 @@
+// The DAM step of a copy: every image and file of the source (or, with --since, those modified since the
+// last copy) registered in the target from its `originalUrl`, with its tags, unless the target already
+// holds that name. Pages of 100: one existence lookup per page, then a POST per missing asset; a 409
+// (the name arrived meanwhile) counts as there. Runs before the records, which name the assets.
+import type { AssetKind, DamClient } from '../../api/dam.js';
+import { isApiError } from '../../api/errors.js';
+import { gt } from '../../api/filter.js';
+import type { ImportReportWriter } from '../../writers/import-report.js';
+import { referenceOf } from '../import/assets.js';
+import type { StructureOutcome } from '../structure/types.js';
+
+const PAGE = 100;
+/** Registrations in flight at once (each makes the DAM fetch a file). */
+const PARALLEL = 4;
+
+interface AssetRecord {
+  reference: string;
+  originalUrl?: string;
+  tags?: string[];
+  modifiedOn?: string;
+}
+
+export interface AssetCopyResult {
+  outcomes: Partial<Record<StructureOutcome, number>>;
+  /** The newest `modifiedOn` among the source's assets read (the next `--since` starts there). */
+  newest?: string;
+}
+
+export async function copyAssets(
+  from: DamClient,
+  to: DamClient,
+  options: {
+    plan: boolean;
+    since?: string;
+    report: ImportReportWriter;
+    stopped?: () => boolean;
+    /** A plan: a name it would register (the records' plan then finds it). */
+    wouldRegister?: (kind: AssetKind, name: string) => void;
+  },
+): Promise<AssetCopyResult> {
+  const result: AssetCopyResult = { outcomes: {} };
+  for (const kind of ['image', 'file'] as const) {
+    let page: AssetRecord[] = [];
+    const flush = async () => {
+      await copyPage(kind, page, to, options, result);
+      page = [];
+    };
+    for await (const asset of from.list<AssetRecord>(kind, {
+      ...(options.since && { filter: gt('modifiedOn', new Date(options.since)) }),
+      pageSize: PAGE,
+    })) {
+      if (asset.modifiedOn && (!result.newest || asset.modifiedOn > result.newest))
+        result.newest = asset.modifiedOn;
+      page.push(asset);
+      if (page.length === PAGE) await flush();
+      if (options.stopped?.()) return result;
+    }
+    await flush();
+  }
+  return result;
+}
+
+async function copyPage(
+  kind: AssetKind,
+  page: AssetRecord[],
+  to: DamClient,
+  options: {
+    plan: boolean;
+    report: ImportReportWriter;
+    wouldRegister?: (kind: AssetKind, name: string) => void;
+  },
+  result: AssetCopyResult,
+): Promise<void> {
+  if (page.length === 0) return;
+  const present = new Set<string>();
+  for await (const record of to.existing<{ reference: string }>(
+    kind,
+    page.map((a) => a.reference),
+  ))
+    present.add(record.reference);
+  const count = (outcome: StructureOutcome) => {
+    result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
+  };
+  const line = async (asset: AssetRecord, outcome: StructureOutcome, status = '', message = '') => {
+    count(outcome);
+    await options.report.write({
+      location: `${kind} ${asset.reference}`,
+      entity: `${kind}s`,
+      ref: asset.reference,
+      outcome,
+      id: '',
+      status,
+      changed: '',
+      field: '',
+      column: '',
+      value: '',
+      message,
+      assets: asset.originalUrl ?? '',
+    });
+  };
+  const missing: AssetRecord[] = [];
+  for (const asset of page) {
+    if (present.has(asset.reference)) await line(asset, 'unchanged');
+    else missing.push(asset);
+  }
+  for (let i = 0; i < missing.length; i += PARALLEL) {
+    const outcomes = await Promise.all(
+      missing.slice(i, i + PARALLEL).map((asset) => register(kind, asset, to, options.plan)),
+    );
+    for (const [k, o] of outcomes.entries()) {
+      if (o.outcome === 'would-create') options.wouldRegister?.(kind, missing[i + k]!.reference);
+      await line(missing[i + k]!, o.outcome, o.status, o.message);
+    }
+  }
+}
+
+async function register(
+  kind: AssetKind,
+  asset: AssetRecord,
+  to: DamClient,
+  plan: boolean,
+): Promise<{ outcome: StructureOutcome; status?: string; message?: string }> {
+  const url = asset.originalUrl;
+  let usable = false;
+  try {
+    usable = !!url && referenceOf(url) === asset.reference;
+  } catch {
+    usable = false;
+  }
+  if (!url || !usable) {
+    return {
+      outcome: 'failed',
+      message: `the source DAM gives no URL ending in '${asset.reference}' (originalUrl ${url ?? 'empty'}): it cannot be registered under that name`,
+    };
+  }
+  if (plan) return { outcome: 'would-create' };
+  try {
+    await to.register(
+      kind,
+      url,
+      asset.tags?.filter((t) => t.trim() !== ''),
+    );
+    return { outcome: 'created', status: '201' };
+  } catch (err) {
+    if (isApiError(err) && err.status === 409 && /already exists/i.test(err.message))
+      return { outcome: 'unchanged', status: '409' };
+    if (isApiError(err) && err.status !== undefined && err.status < 500 && err.status !== 401)
+      return { outcome: 'failed', status: String(err.status), message: err.message };
+    throw err;
+  }
+}

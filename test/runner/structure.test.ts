@@ -1,0 +1,176 @@
+// Attribute sets and layouts in a workbook imported whole: sets by name (the default by `default`),
+// layouts replaced only when they differ and shown field by field in a plan, a layout naming a field
+// the target lacks refused before anything is written; `typ_name` resolved per tenant; and an export
+// with --asset-urls imported into the tenant it came from writes nothing.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import Papa from 'papaparse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { memoryOutput } from '../../src/cli/output.js';
+import { call, type SandboxFixture, useSandbox } from '../helpers/sandbox.js';
+
+const demo = useSandbox({ seed: 'demo' });
+const empty = useSandbox({ seed: 'empty' });
+const dir = mkdtempSync(join(tmpdir(), 'catalog-io-structure-'));
+const home = process.cwd();
+beforeAll(() => process.chdir(dir));
+afterAll(() => {
+  process.chdir(home);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const connection = (fixture: SandboxFixture) => [
+  '--catalog-url',
+  fixture.sb.catalogUrl,
+  '--dam-url',
+  fixture.sb.damUrl,
+  '--api-key',
+  fixture.sb.apiKey,
+  '--rate-limit',
+  'off',
+];
+
+async function cli(args: string[]) {
+  const out = memoryOutput();
+  const code = await main(args, out);
+  return { code, stdout: out.stdout, stderr: out.stderr.join('\n') };
+}
+
+async function writes(fixture: SandboxFixture): Promise<number> {
+  const byMethod = (
+    (await call(fixture.sb.origin, '/_sandbox/stats')).body as { byMethod: Record<string, number> }
+  ).byMethod;
+  return (byMethod.POST ?? 0) + (byMethod.PATCH ?? 0) + (byMethod.DELETE ?? 0) + (byMethod.PUT ?? 0);
+}
+
+async function book(file: string, sheets: Record<string, unknown[][]>): Promise<string> {
+  const workbook = new ExcelJS.Workbook();
+  for (const [name, rows] of Object.entries(sheets)) workbook.addWorksheet(name).addRows(rows);
+  await workbook.xlsx.writeFile(file);
+  return file;
+}
+
+function reportLines(file: string): Array<Record<string, string>> {
+  return Papa.parse<Record<string, string>>(readFileSync(file, 'utf8'), {
+    header: true,
+    skipEmptyLines: true,
+  }).data;
+}
+
+const layout = (title: string, fields: string[]) => ({
+  sections: [{ title, rows: fields.map((f) => ({ fields: [f] })) }],
+});
+
+describe('structure sheets', () => {
+  it('refuses a layout naming a field the target does not have, and writes nothing', async () => {
+    const file = await book(join(dir, 'unknown-field.xlsx'), {
+      'attribute-sets': [
+        ['name', 'default', 'ProductLayout'],
+        ['Outdoor', false, JSON.stringify(layout('Main', ['prod_title', 'prod_colour_code']))],
+      ],
+      layouts: [
+        ['layout', 'document'],
+        ['categories', JSON.stringify(layout('Category', ['cat_title']))],
+      ],
+      products: [
+        ['prod_ref', 'prod_title'],
+        ['OUT-1', 'Tent'],
+      ],
+    });
+    const before = await writes(empty);
+    const result = await cli(['import', file, ...connection(empty)]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('[LAYOUT_UNKNOWN_FIELD]');
+    expect(result.stderr).toContain("'prod_colour_code'");
+    expect(result.stderr).toContain('sheet attribute-sets row 2');
+    expect(await writes(empty)).toBe(before);
+  });
+
+  it('creates sets by name, replaces a layout only when it differs, and shows the difference in a plan', async () => {
+    const current = (await call(empty.sb.catalogUrl, '/Categories/layout', { key: empty.sb.apiKey }))
+      .body as {
+      sections: Array<{ title: string; rows: unknown[] }>;
+    };
+    const changed = {
+      ...current,
+      sections: [{ ...current.sections[0]!, title: 'Renamed' }, ...current.sections.slice(1)],
+    };
+    const file = await book(join(dir, 'sets.xlsx'), {
+      'attribute-sets': [
+        ['name', 'default', 'identifier', 'ProductLayout', 'VariantLayout'],
+        ['Outdoor', false, 77, JSON.stringify(layout('Main', ['prod_title', 'prod_brand'])), ''],
+      ],
+      layouts: [
+        ['layout', 'document'],
+        ['categories', JSON.stringify(changed)],
+      ],
+      products: [
+        ['prod_ref', 'prod_title', 'typ_name'],
+        ['OUT-2', 'Stove', 'Outdoor'],
+        ['OUT-3', 'Lamp', ''],
+        ['OUT-4', 'Rope', 'Nowhere'],
+      ],
+    });
+    const report = join(dir, 'plan.csv');
+    const before = await writes(empty);
+    const plan = await cli(['import', file, '--plan', '--report', report, ...connection(empty)]);
+    expect(plan.code, plan.stderr).toBe(1);
+    expect(await writes(empty)).toBe(before);
+    const planned = Object.fromEntries(reportLines(report).map((l) => [l.ref, l]));
+    expect(planned.Outdoor).toMatchObject({ sheet: 'attribute-sets', outcome: 'would-create' });
+    expect(planned.categories).toMatchObject({ sheet: 'layouts', outcome: 'would-update' });
+    expect(planned.categories!.changed).toContain(
+      `layout.sections[0].title: "${current.sections[0]!.title}" -> "Renamed"`,
+    );
+    // The product naming the set the plan would create is planned as the import would write it.
+    expect(planned['OUT-2']).toMatchObject({ outcome: 'would-create' });
+    expect(planned['OUT-4']).toMatchObject({ outcome: 'failed' });
+    expect(planned['OUT-4']!.message).toContain("attribute set 'Nowhere' is not in the tenant (typ_name)");
+
+    const run = await cli(['import', file, '--report', report, ...connection(empty)]);
+    expect(run.code, run.stderr).toBe(1);
+    const lines = Object.fromEntries(reportLines(report).map((l) => [l.ref, l]));
+    expect(lines.Outdoor).toMatchObject({ outcome: 'created', status: '201' });
+    expect(lines.categories).toMatchObject({ outcome: 'updated', status: '204' });
+    const sets = (await call(empty.sb.catalogUrl, '/v2/AttributeSets', { key: empty.sb.apiKey })).body as {
+      value: Array<{ identifier: number; name: string }>;
+    };
+    const outdoor = sets.value.find((s) => s.name === 'Outdoor')!;
+    // The file's identifier (another tenant's) is not this tenant's: the set is matched by its name.
+    expect(outdoor.identifier).not.toBe(77);
+    const stove = (
+      await call(empty.sb.catalogUrl, "/Products?$filter=prod_ref eq 'OUT-2'", { key: empty.sb.apiKey })
+    ).body as { value: Array<{ typ_id: number | null }> };
+    expect(stove.value[0]!.typ_id).toBe(outdoor.identifier);
+    expect(lines['OUT-3']).toMatchObject({ outcome: 'created' });
+
+    // Again: the set and the layout are as the file says, nothing is written for them.
+    const again = await writes(empty);
+    const second = await cli(['import', file, '--report', report, ...connection(empty)]);
+    expect(second.code).toBe(1);
+    expect(await writes(empty)).toBe(again);
+    const unchanged = Object.fromEntries(reportLines(report).map((l) => [l.ref, l.outcome]));
+    expect(unchanged).toMatchObject({ Outdoor: 'unchanged', categories: 'unchanged', 'OUT-2': 'unchanged' });
+  });
+
+  it('an export with --asset-urls, imported into the tenant it came from, writes nothing', async () => {
+    const file = join(dir, 'demo-urls.xlsx');
+    const exported = await cli(['export', '--out', file, '--asset-urls', ...connection(demo)]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(file);
+    const header = workbook.getWorksheet('products')!.getRow(1).values as unknown[];
+    const images = workbook.getWorksheet('products')!.getRow(2).getCell(header.indexOf('prod_images')).text;
+    expect(images).toMatch(new RegExp(`^${demo.sb.assetsUrl}/`));
+
+    const before = await writes(demo);
+    const result = await cli(['import', file, '--json', ...connection(demo)]);
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout[0]!) as { rows: number; outcomes: Record<string, number> };
+    expect(summary.outcomes.unchanged).toBe(summary.rows);
+    expect(await writes(demo)).toBe(before);
+  });
+});
