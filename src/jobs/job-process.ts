@@ -9,7 +9,7 @@ export const WORKER_PID_ENV = 'CATALOG_IO_WORKER_PID';
 
 /**
  * In a job's process: calls `gone` once the worker that started it died (kill -9, a crash), so the
- * run stops as it would on SIGTERM and the job's next run resumes it, instead of running on unseen.
+ * run stops and the job's next run resumes it, instead of running on unseen.
  */
 export function watchWorker(gone: () => void, env: NodeJS.ProcessEnv = process.env): () => void {
   const worker = Number(env[WORKER_PID_ENV]);
@@ -20,7 +20,7 @@ export function watchWorker(gone: () => void, env: NodeJS.ProcessEnv = process.e
       clearInterval(timer);
       gone();
     }
-  }, 1000);
+  }, 250);
   timer.unref();
   return () => clearInterval(timer);
 }

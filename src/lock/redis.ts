@@ -21,6 +21,9 @@ export const REDIS_LOCK_DEFAULTS = Object.freeze({
   pollMs: 500,
 });
 
+/** How long a run's end waits for Redis to take its lock back. */
+const RELEASE_WAIT_MS = 2000;
+
 /** Present while Redis keeps what lock holders wrote; gone after a flush or a restart that lost it. */
 const MARKER = `${KEY_PREFIX}:locks-kept`;
 
@@ -135,7 +138,11 @@ export class RedisLockStore implements RunLockStore {
       released = true;
       clearInterval(timer);
       redis.off('ready', onReady);
-      await redis.eval(RELEASE, 2, key, lastKey, value).catch(() => undefined);
+      // Redis gone: the key expires by its TTL; the run's end is not held up waiting for it.
+      await Promise.race([
+        redis.eval(RELEASE, 2, key, lastKey, value).catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, RELEASE_WAIT_MS).unref()),
+      ]);
     });
   }
 }

@@ -8,7 +8,10 @@
 // and reach the same rate once a run is under way. The margin is the single-process limiter's.
 //
 // Redis faults are not the requests' faults. After a flush or a restart the limiter's settings are
-// gone (`SETTINGS_KEY_NOT_FOUND`): the limiter is made again and the request waits its turn in it.
+// gone (`SETTINGS_KEY_NOT_FOUND`, or turns asked before the flush that never come): the limiter is
+// made again and the waiting requests ask their turn in it. While requests wait, a watchdog looks
+// for the settings once a second, so that a flush (or Redis gone) is noticed even when no new
+// request comes and a turn asked of a silent Redis never answers.
 // While Redis cannot be reached a request waits and asks again; once Redis has been gone longer
 // than `aloneAfterMs` (by then the run's lock is lost and the run stops after its batch in flight),
 // the waiting requests start at this process's own pace, so that batch ends with every row reported.
@@ -46,8 +49,15 @@ const RETRY_MS = { first: 100, last: 1000 };
 
 /** Redis lost the limiter's state (flushed, restarted): Bottleneck's own words, with or without `ERR`. */
 const STATE_LOST = /SETTINGS_KEY_NOT_FOUND|UNKNOWN_CLIENT/;
+/** How long stopping waits for Redis to hear of it. */
+const STOP_WAIT_MS = 1000;
+/** How often waiting requests check that the limiter's state is still in Redis. */
+const WATCH_MS = 1000;
 
-type Turn<T> = { ran: true; value: T } | { ran: true; error: unknown } | { ran: false; error?: unknown };
+type Turn<T> =
+  | { ran: true; value: T }
+  | { ran: true; error: unknown }
+  | { ran: false; error?: unknown; renewed?: boolean };
 
 export class SharedLimiter implements RequestLimiter {
   private readonly local: Bottleneck;
@@ -61,6 +71,10 @@ export class SharedLimiter implements RequestLimiter {
   /** When Redis stopped answering, while it does not. */
   private unreachableSince: number | undefined;
   private stopped = false;
+  /** Asks waiting for their turn in the current shared limiter: given up when it is made again. */
+  private readonly waiting = new Set<() => void>();
+  private readonly probe: Redis;
+  private watchdog: NodeJS.Timeout | undefined;
 
   constructor(options: SharedLimiterOptions) {
     const rate = options.rateLimit ?? LIMIT_DEFAULTS.rateLimit;
@@ -75,7 +89,48 @@ export class SharedLimiter implements RequestLimiter {
       Redis,
     } as Bottleneck.IORedisConnectionOptions);
     this.connection.on('error', () => undefined);
+    this.probe = options.redis;
     this.shared = this.sharedLimiter();
+  }
+
+  /** Bottleneck's settings key of this limiter (its datastore's naming). */
+  private get settingsKey(): string {
+    return `b_${this.id}_settings`;
+  }
+
+  /** Makes the shared limiter again; the asks waiting in the old one ask again in the new one. */
+  private renew(): void {
+    this.retired.push(this.shared);
+    this.shared = this.sharedLimiter();
+    for (const giveUp of [...this.waiting]) giveUp();
+  }
+
+  /** While asks wait: once a second, is the limiter's state still in Redis? */
+  private watch(): void {
+    if (this.watchdog || this.stopped) return;
+    this.watchdog = setInterval(async () => {
+      if (this.waiting.size === 0) {
+        clearInterval(this.watchdog);
+        this.watchdog = undefined;
+        return;
+      }
+      try {
+        const exists = await Promise.race([
+          this.probe.exists(this.settingsKey),
+          new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error('no answer')), WATCH_MS).unref(),
+          ),
+        ]);
+        this.unreachableSince = undefined;
+        if (exists === 0 && this.waiting.size > 0) this.renew();
+      } catch {
+        // Unreachable: past the bound, the waiting asks are given up and go at this process's pace.
+        this.unreachableSince ??= Date.now();
+        if (Date.now() - this.unreachableSince > this.aloneAfterMs)
+          for (const giveUp of [...this.waiting]) giveUp();
+      }
+    }, WATCH_MS);
+    this.watchdog.unref();
   }
 
   private sharedLimiter(): Bottleneck {
@@ -113,10 +168,10 @@ export class SharedLimiter implements RequestLimiter {
         throw turn.error;
       }
       if (this.stopped) throw new Error('the run is stopping');
+      if (turn.renewed) continue;
       if (turn.error instanceof Error && STATE_LOST.test(turn.error.message)) {
         // Flushed or restarted: the limiter's settings are made again, the request asks again.
-        this.retired.push(this.shared);
-        this.shared = this.sharedLimiter();
+        this.renew();
         continue;
       }
       this.unreachableSince ??= Date.now();
@@ -132,18 +187,25 @@ export class SharedLimiter implements RequestLimiter {
   private askRedis<T>(fn: () => Promise<T>): Promise<Turn<T>> {
     let state: 'waiting' | 'started' | 'abandoned' = 'waiting';
     return new Promise<Turn<T>>((resolve) => {
-      const timer = setTimeout(() => {
+      const giveUp = (turn: Turn<T>) => {
         if (state !== 'waiting') return;
         state = 'abandoned';
-        resolve({ ran: false });
-      }, TURN_TIMEOUT_MS);
+        clearTimeout(timer);
+        this.waiting.delete(renewed);
+        resolve(turn);
+      };
+      const renewed = () => giveUp({ ran: false, renewed: true });
+      const timer = setTimeout(() => giveUp({ ran: false }), TURN_TIMEOUT_MS);
       timer.unref();
+      this.waiting.add(renewed);
+      this.watch();
       this.shared
         .schedule(() => {
           // A turn given after its ask was given up: taken, and passed on at once.
           if (state === 'abandoned') return Promise.resolve(undefined);
           state = 'started';
           clearTimeout(timer);
+          this.waiting.delete(renewed);
           return fn();
         })
         .then(
@@ -151,12 +213,8 @@ export class SharedLimiter implements RequestLimiter {
             if (state === 'started') resolve({ ran: true, value: value as T });
           },
           (error: unknown) => {
-            clearTimeout(timer);
             if (state === 'started') resolve({ ran: true, error });
-            else if (state === 'waiting') {
-              state = 'abandoned';
-              resolve({ ran: false, error });
-            }
+            else giveUp({ ran: false, error });
           },
         );
     });
@@ -164,9 +222,16 @@ export class SharedLimiter implements RequestLimiter {
 
   async stop(options: { dropWaitingJobs: boolean }): Promise<void> {
     this.stopped = true;
-    await this.local.stop(options).catch(() => undefined);
-    for (const limiter of [this.shared, ...this.retired]) await limiter.stop(options).catch(() => undefined);
+    clearInterval(this.watchdog);
+    // Stopping tells Redis; with Redis gone, the end of the run is not held up waiting for it.
+    const bounded = (work: Promise<unknown>) =>
+      Promise.race([
+        work.catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref()),
+      ]);
+    await bounded(this.local.stop(options));
+    for (const limiter of [this.shared, ...this.retired]) await bounded(limiter.stop(options));
     await this.alone.stop(options).catch(() => undefined);
-    await this.connection.disconnect(false).catch(() => undefined);
+    await bounded(this.connection.disconnect(false));
   }
 }

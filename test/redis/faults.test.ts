@@ -136,7 +136,7 @@ describe.runIf(redisTestsRun('test/redis/faults.test.ts'))('Redis faults during 
       // Back (empty) for the resume, once the run has ended.
       () => redis.start(),
     );
-    expect(stoppedMs).toBeLessThan(20_000);
+    expect(stoppedMs).toBeLessThan(15_000);
   }, 120_000);
 
   it('after a flush no other run gets the lock while the first still writes: refused, 0 requests sent', async () => {

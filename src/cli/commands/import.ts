@@ -211,9 +211,14 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
-      // A job's run whose worker died stops as if the worker had been stopped: the job resumes it.
+      // A job's run whose worker died ends at once, its journal consistent (as on a second Ctrl-C):
+      // the job, given to another worker, resumes it, and must not find it still running.
       const { watchWorker } = await import('../../jobs/job-process.js');
-      const unwatch = watchWorker(() => onSignal('SIGTERM'));
+      const unwatch = watchWorker(() => {
+        out.error('catalog-io: the worker that ran this job is gone: stopping now; the job resumes this run');
+        stop.flushNow?.();
+        process.exit(EXIT_CODES.SIGTERM);
+      });
       const stateDir = path.join(process.cwd(), '.catalog-io');
       const tenant = tenantHash(connection.tenant.catalogUrl, connection.tenant.keyId);
       try {
