@@ -249,7 +249,13 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('stopping workers, kille
     JSON.parse((await cli(['jobs', '--json', '--redis', redis.url])).stdout) as JobInfo[];
   const jobIn = async (id: string, states: string[]) =>
     (await listJobs()).find((j) => j.id === id && states.includes(j.state));
-  const until = async <T>(what: () => Promise<T | undefined>, ms = 90_000): Promise<T> => {
+  /** The job once it completed; a job that failed for good fails the test with its reason. */
+  const completed = async (id: string) => {
+    const job = await until(() => jobIn(id, ['completed', 'failed']));
+    expect(job.state, `job ${id}: ${job.failedReason} ${JSON.stringify(job.result?.log)}`).toBe('completed');
+    return job;
+  };
+  const until = async <T>(what: () => Promise<T | undefined>, ms = 120_000): Promise<T> => {
     const end = Date.now() + ms;
     for (;;) {
       const value = await what();
@@ -318,10 +324,10 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('stopping workers, kille
     expect(ended.code, ended.stderr).toBe(0);
     expect(ended.stderr).toContain(`job ${long}: exit 0`);
     expect(ended.stderr).not.toContain(`job ${small}:`);
-    const finished = await until(() => jobIn(long, ['completed']));
+    const finished = await completed(long);
     expect(finished.runs).toBe(1);
     expect(finished.result?.summary?.outcomes).toMatchObject({ created: 60 });
-    await until(() => jobIn(small, ['completed']));
+    await completed(small);
     expect(b.stderr()).toContain(`job ${small}: exit 0`);
     expect((await posted()) - before).toBe(65);
 
@@ -332,10 +338,10 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('stopping workers, kille
     const pid = await until(async () => runPid('k9.csv'));
     await until(async () => (await posted()) - before >= 10);
     process.kill(pid, 'SIGKILL');
-    const otherDone = await until(() => jobIn(other, ['completed']));
+    const otherDone = await completed(other);
     expect(otherDone.runs).toBe(1);
     expect(otherDone.result?.exitCode).toBe(0);
-    const resumed = await until(() => jobIn(killed, ['completed']));
+    const resumed = await completed(killed);
     expect(resumed.runs).toBe(2);
     expect(resumed.result?.exitCode).toBe(0);
     expect(b.child.exitCode).toBeNull();
@@ -361,11 +367,11 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('stopping workers, kille
     expect(stopped.stderr).toContain(`job ${slow}: exit 143`);
     expect((await posted()) - before).toBeLessThan(60);
     const d = worker();
-    const done = await until(() => jobIn(slow, ['completed']));
+    const done = await completed(slow);
     expect(done.runs).toBe(2);
     expect(done.result?.exitCode).toBe(0);
     expect((await posted()) - before).toBe(60);
     d.child.kill('SIGTERM');
     expect((await d.done).code).toBe(0);
-  }, 240_000);
+  }, 400_000);
 });
