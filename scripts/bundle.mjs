@@ -3,7 +3,7 @@
 // reading a hundred small modules (a third of `validate`'s start-up). Commands still load on use: each
 // dynamic import becomes a chunk of its own. The library entry (`dist/index.js`) stays tsc's output.
 // Packages with native parts, or only used by some commands, stay in node_modules.
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // Chunk names carry a hash of their content: last build's chunks would otherwise stay beside the new ones.
@@ -33,9 +33,20 @@ await build({
     'sharp',
     'exceljs',
     'undici',
+    // `serve` only: the web console's server and the job dashboard (which serves its own page files).
+    'fastify',
+    '@fastify/multipart',
+    '@fastify/static',
+    '@bull-board/api',
+    '@bull-board/fastify',
   ],
   // Bundled CommonJS libraries call require() for Node's own modules.
   banner: {
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
 });
+
+// The console's pages (plain ES modules, no build): beside tsc's output, where src/console/assets.ts
+// finds them from the sources' place in dist/ and from the bundle's.
+rmSync('dist/console/web', { recursive: true, force: true });
+cpSync('src/console/web', 'dist/console/web', { recursive: true });

@@ -54,6 +54,9 @@ export type ErrorCode =
   | 'LOCKED'
   /** The run's lock was lost mid-run (Redis flushed or restarted, or unreachable past the TTL). */
   | 'LOCK_LOST'
+  | 'JOURNAL_INVALID'
+  | 'SOURCE_CHANGED'
+  | 'ROW_TOO_LARGE'
   // shared state (--redis)
   | 'REDIS_UNREACHABLE'
   | 'INTERNAL';

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { CatalogIoError } from '../errors.js';
+import { redactText } from '../secrets.js';
 import { commands } from './commands/index.js';
 import { EXIT, type Output, processOutput } from './output.js';
 
@@ -67,13 +68,13 @@ function withStdoutOut(argv: string[]): string[] {
 
 export function reportFatal(err: unknown, out: Output): number {
   if (err instanceof CatalogIoError) {
-    out.error(`catalog-io: ${err.message} [${err.code}]`);
+    out.error(`catalog-io: ${redactText(err.message)} [${err.code}]`);
     return EXIT.FATAL;
   }
   // An unexpected failure is still one readable line; the stack only on request.
-  const message = err instanceof Error ? err.message : String(err);
+  const message = redactText(err instanceof Error ? err.message : String(err));
   out.error(`catalog-io: unexpected error: ${message} [INTERNAL]`);
-  if (process.env.CATALOG_IO_DEBUG && err instanceof Error && err.stack) out.error(err.stack);
+  if (process.env.CATALOG_IO_DEBUG && err instanceof Error && err.stack) out.error(redactText(err.stack));
   return EXIT.FATAL;
 }
 

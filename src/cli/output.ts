@@ -1,5 +1,6 @@
 // Where the CLI writes: stdout for results (and --json), stderr for progress, summaries and errors.
 // Commands receive an Output so tests can capture what a person would see.
+import { redactText } from '../secrets.js';
 
 export const EXIT = { OK: 0, ROWS_FAILED: 1, FATAL: 2, STOPPED: 3 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -18,7 +19,8 @@ export interface Output {
 export function processOutput(): Output {
   return {
     print: (line) => process.stdout.write(`${line}\n`),
-    error: (line) => process.stderr.write(`${line}\n`),
+    // Whatever goes to stderr is said without secrets (a URL's credentials, the API key).
+    error: (line) => process.stderr.write(`${redactText(line)}\n`),
     isTTY: Boolean(process.stderr.isTTY),
     terminal: process.stderr,
   };

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { RateLimit } from '../api/limiter.js';
 import { CatalogIoError } from '../errors.js';
 import { checkRedisUrl } from '../redis/url.js';
+import { registerSecret, registerSecretsIn } from '../secrets.js';
 import { NUMBER_SETTINGS, type NumberSetting, numberProblem, show } from './numbers.js';
 
 export const CONFIG_FILE_NAME = 'catalog-io.config.json';
@@ -112,6 +113,8 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
   if (resolved.lockDir && fileSettings.file && resolved.sources.lockDir === 'file') {
     resolved.lockDir = path.resolve(path.dirname(fileSettings.file), resolved.lockDir);
   }
+  // The key is masked in everything printed or stored from now on (also if it turns up in a URL).
+  if (resolved.apiKey) registerSecret(resolved.apiKey);
   check(resolved);
   return resolved;
 }
@@ -120,11 +123,18 @@ function check(s: ResolvedSettings): void {
   for (const key of ['catalogUrl', 'damUrl'] as const) {
     const value = s[key];
     if (value === undefined) continue;
+    // A key pasted into the URL (or the URL field) is never echoed back.
+    if (s.apiKey && value.includes(s.apiKey))
+      throw invalid(
+        `${label(key, s)} holds the API key: give the service's base URL there, and the key with CATALOG_API_KEY (or --api-key)`,
+      );
     let url: URL;
     try {
       url = new URL(value);
     } catch {
-      throw invalid(`${label(key, s)} is not a URL: ${JSON.stringify(value)}`);
+      throw invalid(
+        `${label(key, s)} is not a URL (${value.length} characters, not shown: it may be a key pasted in the wrong place); expected https://host/path`,
+      );
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw invalid(`${label(key, s)} must be http or https, found ${url.protocol}`);
@@ -186,13 +196,14 @@ export function readConfigJson(
     return undefined;
   }
   let json: unknown;
+  const text = readFileSync(file, 'utf8');
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    json = JSON.parse(text);
   } catch (err) {
-    throw new CatalogIoError(
-      'CONFIG_INVALID',
-      `The config file ${file} is not valid JSON: ${(err as Error).message}`,
-    );
+    // The parser's message may quote the text around the fault, the key with it: only where it is.
+    const at = /position (\d+)/.exec((err as Error).message);
+    const where = at ? ` at ${lineAndColumn(text, Number(at[1]))}` : '';
+    throw new CatalogIoError('CONFIG_INVALID', `The config file ${file} is not valid JSON${where}`);
   }
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
     throw new CatalogIoError('CONFIG_INVALID', `The config file ${file} must hold a JSON object`);
@@ -204,6 +215,8 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
   const read = readConfigJson(explicit, cwd);
   if (!read) return { settings: {} };
   const { file, json: o } = read;
+  // Secrets are masked in whatever shape they came, before anything could print them.
+  registerSecretsIn(o.apiKey);
   const known = new Set([
     '$schema',
     'catalogUrl',
@@ -232,7 +245,11 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
   const string = (key: string): string | undefined => {
     const v = o[key];
     if (v === undefined) return undefined;
-    if (typeof v !== 'string') throw invalid(`${where(key)} must be a string, found ${JSON.stringify(v)}`);
+    if (typeof v !== 'string') {
+      // A secret's value is never quoted, whatever its shape.
+      const found = SECRET_SETTINGS.has(key) ? kindOf(v) : JSON.stringify(v);
+      throw invalid(`${where(key)} must be a string, found ${found}`);
+    }
     return nonEmpty(v);
   };
   const number = (key: string): number | undefined => {
@@ -288,6 +305,22 @@ function label(key: keyof ConnectionSettings, s: ResolvedSettings): string {
   const [flag, env, file] = names[key] ?? [key, key, key];
   const source = s.sources[key];
   return source === 'flag' ? flag : source === 'env' ? env : `${file} in ${s.configFile ?? CONFIG_FILE_NAME}`;
+}
+
+/** Settings of the config file whose values are secrets (a Redis URL may hold a password). */
+const SECRET_SETTINGS: ReadonlySet<string> = new Set(['apiKey', 'redis']);
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** `line 3, column 14` of a 0-based character position. */
+function lineAndColumn(text: string, position: number): string {
+  const before = text.slice(0, position);
+  const line = before.split('\n').length;
+  return `line ${line}, column ${position - before.lastIndexOf('\n')}`;
 }
 
 function invalid(message: string): CatalogIoError {

@@ -6,7 +6,11 @@
 // carries any of this: `--config` and `--known-hosts` are refused in a job (jobs/feed-job.ts).
 import path from 'node:path';
 import { CatalogIoError } from '../errors.js';
+import { registerSecret } from '../secrets.js';
 import { readConfigJson } from './config.js';
+
+/** The settings whose values are secrets. */
+const SECRET_SETTINGS = ['password', 'passphrase'];
 
 /** Each file setting, the variable it stands for, and whether it names a file (read relative to the config file). */
 const FILE_SETTINGS: Record<string, Record<string, [variable: string, isPath: boolean]>> = {
@@ -49,10 +53,18 @@ export function credentialsFromFile(config: string | undefined, cwd: string): Re
       }
       const [variable, isPath] = setting;
       const v = text(`${section}.${key}`, value);
+      // Passwords and passphrases are masked in whatever is printed or stored from now on.
+      if (SECRET_SETTINGS.includes(key)) registerSecret(v);
       out[variable] = isPath ? path.resolve(path.dirname(file), v) : v;
     }
   }
-  if (json.smtpUrl !== undefined) out.CATALOG_IO_SMTP_URL = text('smtpUrl', json.smtpUrl);
+  if (json.smtpUrl !== undefined) {
+    out.CATALOG_IO_SMTP_URL = text('smtpUrl', json.smtpUrl);
+    const password = URL.canParse(out.CATALOG_IO_SMTP_URL)
+      ? decodeURIComponent(new URL(out.CATALOG_IO_SMTP_URL).password)
+      : '';
+    if (password) registerSecret(password);
+  }
   return out;
 }
 

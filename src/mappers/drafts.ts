@@ -2,6 +2,7 @@
 // placements of the row's cells.
 import type { Cell, SourceRow } from '../readers/types.js';
 import type { EntityModel } from '../schema/model.js';
+import { categoryRefOf, type PathReader } from './category-path.js';
 import type { Placement } from './layout.js';
 import type { Command, Draft, RowIssue, Value } from './types.js';
 import { toAssets, toValues } from './values.js';
@@ -46,6 +47,10 @@ export function assign(
   issues: RowIssue[],
 ): void {
   const part = parts[place.part]!;
+  if (place.paths) {
+    assignPaths(part, place, place.paths, cell);
+    return;
+  }
   const values = toValues(cell, place, column, issues);
   if (values === undefined) return;
   part.touched = true;
@@ -84,4 +89,44 @@ export function assign(
   } else {
     draft.fields[field.name] = stored;
   }
+}
+
+/**
+ * A `categoryPath` cell: the paths it names become the refs their categories have (or are given), and
+ * the paths themselves, so the import can find or create them. On a category row, its own path gives
+ * its ref, its parent and (unless a column gives one) its title.
+ */
+function assignPaths(part: Part, place: Placement, reader: PathReader, cell: Cell): void {
+  // A JSON list holds one cell text per item (each may still hold several paths).
+  const texts = Array.isArray(cell) ? cell : [cell];
+  const paths = texts.flatMap((text) => (text === null ? [] : reader.paths(String(text))));
+  if (paths.length === 0) return;
+  part.touched = true;
+  const { draft, entity } = part;
+  const { target } = place;
+  const refOfPath = (titles: string[]) => categoryRefOf(titles);
+  if (target.kind === 'link' && target.link === 'categoryRefs') {
+    draft.links.categoryRefs = paths.map(refOfPath);
+    draft.links.categoryPaths = paths;
+    return;
+  }
+  const path = paths[0]!;
+  if (target.kind === 'link') {
+    // The parent's path: the parent (and its own parents) must exist before the row is written.
+    draft.links.parentRef = refOfPath(path);
+    draft.links.categoryPaths = [path];
+    return;
+  }
+  draft.fields[entity.refField] = refOfPath(path);
+  // The row's own path: the import finds the category by it (or by its titles) and creates its parents.
+  draft.links.categoryPaths = [path];
+  if (path.length > 1) draft.links.parentRef = refOfPath(path.slice(0, -1));
+  const title = titleField(entity);
+  if (title && draft.fields[title] === undefined) draft.fields[title] = path.at(-1)!;
+}
+
+/** The category's title field (`cat_title`): where a path's last title goes when no column gives one. */
+function titleField(entity: EntityModel): string | undefined {
+  const prefix = entity.refField.replace(/_ref$/, '');
+  return entity.field(`${prefix}_title`)?.name;
 }

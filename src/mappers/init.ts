@@ -3,13 +3,26 @@
 // French, Spanish or Italian (`init/synonyms.ts`); a unit or currency (`Gewicht (kg)`, `Price (EUR)`) and a
 // language (`Title (FR)`, `title_de`, `Name DE`) are read off the header first. The sample values choose
 // between candidates (`Code` holding EAN-13s is a barcode) and set how numbers and dates are read
-// (`12,50`, `31.12.2026`). A header left over gets did-you-mean suggestions by edit distance.
+// (`12,50`, `31.12.2026`), lists and their separators, category paths, units to convert, and the image
+// columns (`init/candidates.ts`, `init/rules.ts`). The rows show the variant structure: a parent column,
+// a column naming each row's product, rows continuing the product above (`init/structure.ts`). Headers
+// are assigned best candidate first. A header left over gets did-you-mean suggestions by edit distance.
 import type { EntityModel, FieldModel, TenantModel } from '../schema/model.js';
+import {
+  type Candidate,
+  type CandidateContext,
+  candidatesFor,
+  emptyStructure,
+  key,
+  type Target,
+  targetsOf,
+} from './init/candidates.js';
 import { editDistance, headerParts } from './init/header.js';
-import { normalise, SYNONYMS, VARIANT_WORDS } from './init/synonyms.js';
-import { columnShape, fits, type ValueShape } from './init/values.js';
-import type { ColumnRule, ConversionRule, Profile } from './profile-types.js';
-import { resolveName, tenantCulture } from './targets.js';
+import { columnRules } from './init/rules.js';
+import { readStructure, type Structure } from './init/structure.js';
+import { normalise, SYNONYMS } from './init/synonyms.js';
+import { emptySample, type FeedSample } from './init/values.js';
+import type { ColumnRule, FieldRule, Profile } from './profile-types.js';
 
 export interface HeaderNote {
   header: string;
@@ -24,6 +37,8 @@ export interface HeaderNote {
   suggestions?: string[];
   /** Not placed: a few of the column's values. */
   samples?: string[];
+  /** The column says how rows relate (a parent, the kind of row): not a field. */
+  structure?: string;
 }
 
 export interface DraftedProfile {
@@ -34,63 +49,135 @@ export interface DraftedProfile {
   notes: HeaderNote[];
 }
 
-/** A column the draft may map to: a writable field, or a link column (`cat_refs`, a variant's `prod_ref`). */
-interface Target {
-  /** The profile's column target: a field name or a link column. */
-  name: string;
-  entity: EntityModel;
-  field: FieldModel;
-  /** The field (or link) names and description, normalised. */
-  names: string[];
-  /** Synonym concepts (`title`, `ref`, `categories`, ...). */
-  concepts: string[];
-  /** A link column: its values are refs (text), whatever the id field's type. */
-  link: boolean;
-}
+/** Sample values per column (the older, simpler evidence) or a whole feed sample. */
+export type DraftEvidence = FeedSample | ReadonlyMap<string, readonly string[]>;
 
+/**
+ * `withVariants`: `true` places variant fields too, `'auto'` does when the feed shows variants (a parent
+ * column, rows that continue a product) or has variant values (price, stock) for a tenant that keeps them
+ * on variants; `false` never.
+ */
 export function draftProfile(
   headers: readonly string[],
   model: TenantModel,
   entityName: string,
-  withVariants = false,
-  samples: ReadonlyMap<string, readonly string[]> = new Map(),
+  withVariants: boolean | 'auto' = false,
+  evidence: DraftEvidence = new Map(),
 ): DraftedProfile {
+  const sample: FeedSample =
+    evidence instanceof Map
+      ? { ...emptySample(), values: evidence as Map<string, string[]> }
+      : (evidence as FeedSample);
   const main = model.entity(entityName);
-  const entities = [main, withVariants ? model.entity('variants') : undefined].filter(
-    (e): e is EntityModel => e !== undefined,
-  );
+  const variantEntity =
+    withVariants !== false && main?.kind === 'products' ? model.entity('variants') : undefined;
+  const entities = [main, variantEntity].filter((e): e is EntityModel => e !== undefined);
   const targets = targetsOf(entities, model);
-  // A feed with a column for the product (`Handle`, `Parent`) uses its SKU column for the variant.
+  const products = main?.kind === 'products';
+  const titleHeaders = headers.filter((h) => SYNONYMS.get('title')!.includes(normalise(headerParts(h).base)));
+  const structure = products ? readStructure(headers, sample, titleHeaders) : emptyStructure();
+  // A feed with a column for the product (`Handle`) uses its SKU column for the variant.
   const hasProductColumn =
-    withVariants && headers.some((h) => SYNONYMS.get('product')!.includes(normalise(h)));
+    variantEntity !== undefined &&
+    headers.some(
+      (h) =>
+        !structure.emptyParents.has(h) && SYNONYMS.get('product')!.includes(normalise(headerParts(h).base)),
+    );
+  const context: CandidateContext = {
+    targets,
+    model,
+    sample,
+    structure,
+    hasProductColumn,
+    variants: variantEntity !== undefined,
+  };
+  const perHeader = headers.map((header) => candidatesFor(header, context, entities));
+  // `id` and `slug` name the ref only in a feed without a SKU-like column (or the product of variant rows).
+  const strongRef = perHeader.some((c) => c.list.some((x) => x.concept === 'ref' && !x.weak));
+  const ranked: Array<{ at: number; candidate: Candidate }> = [];
+  perHeader.forEach((c, at) => {
+    for (const candidate of c.list) {
+      // With variant rows that continue a product, `slug` may be the product's ref, never the variant's.
+      const productOfRows = structure.continuation && candidate.entity === main;
+      if (candidate.weak && candidate.concept === 'ref' && strongRef && !productOfRows) continue;
+      ranked.push({ at, candidate });
+    }
+  });
+  ranked.sort(
+    (a, b) => b.candidate.score - a.candidate.score || a.at - b.at || a.candidate.order - b.candidate.order,
+  );
+  const chosen = new Map<number, Candidate>();
+  const taken = new Set<string>();
+  reserveStructure(structure, headers, targets, entities, chosen, taken);
+  for (const { at, candidate } of ranked) {
+    if (chosen.has(at) || taken.has(key(candidate.target, candidate.culture))) continue;
+    chosen.set(at, candidate);
+    taken.add(key(candidate.target, candidate.culture));
+  }
+  // Without a variant value, `auto` drafts products alone.
+  const variantPlaced = [...chosen.values()].some(
+    (c) => c.entity === variantEntity && c.concept !== 'ref' && c.concept !== 'product',
+  );
+  const useVariants =
+    variantEntity !== undefined &&
+    withVariants !== false &&
+    (withVariants === true ||
+      variantPlaced ||
+      structure.parentColumn !== undefined ||
+      structure.groupColumn !== undefined ||
+      structure.continuation);
+  // Without variants, the headers are placed again on the product's fields alone.
+  if (variantEntity && !useVariants) return draftProfile(headers, model, entityName, false, evidence);
   const columns: Record<string, string | ColumnRule | null> = {};
   const unplaced: string[] = [];
   const notes: HeaderNote[] = [];
-  const taken = new Set<string>();
-  for (const header of headers) {
-    const values = samples.get(header) ?? [];
-    const shape = columnShape(values);
-    const found =
-      exactMatch(header, entities, model) ??
-      byName(header, { targets, model, taken, shape, hasProductColumn, withVariants }) ??
-      byValues(shape, targets, taken);
-    if (!found?.target || taken.has(key(found.target, found.culture))) {
+  headers.forEach((header, at) => {
+    const values = sample.values.get(header) ?? [];
+    const found = chosen.get(at);
+    if (header === structure.parentColumn && useVariants) {
+      columns[header] = null;
+      notes.push({ header, structure: 'parent: a row with a value here is a variant of that product' });
+      return;
+    }
+    if (!found) {
       columns[header] = null;
       unplaced.push(header);
+      const reason = perHeader[at]!.warning;
       notes.push({
         header,
-        ...(found?.warning && { warning: found.warning }),
+        ...(reason && { warning: reason }),
+        ...(structure.kinds.has(header) && { structure: 'the kind of row (simple, variation, ...)' }),
+        ...(header === structure.childrenColumn && {
+          warning:
+            'a parent lists its children here; a profile cannot link children listed by a later row: each row is drafted as a product',
+        }),
         suggestions: suggestions(header, targets),
-        samples: values.slice(0, 3),
+        samples: values.slice(0, 3).map((v) => (v.length > 60 ? `${v.slice(0, 57)}...` : v)),
       });
-      continue;
+      return;
     }
-    taken.add(key(found.target, found.culture));
-    const rule: ColumnRule = { field: found.target, ...(found.culture && { culture: found.culture }) };
-    Object.assign(rule, found.field ? conversionFor(found.field, values) : {});
+    const rule: ColumnRule & Record<string, unknown> = {
+      field: found.target,
+      ...(found.culture && { culture: found.culture }),
+    };
+    const target = targets.find((t) => t.name === found.target);
+    const extra = columnRules(
+      header,
+      {
+        target: found.target,
+        ...(found.field && { field: found.field }),
+        ...(target?.link && { linkField: target.field }),
+      },
+      sample,
+      headers,
+    );
+    // The API's own `cat_refs` header holds refs, not paths.
+    if (found.concept === 'exact') delete extra.rule.categoryPath;
+    Object.assign(rule, extra.rule);
     columns[header] = Object.keys(rule).length === 1 ? found.target : rule;
     const unit = headerParts(header).unit;
-    const warning = found.warning ?? (unit && found.field ? unitWarning(unit, found.field) : undefined);
+    const warning =
+      extra.warning ?? (unit && found.field && !rule.unit ? unitWarning(unit, found.field) : undefined);
     notes.push({
       header,
       field: found.target,
@@ -98,188 +185,13 @@ export function draftProfile(
       ...(unit && { unit }),
       ...(warning && { warning }),
     });
-  }
-  const profile: Profile = { entity: entityName, ...(withVariants && { variants: true }), columns };
+  });
+  const profile: Profile = { entity: entityName, ...(useVariants && { variants: true }), columns };
+  if (useVariants && main && variantEntity)
+    completeVariants(profile, main, variantEntity, headers, chosen, structure, sample, notes);
+  else if (main && !headers.some((_, at) => chosen.get(at)?.target === main.refField))
+    refFromTitle(profile, main, headers, chosen, notes);
   return { profile, unplaced, notes };
-}
-
-interface Found {
-  /** Empty when the header must not be placed (see `warning`). */
-  target: string;
-  field?: FieldModel;
-  culture?: string;
-  /** Set when nothing may be placed: why. */
-  warning?: string;
-}
-
-const key = (target: string, culture: string | undefined) => `${target}\u0000${culture ?? ''}`;
-
-/** The header is already a field or link name (`prod_title`, `prod_title_fr`, `cat_refs`). */
-function exactMatch(header: string, entities: EntityModel[], model: TenantModel): Found | undefined {
-  const exact = resolveName(header, entities, model);
-  if (!exact) return undefined;
-  if (exact.kind === 'link') return { target: header };
-  if (exact.field.readOnly) return undefined;
-  return exact.culture
-    ? { target: exact.field.name, field: exact.field, culture: exact.culture }
-    : { target: header, field: exact.field };
-}
-
-function targetsOf(entities: EntityModel[], model: TenantModel): Target[] {
-  const out: Target[] = [];
-  for (const entity of entities) {
-    for (const field of entity.fields) {
-      if (field.name === entity.idField) continue;
-      const link = linkName(field);
-      const resolved = link ? resolveName(link, entities, model) : undefined;
-      const target = resolved?.kind === 'link' ? link : undefined;
-      if (link && !target) {
-        // A variant's `prod_ref` is the same column as the product's ref: that one gains the `product` words.
-        const same = out.find((t) => t.name === link);
-        if (same && resolved) same.concepts.push(conceptOf(entity, field, link));
-        continue;
-      }
-      if (!link && field.readOnly) continue;
-      const name = target ?? field.name;
-      const concepts = [conceptOf(entity, field, name)];
-      const known = out.find((t) => t.name === name);
-      if (known) known.concepts.push(...concepts);
-      else {
-        // A link's bare name (`ref` of `typ_ref`) says nothing: only its full name counts.
-        const names = target ? [normalise(name)] : [normalise(name), normalise(bare(name))];
-        if (field.description) names.push(normalise(field.description));
-        out.push({ name, entity, field, names, concepts, link: target !== undefined });
-      }
-    }
-  }
-  return out;
-}
-
-/** `cat_ids` -> `cat_refs`, `cat_parent_id` -> `cat_parent_ref`, a variant's `prod_id` -> `prod_ref`. */
-function linkName(field: FieldModel): string | undefined {
-  const m = /^(.+)_(ids|id)$/.exec(field.name);
-  if (!m) return undefined;
-  return `${m[1]}_${m[2] === 'ids' ? 'refs' : 'ref'}`;
-}
-
-function conceptOf(entity: EntityModel, field: FieldModel, name: string): string {
-  if (name === entity.refField) return 'ref';
-  if (field.references === 'Categories' && field.multiple) return 'categories';
-  if (entity.kind === 'categories' && name === 'cat_parent_ref') return 'parent';
-  if (entity.kind === 'variants' && name === 'prod_ref') return 'product';
-  if (name !== field.name) return name;
-  const concept = bare(name);
-  return concept === 'image' ? 'images' : concept;
-}
-
-/** A field's name without its entity prefix: `prod_title` -> `title`, `frmt_ean` -> `ean`. */
-function bare(name: string): string {
-  return name.replace(/^[a-z]+_/, '');
-}
-
-interface ByNameContext {
-  targets: Target[];
-  model: TenantModel;
-  taken: Set<string>;
-  shape: ValueShape | undefined;
-  hasProductColumn: boolean;
-  withVariants: boolean;
-}
-
-/** Candidates by name and synonym, the header as it is first, then without its unit and language. */
-function byName(header: string, c: ByNameContext): Found | undefined {
-  const whole = byWords(normalise(header), undefined, c);
-  if (whole) return whole;
-  const parts = headerParts(header);
-  if (parts.base === header.trim()) return undefined;
-  let culture: string | undefined;
-  if (parts.language) {
-    culture = tenantCulture(parts.language, c.model);
-    if (!culture) {
-      return {
-        target: '',
-        warning: `"${parts.language}" is not one of the tenant's languages (${c.model.languages.join(', ')})`,
-      };
-    }
-  }
-  return byWords(normalise(parts.base), culture, c);
-}
-
-function byWords(word: string, culture: string | undefined, c: ByNameContext): Found | undefined {
-  if (!word) return undefined;
-  let variantHint = false;
-  let bareWord = word;
-  const prefix = c.withVariants
-    ? VARIANT_WORDS.find((v) => word.startsWith(v) && word.length > v.length)
-    : undefined;
-  if (prefix) {
-    variantHint = true;
-    bareWord = word.slice(prefix.length);
-  }
-  const scored: Array<{ target: Target; score: number }> = [];
-  for (const target of c.targets) {
-    const byOwnName = target.names.includes(word) || target.names.includes(bareWord);
-    const bySynonym = target.concepts.some((k) => SYNONYMS.get(k)?.includes(bareWord));
-    if (!byOwnName && !bySynonym) continue;
-    const field = target.field;
-    if (culture && !(field.multilingual && (!field.languages || field.languages.includes(culture)))) continue;
-    const fieldCulture = field.multilingual ? culture : undefined;
-    if (c.taken.has(key(target.name, fieldCulture))) continue;
-    if (!target.link && !fits(c.shape, field)) continue;
-    let score = byOwnName ? 4 : 2;
-    if (preferred(c.shape, field)) score += 2;
-    if (variantHint && target.entity.kind === 'variants') score += 3;
-    // With a product column, the SKU names the variant.
-    if (c.hasProductColumn && target.concepts.includes('ref') && target.entity.kind === 'variants')
-      score += 1;
-    scored.push({ target, score });
-  }
-  if (scored.length === 0) return undefined;
-  // Stable: among equals, the main entity's field and the schema's order win.
-  scored.sort((a, b) => b.score - a.score);
-  const best = scored[0]!.target;
-  if (best.link) return { target: best.name };
-  const fieldCulture = best.field.multilingual ? culture : undefined;
-  return { target: best.name, field: best.field, ...(fieldCulture && { culture: fieldCulture }) };
-}
-
-/** Values that point at one kind of field: EAN-13s at a barcode field, URLs at an image field. */
-function preferred(shape: ValueShape | undefined, field: FieldModel): boolean {
-  if (shape === 'ean') return field.pattern === '^[0-9]{13}$';
-  if (shape === 'url') return field.asset !== undefined;
-  return false;
-}
-
-/** A header that says nothing known, but whose values do: valid EAN-13s, or image URLs. */
-function byValues(shape: ValueShape | undefined, targets: Target[], taken: Set<string>): Found | undefined {
-  if (shape !== 'ean' && shape !== 'url') return undefined;
-  const free = targets.filter(
-    (t) =>
-      !t.link &&
-      preferred(shape, t.field) &&
-      (shape !== 'url' || t.field.asset === 'image') &&
-      !taken.has(key(t.name, undefined)),
-  );
-  const target = free[0];
-  return target && { target: target.name, field: target.field };
-}
-
-/** How to read the column's numbers and dates, when its values show it (`12,50`, `31.12.2026`). */
-function conversionFor(field: FieldModel, values: readonly string[]): ConversionRule {
-  const rule: ConversionRule = {};
-  const filled = values.map((v) => v.trim()).filter((v) => v !== '');
-  if (filled.length === 0) return rule;
-  if (field.type === 'number') {
-    const comma = filled.some((v) => /,\d{1,2}$|,\d{4,}$/.test(v) || /\.\d{3},/.test(v));
-    if (comma) rule.decimal = ',';
-    if (filled.some((v) => /\d\.\d{3},/.test(v))) rule.thousands = '.';
-    else if (!comma && filled.some((v) => /\d,\d{3}\./.test(v))) rule.thousands = ',';
-  }
-  if (field.type === 'date' || field.type === 'date-time') {
-    const m = /^\d{1,2}([./])\d{1,2}\1\d{4}$/.exec(filled[0]!);
-    if (m) rule.dateFormat = `DD${m[1]}MM${m[1]}YYYY`;
-  }
-  return rule;
 }
 
 const WEIGHT_UNITS = ['kg', 'g', 'gr', 'mg', 'lb', 'lbs', 'oz', 't'];
@@ -310,4 +222,110 @@ function suggestions(header: string, targets: Target[]): string[] {
   }
   ranked.sort((a, b) => a.distance - b.distance);
   return ranked.slice(0, 3).map((r) => r.name);
+}
+
+/** The parent's ref column and the group column take the refs before any header is placed by name. */
+function reserveStructure(
+  structure: Structure,
+  headers: readonly string[],
+  targets: Target[],
+  entities: EntityModel[],
+  chosen: Map<number, Candidate>,
+  taken: Set<string>,
+): void {
+  const [main, variant] = entities;
+  if (!main || !variant) return;
+  const place = (header: string | undefined, entity: EntityModel) => {
+    const at = header === undefined ? -1 : headers.indexOf(header);
+    const order = targets.findIndex((t) => t.name === entity.refField);
+    const target = targets[order];
+    if (at < 0 || !target) return;
+    chosen.set(at, {
+      target: target.name,
+      entity,
+      field: target.field,
+      concept: 'ref',
+      weak: false,
+      score: 99,
+      order,
+    });
+  };
+  if (structure.groupColumn && structure.refColumn) {
+    place(structure.groupColumn, main);
+    place(structure.refColumn, variant);
+  } else if (structure.parentColumn && structure.refColumn) {
+    place(structure.refColumn, variant);
+  } else return;
+  // The product's ref comes from the same column (a field rule), never from another header.
+  taken.add(key(main.refField, undefined));
+  taken.add(key(variant.refField, undefined));
+}
+
+/** The variant mapping: the parent column, fill-down, and the refs a row lacks taken from the other one. */
+function completeVariants(
+  profile: Profile,
+  main: EntityModel,
+  variant: EntityModel,
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  structure: Structure,
+  sample: FeedSample,
+  notes: HeaderNote[],
+): void {
+  const columnOf = (target: string) => headers.find((_, at) => chosen.get(at)?.target === target);
+  const fields: Record<string, FieldRule> = {};
+  if (structure.parentColumn) profile.parentColumn = structure.parentColumn;
+  if (structure.continuation) profile.fillDown = true;
+  const productRef = columnOf(main.refField);
+  const variantRef = columnOf(variant.refField);
+  const title = titleColumn(headers, chosen);
+  if (productRef && title && sample.rows.length > 0 && !sample.values.has(productRef)) {
+    // A product ref column that is blank on every sampled row (Vendure's `slug`): the title stands in.
+    profile.columns![productRef] = null;
+    fields[main.refField] = { from: [productRef, title] };
+    const note = notes.find((n) => n.header === productRef);
+    if (note) {
+      delete note.field;
+      note.warning = `blank on every sampled row: ${main.refField} is taken from it, else from "${title}" (fields)`;
+    }
+  }
+  if (fields[main.refField]) {
+    if (!variantRef) fields[variant.refField] = { from: [productRef!] };
+  } else if (productRef && !variantRef) fields[variant.refField] = { from: [productRef] };
+  else if (variantRef && !productRef) fields[main.refField] = { from: [variantRef] };
+  else if (!productRef && !variantRef) {
+    if (title) {
+      fields[main.refField] = { from: [title] };
+      fields[variant.refField] = { from: [title] };
+      notes.push({
+        header: title,
+        warning: `no column holds a reference: ${main.refField} and ${variant.refField} are taken from "${title}"`,
+      });
+    }
+  }
+  if (Object.keys(fields).length > 0) profile.fields = fields;
+}
+
+/** A feed without a ref column (eShopOnContainers): the title is the ref. */
+function refFromTitle(
+  profile: Profile,
+  main: EntityModel,
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  notes: HeaderNote[],
+): void {
+  const title = titleColumn(headers, chosen);
+  if (!title) return;
+  profile.fields = { [main.refField]: { from: [title] } };
+  notes.push({
+    header: title,
+    warning: `no column holds a reference: ${main.refField} is taken from "${title}"`,
+  });
+}
+
+function titleColumn(headers: readonly string[], chosen: Map<number, Candidate>): string | undefined {
+  return headers.find((_, at) => {
+    const c = chosen.get(at);
+    return c?.field?.name.endsWith('_title') && (!c.culture || c.culture === 'en');
+  });
 }

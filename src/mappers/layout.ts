@@ -5,12 +5,15 @@
 
 import { CatalogIoError } from '../errors.js';
 import type { EntityModel, TenantModel } from '../schema/model.js';
+import { unneutralise } from '../writers/formula.js';
 import { REJECTS_COLUMNS } from '../writers/rejects.js';
+import { PathReader } from './category-path.js';
 import type { CoerceType } from './coerce.js';
 import type { PlainColumn } from './plain.js';
 import { jsonPath } from './profile.js';
 import type { ColumnRule, ConversionRule, FieldRule, Profile } from './profile-types.js';
 import { resolveName, type Target, tenantCulture } from './targets.js';
+import { fieldUnit, sameFamily, UNIT_NAMES, unitFactor, unitOf } from './units.js';
 
 /** Where a value goes and how it is read: worked out once per column, used for every cell of it. */
 export interface Placement {
@@ -32,6 +35,10 @@ export interface Placement {
   plain: boolean;
   /** The column the layout records for this placement: a row that took another one records its own. */
   column: string;
+  /** `unit`: the factor from the column's unit to the field's, and the field's unit (cells may name theirs). */
+  unit: { from: string; to: string; factor: number } | undefined;
+  /** A `categoryPath` column: how its cells are read as paths of category titles. */
+  paths?: PathReader;
 }
 
 export interface ColumnPlan extends Placement {
@@ -65,10 +72,38 @@ export interface Layout {
   columns: Array<Record<string, string>>;
 }
 
+/** Plans kept by header name; past this many (JSON records bringing new keys), new ones are not kept. */
+const KEPT_PLANS = 200_000;
+/** Columns a grouped warning names before it says how many more. */
+const NAMED_IN_WARNING = 5;
+
+/**
+ * Names of one kind (unknown columns, read-only columns) for one warning line: a count and the first
+ * few, so a header of 500,000 columns (or a JSON record of a million keys) is one line, not one each.
+ */
+class NameTally {
+  count = 0;
+  readonly first: string[] = [];
+
+  add(name: string): void {
+    this.count += 1;
+    if (this.first.length < NAMED_IN_WARNING) this.first.push(name);
+  }
+
+  /** `column "x" what` or `12 columns ("a", "b", ... and 7 more) what`; undefined when none. */
+  line(one: (name: string) => string, many: (names: string) => string): string | undefined {
+    if (this.count === 0) return undefined;
+    if (this.count === 1) return one(this.first[0]!);
+    const named = this.first.map((n) => JSON.stringify(n)).join(', ');
+    const more = this.count - this.first.length;
+    return many(`${this.count} columns (${named}${more > 0 ? ` and ${more} more` : ''})`);
+  }
+}
+
 /** The profile checked against the tenant, and the plan of every header seen so far. */
 export class ColumnPlanner {
-  /** File-level notes (unknown or ignored columns), each once. */
-  readonly warnings: string[] = [];
+  private readonly unknownColumns = new NameTally();
+  private readonly readOnlyColumns = new NameTally();
   readonly main: EntityModel;
   readonly variant: EntityModel | undefined;
   /** The entities of a row: the profile's, then its variant. */
@@ -80,10 +115,15 @@ export class ColumnPlanner {
   private readonly fillDown: { all: boolean; headers: Set<string> };
   private lastLayout: Layout | undefined;
 
+  /**
+   * `unguard`: a header written with the formula guard's quote (`'=x`, by our CSV writers) is read as
+   * the name after it, like the cells (see writers/formula.ts).
+   */
   constructor(
     private readonly model: TenantModel,
     readonly profile: Profile,
     readonly strict: boolean,
+    private readonly unguard = false,
   ) {
     const main = model.entity(profile.entity);
     if (!main) {
@@ -120,6 +160,27 @@ export class ColumnPlanner {
       headers: new Set(Array.isArray(profile.fillDown) ? profile.fillDown : []),
     };
   }
+
+  /** File-level notes: the columns that match no field, and those of read-only fields, one line each kind. */
+  get warnings(): string[] {
+    const entities = this.entities.map((e) => e.name).join(' or ');
+    const then = this.strict ? 'rows with a value in it are invalid' : 'ignored';
+    const thenMany = this.strict ? 'rows with a value in them are invalid' : 'ignored';
+    const lines = [
+      this.unknownColumns.line(
+        (name) => `column ${JSON.stringify(name)} does not match a field of ${entities}: ${then}`,
+        (names) => `${names} do not match a field of ${entities}: ${thenMany}`,
+      ),
+      this.readOnlyColumns.line(
+        (name) => `column ${JSON.stringify(name)} is the read-only field ${this.readOnlyField}: ${then}`,
+        (names) => `${names} are read-only fields: ${thenMany}`,
+      ),
+    ];
+    return lines.filter((l): l is string => l !== undefined);
+  }
+
+  /** The read-only field the one read-only column names (for its warning). */
+  private readOnlyField = '';
 
   /** The plan of each position of this header list; the last one is kept (every row of a sheet shares it). */
   layoutFor(headers: readonly string[]): Layout {
@@ -168,11 +229,12 @@ export class ColumnPlanner {
     return typeof plan === 'object' && plan !== null && (!this.variant || plan.target.entity === this.main);
   }
 
-  private planFor(header: string): PositionPlan {
+  private planFor(written: string): PositionPlan {
+    const header = this.unguard && written.charCodeAt(0) === 39 /* ' */ ? unneutralise(written) : written;
     let plan = this.plans.get(header);
     if (plan !== undefined) return plan;
     plan = this.autoPlan(header);
-    this.plans.set(header, plan);
+    if (this.plans.size < KEPT_PLANS) this.plans.set(header, plan);
     return plan;
   }
 
@@ -180,19 +242,17 @@ export class ColumnPlanner {
     // A rejects file's `_error` and `_source` say what went wrong and where: it imports as it is.
     if (this.profile.autoColumns === false || REJECTS_COLUMNS.has(header)) return null;
     const target = resolveName(header.trim(), this.entities, this.model);
+    // Named once each while plans are kept (beyond that, a header may be counted again).
     if (!target) {
-      this.warnings.push(
-        `column "${header}" does not match a field of ${this.entities.map((e) => e.name).join(' or ')}: ${this.strict ? 'rows with a value in it are invalid' : 'ignored'}`,
-      );
+      this.unknownColumns.add(header);
       return 'unknown';
     }
     if (
       target.kind === 'field' &&
       (target.field.readOnly || (target.field.immutable && target.field.name !== target.entity.refField))
     ) {
-      this.warnings.push(
-        `column "${header}" is the read-only field ${target.field.name}: ${this.strict ? 'rows with a value in it are invalid' : 'ignored'}`,
-      );
+      if (this.readOnlyColumns.count === 0) this.readOnlyField = target.field.name;
+      this.readOnlyColumns.add(header);
       return 'readonly';
     }
     return { header, ...this.place(target, this.defaults, header) };
@@ -203,7 +263,17 @@ export class ColumnPlanner {
     const path = jsonPath(`/columns/${escapePointer(header)}`);
     const spec: ColumnRule = typeof rule === 'string' ? { field: rule } : rule;
     const target = this.resolveTarget(spec.field, spec.culture, path);
-    return { header, ...this.place(target, { ...this.defaults, ...spec }, header) };
+    const placement = this.place(target, { ...this.defaults, ...spec }, header, path);
+    if (spec.categoryPath === undefined) return { header, ...placement };
+    if (!isPathTarget(target)) {
+      throw profileError(
+        `${path}.categoryPath`,
+        'applies to a category link (cat_refs of products) or, on categories, to cat_ref or cat_parent_ref',
+      );
+    }
+    const separator = spec.categoryPath === true ? undefined : spec.categoryPath.separator;
+    const list = placement.multiple && typeof spec.split === 'string' ? spec.split : undefined;
+    return { header, ...placement, plain: false, paths: new PathReader(separator, list) };
   }
 
   private planField(key: string, rule: FieldRule): FieldPlan {
@@ -217,10 +287,10 @@ export class ColumnPlanner {
           ? rule.template
           : (rule.from ?? []).join(' | ');
     const target = this.resolveTarget(key, rule.culture, path);
-    return { key, ...this.place(target, merged, column), rule: merged };
+    return { key, ...this.place(target, merged, column, path), rule: merged };
   }
 
-  private place(target: Target, rule: ConversionRule, column: string): Placement {
+  private place(target: Target, rule: ConversionRule, column: string, path = ''): Placement {
     const culture =
       target.kind === 'field' && target.field.multilingual
         ? (target.culture ?? this.model.baseLanguage)
@@ -244,8 +314,10 @@ export class ColumnPlanner {
         rule.default === undefined &&
         rule.join === undefined &&
         !field?.enum &&
-        !field?.asset,
+        !field?.asset &&
+        rule.unit === undefined,
       column,
+      unit: rule.unit === undefined ? undefined : unitPlan(rule.unit, target, path),
     };
   }
 
@@ -270,6 +342,31 @@ export class ColumnPlanner {
     }
     return { ...target, culture: known };
   }
+}
+
+/** A `unit` rule: the field must hold numbers in a unit of the same kind (its description names it). */
+function unitPlan(unit: string, target: Target, path: string): Placement['unit'] {
+  const from = unitOf(unit);
+  if (!from) throw profileError(`${path}.unit`, `"${unit}" is not a unit (${UNIT_NAMES.join(', ')})`);
+  const field = target.kind === 'field' ? target.field : undefined;
+  if (!field || (field.type !== 'number' && field.type !== 'integer'))
+    throw profileError(`${path}.unit`, 'applies to number fields only');
+  const to = fieldUnit(field);
+  if (!to) {
+    throw profileError(
+      `${path}.unit`,
+      `${field.name} names no unit to convert to (its description: "${field.description ?? ''}")`,
+    );
+  }
+  if (!sameFamily(from, to))
+    throw profileError(`${path}.unit`, `${unit} cannot be converted to ${to}, the unit ${field.name} holds`);
+  return { from, to, factor: unitFactor(from, to) };
+}
+
+/** Where a path of category titles can go: a product's category link, a category's own ref or its parent. */
+function isPathTarget(target: Target): boolean {
+  if (target.kind === 'link') return target.link === 'categoryRefs' || target.link === 'parentRef';
+  return target.entity.kind === 'categories' && target.field.name === target.entity.refField;
 }
 
 function coerceTypeOf(target: Target, rule: ConversionRule): CoerceType {

@@ -60,7 +60,7 @@ class ProfileMapper implements Mapper {
 
   constructor({ model, profile, strict = false, unguardFormulas = false }: MapperOptions) {
     this.unguardFormulas = unguardFormulas;
-    this.planner = new ColumnPlanner(model, profile, strict);
+    this.planner = new ColumnPlanner(model, profile, strict, unguardFormulas);
     if (this.planner.variant) this.groups = new ProductGroups(profile.groupWindow ?? 1000);
   }
 

@@ -5,6 +5,7 @@ import type { Cell } from '../readers/types.js';
 import { isCanonicalDateTime, isFullDate } from '../schema/dates.js';
 import { plainNumber } from './coerce.js';
 import type { ColumnPlanner, Layout } from './layout.js';
+import type { LinkKind } from './targets.js';
 import type { Value } from './types.js';
 
 /** A column of a plain layout: where its value goes and how it is read. */
@@ -15,6 +16,8 @@ export interface PlainColumn {
   culture: string | undefined;
   /** The column gives the entity's reference. */
   ref: boolean;
+  /** A link to other records: which (undefined for a field). */
+  link: LinkKind | undefined;
   multiple: boolean;
   separator: string;
   /** Dates and date-times are read in their canonical form only, which also settles their format. */
@@ -47,6 +50,7 @@ export function plainLayout(layout: Layout, planner: ColumnPlanner): Array<Plain
       field: plan.fieldName,
       culture: plan.otherCulture,
       ref: plan.fieldName === planner.main.refField && plan.otherCulture === undefined,
+      link: target.kind === 'link' ? target.link : undefined,
       multiple: plan.multiple,
       separator: separator || '|', // a single value is never split
       type,

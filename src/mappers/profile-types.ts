@@ -24,6 +24,11 @@ export interface ConversionRule {
   join?: string;
   /** Date layout of the cell when it is not ISO 8601: tokens `YYYY MM DD HH mm ss`, e.g. `DD/MM/YYYY HH:mm`. */
   dateFormat?: string;
+  /**
+   * Unit the numbers are written in (`lb`, `g`, `in`, `oz`, ...): they are converted to the unit the field
+   * holds (its description names it: `Weight in kg`). A cell may name its own unit (`12 kg`, `500 g`).
+   */
+  unit?: string;
   /** Image/file fields: DAM tags given to the assets this column's URLs register (`["supplier-x"]`). */
   tags?: string[];
 }
@@ -32,6 +37,14 @@ export interface ConversionRule {
 export interface ColumnRule extends ConversionRule {
   field: string;
   culture?: string;
+  /**
+   * The cell names categories by their titles, as a path (`Clothing > Hoodies`): the import links the
+   * category of each path, creating the missing ones parents first. `true`: the separator is found in
+   * the file (the first of ` > `, `/`, `|` a cell holds); `split` separates several paths in one cell.
+   * On a product's category link (`cat_refs`); on categories, on `cat_ref` (the row's own path) or
+   * `cat_parent_ref` (its parent's path).
+   */
+  categoryPath?: true | { separator?: string };
 }
 
 /** A field filled from something other than one column. */

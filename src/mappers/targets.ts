@@ -3,7 +3,7 @@
 import type { EntityModel, FieldModel, TenantModel } from '../schema/model.js';
 import type { DraftLinks } from './types.js';
 
-export type LinkKind = Exclude<keyof DraftLinks, 'byField'> | 'byField';
+export type LinkKind = Exclude<keyof DraftLinks, 'byField' | 'categoryPaths'> | 'byField';
 
 export type Target =
   | { kind: 'field'; entity: EntityModel; field: FieldModel; culture?: string }

@@ -32,6 +32,11 @@ export interface DraftLinks {
   parentRef?: string;
   /** Products: category refs (resolved to `cat_ids`). */
   categoryRefs?: string[];
+  /**
+   * Category paths (titles, root first) the draft needs to exist: from a `categoryPath` column. The
+   * import finds or creates each path's categories, parents first, before the draft is written.
+   */
+  categoryPaths?: string[][];
   /** Any other `x-references` field, keyed by the id field it resolves to (e.g. `typ_id`). */
   byField?: Record<string, string | string[]>;
 }

@@ -7,6 +7,7 @@ import { coerce } from './coerce.js';
 import type { Placement } from './layout.js';
 import type { Target } from './targets.js';
 import type { Draft, RowIssue, Value } from './types.js';
+import { convertUnit, sameFamily, splitUnit, unitFactor } from './units.js';
 
 /** Cell -> one value or a list; undefined when there is nothing to write or it could not be read. */
 export function toValues(
@@ -80,12 +81,47 @@ function toValue(item: Cell, place: Placement, column: string, issues: RowIssue[
   const enumValues = target.kind === 'field' ? target.field.enum : undefined;
   // Text needs no conversion: the most common cell skips the coercion's result object.
   if (place.type === 'string') return canonicalEnum(String(value), enumValues);
+  if (place.unit) return inUnit(value, place, column, issues);
   const coerced = coerce(value, place.type, rule);
   if (!coerced.ok) {
     issues.push(coerceIssue(target, column, item, coerced.expected));
     return undefined;
   }
   return canonicalEnum(coerced.value, enumValues);
+}
+
+/** A number in the column's unit (or the one the cell names: `12 kg`), converted to the field's unit. */
+function inUnit(
+  value: Exclude<Cell, Cell[]>,
+  place: Placement,
+  column: string,
+  issues: RowIssue[],
+): Value | undefined {
+  const unit = place.unit!;
+  let factor = unit.factor;
+  let number: Exclude<Cell, Cell[]> = value;
+  const named = typeof value === 'string' ? splitUnit(value) : undefined;
+  if (named) {
+    if (!sameFamily(named.unit, unit.to)) {
+      issues.push(
+        coerceIssue(place.target, column, value, `a number in ${unit.from} or a unit like ${unit.to}`),
+      );
+      return undefined;
+    }
+    number = named.number;
+    factor = unitFactor(named.unit, unit.to);
+  }
+  const coerced = coerce(number, 'number', place.rule);
+  if (!coerced.ok) {
+    issues.push(coerceIssue(place.target, column, value, `${coerced.expected} (in ${unit.from})`));
+    return undefined;
+  }
+  const converted = convertUnit(coerced.value as number, factor);
+  if (place.type === 'integer' && !Number.isInteger(converted)) {
+    issues.push(coerceIssue(place.target, column, value, `a whole number of ${unit.to}`));
+    return undefined;
+  }
+  return converted;
 }
 
 /**

@@ -23,6 +23,22 @@ export function recordTooLarge(chars: number, maxCellBytes: number, location: st
   };
 }
 
+/**
+ * A row whose cells together exceed the row limit once expanded (an XLSX shared string used by many
+ * cells, a JSON record of very many keys). `from`: the first column left out.
+ */
+export function rowTooLarge(
+  bytes: number | undefined,
+  limit: number,
+  location: string,
+  from?: string,
+): RowError {
+  return {
+    code: 'ROW_TOO_LARGE',
+    message: `Row too large: its cells hold ${bytes ?? `more than ${limit}`} bytes once expanded, the limit is ${limit} (4 × --max-cell)${from === undefined ? '; the row is skipped' : `; the cells from column ${JSON.stringify(from)} on are left out`} (raise --max-cell if the data is genuine) (${location})`,
+  };
+}
+
 /** A JSON record nested deeper than `maxJsonDepth`. */
 export function jsonTooDeep(limit: number, location: string): RowError {
   return {

@@ -46,13 +46,30 @@ export interface OpenedSource {
 /** Opens a source and reads its header (and first row): file-level problems throw here, coded. */
 export async function openSource(spec: string, options: ReaderOptions = {}): Promise<OpenedSource> {
   const settings = resolveOptions(options);
-  const bytes = await openBytes(spec, settings);
+  const bytes = tapped(await openBytes(spec, settings), settings.tap);
   try {
     return await openFromBytes(bytes, settings);
   } catch (err) {
     await bytes.close();
     throw err;
   }
+}
+
+/** The source's bytes as they are (no decompression, no decoding): a resume spools a stream with them. */
+export async function openSourceBytes(spec: string, options: ReaderOptions = {}): Promise<ByteSource> {
+  return openBytes(spec, resolveOptions(options));
+}
+
+function tapped(bytes: ByteSource, tap: ((chunk: Buffer) => void) | undefined): ByteSource {
+  if (!tap) return bytes;
+  const inner = bytes.chunks;
+  async function* pass() {
+    for await (const chunk of inner) {
+      tap!(chunk);
+      yield chunk;
+    }
+  }
+  return { ...bytes, chunks: pass(), bytesRead: () => bytes.bytesRead(), close: () => bytes.close() };
 }
 
 const isUrl = (spec: string) => /^https?:\/\//i.test(spec);

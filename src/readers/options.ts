@@ -39,6 +39,8 @@ export interface ReaderOptions {
   httpHeaders?: Record<string, string>;
   /** The stream read for the source `-` (default process.stdin). */
   stdin?: Readable;
+  /** Sees every chunk of the source's bytes as read (before decompression): a resume's checkpoints. */
+  tap?: (chunk: Buffer) => void;
 }
 
 export interface ResolvedOptions {
@@ -55,12 +57,23 @@ export interface ResolvedOptions {
   timeoutMs?: number;
   httpHeaders?: Record<string, string>;
   stdin?: Readable;
+  tap?: (chunk: Buffer) => void;
 }
 
 export const DEFAULT_MAX_CELL_BYTES = 1024 * 1024;
 /** Generous for a 1M-row sheet (its XML is typically 0.2 to 1 GB) or a large gzipped feed. */
 export const DEFAULT_MAX_INFLATE_BYTES = 4 * 1024 ** 3;
 export const DEFAULT_MAX_JSON_DEPTH = 64;
+/**
+ * The most one row may hold once expanded, in bytes: its cells' text together (an XLSX shared string
+ * counted in every cell that uses it, a JSON key with a small allowance each), 4 × `maxCellBytes`
+ * (at least 1 MiB). A CSV record or an NDJSON line longer than this is skipped to its end. The
+ * report and rejects lines of a row are bounded by it too (and by MAX_REPORT_FIELD in writers/).
+ */
+export function maxRowBytes(maxCellBytes: number): number {
+  return Math.max(maxCellBytes * 4, 1 << 20);
+}
+
 /** The most `maxJsonDepth` may be raised to: flattening recurses per level, safely to a few thousand. */
 export const MAX_JSON_DEPTH = 1000;
 
@@ -111,6 +124,7 @@ export function resolveOptions(options: ReaderOptions): ResolvedOptions {
     timeoutMs: options.timeoutMs,
     ...(options.httpHeaders && { httpHeaders: options.httpHeaders }),
     stdin: options.stdin,
+    ...(options.tap && { tap: options.tap }),
   };
 }
 

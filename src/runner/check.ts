@@ -25,6 +25,10 @@ export interface CheckOptions {
    * unless `--raw`.
    */
   unguardFormulas?: boolean;
+  /**
+   * The plain lane keeps each row's links to other records (`quickLinks`) for validate's reference check.
+   */
+  collectLinks?: boolean;
 }
 
 /** What the plain lane (`RowChecker.quick`) says of a row: its one draft's entity and ref, and its errors. */
@@ -54,6 +58,9 @@ type FieldTest = FieldCheck['value'];
 interface PlainLane {
   tests: Array<FieldTest | null>;
   verdicts: Array<VerdictMemory | undefined>;
+  /** Per link column: the last text read, and its reading (`collectLinks`). */
+  lastLinkText: Array<string | undefined>;
+  lastLinkValue: Array<Value | Value[] | null | undefined>;
 }
 
 /**
@@ -84,11 +91,32 @@ class VerdictMemory {
   }
 }
 
+/**
+ * The links of the last row the plain lane judged (`collectLinks`): the columns' positions and values, in
+ * arrays the checker reuses row after row (`count` of them hold this row's).
+ */
+export interface QuickLinks {
+  count: number;
+  at: number[];
+  columns: PlainColumn[];
+  values: Array<Value | Value[]>;
+}
+
+/** A kind of problem of the summary: how many rows had it, and the first of them (`line 2`). */
+export interface TopProblem {
+  message: string;
+  count: number;
+  first?: string;
+}
+
 export class RowChecker {
+  /** See QuickLinks: filled by `quick` when `collectLinks`. */
+  readonly quickLinks: QuickLinks = { count: 0, at: [], columns: [], values: [] };
   private readonly mapper: Mapper;
   private readonly validator: DraftValidator;
   private readonly refs: RefTracker;
-  private readonly kinds = new Map<string, number>();
+  /** Problem kind -> how many rows, and where it was first met. */
+  private readonly kinds = new Map<string, { count: number; first: string | undefined }>();
   private readonly lanes = new Map<ReadonlyArray<PlainColumn | null>, PlainLane | null>();
   private readonly commandColumn: string;
 
@@ -119,10 +147,31 @@ export class RowChecker {
     const values = row.values!;
     let ref: string | undefined;
     let refAt = -1;
+    const links = this.quickLinks;
+    links.count = 0;
     for (let i = 0; i < columns.length; i++) {
       const column = columns[i];
       if (!column) continue;
       const cell = values[i];
+      if (column.link !== undefined && this.options.collectLinks) {
+        // Links repeat row after row (a category, a product's variants): the last cell's reading is kept.
+        let value: Value | Value[] | null | undefined;
+        if (typeof cell === 'string' && lane.lastLinkText[i] === cell) value = lane.lastLinkValue[i];
+        else {
+          value = this.mapper.plainCell(cell, column);
+          if (typeof cell === 'string') {
+            lane.lastLinkText[i] = cell;
+            lane.lastLinkValue[i] = value;
+          }
+        }
+        if (value === undefined) return undefined;
+        if (value === null) continue;
+        const n = links.count++;
+        links.at[n] = i;
+        links.columns[n] = column;
+        links.values[n] = value;
+        continue;
+      }
       if (column.ref) {
         const value = this.mapper.plainCell(cell, column);
         if (value === undefined || value === null) return undefined;
@@ -150,7 +199,7 @@ export class RowChecker {
     const first = this.firstUse(entity, ref, row);
     if (first !== undefined) {
       errors = [this.duplicateIssue(entity, ref, first, row.headers?.[refAt])];
-      this.countKind(fullSentence(undefined, errors[0]!.column, errors[0]!.brief));
+      this.countKind(fullSentence(undefined, errors[0]!.column, errors[0]!.brief), () => row.location.text);
     }
     return { entity, ref, errors };
   }
@@ -171,13 +220,18 @@ export class RowChecker {
     if (lane !== undefined) return lane;
     const tests: Array<FieldTest | null> = [];
     const verdicts: Array<VerdictMemory | undefined> = [];
-    lane = { tests, verdicts };
+    lane = { tests, verdicts, lastLinkText: [], lastLinkValue: [] };
     for (const column of columns) {
       // Texts, integers and dates are read and tested in about the time a lookup takes: only lists (split)
       // and decimal numbers (a decimal comma is rewritten) are kept.
       const costly = column !== null && !column.ref && (column.multiple || column.type === 'number');
       verdicts.push(costly ? new VerdictMemory() : undefined);
-      if (!column || column.field === undefined) {
+      if (!column) {
+        tests.push(null);
+        continue;
+      }
+      if (column.field === undefined) {
+        // A link to other records.
         tests.push(null);
         continue;
       }
@@ -233,7 +287,8 @@ export class RowChecker {
         add(this.duplicateIssue(draft.entity, draft.ref, first, draft.source.columns[field]));
       }
     }
-    for (const issue of errors) this.countKind(fullSentence(undefined, issue.column, issue.brief));
+    for (const issue of errors)
+      this.countKind(fullSentence(undefined, issue.column, issue.brief), () => row.location.text);
     return { mapped, errors, skipped: errors.length === 0 && mapped.skipped };
   }
 
@@ -246,23 +301,33 @@ export class RowChecker {
     return this.refs.check(entity, ref, row.location.text, row.location.line);
   }
 
+  /** Where the file first gave this ref (any row read so far, valid or not), or undefined. */
+  firstLocation(entity: string, ref: string): string | undefined {
+    return this.refs.firstLocation(entity, ref);
+  }
+
   /** About how many rows the source holds in all (from its size): the duplicate check makes room at once. */
   expectRows(rows: number): void {
     this.refs.reserve(rows);
   }
 
-  /** Counts a problem kind for the summary's most frequent problems. */
-  countKind(kind: string): void {
-    const count = this.kinds.get(kind);
-    if (count !== undefined) this.kinds.set(kind, count + 1);
-    else if (this.kinds.size < MAX_KINDS) this.kinds.set(kind, 1);
+  /**
+   * Counts a problem kind (a sentence without the row's value: its column and what is wrong) for the
+   * summary's most frequent problems; `where` names the row, asked for the first row of a kind only.
+   */
+  countKind(kind: string, where?: () => string): void {
+    const known = this.kinds.get(kind);
+    if (known !== undefined) known.count += 1;
+    else if (this.kinds.size < MAX_KINDS) this.kinds.set(kind, { count: 1, first: where?.() });
   }
 
-  topErrors(top = 10): Array<{ message: string; count: number }> {
+  topErrors(top = 10): TopProblem[] {
     return [...this.kinds.entries()]
-      .sort((a, b) => b[1] - a[1])
+      .sort((a, b) => b[1].count - a[1].count)
       .slice(0, top)
-      .map(([message, count]) => ({ message, count }));
+      .map(([message, { count, first }]) =>
+        first === undefined ? { message, count } : { message, count, first },
+      );
   }
 
   /** File-level notes: unknown or ignored columns. */

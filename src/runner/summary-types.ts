@@ -1,7 +1,8 @@
 // The morning summary: what every import run writes to `summary.json` in its run folder, what
 // `--summary FILE` copies, and what a notification carries.
 
-export type RunState = 'running' | 'finished' | 'interrupted' | 'crashed' | 'stopped';
+/** `abandoned`: an unfinished run a bare `--resume` could not continue (its source changed). */
+export type RunState = 'running' | 'finished' | 'interrupted' | 'crashed' | 'stopped' | 'abandoned';
 
 export interface RunSummary {
   runId: string;
@@ -17,6 +18,8 @@ export interface RunSummary {
   /** Rows per outcome: created, updated, unchanged, deleted, invalid, failed, not-attempted, ... */
   outcomes: Record<string, number>;
   rows: number;
+  /** Rows written without an image or file that could not be registered (imports). */
+  assetWarnings?: number;
   requests: { total: number; byMethod: Record<string, number> };
   startedAt: string;
   finishedAt: string;

@@ -6,17 +6,22 @@ import { openSourceThreaded, type ReaderOptions, type ReadThread, RowPuller } fr
 import type { SourceRow } from '../readers/types.js';
 import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
+import { redactFields } from '../secrets.js';
+import { boundFields } from '../writers/bounds.js';
 import { openRejectsFor, type RejectsWriter } from '../writers/rejects.js';
 import { type Outcome, openReport, type ReportLine, type ReportWriter } from '../writers/report.js';
 import type { SummaryRows } from '../writers/table.js';
-import { RowChecker } from './check.js';
-import type { Reference, ReferenceCheck } from './references.js';
+import { AssetCheck, type AssetFindings } from './asset-check.js';
+import { RowChecker, type TopProblem } from './check.js';
+import type { ReferenceCheck, RowRefs, Unresolved } from './references.js';
 
 export interface ValidateSummary {
   rows: number;
   outcomes: Record<Outcome, number>;
+  /** Valid rows with a warning: an image or file the import would leave out, or that only it can check. */
+  warned: number;
   /** The ten most frequent problems, without row values, most frequent first. */
-  topErrors: Array<{ message: string; count: number }>;
+  topErrors: TopProblem[];
   /** File-level notes: unknown or ignored columns. */
   warnings: string[];
 }
@@ -38,21 +43,26 @@ export interface ValidateRowsOptions {
   source?: SourceProgress;
   /** Check each row's references against the file and the tenant (`--check-refs`). */
   references?: ReferenceCheck;
+  /** `host:port` the DAM fetches from although on loopback (a sandbox's own asset host). */
+  damHosts?: readonly string[];
+  /** As the import's `--on-asset-error`: an image or file it cannot take is a warning, or fails the row. */
+  onAssetError?: 'warn' | 'fail';
 }
 
-/** A row waiting for the tenant's answer on its references (rows keep their order behind it). */
+/** A row held until the references of the rows before it, and its own, are settled (the report keeps the order). */
 interface Held {
   row: SourceRow;
   line: ReportLine;
   outcome: Outcome;
-  open: Reference[];
+  refs: RowRefs;
 }
 
-/** Rows held before their references are asked of the tenant: a few requests' worth. */
+/** Rows held before their references are settled: a few requests' worth (the rows of five import batches). */
 const HOLD_ROWS = 500;
 const HOLD_REFS = 100;
 
 const TOP = 10;
+const NO_WARNINGS: readonly string[] = [];
 /**
  * Rows read before the source's size is used to tell how many rows it holds: a few thousand rows tell
  * the bytes per row well enough, and the duplicate check then grows once instead of again and again.
@@ -62,6 +72,7 @@ const ESTIMATE_AFTER = 4_096;
 export async function validateRows(options: ValidateRowsOptions): Promise<ValidateSummary> {
   // The same row checker as the import, so validate and import judge a row the same way.
   const checker = new RowChecker({
+    collectLinks: options.references !== undefined,
     model: options.model,
     profile: options.profile,
     strict: options.strict ?? false,
@@ -71,9 +82,11 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
   const summary: ValidateSummary = {
     rows: 0,
     outcomes: { valid: 0, invalid: 0, skipped: 0 },
+    warned: 0,
     topErrors: [],
     warnings: [],
   };
+  if (options.references) options.references.locate = (entity, ref) => checker.firstLocation(entity, ref);
   try {
     await checkRows(checker, summary, options);
   } finally {
@@ -91,8 +104,12 @@ async function checkRows(
 ): Promise<void> {
   const rows = new RowPuller(options.rows);
   const references = options.references;
-  const emit = async (row: SourceRow, line: ReportLine, outcome: Outcome) => {
+  const assets = new AssetCheck(options.damHosts);
+  const failOnAssets = options.onAssetError === 'fail';
+  const emit = async (row: SourceRow, whole: ReportLine, outcome: Outcome) => {
+    const line = redactFields(boundFields(whole));
     summary.outcomes[outcome] += 1;
+    if (line.warnings) summary.warned += 1;
     // Writers buffer: they hand back a promise only when a chunk is on its way to the disk.
     const written = options.report?.write(line);
     if (written) await written;
@@ -102,30 +119,46 @@ async function checkRows(
     }
     options.onRow?.(summary);
   };
-  // References not known yet: their rows (and the rows after them, for the order) wait for the tenant.
+  // Rows whose references are not known yet (and the rows after them, for the order) are held until the
+  // file ahead of them or the tenant tells.
   let held: Held[] = [];
-  let heldRefs = 0;
+  let open = 0;
   const release = async () => {
     const waiting = held;
     held = [];
-    heldRefs = 0;
-    const missing = await references!.missing(waiting.flatMap((h) => h.open));
-    for (const h of waiting) {
-      const unknown = h.open.filter((r) => missing.has(r));
-      if (unknown.length === 0) await emit(h.row, h.line, h.outcome);
-      else await emit(h.row, withMissing(h.line, unknown), 'invalid');
+    open = 0;
+    const missing = await references!.resolve(waiting.map((h) => h.refs));
+    for (let i = 0; i < waiting.length; i++) {
+      const h = waiting[i]!;
+      // Image and file names the DAM lacks: left out with a warning, or (`--on-asset-error fail`) failed.
+      const unknown = missing[i]!.filter((u) => !u.leftOut || failOnAssets);
+      const leftOut = missing[i]!.filter((u) => u.leftOut && !failOnAssets);
+      let line = h.line;
+      if (leftOut.length > 0 && h.outcome === 'valid') line = withLeftOut(line, leftOut);
+      if (unknown.length === 0) await emit(h.row, line, h.outcome);
+      else {
+        // Counted by kind, without the value or the row it names (the summary groups them).
+        for (const u of unknown)
+          checker.countKind(`column "${u.column}": ${briefOf(u)}`, () => h.row.location.text);
+        await emit(h.row, withMissing(line, unknown), 'invalid');
+      }
     }
   };
   for (;;) {
     // Rows the reader already holds are taken without a promise each.
     const row = rows.take() ?? (await rows.next());
     if (!row) break;
-    // Plain rows are judged without drafts; the others by the full check (the same verdicts). Checking
-    // references needs the drafts.
-    const quick = references ? undefined : checker.quick(row);
+    // Plain rows are judged without drafts; the others by the full check (the same verdicts).
+    const quick = checker.quick(row);
     if (++summary.rows === ESTIMATE_AFTER) expectRows(checker, summary.rows, options.source);
-    if (quick && quick.errors.length === 0) {
+    if (
+      quick &&
+      quick.errors.length === 0 &&
+      held.length === 0 &&
+      (!references || references.knownLinks(quick.entity, checker.quickLinks))
+    ) {
       // Most rows: valid, and their report line is written without a ReportLine.
+      references?.definePlain(quick.entity, quick.ref);
       summary.outcomes.valid += 1;
       const written = options.report?.writeValid(row.location.text, quick.entity, quick.ref);
       if (written) await written;
@@ -134,13 +167,35 @@ async function checkRows(
     }
     let line: ReportLine;
     let outcome: Outcome;
-    let open: Reference[] = [];
+    let refs: RowRefs | undefined;
     if (quick) {
-      outcome = 'invalid';
+      outcome = quick.errors.length ? 'invalid' : 'valid';
       line = reportLine(row.location.text, quick.entity, quick.ref, outcome, quick.errors);
+      if (references)
+        refs =
+          outcome === 'valid'
+            ? references.plainRow(quick.entity, quick.ref, row.location.text, checker.quickLinks, row.headers)
+            : undefined;
     } else {
-      const { mapped, errors, skipped } = checker.check(row);
+      const checked = checker.check(row);
+      const { mapped, skipped } = checked;
+      let errors = checked.errors;
       outcome = errors.length ? 'invalid' : skipped ? 'skipped' : 'valid';
+      let warnings = NO_WARNINGS;
+      if (outcome === 'valid') {
+        const found = assets.row(mapped.drafts);
+        warnings = found.notes;
+        if (found.leftOut.length > 0 && failOnAssets) {
+          // `--on-asset-error fail`: the import fails the row for them.
+          errors = found.leftOut.map(assetIssue);
+          for (const e of errors)
+            checker.countKind(fullSentence(undefined, e.column, e.brief), () => row.location.text);
+          outcome = 'invalid';
+        } else if (found.leftOut.length > 0) {
+          const said = found.leftOut.map((l) => `${l.message}: the import writes the record without it`);
+          warnings = [...said, ...found.notes];
+        }
+      }
       const main = mapped.drafts[mapped.drafts.length - 1];
       line = reportLine(
         row.location.text,
@@ -148,16 +203,24 @@ async function checkRows(
         main?.ref ?? '',
         outcome,
         errors,
+        warnings,
       );
-      if (references && !skipped) open = references.row(mapped.drafts);
+      if (references) refs = references.row(mapped.drafts, outcome === 'valid', row.location.text);
     }
-    if (held.length === 0 && open.length === 0) {
+    if (!refs) {
+      if (held.length === 0) await emit(row, line, outcome);
+      else held.push({ row, line, outcome, refs: references!.row([], false, row.location.text) });
+      continue;
+    }
+    if (held.length === 0 && references!.settled(refs)) {
+      // Nothing to wait for: its records are noted for the rows after it.
+      await references!.resolve([refs]);
       await emit(row, line, outcome);
       continue;
     }
-    held.push({ row, line, outcome, open });
-    heldRefs += open.length;
-    if (held.length >= HOLD_ROWS || heldRefs >= HOLD_REFS) await release();
+    held.push({ row, line, outcome, refs });
+    open += refs.uses.length;
+    if (held.length >= HOLD_ROWS || open >= HOLD_REFS) await release();
   }
   if (held.length > 0) await release();
 }
@@ -169,18 +232,42 @@ function expectRows(checker: RowChecker, rows: number, source: SourceProgress | 
   checker.expectRows((rows * source.totalBytes) / read);
 }
 
-/** The row's line with one more problem per reference that names no record. */
-function withMissing(line: ReportLine, unknown: readonly Reference[]): ReportLine {
-  const sentence = (r: Reference) =>
-    `column "${r.column}": ${r.entity.name} "${r.ref}" is neither in the file nor in the tenant`;
+/** An image or file the DAM refuses by its URL, as a row problem (`--on-asset-error fail`). */
+function assetIssue(l: AssetFindings['leftOut'][number]): RowIssue {
+  return {
+    code: 'VALIDATION',
+    severity: 'error',
+    field: l.field,
+    column: l.column,
+    value: l.value,
+    brief: l.message.replace(`'${l.value}': `, ''),
+    message: l.message,
+  };
+}
+
+/** What kind of reference problem: the message without the ref and the row it names. */
+function briefOf(u: Unresolved): string {
+  return u.message.replace(` "${u.ref}"`, '').replace(/ \((line|sheet|item|row) [^)]*\)/, '');
+}
+
+/** A valid row's line with a warning per image or file name the import would leave out. */
+function withLeftOut(line: ReportLine, leftOut: readonly Unresolved[]): ReportLine {
+  const said = leftOut.map((r) => `column "${r.column}": ${r.message}`).join('; ');
+  return { ...line, warnings: line.warnings ? `${line.warnings}; ${said}` : said };
+}
+
+/** The row's line with one more problem per reference the import would not resolve. */
+function withMissing(line: ReportLine, unknown: readonly Unresolved[]): ReportLine {
+  const sentence = (r: Unresolved) => `column "${r.column}": ${r.message}`;
   const join = (a: string, b: string) => (line.message ? `${a}; ${b}` : b);
   return {
     ...line,
     outcome: 'invalid',
-    field: join(line.field, unknown.map((r) => r.entity.refField).join('; ')),
+    field: join(line.field, unknown.map((r) => r.field).join('; ')),
     column: join(line.column, unknown.map((r) => r.column).join('; ')),
     value: join(line.value, unknown.map((r) => r.ref).join('; ')),
     message: join(line.message, unknown.map(sentence).join('; ')),
+    warnings: '',
   };
 }
 
@@ -190,9 +277,22 @@ function reportLine(
   ref: string,
   outcome: Outcome,
   errors: readonly RowIssue[],
+  warnings: readonly string[] = NO_WARNINGS,
 ): ReportLine {
-  if (errors.length === 0)
-    return { location, entity, ref, outcome, field: '', column: '', value: '', message: '' };
+  if (errors.length === 0) {
+    const warned = warnings.join('; ');
+    return {
+      location,
+      entity,
+      ref,
+      outcome,
+      field: '',
+      column: '',
+      value: '',
+      message: '',
+      warnings: warned,
+    };
+  }
   return {
     location,
     entity,
@@ -202,6 +302,7 @@ function reportLine(
     column: errors.map((e) => e.column ?? '').join('; '),
     value: errors.map((e) => (e.value === undefined ? '' : cellText(e.value as never))).join('; '),
     message: errors.map((e) => fullSentence(undefined, e.column, e.message)).join('; '),
+    warnings: '',
   };
 }
 
@@ -220,6 +321,10 @@ export interface ValidateFileOptions {
   readThread?: ReadThread;
   /** Check each row's references against the file and the tenant (`--check-refs`). */
   references?: ReferenceCheck;
+  /** `host:port` the DAM fetches from although on loopback (a sandbox's own asset host). */
+  damHosts?: readonly string[];
+  /** As the import's `--on-asset-error`: an image or file it cannot take is a warning, or fails the row. */
+  onAssetError?: 'warn' | 'fail';
   /** Called after each row (progress), with how far the reader is in the source. */
   onRow?: (summary: Readonly<ValidateSummary>, read: SourceProgress) => void;
 }
@@ -266,6 +371,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
     ['source', opened.source],
     ['rows', summary.rows],
     ...Object.entries(summary.outcomes).map(([outcome, n]) => [outcome, n] as const),
+    ['with warnings', summary.warned],
     ['duration (s)', Math.round((Date.now() - started) / 100) / 10],
   ];
   await Promise.all([report?.close(summaryRows), rejects?.close(), opened.close()]);

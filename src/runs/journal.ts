@@ -2,8 +2,11 @@
 // marker of the drafts about to be written before each batch's writes. Lines are buffered and written
 // with a plain `write` at least once a second and at every batch boundary, so a `kill -9` loses at
 // most the rows in flight (the operating system keeps what was written; no fsync is needed for that).
+// A journal starts with a `start` line (written when the run folder is made) and a run that ended
+// writes an `end` line: a resume tells a journal cut short or damaged from one a kill left (checked
+// by `checkRecord`, every line, before a resume changes anything).
 import { closeSync, createReadStream, futimesSync, openSync, writeSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { CatalogIoError } from '../errors.js';
 import type { ImportReportLine } from '../writers/import-report.js';
 
 /** What a batch was about to do to one record; read back by a resume to reconcile rows in flight. */
@@ -27,7 +30,28 @@ export type JournalRecord =
   /** A report line that is no source row: a record deleted by a full sync, an image that failed. */
   | { t: 'extra'; line: ImportReportLine }
   | { t: 'inflight'; b: number; intents: WriteIntent[] }
-  | { t: 'done'; b: number };
+  | { t: 'done'; b: number }
+  /** The first line of every journal. */
+  | { t: 'start'; run: string }
+  /** The last line of an attempt that ended (not killed): how many row and `na` lines it holds. */
+  | { t: 'end'; rows: number }
+  /**
+   * A source read once (stdin, a URL): its first `bytes` bytes hash to `hash` (sha256). Written at
+   * every flush, after the rows: every row before it was read from those bytes.
+   */
+  | { t: 'src'; bytes: number; hash: string }
+  /**
+   * An image or file URL of this run (`u`: a hash of the URL, which may carry a token): `pending`
+   * before its registration is sent, then its outcome. A resume reports what this run registered as
+   * `registered`, as the run would have without the kill.
+   */
+  | {
+      t: 'asset';
+      kind: 'image' | 'file';
+      u: string;
+      ref: string;
+      s: 'pending' | 'registered' | 'reused' | 'cached';
+    };
 
 const FLUSH_EVERY_MS = 500;
 /**
@@ -43,7 +67,11 @@ export class JournalWriter {
   private closed = false;
   private touchedAt = Date.now();
 
-  constructor(readonly file: string) {
+  /** `seal`: a record appended at every flush that writes something (a stream source's checkpoint). */
+  constructor(
+    readonly file: string,
+    private readonly seal?: () => JournalRecord | undefined,
+  ) {
     this.fd = openSync(file, 'a');
     this.timer = setInterval(() => {
       this.flush();
@@ -77,6 +105,8 @@ export class JournalWriter {
 
   flush(): void {
     if (this.closed || this.buffer === '') return;
+    const sealed = this.seal?.();
+    if (sealed) this.buffer += `${JSON.stringify(sealed)}\n`;
     const chunk = this.buffer;
     this.buffer = '';
     writeSync(this.fd, chunk);
@@ -92,16 +122,130 @@ export class JournalWriter {
   }
 }
 
-/** The journal's records in order; a last line cut short by a crash is skipped. */
-export async function* readJournal(file: string): AsyncGenerator<JournalRecord> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const text of lines) {
-    if (text === '') continue;
+export interface ReadJournalOptions {
+  /** Called when the journal ends in a line without its line end (cut by a crash or a full disk). */
+  onCut?: (line: number) => void;
+}
+
+/**
+ * The journal's records in order. A complete line that is not a record of the right shape is
+ * `JOURNAL_INVALID` (naming the line); a last line cut short is skipped and told to `onCut`.
+ */
+export async function* readJournal(
+  file: string,
+  options: ReadJournalOptions = {},
+): AsyncGenerator<JournalRecord> {
+  let carry = '';
+  let line = 0;
+  const parse = (text: string): JournalRecord => {
+    let value: unknown;
     try {
-      yield JSON.parse(text) as JournalRecord;
+      value = JSON.parse(text);
     } catch {
-      // The line a kill cut in half: its row was not finished as far as the journal knows.
+      throw journalInvalid(file, `line ${line} is not JSON`);
     }
+    const problem = checkRecord(value);
+    if (problem) throw journalInvalid(file, `line ${line} ${problem}`);
+    return value as JournalRecord;
+  };
+  let stream: AsyncIterable<string>;
+  try {
+    stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1024 * 1024 });
+    for await (const chunk of stream) {
+      const lines = (carry + chunk).split('\n');
+      carry = lines.pop()!;
+      for (const text of lines) {
+        line += 1;
+        if (text !== '') yield parse(text);
+      }
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw journalInvalid(file, 'is missing');
+    throw err;
+  }
+  if (carry !== '') options.onCut?.(line + 1);
+}
+
+export function journalInvalid(file: string, problem: string): CatalogIoError {
+  return new CatalogIoError('JOURNAL_INVALID', `The run journal ${file} ${problem}`, { file });
+}
+
+const OUTCOME_TEXT = /^[a-z-]*$/;
+const LINE_KEYS: ReadonlyArray<keyof ImportReportLine> = [
+  'location',
+  'entity',
+  'ref',
+  'outcome',
+  'id',
+  'status',
+  'changed',
+  'field',
+  'column',
+  'value',
+  'message',
+  'assets',
+];
+
+/** Why `value` is not a journal record (a well-formed line of another shape), or undefined. */
+export function checkRecord(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'is not a record';
+  const r = value as Record<string, unknown>;
+  const ordinal = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1;
+  const count = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+  const text = (v: unknown) => typeof v === 'string';
+  const reportLine = (v: unknown) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+    const l = v as Record<string, unknown>;
+    return LINE_KEYS.every((k) => text(l[k])) && OUTCOME_TEXT.test(l.outcome as string);
+  };
+  switch (r.t) {
+    case 'row':
+      if (!ordinal(r.n)) return 'has a row without its number (n)';
+      if (!reportLine(r.line)) return 'has a row without a whole report line';
+      if (r.refs !== undefined && !(Array.isArray(r.refs) && r.refs.every(text)))
+        return 'has refs that are not a list of texts';
+      if (r.retry !== undefined && r.retry !== true) return 'has a retry mark that is not true';
+      return undefined;
+    case 'na':
+      if (!ordinal(r.n)) return 'has a row without its number (n)';
+      return reportLine(r.line) ? undefined : 'has a row without a whole report line';
+    case 'extra':
+      return reportLine(r.line) ? undefined : 'has a line without a whole report line';
+    case 'inflight':
+      if (!count(r.b)) return 'has a batch without its number (b)';
+      if (
+        !Array.isArray(r.intents) ||
+        !r.intents.every(
+          (i: unknown) =>
+            i !== null &&
+            typeof i === 'object' &&
+            text((i as WriteIntent).entity) &&
+            text((i as WriteIntent).ref) &&
+            ['create', 'update', 'delete'].includes((i as WriteIntent).action) &&
+            ((i as WriteIntent).changed === undefined || text((i as WriteIntent).changed)),
+        )
+      )
+        return 'has writes in flight of the wrong shape';
+      return undefined;
+    case 'done':
+      return count(r.b) ? undefined : 'has a batch without its number (b)';
+    case 'start':
+      return text(r.run) ? undefined : 'has a start without the run id';
+    case 'end':
+      return count(r.rows) ? undefined : 'has an end without its row count';
+    case 'src':
+      return count(r.bytes) && typeof r.hash === 'string' && /^[0-9a-f]{64}$/.test(r.hash)
+        ? undefined
+        : 'has a source checkpoint of the wrong shape';
+    case 'asset':
+      return (r.kind === 'image' || r.kind === 'file') &&
+        text(r.u) &&
+        text(r.ref) &&
+        (r.s === 'pending' || r.s === 'registered' || r.s === 'reused' || r.s === 'cached')
+        ? undefined
+        : 'has an asset of the wrong shape';
+    default:
+      return `is of no known kind (t: ${JSON.stringify(r.t)?.slice(0, 40)})`;
   }
 }
 

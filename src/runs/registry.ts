@@ -24,6 +24,12 @@ export interface RunMeta {
   host: string;
   state: RunState;
   reportFile?: string;
+  /** The rejects file the run writes (absolute), if any. */
+  rejectsFile?: string;
+  /** The profile file as given (`--profile`), for the command that resumes the run. */
+  profileFile?: string;
+  /** A plan (`--plan`): nothing was written; its report says what would be. */
+  plan?: boolean;
   /** How many times the run was resumed. */
   resumes: number;
 }
@@ -50,6 +56,11 @@ export class RunRegistry {
     return path.join(this.dir(runId), 'summary.json');
   }
 
+  /** How far a running import is (rows, bytes read, requests), rewritten about once a second. */
+  progressFile(runId: string): string {
+    return path.join(this.dir(runId), 'progress.json');
+  }
+
   async create(meta: Omit<RunMeta, 'runId' | 'pid' | 'host' | 'state' | 'resumes'>): Promise<RunMeta> {
     // To the millisecond: ids sort in start order (newest first in `runs`, the last one to resume), also
     // for runs started within one second, as a short feed's runs now are.
@@ -64,6 +75,9 @@ export class RunRegistry {
       resumes: 0,
     };
     await mkdir(this.dir(runId), { recursive: true });
+    // The journal exists before run.json says the run does: a resume of a run killed during its
+    // start-up finds an empty journal, never a missing one (a missing one means damage).
+    await writeFile(this.journalFile(runId), `${JSON.stringify({ t: 'start', run: runId })}\n`);
     await this.save(full);
     return full;
   }
@@ -111,27 +125,14 @@ export class RunRegistry {
     return runs;
   }
 
-  /** The run `--resume` continues: the one named, or the last unfinished run of this source. */
-  async resumable(sourceKey: string, runId?: string): Promise<RunMeta> {
-    if (runId) {
-      const meta = await this.read(runId);
-      if (!meta) throw new CatalogIoError('CONFIG_INVALID', `--resume ${runId}: no such run in ${this.root}`);
-      return this.checkResumable(meta);
-    }
-    const found = (await this.list()).find(
-      (r) => r.identity.key === sourceKey && r.state !== 'finished' && r.state !== 'running',
-    );
-    if (!found) {
+  /** A run named by `--resume <id>` must have stopped (not finished, not running). */
+  checkResumable(meta: RunMeta): RunMeta {
+    const state = effectiveState(meta, this.journalBeat(meta.runId));
+    if (state === 'abandoned')
       throw new CatalogIoError(
         'CONFIG_INVALID',
-        `--resume: no unfinished run of ${sourceKey} in ${this.root} (catalog-io runs lists them)`,
+        `--resume ${meta.runId}: that run was abandoned (its source changed); run the import again without --resume`,
       );
-    }
-    return found;
-  }
-
-  private checkResumable(meta: RunMeta): RunMeta {
-    const state = effectiveState(meta, this.journalBeat(meta.runId));
     if (state === 'finished')
       throw new CatalogIoError(
         'CONFIG_INVALID',
@@ -145,9 +146,9 @@ export class RunRegistry {
     return meta;
   }
 
-  /** Removes the oldest finished runs beyond `keep`; unfinished runs stay until resumed. */
+  /** Removes the oldest finished (or abandoned) runs beyond `keep`; unfinished runs stay until resumed. */
   async prune(keep = DEFAULT_KEEP_RUNS): Promise<void> {
-    const finished = (await this.list()).filter((r) => r.state === 'finished');
+    const finished = (await this.list()).filter((r) => r.state === 'finished' || r.state === 'abandoned');
     for (const old of finished.slice(keep)) await rm(this.dir(old.runId), { recursive: true, force: true });
   }
 }

@@ -40,7 +40,15 @@ export interface SandboxOptions {
   randomSeed?: number;
   /** DAM collections carry `@readLink`/`@nextLink` (hypermedia enrichment). Default false: clients page by `$skip`. */
   damLinks?: boolean;
+  /**
+   * How the DAM treats a public host it cannot reach. `live` (default): the transport-failure 500.
+   * `synthetic`: a small generated file of the type the URL names; hosts starting with `dead.` and
+   * paths with a `/404/` segment answer 404. Offline trials of real supplier feeds.
+   */
+  remoteAssets?: RemoteAssets;
 }
+
+export type RemoteAssets = 'live' | 'synthetic';
 
 export interface ResolvedOptions {
   port: number;
@@ -61,6 +69,7 @@ export interface ResolvedOptions {
   allowHosts: string[];
   randomSeed: number | undefined;
   damLinks: boolean;
+  remoteAssets: RemoteAssets;
 }
 
 export function resolveOptions(o: SandboxOptions): ResolvedOptions {
@@ -83,6 +92,7 @@ export function resolveOptions(o: SandboxOptions): ResolvedOptions {
     allowHosts: o.allowHosts ?? [],
     randomSeed: o.randomSeed,
     damLinks: o.damLinks ?? false,
+    remoteAssets: o.remoteAssets ?? 'live',
   };
 }
 

@@ -95,6 +95,8 @@ export class DraftValidator {
     }
     const { links } = draft;
     for (const kind in links) {
+      // Paths of titles are not references: the refs made from them are checked as categoryRefs.
+      if (kind === 'categoryPaths') continue;
       const refs = links[kind as keyof DraftLinks]!;
       const empty =
         kind === 'byField'

@@ -30,12 +30,15 @@ export class CsvFormat {
     return this.quoted(this.guard ? guardFormula(value) : value);
   }
 
-  /** A header: names as they are (never guarded, so the file reads back with the same header). */
+  /**
+   * A header: its names guarded like any text (a rejects file copies the source's header, which may
+   * hold `=HYPERLINK(...)`); the import reads a guarded name back as the name it was.
+   */
   header(names: ReadonlyArray<string>): string {
     let line = '';
     for (let i = 0; i < names.length; i += 1) {
       if (i > 0) line += this.delimiter;
-      line += this.quoted(names[i]!);
+      line += this.field(names[i]!);
     }
     return `${line}\r\n`;
   }

@@ -1,7 +1,8 @@
 // The spreadsheet-injection guard (OWASP "CSV injection"), one rule for every file we write. A text cell
 // that starts with = + - @, a tab or a carriage return can be run as a formula by a spreadsheet that
 // opens a CSV file: every CSV writer (reports, rejects, export; `csv.ts`) prefixes such text with a single
-// quote, and the import reads a quote followed by one of those characters back as the original text,
+// quote, header names included (a rejects file copies the source's header), and the import reads a
+// quote followed by one of those characters back as the original text, cells and header names alike,
 // so a guarded file re-imports unchanged. XLSX writers (exceljs) write a string as a text cell, which a
 // spreadsheet shows and never runs, whatever it starts with: their text needs no prefix.
 

@@ -20,6 +20,8 @@ export interface ImportReportLine {
   column: string;
   value: string;
   message: string;
+  /** What was written short of the row (an image left out because it could not be registered). */
+  warnings: string;
   /** Each image/file URL of the row and what happened to it: registered, reused, cached, failed. */
   assets: string;
 }
@@ -38,6 +40,7 @@ const IMPORT_REPORT_COLUMNS: ReadonlyArray<TableColumn<keyof ImportReportLine>> 
   { key: 'column', width: 18 },
   { key: 'value', width: 20 },
   { key: 'message', width: 80 },
+  { key: 'warnings', width: 60 },
   { key: 'assets', width: 40 },
 ];
 
@@ -162,6 +165,7 @@ export function runSummaryRows(s: {
   state: string;
   rows: number;
   outcomes: Record<string, number>;
+  assetWarnings?: number | undefined;
   requests: { total: number; byMethod: Record<string, number> };
   startedAt: string;
   finishedAt: string;
@@ -176,6 +180,7 @@ export function runSummaryRows(s: {
     ...Object.entries(s.outcomes)
       .filter(([, n]) => n > 0)
       .map(([outcome, n]) => [outcome, n] as const),
+    ...(s.assetWarnings ? [['rows with an asset warning', s.assetWarnings] as const] : []),
     ['requests', s.requests.total],
     ...Object.entries(s.requests.byMethod).map(([method, n]) => [`requests ${method}`, n] as const),
     ['started', s.startedAt],

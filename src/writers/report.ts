@@ -15,6 +15,8 @@ export interface ReportLine {
   column: string;
   value: string;
   message: string;
+  /** What only the import can tell, or what it would leave out, on a valid row (`image not checked`). */
+  warnings: string;
 }
 
 const COLUMNS: ReadonlyArray<TableColumn<keyof ReportLine>> = [
@@ -26,6 +28,7 @@ const COLUMNS: ReadonlyArray<TableColumn<keyof ReportLine>> = [
   { key: 'column', width: 20 },
   { key: 'value', width: 24 },
   { key: 'message', width: 80 },
+  { key: 'warnings', width: 60 },
 ];
 
 export const REPORT_COLUMNS: ReadonlyArray<keyof ReportLine> = COLUMNS.map((c) => c.key);
@@ -51,7 +54,17 @@ export async function openReport(path: string): Promise<ReportWriter> {
     return {
       write,
       writeValid: (location, entity, ref) =>
-        write({ location, entity, ref, outcome: 'valid', field: '', column: '', value: '', message: '' }),
+        write({
+          location,
+          entity,
+          ref,
+          outcome: 'valid',
+          field: '',
+          column: '',
+          value: '',
+          message: '',
+          warnings: '',
+        }),
       close: (summary) => table.close(summary),
     };
   }
@@ -65,8 +78,10 @@ export async function openReport(path: string): Promise<ReportWriter> {
         entityName = entity;
         entityField = REPORT_CSV.field(entity);
       }
-      // The columns' order: location, entity, ref, outcome, then field, column, value, message empty.
-      return writeLine(`${REPORT_CSV.field(location)},${entityField},${REPORT_CSV.field(ref)},valid,,,,\r\n`);
+      // The columns' order: location, entity, ref, outcome, then field, column, value, message, warnings empty.
+      return writeLine(
+        `${REPORT_CSV.field(location)},${entityField},${REPORT_CSV.field(ref)},valid,,,,,\r\n`,
+      );
     },
     close: (summary) => table.close(summary),
   };

@@ -102,6 +102,7 @@ describe('exit codes', () => {
       'column',
       'value',
       'message',
+      'warnings',
       'assets',
     ]);
     expect(lines.map((l) => [l.location, l.ref, l.outcome])).toEqual([

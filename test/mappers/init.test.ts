@@ -66,13 +66,29 @@ describe('profile init', () => {
     expect(note('Name DE')?.warning).toContain('"de" is not one of the tenant\'s languages (en, fr, es)');
   });
 
-  it("warns when the header's unit differs from the one the field describes", () => {
+  it("converts the header's unit to the one the field describes, and warns when it cannot", () => {
     const weight = model.entity('products')!.field('prod_weight')!;
     weight.description = 'Weight in kg';
     try {
-      const { notes } = draftProfile(['Poids (g)'], model, 'products');
+      const { profile, notes } = draftProfile(['Poids (g)'], model, 'products');
+      expect(profile.columns?.['Poids (g)']).toEqual({ field: 'prod_weight', unit: 'g' });
       expect(notes[0]).toMatchObject({ field: 'prod_weight', unit: 'g' });
-      expect(notes[0]!.warning).toBe('the header says g, prod_weight holds kg');
+      expect(notes[0]!.warning).toBeUndefined();
+      const lbs = draftProfile(
+        ['Weight (lbs)'],
+        model,
+        'products',
+        false,
+        new Map([['Weight (lbs)', ['.5', '2']]]),
+      );
+      expect(lbs.profile.columns).toEqual({ 'Weight (lbs)': { field: 'prod_weight', unit: 'lb' } });
+      weight.description = 'Weight';
+      const unknown = draftProfile(['Poids (g)'], model, 'products');
+      expect(unknown.notes[0]!.warning).toBeUndefined();
+      expect(unknown.profile.columns).toEqual({ 'Poids (g)': 'prod_weight' });
+      weight.description = 'Length in cm';
+      const other = draftProfile(['Poids (g)'], model, 'products');
+      expect(other.notes[0]!.warning).toBe('the values are in g, prod_weight holds cm');
     } finally {
       delete weight.description;
     }

@@ -8,6 +8,7 @@ const list = (separator: string): PlainColumn => ({
   field: 'prod_tags',
   culture: undefined,
   ref: false,
+  link: undefined,
   multiple: true,
   separator,
   type: 'string',

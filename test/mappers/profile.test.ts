@@ -21,8 +21,17 @@ describe('profile files', () => {
       $schema: '../schemas/profile.schema.json',
       entity: 'products',
       variants: true,
-      columns: { SKU: 'prod_ref', Notes: null, Price: { field: 'frmt_price', decimal: ',', default: 0 } },
-      fields: { prod_brand: { constant: 'Acme' }, prod_title: { template: '{A} {B}', culture: 'fr' } },
+      columns: {
+        SKU: 'prod_ref',
+        Notes: null,
+        Price: { field: 'frmt_price', decimal: ',', default: 0 },
+        'Weight (lbs)': { field: 'prod_weight', unit: 'lb' },
+      },
+      fields: {
+        prod_brand: { constant: 'Acme' },
+        prod_title: { template: '{A} {B}', culture: 'fr' },
+        prod_weight: { from: ['Gewicht'], unit: 'g' },
+      },
       fillDown: ['Name'],
       groupWindow: 50,
       timezone: 'Europe/Paris',
@@ -48,6 +57,10 @@ describe('profile files', () => {
     ],
     [{ entity: 'products', timezone: 'Mars/Olympus' }, '$.timezone "Mars/Olympus" is not an IANA time zone'],
     [{ entity: 'products', groupWindow: 0 }, '$.groupWindow must be >= 1'],
+    [
+      { entity: 'products', columns: { Weight: { field: 'prod_weight', unit: 'stone' } } },
+      '$.columns.Weight.unit must be one of',
+    ],
   ])('names the JSON path of the problem (%#)', (data, expected) => {
     const err = profileError(data);
     expect(err.message).toContain(expected);

@@ -22,7 +22,7 @@ let runs = 0;
 
 export async function runMeasured(
   args: string[],
-  options: { timeoutMs?: number; env?: Record<string, string> } = {},
+  options: { timeoutMs?: number; env?: Record<string, string>; cwd?: string } = {},
 ): Promise<MeasuredRun> {
   const memoryFile = tempPath(`peak-${process.pid}-${++runs}.txt`);
   const started = Date.now();
@@ -30,6 +30,7 @@ export async function runMeasured(
     env: { ...options.env, CATALOG_IO_PEAK_MEMORY_FILE: memoryFile },
     preload: [HOOK],
     timeoutMs: options.timeoutMs ?? 90_000,
+    ...(options.cwd !== undefined && { cwd: options.cwd }),
   });
   let peakMb = Number.NaN;
   try {

@@ -9,6 +9,7 @@ const context: SheetContext = {
   // Style 1 shows a date, style 2 a decimal number.
   isDateStyle: (style) => style === 1,
   date1904: false,
+  maxRowBytes: Number.POSITIVE_INFINITY,
 };
 
 function sheet(rows: string, prefix = ''): string {

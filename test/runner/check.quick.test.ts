@@ -496,7 +496,17 @@ function memoryReport(): ReportWriter & { lines: ReportLine[] } {
     lines,
     write,
     writeValid: (location, entity, ref) =>
-      write({ location, entity, ref, outcome: 'valid', field: '', column: '', value: '', message: '' }),
+      write({
+        location,
+        entity,
+        ref,
+        outcome: 'valid',
+        field: '',
+        column: '',
+        value: '',
+        message: '',
+        warnings: '',
+      }),
     close: async () => {},
   };
 }

@@ -186,7 +186,11 @@ describe('409: the DAM already has that name', () => {
       `prod_ref,prod_title,prod_images\nF-1,One,${url('dup-fail.jpg')}\nF-2,Two,\n`,
     );
     const report = `${dir}/fail.report.csv`;
-    const summary = await importWith(sb, feed, { onDuplicateAsset: 'fail', reportFile: report });
+    const summary = await importWith(sb, feed, {
+      onDuplicateAsset: 'fail',
+      onAssetError: 'fail',
+      reportFile: report,
+    });
     expect(summary.outcomes).toMatchObject({ created: 1, failed: 1 });
     const line = (await readCsv(report))[0]!;
     expect(line.outcome).toBe('failed');
@@ -215,7 +219,7 @@ describe('409: the DAM already has that name', () => {
 });
 
 describe('URLs the DAM refuses', () => {
-  it('a 400 fails only the rows using that URL', async () => {
+  it('--on-asset-error fail: a 400 fails only the rows using that URL', async () => {
     const { sb } = fixture;
     const broken = url('gone.jpg?status=404');
     const feed = await writeFeed(
@@ -224,7 +228,7 @@ describe('URLs the DAM refuses', () => {
       `prod_ref,prod_title,prod_images\nG-1,One,${broken}\nG-2,Two,${url('fine-g.jpg')}\nG-3,Three,${broken}\n`,
     );
     const report = `${dir}/refused.report.csv`;
-    const summary = await importWith(sb, feed, { reportFile: report });
+    const summary = await importWith(sb, feed, { reportFile: report, onAssetError: 'fail' });
     expect(summary.outcomes).toMatchObject({ created: 1, failed: 2 });
     expect(summary.assets).toMatchObject({ registered: 1, failed: 1 });
     const lines = await readCsv(report);
@@ -232,9 +236,11 @@ describe('URLs the DAM refuses', () => {
     expect(lines[0]!.message).toContain(broken);
     expect(lines[0]!.message).toMatch(/404/);
     expect(lines[2]!.message).toBe(lines[0]!.message);
+    expect(summary.assetWarnings).toBe(0);
+    expect((await byRef(sb, '/Products', 'prod_ref')).has('G-1')).toBe(false);
   });
 
-  it('two different URLs with the same file name: the second is reported', async () => {
+  it('two different URLs with the same file name: the second is left out, with a warning', async () => {
     const { sb } = fixture;
     const a = `${sb.assetsUrl}/a/same-name.jpg`;
     const b = `${sb.assetsUrl}/b/same-name.jpg`;
@@ -245,9 +251,15 @@ describe('URLs the DAM refuses', () => {
     );
     const report = `${dir}/same.report.csv`;
     const summary = await importWith(sb, feed, { reportFile: report, concurrency: 1 });
-    expect(summary.outcomes).toMatchObject({ created: 1, failed: 1 });
-    const failed = (await readCsv(report)).find((l) => l.outcome === 'failed')!;
-    expect(failed.message).toMatch(/file name 'same-name.jpg' is already used in this run by/);
+    expect(summary.outcomes).toMatchObject({ created: 2, failed: 0 });
+    expect(summary.assetWarnings).toBe(1);
+    const warned = (await readCsv(report)).find((l) => l.warnings !== '')!;
+    expect(warned.outcome).toBe('created');
+    expect(warned.warnings).toMatch(/file name 'same-name.jpg' is already used in this run by/);
+    const products = await byRef(sb, '/Products', 'prod_ref');
+    const [first, second] = warned.ref === 'N-2' ? ['N-1', 'N-2'] : ['N-2', 'N-1'];
+    expect(products.get(first!)!.prod_images).toEqual(['same-name.jpg']);
+    expect(products.get(second!)!.prod_images ?? []).toEqual([]);
   });
 });
 

@@ -97,10 +97,10 @@ describe('interrupts', () => {
       for (const l of notAttempted) expect(products.byRef[l.ref!]).toBeUndefined();
 
       if (signal === 'SIGTERM') {
-        // A feed that changed since is not resumed: the journal would not match it.
+        // A feed that changed since is not resumed by id: the journal would not match it.
         const original = readFileSync(feed, 'utf8');
         writeFileSync(feed, `${original}\n${name}-extra,Extra,1`);
-        const refused = await runCli([...args(feed), '--resume'], cwd, fixture.sb);
+        const refused = await runCli([...args(feed), '--resume', runId!], cwd, fixture.sb);
         expect(refused.code).toBe(2);
         expect(refused.stderr).toContain(`Cannot resume run ${runId}`);
         expect(refused.stderr).toContain('changed size');

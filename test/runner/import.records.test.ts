@@ -177,8 +177,8 @@ describe('multilingual fields', () => {
   });
 });
 
-describe('the API refuses what the schema allowed', () => {
-  it('an image name not in the DAM fails that row with the API message; the rest go on', async () => {
+describe('an image name the DAM does not hold', () => {
+  it('an image name not in the DAM is left out with a warning (one lookup, no refused write); --on-asset-error fail fails that row, the rest go on', async () => {
     const { sb } = fixture;
     const feed = await writeFeed(
       dir,
@@ -186,19 +186,35 @@ describe('the API refuses what the schema allowed', () => {
       'prod_ref,prod_title,prod_images\nX-1,Fine,\nX-2,Broken,no-such-image.jpg\nX-3,Also fine,\n',
     );
     const report = `${dir}/refused.report.csv`;
-    const rejects = `${dir}/refused.rejects.csv`;
-    const summary = await importWith(sb, feed, { reportFile: report, rejectsFile: rejects });
-    expect(summary.outcomes).toMatchObject({ created: 2, failed: 1 });
+    const summary = await importWith(sb, feed, { reportFile: report });
+    expect(summary.outcomes).toMatchObject({ created: 3, failed: 0 });
     const line = (await readCsv(report)).find((l) => l.ref === 'X-2')!;
-    expect(line.outcome).toBe('failed');
-    expect(line.status).toBe('400');
-    expect(line.message).toContain('Catalog API refused the POST (400)');
-    expect(line.message).toContain('no-such-image.jpg');
+    expect(line.outcome).toBe('created');
+    expect(line.warnings).toBe(
+      "image no-such-image.jpg left out: the image 'no-such-image.jpg' does not exist in the DAM",
+    );
+
+    const strict = await writeFeed(
+      dir,
+      'refused-strict.csv',
+      'prod_ref,prod_title,prod_images\nXS-1,Fine,\nXS-2,Broken,no-such-image.jpg\nXS-3,Also fine,\n',
+    );
+    const strictReport = `${dir}/refused-strict.report.csv`;
+    const rejects = `${dir}/refused.rejects.csv`;
+    const failed = await importWith(sb, strict, {
+      reportFile: strictReport,
+      rejectsFile: rejects,
+      onAssetError: 'fail',
+    });
+    expect(failed.outcomes).toMatchObject({ created: 2, failed: 1 });
+    const refused = (await readCsv(strictReport)).find((l) => l.ref === 'XS-2')!;
+    expect(refused.outcome).toBe('failed');
+    expect(refused.message).toContain("the image 'no-such-image.jpg' does not exist in the DAM");
 
     const rejected = await readCsv(rejects);
     expect(rejected).toHaveLength(1);
     expect(rejected[0]!).toMatchObject({
-      prod_ref: 'X-2',
+      prod_ref: 'XS-2',
       prod_title: 'Broken',
       prod_images: 'no-such-image.jpg',
     });

@@ -57,7 +57,20 @@ describe('products and variants', () => {
     const summary = await importWith(sb, variants, { entity: 'variants', reportFile: report });
     expect(summary.outcomes).toMatchObject({ created: 2, failed: 1 });
     const lines = await readCsv(report);
-    expect(lines[2]!.message).toBe("product 'W-3' is neither in the file nor in the tenant (prod_ref)");
+    expect(lines[2]).toMatchObject({
+      outcome: 'failed',
+      field: 'prod_id',
+      column: 'prod_ref',
+      value: 'W-3',
+      message: `column "prod_ref": product 'W-3' is neither in the file nor in the tenant`,
+    });
+    expect(summary.topErrors).toEqual([
+      {
+        message: 'column "prod_ref": product is neither in the file nor in the tenant',
+        count: 1,
+        first: 'line 4',
+      },
+    ]);
     const byProduct = await byRef(sb, '/Products', 'prod_ref');
     const written = await byRef(sb, '/Variants', 'frmt_ref');
     expect(written.get('W-2-A')!.prod_id).toBe(byProduct.get('W-2')!.prod_id);

@@ -102,4 +102,25 @@ describe('validate --check-refs', () => {
     const schemaGets = (await getRequests()) - start;
     expect(gets - schemaGets).toBe(2);
   });
+
+  it('categories named by paths resolve: the import finds or creates them', async () => {
+    await writeFile(
+      join(dir, 'paths.csv'),
+      ['SKU,Name,Categories', 'PP-1,Coat,New Arrivals > Coats', 'PP-2,Hat,CAT-NOPE'].join('\n'),
+    );
+    const profile = join(dir, 'paths.profile.json');
+    await writeFile(
+      profile,
+      JSON.stringify({
+        entity: 'products',
+        columns: {
+          SKU: 'prod_ref',
+          Name: 'prod_title',
+          Categories: { field: 'cat_refs', categoryPath: true },
+        },
+      }),
+    );
+    const { lines } = await validate('paths.csv', '--profile', profile);
+    expect(lines.map((l) => l.outcome)).toEqual(['valid', 'valid']);
+  });
 });

@@ -188,8 +188,12 @@ describe('validateRows', () => {
     const summary = await validateRows({ rows: iterate(rows), model, profile: { entity: 'variants' } });
     expect(summary.outcomes).toEqual({ valid: 1, invalid: 3, skipped: 0 });
     expect(summary.topErrors).toEqual([
-      { message: 'column "frmt_stock": must be a whole number', count: 2 },
-      { message: 'column "frmt_ref": duplicate reference: already used by line 2', count: 1 },
+      { message: 'column "frmt_stock": must be a whole number', count: 2, first: 'line 3' },
+      {
+        message: 'column "frmt_ref": duplicate reference: already used by line 2',
+        count: 1,
+        first: 'line 4',
+      },
     ]);
   });
 

@@ -21,6 +21,7 @@ const lines: ReportLine[] = [
     column: '',
     value: '',
     message: '',
+    warnings: '',
   },
   {
     location: 'line 3',
@@ -31,6 +32,7 @@ const lines: ReportLine[] = [
     column: 'Price',
     value: '12,5O',
     message: 'column "Price": must be a number, got "12,5O"',
+    warnings: '',
   },
   {
     location: 'line 4',
@@ -41,6 +43,7 @@ const lines: ReportLine[] = [
     column: '',
     value: '=SUM(A1)',
     message: '',
+    warnings: '',
   },
 ];
 
@@ -114,6 +117,7 @@ describe('report files', () => {
           column: '',
           value: '',
           message: '',
+          warnings: '',
         });
         await b.writeValid(location, entity, ref);
       }

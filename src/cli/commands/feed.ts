@@ -182,13 +182,14 @@ export function printFindings(
   run: {
     notes: readonly string[];
     warnings: readonly string[];
-    topErrors: ReadonlyArray<{ message: string; count: number }>;
+    topErrors: ReadonlyArray<{ message: string; count: number; first?: string }>;
   },
 ): void {
   for (const note of run.notes) out.error(`note: ${note}`);
   for (const warning of run.warnings) out.error(`warning: ${warning}`);
   if (run.topErrors.length) {
     out.error('most frequent problems:');
-    for (const { message, count } of run.topErrors) out.error(`${String(count).padStart(7)}  ${message}`);
+    for (const { message, count, first } of run.topErrors)
+      out.error(`${String(count).padStart(7)}  ${message}${first ? ` (first: ${first})` : ''}`);
   }
 }

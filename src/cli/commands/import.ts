@@ -18,6 +18,7 @@ import type {
 import { EXIT_CODES } from '../../runner/import/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
+import { redactText } from '../../secrets.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
 import type { Output } from '../output.js';
 import { createProgress } from '../progress.js';
@@ -47,6 +48,7 @@ interface ImportArgs extends FeedArgs {
   'delete-variants': boolean;
   'on-duplicate-asset': DuplicatePolicy;
   'refresh-assets': boolean;
+  'on-asset-error': 'warn' | 'fail';
   'wait-for-images': boolean;
   concurrency?: number;
   resume?: string;
@@ -110,7 +112,13 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         .option('refresh-assets', {
           type: 'boolean',
           default: false,
-          describe: 'Ignore the cache of URLs registered by earlier runs',
+          describe: 'Ignore the cache of URLs registered (or refused) in earlier runs',
+        })
+        .option('on-asset-error', {
+          choices: ['warn', 'fail'] as const,
+          default: 'warn' as const,
+          describe:
+            'An image or file the DAM cannot take: write the record without it and warn, or fail the row',
         })
         .option('wait-for-images', {
           type: 'boolean',
@@ -120,7 +128,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         .option('resume', {
           type: 'string',
           describe:
-            'Continue the last unfinished run of this source (or the run named): finished rows are not sent again',
+            'Continue the last unfinished run of this source and profile, or start a new one and say why (with an id: that run, or an error): finished rows are not sent again',
         })
         .option('max-failed-batches', {
           ...numberFlag(
@@ -260,11 +268,14 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           deleteVariants: args['delete-variants'],
           onDuplicateAsset: args['on-duplicate-asset'],
           refreshAssets: args['refresh-assets'],
+          onAssetError: args['on-asset-error'],
           assetCacheFile: path.join(process.cwd(), '.catalog-io', 'assets', `${connection.tenant.name}.json`),
           waitForImages: args['wait-for-images'],
           ...(args.report && { reportFile: args.report }),
           ...(args.rejects && { rejectsFile: args.rejects }),
+          ...(args.profile && { profileFile: args.profile }),
           counters: () => connection.snapshot(),
+          onNote: (line) => out.error(line),
           onProgress: (p) =>
             progress.update({
               done: p.rows,
@@ -403,32 +414,37 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
     );
   }
   if (args.json) {
+    // The summary names URLs (the source, images in messages): said without their secrets.
     out.print(
-      JSON.stringify({
-        source: s.source,
-        plan: s.plan,
-        rows: s.rows,
-        outcomes: Object.fromEntries(
-          Object.entries(s.outcomes).filter(([o, n]) => n > 0 || !o.startsWith('would-')),
-        ),
-        topErrors: s.topErrors,
-        warnings: s.warnings,
-        assets: s.assets,
-        failedImages: s.failedImages,
-        requests: s.requests,
-        stopped: s.stopped,
-        ...(s.stopReason && { stopReason: s.stopReason }),
-        state: s.state,
-        exitCode: s.exitCode,
-        runId: s.runId,
-        ...(s.sheets && { sheets: s.sheets }),
-        ...(s.fullSync && { fullSync: s.fullSync }),
-        durationMs: s.durationMs,
-        ...(args.report && { report: args.report }),
-        ...(args.rejects && {
-          rejects: s.sheets ? s.sheets.map((p) => rejectsFileOf(args.rejects!, p.sheet)) : args.rejects,
+      redactText(
+        JSON.stringify({
+          source: s.source,
+          plan: s.plan,
+          rows: s.rows,
+          outcomes: Object.fromEntries(
+            Object.entries(s.outcomes).filter(([o, n]) => n > 0 || !o.startsWith('would-')),
+          ),
+          topErrors: s.topErrors,
+          warnings: s.warnings,
+          assets: s.assets,
+          assetWarnings: s.assetWarnings,
+          ...(s.categoriesCreated.count > 0 && { categoriesCreated: s.categoriesCreated }),
+          failedImages: s.failedImages,
+          requests: s.requests,
+          stopped: s.stopped,
+          ...(s.stopReason && { stopReason: s.stopReason }),
+          state: s.state,
+          exitCode: s.exitCode,
+          runId: s.runId,
+          ...(s.sheets && { sheets: s.sheets }),
+          ...(s.fullSync && { fullSync: s.fullSync }),
+          durationMs: s.durationMs,
+          ...(args.report && { report: args.report }),
+          ...(args.rejects && {
+            rejects: s.sheets ? s.sheets.map((p) => rejectsFileOf(args.rejects!, p.sheet)) : args.rejects,
+          }),
         }),
-      }),
+      ),
     );
     return;
   }
@@ -444,6 +460,18 @@ function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
   if (a.registered + a.reused + a.cached + a.planned + a.failed > 0) {
     out.error(
       `  assets: ${a.registered} registered, ${a.reused} reused, ${a.cached} known from earlier runs${a.planned ? `, ${a.planned} to register` : ''}, ${a.failed} failed`,
+    );
+  }
+  const c = s.categoriesCreated;
+  if (c.count > 0) {
+    const more = c.count > c.paths.length ? `, and ${c.count - c.paths.length} more` : '';
+    out.error(
+      `  categories ${s.plan ? 'that would be created' : 'created'} for their paths: ${c.count} (${c.paths.join('; ')}${more})`,
+    );
+  }
+  if (s.assetWarnings > 0) {
+    out.error(
+      `  ${s.assetWarnings} rows written without an image or file that could not be registered (the report's warnings column)`,
     );
   }
   if (s.failedImages.length) out.error(`  images that failed processing: ${s.failedImages.join(', ')}`);

@@ -24,6 +24,7 @@ const LOADERS: Record<string, () => Promise<CommandFactory>> = {
   enqueue: async () => (await import('./jobs.js')).enqueueCommand,
   schedule: async () => (await import('./jobs.js')).scheduleCommand,
   jobs: async () => (await import('./jobs.js')).jobsCommand,
+  serve: async () => (await import('./serve.js')).serveCommand,
 };
 
 /**

@@ -5,7 +5,7 @@ import { dirname, relative } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
 import { CatalogIoError } from '../../errors.js';
-import { collectSamples } from '../../mappers/init/values.js';
+import { collectSamples, type FeedSample } from '../../mappers/init/values.js';
 import { draftProfile, type HeaderNote } from '../../mappers/init.js';
 import { profileSchemaPath } from '../../mappers/profile.js';
 import { openSource } from '../../readers/index.js';
@@ -18,7 +18,7 @@ interface ProfileArgs {
   action: string;
   source: string;
   entity: string;
-  variants: boolean;
+  variants?: boolean;
   out?: string;
   [key: string]: unknown;
 }
@@ -46,8 +46,8 @@ export const profileCommand: CommandFactory = (out, setExitCode) =>
           })
           .option('variants', {
             type: 'boolean',
-            default: false,
-            describe: 'Rows also carry variant columns (one row per variant)',
+            describe:
+              'Rows also carry variant columns (one row per variant); default: when the feed shows variants or variant values',
           })
           .option('out', { type: 'string', describe: 'Write the profile here (default: stdout)' })
           .options(connectionOptions),
@@ -66,14 +66,20 @@ export const profileCommand: CommandFactory = (out, setExitCode) =>
       // yargs reads a lone `-` (stdin) as an empty string.
       const source = await openSource(sourceArg(args.source), readerOptionsFrom(args));
       let headers: string[];
-      let samples: Map<string, string[]>;
+      let samples: FeedSample;
       try {
         samples = await collectSamples(source.rows, HEADER_SAMPLE_ROWS);
         headers = [...source.headers];
       } finally {
         await source.close();
       }
-      const { profile, unplaced, notes } = draftProfile(headers, model, args.entity, args.variants, samples);
+      const { profile, unplaced, notes } = draftProfile(
+        headers,
+        model,
+        args.entity,
+        args.variants ?? 'auto',
+        samples,
+      );
       const schema = args.out ? relative(dirname(args.out), profileSchemaPath()) : profileSchemaPath();
       const text = `${JSON.stringify({ $schema: schema.split('\\').join('/'), ...profile }, null, 2)}\n`;
       if (args.out) {
@@ -99,6 +105,7 @@ export const profileCommand: CommandFactory = (out, setExitCode) =>
 
 /** `"Gewicht (g)" -> prod_weight: the header says g, prod_weight holds kg`, `"Gewcht": not placed; did you mean ...`. */
 function noteLine(note: HeaderNote): string | undefined {
+  if (note.structure && !note.warning) return `  "${note.header}": ${note.structure}`;
   if (note.field) {
     if (!note.unit && !note.warning) return undefined;
     const target = note.culture ? `${note.field} (${note.culture})` : note.field;

@@ -7,7 +7,9 @@ import { sharedStateOptions } from '../../config/flags.js';
 import { CatalogIoError } from '../../errors.js';
 import type { NotifyOn, NotifyTarget } from '../../notify/index.js';
 import { isRemote, redactRemote } from '../../readers/remote/address.js';
+import { displayName } from '../../readers/sources/redact.js';
 import type { RunState, RunSummary } from '../../runner/summary-types.js';
+import { redactText } from '../../secrets.js';
 import type { Output } from '../output.js';
 
 export function withRunEndOptions<T>(y: Argv<T>) {
@@ -81,7 +83,7 @@ export function runSummary(start: RunStart, end: RunEnd): RunSummary {
   return {
     runId: start.runId,
     command: 'import',
-    source: isRemote(start.source) ? redactRemote(start.source) : start.source,
+    source: isRemote(start.source) ? redactRemote(start.source) : displayName(start.source),
     ...(end.entity && { entity: end.entity }),
     tenant: end.tenant,
     state: end.state,
@@ -93,7 +95,7 @@ export function runSummary(start: RunStart, end: RunEnd): RunSummary {
     finishedAt: finished.toISOString(),
     durationMs: finished.getTime() - start.startedAt.getTime(),
     ...(end.reportFile && { reportFile: end.reportFile }),
-    message: end.message,
+    message: redactText(end.message),
   };
 }
 

@@ -21,6 +21,7 @@ interface SandboxArgs {
   'file-quota': number;
   'allow-host': string[];
   'dam-links': boolean;
+  'remote-assets': 'live' | 'synthetic';
   'random-seed'?: number;
 }
 
@@ -111,6 +112,12 @@ export const sandboxCommand: CommandFactory = (out) =>
           default: false,
           describe: 'DAM collections carry @readLink/@nextLink',
         })
+        .option('remote-assets', {
+          choices: ['live', 'synthetic'] as const,
+          default: 'live' as const,
+          describe:
+            'Asset URLs on other hosts: live = unreachable (500); synthetic = a small generated file of the named type (hosts dead.* and paths with /404/ answer 404)',
+        })
         .option(
           'random-seed',
           numberFlag(
@@ -135,6 +142,7 @@ export const sandboxCommand: CommandFactory = (out) =>
         fileQuota: args['file-quota'],
         allowHosts: args['allow-host'],
         damLinks: args['dam-links'],
+        remoteAssets: args['remote-assets'],
         randomSeed: args['random-seed'],
       };
       let sandbox: Awaited<ReturnType<typeof startSandbox>>;

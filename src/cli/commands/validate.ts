@@ -2,12 +2,14 @@
 // Thin: flags -> options, then validateFile(); the summary goes to stderr (or JSON on stdout).
 import type { CommandModule } from 'yargs';
 import type { CatalogClient } from '../../api/catalog.js';
+import type { DamClient } from '../../api/dam.js';
 // From flags.js, not the config index: an offline run (--schemas) loads no HTTP client.
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
 import { checkSource } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
-import { ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
+import { type DamNameLookup, ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
 import { type ValidateFileResult, validateFile } from '../../runner/validate.js';
+import { redactText } from '../../secrets.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
@@ -20,7 +22,7 @@ import {
 } from './feed.js';
 import type { CommandFactory } from './index.js';
 
-type ValidateArgs = FeedArgs & { 'check-refs'?: boolean };
+type ValidateArgs = FeedArgs & { 'check-refs'?: boolean; 'on-asset-error': 'warn' | 'fail' };
 
 export const validateCommand: CommandFactory = (out, setExitCode) =>
   ({
@@ -31,7 +33,13 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
         .option('check-refs', {
           type: 'boolean',
           describe:
-            "Check each row's references (a variant's product, a category's parent, a product's categories) against the file and the tenant, 100 per request (with --schemas: against the file)",
+            "Check each row's references (a variant's product, a category's parent, a product's categories, DAM names) as the import resolves them: against the file and the tenant, 100 per request. On by default; with --schemas off unless asked (then against the file alone)",
+        })
+        .option('on-asset-error', {
+          choices: ['warn', 'fail'] as const,
+          default: 'warn' as const,
+          describe:
+            "As the import's: an image or file the DAM would refuse is a warning on a valid row, or makes the row invalid",
         })
         .options(connectionOptions),
     handler: async (args: ValidateArgs) => {
@@ -39,9 +47,9 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       await checkSource(sourceArg(args.source));
       const profile = await profileFrom(args);
       const flags = connectionFlagsFrom(args);
-      // Asked for: validate otherwise costs only the $metadata requests (and works from cached schemas,
-      // where references are checked against the file alone).
-      const checkRefs = args['check-refs'] === true;
+      // By default references are checked as the import resolves them: against the file and the tenant
+      // (100 refs per request). Offline (--schemas) only when asked: then the file alone tells.
+      const checkRefs = args['check-refs'] ?? !flags.schemas;
       const connection =
         checkRefs && !flags.schemas
           ? await (await import('../../config/index.js')).connect({
@@ -56,14 +64,22 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       let result: ValidateFileResult;
       try {
         const references = checkRefs
-          ? new ReferenceCheck(model, connection && tenantRefLookup(connection.catalog))
+          ? new ReferenceCheck(
+              model,
+              connection && tenantRefLookup(connection.catalog),
+              connection?.tenant.damUrl ? damNameLookup(connection.dam) : undefined,
+            )
           : undefined;
+        const damUrl = connection?.tenant.damUrl;
         result = await validateFile({
           ...(references && { references }),
+          // A DAM on loopback (a sandbox) fetches from its own origin.
+          ...(damUrl && { damHosts: [new URL(damUrl).host] }),
           source: sourceArg(args.source),
           readerOptions: readerOptionsFrom(args),
           model,
           profile,
+          onAssetError: args['on-asset-error'],
           strict: args.strict,
           raw: args.raw,
           ...(args.report && { reportFile: args.report }),
@@ -91,24 +107,40 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
 
 function printSummary(out: Output, result: ValidateFileResult, args: ValidateArgs): void {
   if (args.json) {
+    // The summary names URLs (the source, images in messages): said without their secrets.
     out.print(
-      JSON.stringify({
-        source: result.source,
-        rows: result.rows,
-        outcomes: result.outcomes,
-        topErrors: result.topErrors,
-        warnings: result.warnings,
-        ...(args.report && { report: args.report }),
-        ...(args.rejects && { rejects: args.rejects }),
-      }),
+      redactText(
+        JSON.stringify({
+          source: result.source,
+          rows: result.rows,
+          outcomes: result.outcomes,
+          warned: result.warned,
+          topErrors: result.topErrors,
+          warnings: result.warnings,
+          ...(args.report && { report: args.report }),
+          ...(args.rejects && { rejects: args.rejects }),
+        }),
+      ),
     );
     return;
   }
   const { valid, invalid, skipped } = result.outcomes;
-  out.error(`${result.source}: ${result.rows} rows: ${valid} valid, ${invalid} invalid, ${skipped} skipped`);
+  const warned = result.warned ? ` (${result.warned} with warnings: see the report's warnings column)` : '';
+  out.error(
+    `${result.source}: ${result.rows} rows: ${valid} valid${warned}, ${invalid} invalid, ${skipped} skipped`,
+  );
   printFindings(out, result);
   if (args.report) out.error(`report: ${args.report}`);
   if (args.rejects && invalid > 0) out.error(`rejects: ${args.rejects} (fix them and run again)`);
+}
+
+/** Which image or file names the DAM has: `$filter=reference in (...)`, 100 names per request. */
+function damNameLookup(dam: DamClient): DamNameLookup {
+  return async (kind, names) => {
+    const found = new Set<string>();
+    for await (const record of dam.existing<{ reference: string }>(kind, names)) found.add(record.reference);
+    return found;
+  };
 }
 
 /** Which refs the tenant has: `$filter=<ref> in (...)`, 100 refs per request, only the ref selected. */

@@ -87,12 +87,22 @@ export interface HeaderParts {
   unit?: string;
   /** A language code the header names (`fr`, `de`, `pt-br`), whether or not the tenant has it. */
   language?: string;
+  /** The header says its cells are lists: PrestaShop's `Tags (x,y,z...)` -> `,`. */
+  list?: string;
 }
 
 /** Splits off, from the end, a unit or currency and a language in any order: `Preis (EUR) DE`. */
 export function headerParts(header: string): HeaderParts {
-  let base = header.trim();
+  // `Name *` (required), `Reference #`: marks, not words.
+  let base = header.trim().replace(/\s*[*#]+$/, '');
   const parts: HeaderParts = { base };
+  // A format hint in brackets says how to read the cells, not which field: `(x,y,z...)`, `(0/1)`, `(yyyy-mm-dd)`.
+  for (let hint = /^(.*?)\s*\(([^()]*[^\p{L}()][^()]*)\)\s*[*#]?$/u.exec(base); hint?.[1]; ) {
+    const list = /^\s*x\s*([,;|])\s*y/.exec(hint[2]!);
+    if (list) parts.list = list[1];
+    base = hint[1].trim();
+    hint = /^(.*?)\s*\(([^()]*[^\p{L}()][^()]*)\)\s*$/u.exec(base);
+  }
   for (let round = 0; round < 2; round++) {
     const m =
       /^(.*?)\s*(?:\(([^()]+)\)|\[([^[\]]+)\]|(?:[:_\-./]|\s+in\s+|\s+)\s*([\p{L}€$£¥%]{1,6}(?:[-_][A-Za-z]{2,4})?))\s*$/u.exec(

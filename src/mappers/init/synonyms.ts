@@ -19,39 +19,45 @@ const WORDS: Record<string, string[]> = {
     'denominacion', 'nome', 'titolo', 'denominazione', 'nome prodotto',
   ],
   description: [
+    'product description', 'full description', 'description long',
     'description', 'long description', 'details', 'body', 'body html', 'text', 'beschreibung',
     'langbeschreibung', 'produktbeschreibung', 'artikelbeschreibung', 'langtext', 'description longue',
     'descriptif', 'descripcion', 'descripcion larga', 'descrizione', 'descrizione lunga',
   ],
   price: [
+    'price tax excluded', 'price tax excl', 'price excl tax', 'gross price', 'price gross',
     'price', 'regular price', 'unit price', 'list price', 'retail price', 'sales price', 'rrp', 'msrp',
     'preis', 'verkaufspreis', 'vk', 'vk preis', 'listenpreis', 'uvp', 'einzelpreis', 'bruttopreis', 'prix',
     'prix de vente', 'prix unitaire', 'tarif', 'prix public', 'precio', 'precio de venta', 'precio unitario',
     'pvp', 'prezzo', 'prezzo di vendita', 'prezzo unitario', 'prezzo di listino',
   ],
   weight: [
+    'package weight', 'shipping weight',
     'weight', 'net weight', 'gross weight', 'shipping weight', 'gewicht', 'nettogewicht', 'bruttogewicht',
     'versandgewicht', 'poids', 'poids net', 'poids brut', 'peso', 'peso neto', 'peso bruto', 'peso netto',
     'peso lordo',
   ],
   ean: [
-    'ean', 'code', 'ean13', 'ean 13', 'gtin', 'gtin13', 'barcode', 'upc', 'ean code', 'bar code', 'strichcode',
+    'ean', 'code', 'ean13', 'ean 13', 'gtin', 'gtin13', 'barcode', 'ean code', 'bar code', 'strichcode',
     'ean nummer', 'gtin nummer', 'code barre', 'code barres', 'code ean', 'codigo de barras', 'codigo ean',
     'codice a barre', 'codice ean',
   ],
   images: [
+    'thumbnail', 'image file name', 'picture file name', 'image file', 'picture file',
     'image', 'images', 'image url', 'image urls', 'image link', 'picture', 'pictures', 'photo', 'photos',
     'main image', 'product image', 'img', 'bild', 'bilder', 'bild url', 'bildlink', 'bild link',
     'produktbild', 'foto', 'fotos', 'abbildung', 'image principale', 'url image', 'lien image', 'imagen',
     'imagenes', 'url de imagen', 'immagine', 'immagini', 'url immagine',
   ],
   stock: [
+    'available quantity', 'available stock', 'inventory quantity',
     'stock', 'qty', 'quantity', 'inventory', 'stock on hand', 'on hand', 'available', 'stock quantity',
     'lagerbestand', 'bestand', 'menge', 'lager', 'verfugbar', 'verfugbarkeit', 'lagermenge', 'quantite',
     'stock disponible', 'inventaire', 'existencias', 'cantidad', 'inventario', 'disponible', 'giacenza',
     'quantita', 'disponibilita', 'scorta',
   ],
   brand: [
+    'brands', 'manufacturer name',
     'brand', 'manufacturer', 'vendor', 'make', 'brand name', 'marke', 'hersteller', 'markenname', 'marque',
     'fabricant', 'marca', 'fabricante', 'produttore', 'fabbricante',
   ],
@@ -95,6 +101,7 @@ const WORDS: Record<string, string[]> = {
     'unites par colis', 'unidades por paquete', 'pezzi per confezione', 'confezione',
   ],
   is_new: [
+    'new arrival',
     'new', 'is new', 'neu', 'neuheit', 'nouveau', 'nouveaute', 'nuevo', 'novedad', 'nuovo', 'novita',
   ],
   categories: [
@@ -103,10 +110,12 @@ const WORDS: Record<string, string[]> = {
     'categorias', 'familia', 'categorie prodotto', 'reparto',
   ],
   parent: [
+    'parent code', 'parent id',
     'parent', 'parent category', 'parent ref', 'ubergeordnete kategorie', 'oberkategorie', 'elternkategorie',
     'categorie parente', 'categoria padre', 'categoria principale',
   ],
   product: [
+    'product id', 'parent id',
     'parent', 'handle', 'parent sku', 'product', 'product ref', 'product sku', 'parent product',
     'stammartikel', 'hauptartikel', 'elternartikel', 'produkt', 'produit', 'produit parent', 'modele',
     'producto', 'producto padre', 'modelo', 'prodotto', 'prodotto padre', 'modello',
@@ -132,9 +141,57 @@ export function normalise(text: string): string {
     .replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
+/**
+ * Words that name a concept only when nothing better does: `id` or `slug` is the ref of a feed without a
+ * SKU, `supplier` the brand of one without a manufacturer. They score below the words above.
+ */
+// biome-ignore format: a table reads best a few words a line
+const WEAK_WORDS: Record<string, string[]> = {
+  ref: ['id', 'slug'],
+  images: ['assets', 'media'],
+  brand: ['supplier', 'designer', 'lieferant', 'fournisseur', 'proveedor', 'fornitore'],
+  stock: ['in stock', 'instock'],
+  categories: ['type name', 'catalog type'],
+};
+
+/** Headers that name a row's parent: structure (the variant mapping), not a field of the product. */
+export const PARENT_WORDS: ReadonlySet<string> = new Set(
+  [
+    'parent',
+    'parent sku',
+    'parent id',
+    'parent ref',
+    'parent product',
+    'parent code',
+    'parent reference',
+    'elternartikel',
+    'produit parent',
+    'producto padre',
+    'prodotto padre',
+  ].map((w) => normalise(w)),
+);
+
+/** Words that say which record a header is about, not what it holds (`Product Title`, `CatalogBrandName`). */
+export const ENTITY_WORDS = [
+  'product',
+  'item',
+  'article',
+  'catalog',
+  'produkt',
+  'artikel',
+  'produit',
+  'producto',
+  'prodotto',
+];
+
 /** Concept -> its words, normalised. */
 export const SYNONYMS: ReadonlyMap<string, readonly string[]> = new Map(
   Object.entries(WORDS).map(([concept, words]) => [concept, [...new Set(words.map(normalise))]]),
+);
+
+/** Concept -> its weak words, normalised. */
+export const WEAK_SYNONYMS: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries(WEAK_WORDS).map(([concept, words]) => [concept, [...new Set(words.map(normalise))]]),
 );
 
 /** Words that put a header on the variant rather than the product (`Variant image`, `Variantenpreis`). */

@@ -4,6 +4,7 @@ import { BatchedRows } from '../batched.js';
 import type { DecodeStatus } from '../encoding.js';
 import { checkHeaders } from '../headers.js';
 import { cellTooLarge, invalidUtf8, recordTooLarge, replacedAt } from '../limits.js';
+import { maxRowBytes } from '../options.js';
 import { readAhead } from '../sources/peek.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
 import { type CsvBatch, csvRecordBatches, guessDelimiter } from './records.js';
@@ -43,7 +44,7 @@ export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings
     notes.push(`delimiter ${delimiterName(delimiter)} detected`);
   }
   // A record larger than a few cells' limit means an unclosed quote or a giant cell.
-  const batches = csvRecordBatches(replayed, delimiter, Math.max(settings.maxCellBytes * 4, 1 << 20));
+  const batches = csvRecordBatches(replayed, delimiter, maxRowBytes(settings.maxCellBytes));
   const iterator = batches[Symbol.asyncIterator]();
 
   let header: { cells: string[]; line: number } | undefined;

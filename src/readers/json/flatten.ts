@@ -2,8 +2,25 @@
 // scalars stay arrays, arrays holding objects become their JSON text in one cell (a faithful,
 // reversible choice: indexed columns would change shape from one record to the next).
 import { emptyCells } from '../headers.js';
-import { cellTooLarge, invalidUtf8, jsonTooDeep, type RowError, RowProblem, replacedAt } from '../limits.js';
+import {
+  cellTooLarge,
+  invalidUtf8,
+  jsonTooDeep,
+  type RowError,
+  RowProblem,
+  replacedAt,
+  rowTooLarge,
+} from '../limits.js';
+import { maxRowBytes } from '../options.js';
 import type { Cell } from '../types.js';
+
+/** Header names listed for a JSON source at most (see HeaderUnion.add). */
+const MAX_HEADER_NAMES = 100_000;
+/**
+ * What a key costs beyond its name when a row's size is counted: a column of its own (a plan, a
+ * header name), so a record of a million short keys is too large though its text is a few MB.
+ */
+export const KEY_BYTES = 8;
 
 /** The union of the column names seen so far, in order of first appearance. */
 export class HeaderUnion {
@@ -13,6 +30,9 @@ export class HeaderUnion {
   private lastFlatKeys: string[] = [];
 
   add(name: string): void {
+    // Records that each bring new keys would grow the union without end: past this many, names are
+    // no longer listed (the rows keep their cells).
+    if (this.names.length >= MAX_HEADER_NAMES) return;
     if (!this.seen.has(name)) {
       this.seen.add(name);
       this.names.push(name);
@@ -24,14 +44,20 @@ export class HeaderUnion {
    * `maxChars`, so they need no size check). False, adding nothing, when it must be flattened.
    * One `for...in` pass checks the values and compares the key sequence with the last flat record's.
    */
-  addFlat(record: Record<string, unknown>, maxChars: number): boolean {
+  addFlat(record: Record<string, unknown>, maxChars: number, maxBytes: number, location: string): boolean {
     const last = this.lastFlatKeys;
     let same = true;
     let count = 0;
+    let bytes = 0;
     for (const key in record) {
       const value = record[key];
       if (value !== null && typeof value === 'object') return false;
-      if (typeof value === 'string' && value.length > maxChars) return false;
+      if (typeof value === 'string') {
+        if (value.length > maxChars) return false;
+        bytes += value.length;
+      }
+      bytes += key.length + KEY_BYTES;
+      if (bytes > maxBytes) throw new RowProblem(rowTooLarge(undefined, maxBytes, location));
       if (same && key !== last[count]) same = false;
       count++;
     }
@@ -62,9 +88,10 @@ export function flattenRecord(
   // Cut the prototype first: `for...in` then sees exactly the own keys (`__proto__` included), and a
   // flat record is already the row, kept instead of copied.
   const own = Object.setPrototypeOf(record, null) as Record<string, unknown>;
-  if (headers.addFlat(own, limits.maxCellBytes / 3)) return own as Record<string, Cell>;
+  const maxBytes = maxRowBytes(limits.maxCellBytes);
+  if (headers.addFlat(own, limits.maxCellBytes / 3, maxBytes, location)) return own as Record<string, Cell>;
   const cells = emptyCells<Cell>();
-  const context = { headers, ...limits, location };
+  const context = { headers, ...limits, location, maxBytes, bytes: 0 };
   // Depth first, in a walk bounded by the limit: flattening and JSON.stringify recurse without one.
   checkDepth(own, limits.maxDepth - 1, context);
   flattenInto(cells, own, '', context);
@@ -74,6 +101,9 @@ export function flattenRecord(
 interface FlattenContext extends FlattenLimits {
   headers: HeaderUnion;
   location: string;
+  /** The row limit, and the row's size so far (dotted names repeat their prefix: a row can grow). */
+  maxBytes: number;
+  bytes: number;
 }
 
 /** Throws when `value` holds containers more than `levels` deep (recursion bounded by the limit). */
@@ -105,6 +135,9 @@ function flattenInto(
 }
 
 function put(cells: Record<string, Cell>, name: string, value: Cell, context: FlattenContext): void {
+  context.bytes += name.length + KEY_BYTES + (typeof value === 'string' ? value.length : 8);
+  if (context.bytes > context.maxBytes)
+    throw new RowProblem(rowTooLarge(undefined, context.maxBytes, context.location));
   const limit = context.maxCellBytes;
   if (typeof value === 'string' && value.length * 3 > limit && Buffer.byteLength(value) > limit) {
     throw new RowProblem(

@@ -6,9 +6,10 @@ import Assembler from 'stream-json/assembler.js';
 import { CatalogIoError } from '../../errors.js';
 import type { DecodeStatus } from '../encoding.js';
 import { emptyCells } from '../headers.js';
-import { jsonTooDeep, RowProblem } from '../limits.js';
+import { jsonTooDeep, RowProblem, rowTooLarge } from '../limits.js';
+import { maxRowBytes } from '../options.js';
 import type { Cell, SourceRow } from '../types.js';
-import { flattenRecord, HeaderUnion, invalidIn } from './flatten.js';
+import { flattenRecord, HeaderUnion, invalidIn, KEY_BYTES } from './flatten.js';
 import { locateInText, PositionTracker, replayPrefix, syntaxDetail, type TextPosition } from './locate.js';
 import { createTokenizer, type Token } from './tokenizer.js';
 
@@ -60,8 +61,11 @@ async function* jsonRows(
   let assembler: Assembler | null = null;
   /** Nesting inside the record being read (1: the record itself). */
   let depth = 0;
-  /** A record found too deep: its tokens are only counted, to its end, then it is reported. */
-  let skipping = false;
+  /** A record found too deep or too large: its tokens are only counted, to its end, then it is reported. */
+  let skipping: 'deep' | 'large' | false = false;
+  /** The record's size so far (keys and values, with an allowance per key): a million keys are never built. */
+  let recordBytes = 0;
+  const maxRecordBytes = maxRowBytes(settings.maxCellBytes);
   let index = 0;
   const limits = { maxCellBytes: settings.maxCellBytes, maxDepth: settings.maxJsonDepth };
   let seenRoot = false;
@@ -99,14 +103,17 @@ async function* jsonRows(
     }
   };
 
-  const tooDeep = (): SourceRow => {
+  const skippedRow = (why: 'deep' | 'large'): SourceRow => {
     index++;
     const where = `item ${index}`;
     return {
       location: { text: where, source: settings.source, line: index },
       cells: emptyCells<Cell>(),
       index,
-      error: jsonTooDeep(settings.maxJsonDepth, where),
+      error:
+        why === 'deep'
+          ? jsonTooDeep(settings.maxJsonDepth, where)
+          : rowTooLarge(undefined, maxRecordBytes, where),
     };
   };
 
@@ -136,14 +143,24 @@ async function* jsonRows(
         else if (name === 'endObject' || name === 'endArray') depth--;
         if (skipping) {
           if (depth === 0) {
+            const why = skipping;
             skipping = false;
-            yield tooDeep();
+            yield skippedRow(why);
           }
           continue;
         }
         if (depth > settings.maxJsonDepth) {
           assembler = null;
-          skipping = true;
+          skipping = 'deep';
+          continue;
+        }
+        const value = (token as { value?: unknown }).value;
+        recordBytes += (typeof value === 'string' ? value.length : 0) + (name === 'keyValue' ? KEY_BYTES : 1);
+        if (recordBytes > maxRecordBytes) {
+          assembler = null;
+          // The record ends where its depth comes back to 0 (a value closing it was just counted).
+          if (depth === 0) yield skippedRow('large');
+          else skipping = 'large';
           continue;
         }
       }
@@ -164,6 +181,7 @@ async function* jsonRows(
             assembler = new Assembler();
             assembler.consume(token);
             depth = 1;
+            recordBytes = 0;
           } else {
             if (stack.length >= settings.maxJsonDepth) {
               throw new CatalogIoError(

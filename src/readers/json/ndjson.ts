@@ -5,6 +5,7 @@ import { BatchedRows } from '../batched.js';
 import type { DecodeStatus } from '../encoding.js';
 import { emptyCells } from '../headers.js';
 import { RowProblem, recordTooLarge } from '../limits.js';
+import { maxRowBytes } from '../options.js';
 import type { Cell, SourceRow } from '../types.js';
 import { type FlattenLimits, flattenRecord, HeaderUnion, invalidIn } from './flatten.js';
 import type { OpenedRecords } from './json.js';
@@ -69,7 +70,7 @@ class NdjsonLines {
     private readonly settings: NdjsonSettings,
     private readonly headers: HeaderUnion,
   ) {
-    this.maxLineChars = Math.max(settings.maxCellBytes * 4, 1 << 20);
+    this.maxLineChars = maxRowBytes(settings.maxCellBytes);
     this.limits = { maxCellBytes: settings.maxCellBytes, maxDepth: settings.maxJsonDepth };
   }
 

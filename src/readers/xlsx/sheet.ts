@@ -8,6 +8,8 @@ import { xmlChunks } from './xml.js';
 export interface SheetRow {
   number: number;
   values: Cell[];
+  /** The row's cells held more than `maxRowBytes` once expanded: those from `column` (0-based) on are left out. */
+  tooLarge?: { bytes: number; column: number };
 }
 
 /** What a sheet's cells refer to, read from the workbook's other parts. */
@@ -18,6 +20,11 @@ export interface SheetContext {
   isDateStyle(style: number): boolean;
   /** Dates counted from 1904 (old Mac workbooks) instead of 1900. */
   date1904: boolean;
+  /**
+   * The most one row's cells may hold together (a shared string counts in every cell that uses it: a
+   * 40 KB workbook can name a 1 MB string from 2,000 cells); the cells past it are not kept.
+   */
+  maxRowBytes: number;
 }
 
 /** The sheet's rows, those of one chunk of XML at a time (no empty batch); a damage after the rows before it. */
@@ -37,6 +44,8 @@ class SheetCells {
   private rows: SheetRow[] = [];
   private inSheetData = false;
   private row: SheetRow | undefined;
+  /** Characters of the row's cells so far (a string's length: a UTF-16 unit per byte at least). */
+  private rowBytes = 0;
   private lastRow = 0;
   private column = 0;
   private type = '';
@@ -71,6 +80,7 @@ class SheetCells {
         // A row without its number follows the one before (some writers leave `r` out).
         this.lastRow = r ? Number.parseInt(r, 10) || this.lastRow + 1 : this.lastRow + 1;
         this.row = { number: this.lastRow, values: [] };
+        this.rowBytes = 0;
         this.column = 0;
         break;
       }
@@ -119,7 +129,13 @@ class SheetCells {
       case 'c':
         if (this.row && this.hasValue) {
           const value = this.cell();
-          if (value !== null) this.row.values[this.column - 1] = value;
+          if (value === null) break;
+          this.rowBytes += typeof value === 'string' ? value.length : 8;
+          if (this.rowBytes > this.context.maxRowBytes) {
+            this.row.tooLarge ??= { bytes: 0, column: this.column - 1 };
+            this.row.tooLarge.bytes = this.rowBytes;
+            this.row.tooLarge.column = Math.min(this.row.tooLarge.column, this.column - 1);
+          } else this.row.values[this.column - 1] = value;
         }
         break;
       case 'row':

@@ -11,8 +11,8 @@ import { pipeline } from 'node:stream/promises';
 import { CatalogIoError } from '../../errors.js';
 import { BatchedRows } from '../batched.js';
 import { checkHeaders } from '../headers.js';
-import { cellTooLarge, type RowError } from '../limits.js';
-import type { InflateLimits } from '../options.js';
+import { cellTooLarge, type RowError, rowTooLarge } from '../limits.js';
+import { type InflateLimits, maxRowBytes } from '../options.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
 import {
   partOfType,
@@ -118,7 +118,7 @@ async function* sheetEvents(
     zip = await openZip(file, settings.inflate, settings.source).catch((err: Error) => {
       throw corrupt(settings.source, err);
     });
-    const { sheets, context } = await readParts(zip, settings.source);
+    const { sheets, context } = await readParts(zip, settings.source, maxRowBytes(settings.maxCellBytes));
     const selected = selectSheets(sheets, settings.sheets);
     // Never a silent first sheet of many: the others are named.
     const skipped = sheets.filter((sheet) => !selected.includes(sheet));
@@ -175,6 +175,7 @@ function corrupt(source: string, err: Error): CatalogIoError {
 async function readParts(
   zip: ZipArchive,
   source: string,
+  maxRow = Number.POSITIVE_INFINITY,
 ): Promise<{ sheets: SheetPart[]; context: SheetContext }> {
   // A part the workbook may leave out is read when it is there, else `absent` stands for it.
   const part = async <T>(
@@ -203,7 +204,10 @@ async function readParts(
   });
   const sharedStrings = await part(workbook.sharedStrings, readSharedStrings, undefined);
   const isDateStyle = await part(workbook.styles, readDateStyles, () => false);
-  return { sheets: workbook.sheets, context: { sharedStrings, isDateStyle, date1904: workbook.date1904 } };
+  return {
+    sheets: workbook.sheets,
+    context: { sharedStrings, isDateStyle, date1904: workbook.date1904, maxRowBytes: maxRow },
+  };
 }
 
 /** The sheets asked for (by name or 1-based position), in workbook order; all found or an error. */
@@ -274,6 +278,13 @@ function headerOf(
     settings.headerRow !== undefined ? row.number === settings.headerRow : textCells(texts) >= 2;
   if (!isHeader) return undefined;
   const where = `sheet ${sheet} row ${row.number}`;
+  if (row.tooLarge) {
+    throw new CatalogIoError(
+      'ROW_TOO_LARGE',
+      `Header too large: its names hold ${row.tooLarge.bytes} bytes, more than a row may (raise --max-cell if the data is genuine)`,
+      { location: where },
+    );
+  }
   const headers = checkHeaders(texts.map(cellText), where);
   if (settings.headerRow === undefined && row.number > 1) notes.push(`header found on ${where}`);
   return headers;
@@ -315,13 +326,22 @@ function dataRow(
   }
   let extra = 0;
   for (let i = headers.length; i < values.length; i++) if ((values[i] ?? null) !== null) extra++;
-  if (filled === 0 && extra === 0) return undefined;
+  if (filled === 0 && extra === 0 && !row.tooLarge) return undefined;
   const out = new TableRow(
     { text: where, source: settings.source, line: row.number, sheet },
     cells,
     headers,
     index,
   );
+  if (row.tooLarge) {
+    const { bytes, column } = row.tooLarge;
+    error = rowTooLarge(
+      bytes,
+      maxRowBytes(settings.maxCellBytes),
+      where,
+      headers[column] ?? `#${column + 1}`,
+    );
+  }
   if (error) out.error = error;
   else if (extra > 0) {
     out.error = {

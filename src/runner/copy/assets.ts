@@ -95,6 +95,7 @@ async function copyPage(
       column: '',
       value: '',
       message,
+      warnings: '',
       assets: asset.originalUrl ?? '',
     });
   };

@@ -13,7 +13,6 @@ import { statSync } from 'node:fs';
 import type { CatalogClient } from '../../api/catalog.js';
 import type { CountersSnapshot } from '../../api/counters.js';
 import type { DamClient } from '../../api/dam.js';
-import { isCatalogIoError } from '../../errors.js';
 import type { RunLockStore } from '../../lock/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
 import { openImportReport } from '../../writers/import-report.js';
@@ -274,14 +273,8 @@ async function importEntity(
       },
       planned,
     );
-  if (!resumed || options.plan) return run(false);
-  try {
-    return await run(true);
-  } catch (err) {
-    // The cut came before this entity's import started: there is no run to resume.
-    if (isCatalogIoError(err, 'CONFIG_INVALID') && /no unfinished run/.test(err.message)) return run(false);
-    throw err;
-  }
+  // A bare resume starts a new run when there is none to continue (the cut came before this entity's import).
+  return run(resumed && options.plan !== true);
 }
 
 function skippedStep(step: string): CopyStep {

@@ -3,14 +3,23 @@
 // - A cache file (URL -> reference) skips URLs registered by earlier runs (`--refresh-assets` ignores it).
 // - 409 "already exists" follows the duplicate policy; 409 quota stops every later registration;
 //   a 400 fails only the rows that use that URL. Two URLs with the same file name are reported.
+// - A URL the DAM could not take (a 400, or its own 500: the source could not be fetched) costs one
+//   POST per run, and is remembered in the cache file for a while (`failedTtlMs`): the runs after it
+//   do not spend a request on it until then.
+
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
 import { RETRY_DEFAULTS } from '../../api/retry.js';
+import { redactText, redactUrl } from '../../secrets.js';
+import { refusedHost } from '../asset-check.js';
 import type { PlannedRecords } from './planned.js';
 
 export type DuplicatePolicy = 'reuse' | 'replace' | 'fail';
+
+export type AssetErrorPolicy = 'warn' | 'fail';
 
 export type AssetStatus = 'registered' | 'reused' | 'cached' | 'planned' | 'failed';
 
@@ -36,7 +45,39 @@ export interface AssetRegistrarOptions {
   planned?: Pick<PlannedRecords, 'registers' | 'wouldRegister'>;
   /** How long `replace` waits for an image to leave processing before giving up. */
   replaceWaitMs?: number;
+  /** How long a URL that failed is not tried again (runs read it from the cache file). Default 7 days. */
+  failedTtlMs?: number;
+  /** The run's journal: registrations are noted before they are sent, so a resume knows them. */
+  log?: AssetLog;
 }
+
+/** What an earlier attempt of this run did with a URL (`pending`: sent, outcome unknown). */
+export interface EarlierAsset {
+  kind: AssetKind;
+  reference: string;
+  status: 'pending' | 'registered' | 'reused' | 'cached';
+}
+
+/** Where the registrar notes what it does, and what a killed attempt of the same run did. */
+export interface AssetLog {
+  earlier(url: string): EarlierAsset | undefined;
+  /** Distinct URLs by outcome, of the attempts before (they count as this run's). */
+  earlierCounts(): Partial<Record<AssetStatus, number>>;
+  /** Written at once, before the registration goes out. */
+  pending(kind: AssetKind, url: string, reference: string): void;
+  outcome(outcome: AssetOutcome): void;
+}
+
+/** A URL the DAM could not take, remembered so the next runs do not try it again too soon. */
+interface FailedEntry {
+  kind: AssetKind;
+  message: string;
+  failedAt: string;
+}
+
+export const FAILED_TTL_MS = 7 * 24 * 3600_000;
+/** Failed URLs remembered at most (the oldest fall out first). */
+export const FAILED_LIMIT = 20_000;
 
 interface CacheEntry {
   reference: string;
@@ -68,6 +109,9 @@ export class AssetRegistrar {
   /** Reference -> the URL that claimed it this run (bounded like the cache). */
   private readonly claimed = new Map<string, string>();
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly failedUrls = new Map<string, FailedEntry>();
+  /** POSTs sent again after an answer that left their outcome unknown (counted as retries). */
+  resends = 0;
   private quotaMessage: Partial<Record<AssetKind, string>> = {};
   /** References the DAM already holds, found by lookup (bounded like the cache). */
   private readonly known = new Map<string, true>();
@@ -86,6 +130,8 @@ export class AssetRegistrar {
     private readonly options: AssetRegistrarOptions,
   ) {
     if (options.cacheFile) this.loadCache(options.cacheFile);
+    for (const [status, n] of Object.entries(options.log?.earlierCounts() ?? {}))
+      this.counts[status as AssetStatus] += n;
   }
 
   /** Images registered by this run (for --wait-for-images). */
@@ -101,7 +147,10 @@ export class AssetRegistrar {
     const byKind = new Map<AssetKind, Set<string>>();
     for (const { kind, url } of assets) {
       if (this.done.has(url) || this.inFlight.has(url)) continue;
-      if (!this.options.refresh && this.cache.get(url)?.kind === kind) continue;
+      if (!this.options.refresh && this.cache.get(storedKey(url))?.kind === kind) continue;
+      const earlier = this.options.log?.earlier(url);
+      if (earlier && earlier.status !== 'pending') continue;
+      if (this.rememberedFailure(url, kind)) continue;
       const reference = safeReference(url);
       if (reference === undefined || this.known.has(`${kind}:${reference}`)) continue;
       const set = byKind.get(kind) ?? new Set<string>();
@@ -145,6 +194,15 @@ export class AssetRegistrar {
     const known = this.done.get(url) ?? this.inFlight.get(url);
     if (known) return Promise.resolve(known);
     const reference = referenceOf(url);
+    // An earlier attempt of this run settled it (and counted it): the same outcome, not counted again.
+    const earlier = this.options.log?.earlier(url);
+    if (earlier && earlier.status !== 'pending' && earlier.kind === kind) {
+      const outcome: AssetOutcome = { url, kind, reference: earlier.reference, status: earlier.status };
+      remember(this.claimed, earlier.reference, url);
+      remember(this.done, url, outcome);
+      if (outcome.status === 'registered' && kind === 'image') this.registeredImages.push(outcome.reference);
+      return Promise.resolve(outcome);
+    }
     const claimedBy = this.claimed.get(reference);
     if (claimedBy !== undefined && claimedBy !== url) {
       return Promise.resolve(
@@ -161,6 +219,7 @@ export class AssetRegistrar {
     const pending = this.registerOnce(kind, url, reference, tags).then((outcome) => {
       this.inFlight.delete(url);
       remember(this.done, url, outcome);
+      if (!this.options.plan) this.options.log?.outcome(outcome);
       return outcome;
     });
     this.inFlight.set(url, pending);
@@ -178,12 +237,33 @@ export class AssetRegistrar {
     reference: string,
     tags?: string[],
   ): Promise<AssetOutcome> {
-    const cached = this.options.refresh ? undefined : this.cache.get(url);
+    const cached = this.options.refresh ? undefined : this.cache.get(storedKey(url));
     if (cached && cached.kind === kind) return { url, kind, reference: cached.reference, status: 'cached' };
+    const failedBefore = this.rememberedFailure(url, kind);
+    if (failedBefore) {
+      const until = new Date(Date.parse(failedBefore.failedAt) + this.failedTtl()).toISOString();
+      return {
+        url,
+        kind,
+        reference,
+        status: 'failed',
+        message: `${failedBefore.message} (at ${failedBefore.failedAt}; not tried again before ${until}, --refresh-assets tries it now)`,
+      };
+    }
     const exists = this.known.has(`${kind}:${reference}`);
     if (this.options.plan) {
+      // A host the DAM refuses by its name or address alone: the registration would be refused.
+      const host = !exists ? refusedHostOf(url, this.dam.url('/')) : undefined;
+      if (host !== undefined)
+        return { url, kind, reference, status: 'failed', message: `URL host '${host}' is not allowed.` };
       if (!exists) this.options.planned?.wouldRegister(kind, reference);
       return { url, kind, reference, status: exists ? 'reused' : 'planned' };
+    }
+    if (exists && this.options.log?.earlier(url)?.status === 'pending') {
+      // This run sent it before it was killed: registered by this run, as an unbroken run would say.
+      if (kind === 'image') this.registeredImages.push(reference);
+      this.rememberInCache(url, kind, reference);
+      return { url, kind, reference, status: 'registered' };
     }
     if (exists) {
       const noun = kind === 'image' ? 'An image' : 'A file';
@@ -197,6 +277,7 @@ export class AssetRegistrar {
     const quota = this.quotaMessage[kind];
     if (quota) return { url, kind, reference, status: 'failed', message: quota };
 
+    this.options.log?.pending(kind, url, reference);
     for (let attempt = 1; ; attempt++) {
       try {
         const created = await this.dam.register(kind, url, tags);
@@ -211,14 +292,20 @@ export class AssetRegistrar {
           return { url, kind, reference, status: 'failed', message };
         }
         if (err.status === 409) return this.onDuplicate(kind, url, reference, message);
-        if (!err.ambiguous) return { url, kind, reference, status: 'failed', message };
+        if (!err.ambiguous) return this.failed(url, kind, reference, message, err.status === 400);
         // The POST may have gone through: the asset exists now, or it is safe to send again.
         if (await this.exists(kind, reference)) {
           if (kind === 'image') this.registeredImages.push(reference);
           this.rememberInCache(url, kind, reference);
           return { url, kind, reference, status: 'registered' };
         }
-        if (attempt >= AMBIGUOUS_POST_ATTEMPTS) return { url, kind, reference, status: 'failed', message };
+        // The DAM could not fetch the source (the spec's 500 for transport failures reaching the source
+        // URL and download time-outs): sending it again would only fail again. Once per run. Other
+        // 500s (storage, database) may pass on another try.
+        if (err.status === 500 && isSourceFailure(message))
+          return this.failed(url, kind, reference, message, true);
+        if (attempt >= AMBIGUOUS_POST_ATTEMPTS) return this.failed(url, kind, reference, message, false);
+        this.resends += 1;
       }
     }
   }
@@ -237,6 +324,7 @@ export class AssetRegistrar {
         return { url, kind, reference, status: 'reused' };
       case 'replace': {
         const deadline = Date.now() + (this.options.replaceWaitMs ?? 60_000);
+        this.options.log?.pending(kind, url, reference);
         for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
           try {
             await this.dam.patchAsset(kind, reference, { url });
@@ -258,20 +346,62 @@ export class AssetRegistrar {
     }
   }
 
+  /** A failed outcome; `remember`: the URL itself is at fault, the next runs skip it for a while. */
+  private failed(
+    url: string,
+    kind: AssetKind,
+    reference: string,
+    message: string,
+    remember_: boolean,
+  ): AssetOutcome {
+    if (remember_ && !this.options.plan)
+      remember(
+        this.failedUrls,
+        storedKey(url),
+        { kind, message: redactText(message), failedAt: new Date().toISOString() },
+        FAILED_LIMIT,
+      );
+    return { url, kind, reference, status: 'failed', message };
+  }
+
+  private failedTtl(): number {
+    return this.options.failedTtlMs ?? FAILED_TTL_MS;
+  }
+
+  /** A failure of an earlier run still within its time to live (not with --refresh-assets). */
+  private rememberedFailure(url: string, kind: AssetKind): FailedEntry | undefined {
+    if (this.options.refresh) return undefined;
+    const entry = this.failedUrls.get(storedKey(url));
+    if (!entry || entry.kind !== kind) return undefined;
+    if (Date.now() - Date.parse(entry.failedAt) < this.failedTtl()) return entry;
+    return undefined;
+  }
+
   private async exists(kind: AssetKind, reference: string): Promise<boolean> {
     for await (const _ of this.dam.existing(kind, [reference])) return true;
     return false;
   }
 
   private rememberInCache(url: string, kind: AssetKind, reference: string): void {
-    remember(this.cache, url, { reference, kind, registeredAt: new Date().toISOString() });
+    this.failedUrls.delete(storedKey(url));
+    remember(this.cache, storedKey(url), { reference, kind, registeredAt: new Date().toISOString() });
   }
 
   private loadCache(file: string): void {
     try {
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as { entries?: Record<string, CacheEntry> };
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as {
+        entries?: Record<string, CacheEntry>;
+        failed?: Record<string, FailedEntry>;
+      };
       for (const [url, entry] of Object.entries(parsed.entries ?? {})) {
         if (entry && typeof entry.reference === 'string') remember(this.cache, url, entry);
+      }
+      const now = Date.now();
+      for (const [url, entry] of Object.entries(parsed.failed ?? {})) {
+        const at = Date.parse(entry?.failedAt ?? '');
+        // Expired entries are dropped as the file is read: it never grows past what is still due.
+        if (typeof entry?.message === 'string' && now - at < this.failedTtl())
+          remember(this.failedUrls, url, entry, FAILED_LIMIT);
       }
     } catch {
       // No cache yet, or an unreadable one: start empty (it is only a cache).
@@ -284,9 +414,29 @@ export class AssetRegistrar {
     if (!file || this.options.plan) return;
     mkdirSync(dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ version: 1, entries: Object.fromEntries(this.cache) }));
+    writeFileSync(
+      tmp,
+      JSON.stringify({
+        version: 1,
+        entries: Object.fromEntries(this.cache),
+        failed: Object.fromEntries(this.failedUrls),
+      }),
+    );
     renameSync(tmp, file);
   }
+}
+
+/** A DAM 500 that says the source URL could not be fetched (not a fault of the DAM itself). */
+function isSourceFailure(message: string): boolean {
+  return /could not download|could not be reached|download timed out|source (host|url)/i.test(message);
+}
+
+/**
+ * How the cache file names a URL: as written, unless it carries a credential (a token, a signature),
+ * then by its sha256: the file keeps no secret, and the same URL still finds its entry.
+ */
+function storedKey(url: string): string {
+  return redactUrl(url) === url ? url : `#${createHash('sha256').update(url).digest('hex')}`;
 }
 
 function safeReference(url: string): string | undefined {
@@ -298,8 +448,18 @@ function safeReference(url: string): string | undefined {
 }
 
 /** Insert into a Map used as a bounded, oldest-first cache. */
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
+function remember<V>(map: Map<string, V>, key: string, value: V, limit = CACHE_LIMIT): void {
   map.delete(key);
   map.set(key, value);
-  if (map.size > CACHE_LIMIT) map.delete(map.keys().next().value as string);
+  if (map.size > limit) map.delete(map.keys().next().value as string);
+}
+
+/** The host of `url` when the DAM refuses it by name or address (its own origin aside), else undefined. */
+function refusedHostOf(url: string, damUrl: string): string | undefined {
+  try {
+    const { hostname, host } = new URL(url);
+    return refusedHost(hostname.toLowerCase()) && host !== new URL(damUrl).host ? hostname : undefined;
+  } catch {
+    return undefined;
+  }
 }

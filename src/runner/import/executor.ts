@@ -9,9 +9,10 @@
 // variants; and keeps the categories that wait for a parent a later batch may create.
 import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
+import { CategoryPaths, type PathFailure } from './category-paths.js';
 import { deleteGroup } from './delete.js';
 import { RecordLookup } from './lookup.js';
-import { type DraftResult, type ExecutorContext, stepFailed } from './outcome.js';
+import { type DraftResult, type ExecutorContext, placeOf, stepFailed } from './outcome.js';
 import { writeGroup } from './write.js';
 
 export type {
@@ -27,17 +28,35 @@ const WRITE_ORDER: Record<string, number> = { categories: 0, products: 1, custom
 
 export class ImportExecutor {
   readonly lookup: RecordLookup;
+  /** Categories named by paths: found or created before the drafts that need them. */
+  readonly paths: CategoryPaths | undefined;
   /** Category drafts waiting for a parent that a later batch may create. */
   private pendingCategories: Draft[] = [];
 
   constructor(private readonly ctx: ExecutorContext) {
     this.lookup = new RecordLookup(ctx.catalog, ctx.model, ctx.planned);
+    const categories = ctx.model.entities.find((e) => e.kind === 'categories');
+    if (categories) this.paths = new CategoryPaths(ctx, this.lookup, categories);
   }
 
   /** Runs one batch (refs unique per entity). Results come back in no particular order. */
   async run(drafts: readonly Draft[]): Promise<DraftResult[]> {
     const results: DraftResult[] = [];
-    const writes = drafts.filter((d) => d.command !== 'DELETE' && d.command !== 'IGNORE');
+    let writes = drafts.filter((d) => d.command !== 'DELETE' && d.command !== 'IGNORE');
+    if (this.paths) {
+      // The categories the drafts' paths name exist (or, in a plan, would) before anything links to them.
+      let unwritable: Map<Draft, PathFailure | undefined>;
+      try {
+        unwritable = await this.paths.ensure(writes);
+      } catch (err) {
+        const needing = writes.filter((d) => d.links.categoryPaths?.length);
+        results.push(...stepFailed(needing, err));
+        unwritable = new Map(needing.map((d) => [d, undefined]));
+      }
+      for (const [draft, why] of unwritable)
+        if (why) results.push({ draft, outcome: 'failed', message: why.message, problem: why.problem });
+      if (unwritable.size > 0) writes = writes.filter((d) => !unwritable.has(d));
+    }
     const deletes = drafts.filter((d) => d.command === 'DELETE');
     for (const d of drafts) if (d.command === 'IGNORE') results.push({ draft: d, outcome: 'skipped' });
 
@@ -83,15 +102,19 @@ export class ImportExecutor {
     const pending = this.pendingCategories;
     this.pendingCategories = [];
     const refs = new Set(pending.map((d) => d.ref));
-    const failed = pending.map((draft) => {
+    const failed = pending.map((draft): DraftResult => {
       const parent = draft.links.parentRef!;
       const cycle = refs.has(parent);
+      const brief = cycle
+        ? 'the parent category is part of a cycle of parents in the file'
+        : 'the parent category is neither in the file nor in the tenant';
       return {
         draft,
         outcome: 'failed' as const,
         message: cycle
           ? `the parent category '${parent}' is part of a cycle of parents in the file: ${cycleOf(draft, pending).join(' -> ')}`
           : `the parent category '${parent}' is neither in the file nor in the tenant (${entity.refField})`,
+        problem: placeOf(draft, 'link:parentRef', parent, brief),
       };
     });
     return [...written, ...failed];

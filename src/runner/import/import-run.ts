@@ -6,13 +6,17 @@
 import type { Draft } from '../../mappers/types.js';
 import type { Cell, SourceRow } from '../../readers/types.js';
 import type { KnownState } from '../../runs/known-state.js';
+import { fullSentence } from '../../schema/messages.js';
+import { redactFields } from '../../secrets.js';
+import { boundFields } from '../../writers/bounds.js';
 import type { RejectsWriter } from '../../writers/rejects.js';
 import { RowChecker } from '../check.js';
 import { AssetRegistrar } from './assets.js';
+import type { CreatedCategories } from './category-paths.js';
 import { type DraftResult, ImportExecutor } from './executor.js';
 import type { PlannedRecords } from './planned.js';
 import type { RunRecorder } from './recorder.js';
-import { EMPTY_LINE, type RowOutcome, type RowWork, reportLine } from './report-line.js';
+import { EMPTY_LINE, failedResult, type RowOutcome, type RowWork, reportLine } from './report-line.js';
 import { MODE_COMMAND, ROW_OUTCOMES, type RunningImport, type StopReason } from './types.js';
 
 const DEFAULT_BATCH = 100;
@@ -22,6 +26,8 @@ const PROGRESS_EVERY_MS = 100;
 
 export interface LoopResult {
   rows: number;
+  /** Rows written with a warning (an image or file left out). */
+  assetWarnings: number;
   outcomes: Record<RowOutcome, number>;
   stopReason?: StopReason;
 }
@@ -33,6 +39,7 @@ export class ImportRun {
   readonly outcomes = Object.fromEntries(ROW_OUTCOMES.map((o) => [o, 0])) as Record<RowOutcome, number>;
   private rows = 0;
   private errors = 0;
+  private warned = 0;
   /** Ordinal (1-based, in reading order) of the last row read: a resume skips rows by it. */
   private ordinal = 0;
   private failedBatches = 0;
@@ -40,6 +47,10 @@ export class ImportRun {
   private stopReason: StopReason | undefined;
   /** Rows whose drafts are waiting for a later batch (categories waiting for a parent). */
   private readonly waiting = new Map<Draft, RowWork>();
+  /** Categories created (or, in a plan, that would be) for paths of `categoryPath` columns. */
+  get categoriesCreated(): CreatedCategories {
+    return this.executor.paths?.created ?? { count: 0, paths: [] };
+  }
   /** Image reference -> the first rows that use it (only for --wait-for-images). */
   readonly imageRows = new Map<string, string[]>();
 
@@ -66,8 +77,10 @@ export class ImportRun {
         onDuplicate: options.onDuplicateAsset ?? 'reuse',
         ...(options.assetCacheFile !== undefined && { cacheFile: options.assetCacheFile }),
         ...(options.refreshAssets !== undefined && { refresh: options.refreshAssets }),
+        ...(options.failedAssetTtlMs !== undefined && { failedTtlMs: options.failedAssetTtlMs }),
         ...(options.plan !== undefined && { plan: options.plan }),
         ...(planned && { planned }),
+        ...(!options.plan && { log: recorder.assetLog }),
       });
       return this.registrar;
     };
@@ -82,6 +95,7 @@ export class ImportRun {
         plan: options.plan ?? false,
         concurrency: options.concurrency ?? 4,
         deleteVariants: options.deleteVariants ?? false,
+        onAssetError: options.onAssetError ?? 'warn',
       },
       writeLog: recorder,
       ...(planned && { planned }),
@@ -90,6 +104,7 @@ export class ImportRun {
       this.outcomes[o as RowOutcome] = (this.outcomes[o as RowOutcome] ?? 0) + n;
     this.rows = recorder.carried.rows;
     this.errors = recorder.carried.errors;
+    this.warned = recorder.carried.warned;
   }
 
   async execute(rows: AsyncIterable<SourceRow>): Promise<LoopResult> {
@@ -164,6 +179,7 @@ export class ImportRun {
     this.recorder.flush();
     return {
       rows: this.rows,
+      assetWarnings: this.warned,
       outcomes: this.outcomes,
       ...(this.stopReason && { stopReason: this.stopReason }),
     };
@@ -253,13 +269,19 @@ export class ImportRun {
 
   private async finishRow(work: RowWork, results: DraftResult[]): Promise<void> {
     const { row } = work;
-    const line = reportLine(work, results, this.options.profile.entity);
+    const line = redactFields(boundFields(reportLine(work, results, this.options.profile.entity)));
     this.rows += 1;
     this.outcomes[line.outcome as RowOutcome] += 1;
     if (line.outcome === 'failed') {
       this.errors += 1;
-      this.checker.countKind(results.find((r) => r.outcome === 'failed')?.message ?? line.message);
+      // Counted by kind and column (the sentence without the row's value), like validation errors.
+      const failed = failedResult(results);
+      const kind = failed?.problem
+        ? fullSentence(undefined, failed.problem.column, failed.problem.brief)
+        : (failed?.message ?? line.message);
+      this.checker.countKind(kind, () => row.location.text);
     } else if (line.outcome === 'invalid') this.errors += 1;
+    if (line.warnings) this.warned += 1;
     if (this.options.waitForImages) this.noteImages(row, results);
     this.recorder.row(
       work.n ?? 0,
@@ -275,16 +297,23 @@ export class ImportRun {
 
   /** Tells the caller how far the run is: at once when `now`, else if the last report is old enough. */
   private progress(now = false): void {
-    if (!this.options.onProgress) return;
     const at = Date.now();
     if (!now && at - this.progressAt < PROGRESS_EVERY_MS) return;
     this.progressAt = at;
-    this.options.onProgress({
+    const position = this.position();
+    const requests = this.options.counters?.();
+    this.recorder.progress({
+      rows: this.rows,
+      rowsRead: this.ordinal,
+      ...position,
+      ...(requests && { requests: requests.requests, rateLimited: requests.rateLimited }),
+    });
+    this.options.onProgress?.({
       rows: this.rows,
       rowsRead: this.ordinal,
       outcomes: this.outcomes,
-      ...this.position(),
-      ...(this.options.counters && { requests: this.options.counters() }),
+      ...position,
+      ...(requests && { requests }),
     });
   }
 

@@ -1,16 +1,21 @@
 // Links by ref -> the id fields a write carries (`prod_id`, `cat_parent_id`, `cat_ids`, ...): ids come
 // from this run's writes, else from one lookup for all that are missing.
+
+import { pathText } from '../../mappers/category-path.js';
 import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
 import type { RecordLookup } from './lookup.js';
+import { type FailurePlace, placeOf } from './outcome.js';
 
-export type ResolvedLinks = { ids: Record<string, unknown> } | { error: string };
+export type ResolvedLinks = { ids: Record<string, unknown> } | { error: string; problem: FailurePlace };
 
 interface LinkPlanItem {
   field: string;
   target: EntityModel;
   refs: string[];
   many: boolean;
+  /** The draft's link it comes from (`categoryRefs`): the column that gave it is `link:<kind>`. */
+  kind: string;
 }
 
 /** An attribute set named by its name (`typ_name`): resolved to its id in this tenant; empty: the default set. */
@@ -46,28 +51,41 @@ export async function resolveLinks(
   const resolved = new Map<Draft, ResolvedLinks>();
   for (const draft of drafts) {
     const ids: Record<string, unknown> = {};
-    let error: string | undefined;
+    let missing: { error: string; problem: FailurePlace } | undefined;
     for (const p of plans.get(draft) ?? []) {
       const values: Array<number | string> = [];
-      for (const ref of p.refs) {
+      for (const [i, ref] of p.refs.entries()) {
         const id = lookup.knownId(p.target.name, ref);
         if (id === undefined) {
-          error = `${singular(p.target)} '${ref}' is neither in the file nor in the tenant (${p.target.refField})`;
+          // Named as the row gave it: a category path as written, else the ref.
+          const path = p.kind === 'categoryRefs' ? draft.links.categoryPaths?.[i] : undefined;
+          const value = path ? pathText(path) : ref;
+          const brief = `${singular(p.target)} is neither in the file nor in the tenant`;
+          const problem = placeOf(draft, `link:${p.kind}`, value, brief, p.field);
+          const where = problem.column === undefined ? '' : `column "${problem.column}": `;
+          missing = {
+            error: `${where}${singular(p.target)} '${value}' is neither in the file nor in the tenant`,
+            problem,
+          };
           break;
         }
         values.push(id);
       }
-      if (error) break;
+      if (missing) break;
       ids[p.field] = p.many ? values : (values[0] ?? null);
     }
     for (const item of setNames.get(draft) ?? []) {
-      if (error) break;
+      if (missing) break;
       const id = item.name === '' ? null : sets?.get(item.name);
-      if (id === undefined)
-        error = `attribute set '${item.name}' is not in the tenant (${item.field.replace(/_id$/, '_name')})`;
-      else ids[item.field] = id;
+      const nameField = item.field.replace(/_id$/, '_name');
+      if (id === undefined) {
+        missing = {
+          error: `attribute set '${item.name}' is not in the tenant (${nameField})`,
+          problem: placeOf(draft, nameField, item.name, 'attribute set is not in the tenant', item.field),
+        };
+      } else ids[item.field] = id;
     }
-    resolved.set(draft, error ? { error } : { ids });
+    resolved.set(draft, missing ?? { ids });
   }
   return resolved;
 }
@@ -86,22 +104,30 @@ function linkPlan(entity: EntityModel, draft: Draft, model: TenantModel): LinkPl
   const { productRef, parentRef, categoryRefs, byField } = draft.links;
   if (productRef !== undefined) {
     const products = byKind('products');
-    if (products) plan.push({ field: products.idField, target: products, refs: [productRef], many: false });
+    if (products)
+      plan.push({
+        field: products.idField,
+        target: products,
+        refs: [productRef],
+        many: false,
+        kind: 'productRef',
+      });
   }
   if (parentRef !== undefined) {
     const field =
       entity.fields.find((f) => f.references === 'Categories' && !f.multiple)?.name ?? 'cat_parent_id';
-    plan.push({ field, target: entity, refs: [parentRef], many: false });
+    plan.push({ field, target: entity, refs: [parentRef], many: false, kind: 'parentRef' });
   }
   if (categoryRefs !== undefined) {
     const categories = byKind('categories');
     const field = entity.fields.find((f) => f.references === 'Categories')?.name;
-    if (categories && field) plan.push({ field, target: categories, refs: categoryRefs, many: true });
+    if (categories && field)
+      plan.push({ field, target: categories, refs: categoryRefs, many: true, kind: 'categoryRefs' });
   }
   for (const [field, refs] of Object.entries(byField ?? {})) {
     if (entity.field(field)?.references === 'AttributeSets') continue; // by name: setNamePlan
     const target = targetOf(entity.field(field)?.references, model);
-    if (target) plan.push({ field, target, refs: [refs].flat(), many: Array.isArray(refs) });
+    if (target) plan.push({ field, target, refs: [refs].flat(), many: Array.isArray(refs), kind: 'byField' });
   }
   return plan;
 }

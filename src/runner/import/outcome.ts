@@ -6,7 +6,7 @@ import type { ErrorCode } from '../../errors.js';
 import type { Draft } from '../../mappers/types.js';
 import type { WriteIntent } from '../../runs/journal.js';
 import type { TenantModel } from '../../schema/model.js';
-import type { AssetOutcome, AssetRegistrar } from './assets.js';
+import type { AssetErrorPolicy, AssetOutcome, AssetRegistrar } from './assets.js';
 import type { FieldChange } from './diff.js';
 import type { PlannedRecords } from './planned.js';
 
@@ -22,8 +22,46 @@ export interface DraftResult {
   changes?: FieldChange[];
   message?: string;
   assets?: AssetOutcome[];
+  /** What was written short of the row: the images and files left out because they could not be registered. */
+  warnings?: string[];
+  /** Where a failure is in the source row, and the failure's sentence without the row's value. */
+  problem?: FailurePlace;
   /** The service, not the record, failed: `service` (retries ran out), `auth` (the key was refused). */
   fault?: 'service' | 'auth';
+}
+
+/**
+ * A failure placed in the source row, as a validation error is: the API field, the source column and
+ * the value the row gave; `brief` is the sentence without that value, so equal failures count together.
+ */
+export interface FailurePlace {
+  field?: string;
+  column?: string;
+  value?: string;
+  brief: string;
+}
+
+/** The failure's place: the column that gave `key` (a write path, or `link:<kind>`) in this draft. */
+export function placeOf(
+  draft: Draft,
+  key: string,
+  value: unknown,
+  brief: string,
+  field: string = key,
+): FailurePlace {
+  const column = draft.source.columns[key];
+  const shown =
+    value === undefined || value === null
+      ? undefined
+      : Array.isArray(value)
+        ? value.join('|')
+        : String(value);
+  return {
+    ...(field.startsWith('link:') ? {} : { field }),
+    ...(column !== undefined && { column }),
+    ...(shown !== undefined && { value: shown }),
+    brief,
+  };
 }
 
 export interface ExecutorSettings {
@@ -32,6 +70,8 @@ export interface ExecutorSettings {
   concurrency: number;
   /** Delete a product's remaining variants before the product. */
   deleteVariants: boolean;
+  /** An image or file that cannot be registered: write the record without it (`warn`) or fail the row. */
+  onAssetError: AssetErrorPolicy;
 }
 
 export interface ExecutorContext {
@@ -64,13 +104,24 @@ export function failure(draft: Draft, err: unknown): DraftResult {
       )
       .join('; ');
     const fault = faultOf(err);
+    const refused = `${err.service} refused the ${err.method} (${err.status ?? err.code})`;
+    // The first field the service named, placed in the source row when a column gave it.
+    const named = err.failures.find((f) => f.field && draft.source.columns[f.field] !== undefined);
+    const problem =
+      details && named?.field
+        ? placeOf(
+            draft,
+            named.field,
+            draft.fields[named.field],
+            `${refused}: ${named.field}: ${named.message}`,
+          )
+        : undefined;
     return {
       draft,
       outcome: 'failed',
       ...(err.status !== undefined ? { status: err.status } : {}),
-      message: details
-        ? `${err.service} refused the ${err.method} (${err.status ?? err.code}): ${details}`
-        : triesMessage(err),
+      message: details ? `${refused}: ${details}` : triesMessage(err),
+      ...(problem && { problem }),
       ...(fault && { fault }),
     };
   }

@@ -1,12 +1,14 @@
 // Where every finished row goes: the run's journal (the source of truth, on disk) and the report
 // appended from it. A resumed run first copies the earlier attempt's finished rows into a fresh
 // journal and report, and learns which rows it may skip and what was in flight when it stopped.
-import { mkdtempSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { CatalogIoError } from '../../errors.js';
+import type { ReaderOptions } from '../../readers/options.js';
 import {
+  type JournalRecord,
   JournalWriter,
   journalReportLines,
   OrdinalSet,
@@ -15,8 +17,9 @@ import {
 } from '../../runs/journal.js';
 import { pauseAt } from '../../runs/pause.js';
 import { type RunMeta, RunRegistry } from '../../runs/registry.js';
-import { identityChange, type SourceIdentity } from '../../runs/source-identity.js';
+import { SourceDigest, type SourceIdentity } from '../../runs/source-identity.js';
 import { writeRunSummary } from '../../runs/summary.js';
+import { redactFields, redactText } from '../../secrets.js';
 import {
   type ImportReportLine,
   openRunReport,
@@ -25,7 +28,9 @@ import {
   writeImportReport,
 } from '../../writers/import-report.js';
 import type { RunSummary } from '../summary-types.js';
+import type { AssetLog, AssetOutcome, AssetStatus, EarlierAsset } from './assets.js';
 import type { WriteLog } from './outcome.js';
+import { chooseRun, type JournalScan, resumingLine, type Spool } from './resume.js';
 
 export interface RecorderSetup {
   /** The `.catalog-io` folder; none: a temporary folder, removed when the run ends. */
@@ -37,8 +42,42 @@ export interface RecorderSetup {
   entity: string;
   tenant: string;
   reportFile?: string;
+  rejectsFile?: string;
+  profileFile?: string;
+  plan?: boolean;
   keepRuns?: number;
+  /** The source as given, and how it is read: a resume reads a stream source again to check it. */
+  spec: string;
+  readerOptions?: ReaderOptions;
+  /** One line for people: what `--resume` did (resumed a run, or why it started a new one). */
+  onNote?: (line: string) => void;
 }
+
+/** What `open` decided, acted on by `start` once the run's lock is held. */
+interface Decided {
+  scan?: JournalScan;
+  spool?: Spool;
+  abandon?: RunMeta;
+  note?: string;
+}
+
+/** What `progress.json` in the run folder holds while an import runs (the console shows it live). */
+export interface LiveProgress {
+  /** Rows finished (journaled) and rows read from the source. */
+  rows: number;
+  rowsRead: number;
+  bytesRead: number;
+  totalBytes?: number;
+  /** Rows the reader made from the bytes read (handed out or not), when it knows. */
+  rowsMade?: number;
+  requests?: number;
+  rateLimited?: number;
+  /** When this was written (ms since the epoch). */
+  at: number;
+}
+
+/** progress.json is rewritten at most this often. */
+const LIVE_PROGRESS_MS = 1_000;
 
 /** What a resumed run takes over from the attempts before it. */
 export interface Carried {
@@ -48,6 +87,8 @@ export interface Carried {
   rows: number;
   /** Rows failed or invalid (they count towards --max-errors). */
   errors: number;
+  /** Rows written with a warning (an image or file left out). */
+  warned: number;
 }
 
 /** What the run says of itself at its end; the recorder adds the run id, command and tenant. */
@@ -57,14 +98,33 @@ export class RunRecorder implements WriteLog {
   private journal!: JournalWriter;
   private report: RunReportWriter | undefined;
   private readonly prior_ = new Map<string, WriteIntent>();
-  readonly carried: Carried = { finished: new OrdinalSet(), outcomes: {}, rows: 0, errors: 0 };
+  readonly carried: Carried = { finished: new OrdinalSet(), outcomes: {}, rows: 0, errors: 0, warned: 0 };
+  /** A source read once: hashed as read, for the journal's checkpoints. */
+  private readonly digest: SourceDigest | undefined;
+  /** Row and `na` lines in the journal: its `end` line says how many. */
+  private lines = 0;
+  /** Image and file URLs an earlier attempt of this run registered (by URL hash). */
+  private readonly earlierAssets = new Map<string, EarlierAsset>();
 
   private constructor(
     readonly registry: RunRegistry,
     readonly meta: RunMeta,
     private readonly setup: RecorderSetup,
     private readonly temporary: string | undefined,
-  ) {}
+    private readonly decided: Decided,
+  ) {
+    if (setup.identity.stream && !decided.spool) this.digest = new SourceDigest();
+  }
+
+  /** Where the rows are read: a resume's spool of a stream source, else the source itself. */
+  get readFrom(): string | undefined {
+    return this.decided.spool?.file;
+  }
+
+  /** Sees the source's bytes as the reader takes them (a stream source read for the first time). */
+  get tap(): ((chunk: Buffer) => void) | undefined {
+    return this.digest?.tap;
+  }
 
   get runId(): string {
     return this.meta.runId;
@@ -82,34 +142,37 @@ export class RunRecorder implements WriteLog {
   static async open(setup: RecorderSetup): Promise<RunRecorder> {
     const temporary = setup.stateDir ? undefined : mkdtempSync(path.join(tmpdir(), 'catalog-io-run-'));
     const registry = new RunRegistry(setup.stateDir ?? temporary!);
-    let meta: RunMeta;
+    let meta: RunMeta | undefined;
+    const decided: Decided = {};
     if (setup.resume) {
-      meta = await registry.resumable(
-        setup.identity.key,
-        typeof setup.resume === 'string' ? setup.resume : undefined,
-      );
-      const changed =
-        identityChange(meta.identity, setup.identity) ??
-        (meta.profileHash !== setup.profileHash
-          ? 'the profile (or --entity) changed since the run started'
-          : undefined) ??
-        (meta.tenant !== setup.tenant ? 'it ran against another tenant' : undefined);
-      if (changed) {
-        throw new CatalogIoError(
-          'CONFIG_INVALID',
-          `Cannot resume run ${meta.runId}: ${changed}. Run the import again without --resume`,
-        );
+      const choice = await chooseRun({
+        registry,
+        resume: setup.resume,
+        identity: setup.identity,
+        profileHash: setup.profileHash,
+        tenant: setup.tenant,
+        source: setup.spec,
+        ...(setup.readerOptions && { readerOptions: setup.readerOptions }),
+      });
+      if (choice.spool) decided.spool = choice.spool;
+      if (choice.kind === 'resume') {
+        decided.scan = choice.scan;
+        decided.note = resumingLine(choice.meta, choice.scan);
+        meta = {
+          ...choice.meta,
+          state: 'running',
+          pid: process.pid,
+          host: hostname(),
+          resumes: choice.meta.resumes + 1,
+          ...(setup.reportFile && { reportFile: setup.reportFile }),
+        };
+        // Saved by start(), once the lock is held: a resume refused for the lock changes nothing.
+      } else {
+        if (choice.note) decided.note = choice.note;
+        if (choice.abandon) decided.abandon = choice.abandon;
       }
-      meta = {
-        ...meta,
-        state: 'running',
-        pid: process.pid,
-        host: hostname(),
-        resumes: meta.resumes + 1,
-        ...(setup.reportFile && { reportFile: setup.reportFile }),
-      };
-      // Saved by start(), once the lock is held: a resume refused for the lock changes nothing.
-    } else {
+    }
+    if (!meta) {
       if (setup.stateDir) await registry.prune(setup.keepRuns);
       meta = await registry.create({
         command: 'import',
@@ -120,37 +183,77 @@ export class RunRecorder implements WriteLog {
         tenant: setup.tenant,
         startedAt: new Date().toISOString(),
         ...(setup.reportFile && { reportFile: setup.reportFile }),
+        ...(setup.rejectsFile && { rejectsFile: setup.rejectsFile }),
+        ...(setup.profileFile && { profileFile: setup.profileFile }),
+        ...(setup.plan && { plan: true }),
       });
     }
-    return new RunRecorder(registry, meta, setup, temporary);
+    return new RunRecorder(registry, meta, setup, temporary, decided);
   }
+
+  /** The checkpoint each flush of the journal ends with, for a source read once. */
+  private readonly seal = (): JournalRecord | undefined => {
+    const spool = this.decided.spool;
+    if (spool) return { t: 'src', bytes: spool.bytes, hash: spool.hash };
+    return this.digest ? { t: 'src', ...this.digest.checkpoint() } : undefined;
+  };
 
   /** Opens the report and the journal; a resume carries the finished rows of the attempts before. */
   async start(): Promise<void> {
+    await pauseAt('start');
+    const { abandon, note } = this.decided;
+    if (abandon) await this.registry.save({ ...abandon, state: 'abandoned' });
+    if (note) this.setup.onNote?.(note);
     if (this.meta.resumes > 0) await this.registry.save(this.meta);
-    if (this.setup.reportFile) this.report = openRunReport(this.setup.reportFile);
-    if (this.meta.resumes > 0) await this.carryOver();
-    this.journal = new JournalWriter(this.journalFile);
+    const reportFile = this.setup.reportFile;
+    if (this.meta.resumes > 0) {
+      // The carried lines go to a new report that replaces the old one only once it is whole.
+      const building = reportFile && `${reportFile}.resume-${process.pid}${path.extname(reportFile)}`;
+      if (building) this.report = openRunReport(building);
+      await this.carryOver();
+      if (building && reportFile && this.report?.format !== 'xlsx') {
+        this.report?.flush();
+        await rename(building, reportFile);
+      }
+    } else if (reportFile) this.report = openRunReport(reportFile);
+    this.journal = new JournalWriter(this.journalFile, this.seal);
   }
 
   private async carryOver(): Promise<void> {
     const fresh = `${this.journalFile}.resume`;
-    const writer = new JournalWriter(fresh);
+    await rm(fresh, { force: true });
+    const writer = new JournalWriter(fresh, this.seal);
+    writer.append({ t: 'start', run: this.meta.runId });
     const inflight = new Map<number, WriteIntent[]>();
+    // A source read once: only the rows its last checkpoint covers were read from bytes it can check.
+    const upTo = this.setup.identity.stream ? (this.decided.scan?.checkpoint?.records ?? 0) : Infinity;
+    let records = 0;
     try {
       for await (const record of readJournal(this.journalFile)) {
+        records += 1;
+        if (records > upTo) break;
         // Rows not attempted, or failed because the service did, are tried again: they leave the journal.
         if (record.t === 'na' || (record.t === 'row' && record.retry)) continue;
+        if (record.t === 'start' || record.t === 'end' || record.t === 'src') continue;
         if (record.t === 'row') {
           this.carried.finished.add(record.n);
           this.carried.rows += 1;
+          this.lines += 1;
           if (record.line.outcome === 'failed' || record.line.outcome === 'invalid') this.carried.errors += 1;
+          if (record.line.warnings) this.carried.warned += 1;
           this.carried.outcomes[record.line.outcome] = (this.carried.outcomes[record.line.outcome] ?? 0) + 1;
         } else if (record.t === 'inflight') {
           inflight.set(record.b, record.intents);
           continue;
         } else if (record.t === 'done') {
           inflight.delete(record.b);
+          continue;
+        } else if (record.t === 'asset') {
+          if (record.s === 'pending' || !this.earlierAssets.has(record.u))
+            this.earlierAssets.set(record.u, { kind: record.kind, reference: record.ref, status: record.s });
+          else if (this.earlierAssets.get(record.u)!.status === 'pending')
+            this.earlierAssets.set(record.u, { kind: record.kind, reference: record.ref, status: record.s });
+          writer.append(record);
           continue;
         }
         writer.append(record);
@@ -166,7 +269,28 @@ export class RunRecorder implements WriteLog {
     await rename(fresh, this.journalFile);
   }
 
+  /** What earlier attempts of this run did with image and file URLs (registered, reused, cached). */
+  get assetLog(): AssetLog {
+    const key = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
+    return {
+      earlier: (url) => this.earlierAssets.get(key(url)),
+      earlierCounts: () => {
+        const counts: Partial<Record<AssetStatus, number>> = {};
+        for (const { status } of this.earlierAssets.values())
+          if (status !== 'pending') counts[status] = (counts[status] ?? 0) + 1;
+        return counts;
+      },
+      pending: (kind, url, reference) =>
+        this.journal.appendNow({ t: 'asset', kind, u: key(url), ref: reference, s: 'pending' }),
+      outcome: (o: AssetOutcome) => {
+        if (o.status === 'registered' || o.status === 'reused' || o.status === 'cached')
+          this.journal.append({ t: 'asset', kind: o.kind, u: key(o.url), ref: o.reference, s: o.status });
+      },
+    };
+  }
+
   row(n: number, line: ImportReportLine, refs: string[], retry: boolean): void {
+    this.lines += 1;
     this.journal.append({
       t: 'row',
       n,
@@ -178,11 +302,13 @@ export class RunRecorder implements WriteLog {
   }
 
   notAttempted(n: number, line: ImportReportLine): void {
+    this.lines += 1;
     this.journal.append({ t: 'na', n, line });
     this.report?.write(line);
   }
 
-  extra(line: ImportReportLine): void {
+  extra(whole: ImportReportLine): void {
+    const line = redactFields(whole);
     this.journal.append({ t: 'extra', line });
     this.report?.write(line);
   }
@@ -197,6 +323,26 @@ export class RunRecorder implements WriteLog {
 
   checkpoint(point: string): Promise<void> | undefined {
     return pauseAt(point === 'write' ? `write:${this.batch}` : point);
+  }
+
+  private progressAt = 0;
+
+  /**
+   * Where the run is, for anyone watching the run folder (the console): written beside the journal
+   * (copy and rename, so a reader never sees half a file) at most once a second; best effort.
+   */
+  progress(progress: Omit<LiveProgress, 'at'>): void {
+    if (this.temporary) return;
+    const at = Date.now();
+    if (at - this.progressAt < LIVE_PROGRESS_MS) return;
+    this.progressAt = at;
+    const file = this.registry.progressFile(this.meta.runId);
+    try {
+      writeFileSync(`${file}.tmp`, JSON.stringify({ ...progress, at } satisfies LiveProgress));
+      renameSync(`${file}.tmp`, file);
+    } catch {
+      // Only a view of the run: the journal is what counts.
+    }
   }
 
   /** The batch being written (its in-flight markers carry this number). */
@@ -215,7 +361,9 @@ export class RunRecorder implements WriteLog {
 
   /** Closes journal and report (an XLSX report is written now, from the journal), and records the end. */
   async close(summary: RunEnd, summaryCopy?: string): Promise<RunSummary> {
+    this.journal.append({ t: 'end', rows: this.lines });
     this.journal.close();
+    await this.dropSpool();
     this.report?.close();
     const full = this.fullSummary(summary);
     if (this.setup.reportFile && this.report?.format === 'xlsx')
@@ -236,6 +384,7 @@ export class RunRecorder implements WriteLog {
 
   /** A run that never started (its lock was refused): a new run leaves no folder behind. */
   async discard(summary: RunEnd, summaryCopy?: string): Promise<void> {
+    await this.dropSpool();
     try {
       this.journal?.close();
       this.report?.close();
@@ -249,8 +398,13 @@ export class RunRecorder implements WriteLog {
 
   /** A run that failed outright: the journal stays consistent and the run shows as crashed or interrupted. */
   async abandon(summary: RunEnd, summaryCopy?: string): Promise<void> {
+    await this.dropSpool();
     try {
-      this.journal?.close();
+      // A journal never opened (the run failed before its start) is left as it was.
+      if (this.journal) {
+        this.journal.append({ t: 'end', rows: this.lines });
+        this.journal.close();
+      }
       this.report?.close();
     } catch {
       // nothing more can be kept
@@ -260,12 +414,25 @@ export class RunRecorder implements WriteLog {
       await rm(this.temporary, { recursive: true, force: true });
       return;
     }
+    // A run that failed before its journal was opened is left as it was (its journal has no end).
+    if (!this.journal) return;
     // The journal is consistent: the run can be resumed.
     await writeRunSummary(this.registry.summaryFile(this.meta.runId), this.fullSummary(summary), summaryCopy);
     await this.registry.save({ ...this.meta, state: summary.state });
   }
 
+  private async dropSpool(): Promise<void> {
+    if (this.decided.spool) await rm(this.decided.spool.dir, { recursive: true, force: true });
+  }
+
   private fullSummary(summary: RunEnd): RunSummary {
-    return { runId: this.meta.runId, command: 'import', tenant: this.meta.tenant, ...summary };
+    return {
+      runId: this.meta.runId,
+      command: 'import',
+      tenant: this.meta.tenant,
+      ...summary,
+      source: redactText(summary.source),
+      message: redactText(summary.message),
+    };
   }
 }

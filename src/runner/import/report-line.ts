@@ -41,6 +41,7 @@ export const EMPTY_LINE: ImportReportLine = {
   column: '',
   value: '',
   message: '',
+  warnings: '',
   assets: '',
 };
 
@@ -83,6 +84,8 @@ export function reportLine(work: RowWork, results: DraftResult[], defaultEntity:
         .filter((r) => r.message || r.draft !== main)
         .map((r) => `${r.draft.entity} ${r.draft.ref}: ${r.outcome}${r.message ? ` — ${r.message}` : ''}`)
         .join('; ');
+  // A failure placed in the source row names its column and value, as an invalid row's line does.
+  const problem = outcome === 'failed' ? failedResult(results)?.problem : undefined;
   return {
     location: base.location,
     entity: base.entity,
@@ -91,10 +94,11 @@ export function reportLine(work: RowWork, results: DraftResult[], defaultEntity:
     id: mainResult.id === undefined ? '' : String(mainResult.id),
     status: mainResult.status === undefined ? '' : String(mainResult.status),
     changed: results.flatMap(changedText).join('; '),
-    field: '',
-    column: '',
-    value: '',
+    field: problem?.field ?? '',
+    column: problem?.column ?? '',
+    value: problem?.value ?? '',
     message,
+    warnings: warningsText(results),
     assets: assetsText(results),
   };
 }
@@ -105,6 +109,17 @@ function changedText(r: DraftResult): string[] {
     const name = c.culture ? `${c.field}_${c.culture}` : c.field;
     return r.outcome === 'would-update' ? `${name}: ${show(c.old)} -> ${show(c.new)}` : name;
   });
+}
+
+/** The row's first failed result (the one its problem is counted by). */
+export function failedResult(results: readonly DraftResult[]): DraftResult | undefined {
+  return results.find((r) => r.outcome === 'failed');
+}
+
+function warningsText(results: DraftResult[]): string {
+  let text = '';
+  for (const r of results) for (const w of r.warnings ?? []) text += `${text ? '; ' : ''}${w}`;
+  return text;
 }
 
 function assetsText(results: DraftResult[]): string {

@@ -66,10 +66,16 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     ...(options.keepRuns !== undefined && { keepRuns: options.keepRuns }),
     identity: await identityOf(options.source),
     source: displayName(options.source),
+    spec: options.source,
+    ...(options.readerOptions && { readerOptions: options.readerOptions }),
+    ...(options.onNote && { onNote: options.onNote }),
     profileHash: hashOf({ profile: options.profile, mode: options.mode ?? 'upsert' }),
     entity: options.profile.entity,
     tenant: options.tenant ?? 'unnamed',
     ...(options.reportFile !== undefined && { reportFile: options.reportFile }),
+    ...(options.rejectsFile !== undefined && { rejectsFile: path.resolve(options.rejectsFile) }),
+    ...(options.profileFile !== undefined && { profileFile: options.profileFile }),
+    ...(options.plan && { plan: true }),
   });
   let lock: HeldLock | undefined;
   let opened: Awaited<ReturnType<typeof openSource>> | undefined;
@@ -104,7 +110,12 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       stop.lockLost = true;
       stop.onLockLost?.(err);
     });
-    opened = await openSource(options.source, options.readerOptions);
+    // A resumed stream source is read from the copy its check made; a first read is hashed as it goes.
+    const tap = recorder.tap;
+    opened = await openSource(recorder.readFrom ?? options.source, {
+      ...options.readerOptions,
+      ...(tap && { tap }),
+    });
     if (options.rejectsFile)
       rejects = await openRejectsFor(options.rejectsFile, opened, { guard: options.raw !== true });
     known = await openKnownState(running);
@@ -155,18 +166,21 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     const partial: Omit<ImportSummary, 'exitCode'> = {
       runId: recorder.runId,
       ...(options.stateDir !== undefined && { runDir: recorder.dir }),
-      source: opened.source,
+      source: recorder.readFrom ? displayName(options.source) : opened.source,
       rows: loop.rows,
       outcomes: loop.outcomes,
       topErrors: run.checker.topErrors(),
       warnings,
       notes: opened.notes,
       assets: run.registrar?.counts ?? { registered: 0, reused: 0, cached: 0, planned: 0, failed: 0 },
+      assetWarnings: loop.assetWarnings,
+      categoriesCreated: run.categoriesCreated,
       failedImages,
       requests: {
         total: requests?.requests ?? 0,
         byMethod: requests?.byMethod ?? {},
-        retries: requests?.retries ?? 0,
+        // A POST the registrar sent again after an unknown outcome is a retry too.
+        retries: (requests?.retries ?? 0) + (run.registrar?.resends ?? 0),
         rateLimited: requests?.rateLimited ?? 0,
       },
       stopped: stopReason !== undefined,
@@ -187,6 +201,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
         exitCode: summary.exitCode,
         outcomes: Object.fromEntries(Object.entries(summary.outcomes).filter(([, n]) => n > 0)),
         rows: summary.rows,
+        ...(summary.assetWarnings > 0 && { assetWarnings: summary.assetWarnings }),
         requests: { total: summary.requests.total, byMethod: summary.requests.byMethod },
         startedAt: recorder.meta.startedAt,
         finishedAt: new Date().toISOString(),
@@ -311,9 +326,14 @@ function sentence(s: Omit<ImportSummary, 'exitCode'> & { exitCode: number }): st
       return `Stopped: --max-errors reached with ${failed} rows failed or invalid; fix them (see the report) and run again.`;
     case 'max-missing':
       return `Nothing was deleted: ${s.fullSync?.guard ?? 'too many records are missing from the feed'}. Check the feed is complete, or raise --max-missing.`;
-    default:
+    default: {
+      const warned =
+        s.assetWarnings > 0
+          ? ` ${s.assetWarnings} rows were written without an image or file that could not be registered (see the report's warnings).`
+          : '';
       return failed > 0
-        ? `Finished with ${failed} of ${s.rows} rows failed or invalid: see the report.`
-        : `Finished: ${s.rows} rows, none failed.`;
+        ? `Finished with ${failed} of ${s.rows} rows failed or invalid: see the report.${warned}`
+        : `Finished: ${s.rows} rows, none failed.${warned}`;
+    }
   }
 }

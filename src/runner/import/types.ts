@@ -7,8 +7,10 @@ import type { Profile } from '../../mappers/profile-types.js';
 import type { Command } from '../../mappers/types.js';
 import type { ReaderOptions } from '../../readers/index.js';
 import type { TenantModel } from '../../schema/model.js';
+import type { TopProblem } from '../check.js';
 import type { RunState } from '../summary-types.js';
-import type { AssetStatus, DuplicatePolicy } from './assets.js';
+import type { AssetErrorPolicy, AssetStatus, DuplicatePolicy } from './assets.js';
+import type { CreatedCategories } from './category-paths.js';
 import type { FullSyncResult, MaxMissing } from './full-sync.js';
 import type { RowOutcome } from './report-line.js';
 
@@ -79,6 +81,14 @@ export interface ImportOptions {
   strict?: boolean;
   deleteVariants?: boolean;
   onDuplicateAsset?: DuplicatePolicy;
+  /**
+   * An image or file that cannot be registered: `warn` (default) writes the record without it and
+   * gives the row a warning; `fail` fails the row.
+   */
+  onAssetError?: AssetErrorPolicy;
+  /** How long a URL that could not be registered is not tried again (kept in the asset cache). Default 7 days. */
+  failedAssetTtlMs?: number;
+  /** Ignore the asset cache (URLs registered, and URLs that failed, in earlier runs). */
   refreshAssets?: boolean;
   /** URL -> DAM reference cache of earlier runs. */
   assetCacheFile?: string;
@@ -86,11 +96,15 @@ export interface ImportOptions {
   waitForImages?: boolean | { timeoutMs?: number; intervalMs?: number };
   reportFile?: string;
   rejectsFile?: string;
+  /** The profile file as given, kept in the run folder for the command that resumes the run. */
+  profileFile?: string;
   /** Keep CSV cells exactly as written: do not take off the export's formula guard. */
   raw?: boolean;
   /** The run's request counters (from the connection). */
   counters?: () => CountersSnapshot;
   onProgress?: (progress: ImportProgress) => void;
+  /** One line for people: what `--resume` did (the run it continues, or why it started a new one). */
+  onNote?: (line: string) => void;
 
   /** The `.catalog-io` folder that keeps run folders and locks; none: a temporary journal, no lock file. */
   stateDir?: string;
@@ -141,11 +155,15 @@ export interface ImportSummary {
   source: string;
   rows: number;
   outcomes: Record<RowOutcome, number>;
-  topErrors: Array<{ message: string; count: number }>;
+  topErrors: TopProblem[];
   warnings: string[];
   notes: string[];
   /** Distinct URLs by registration outcome. */
   assets: Record<AssetStatus, number>;
+  /** Rows written without an image or file that could not be registered (each has a `warnings` cell). */
+  assetWarnings: number;
+  /** Categories created for the paths of `categoryPath` columns (in a plan: that would be). */
+  categoriesCreated: CreatedCategories;
   /** Images registered by this run whose processing failed (`--wait-for-images`). */
   failedImages: string[];
   requests: { total: number; byMethod: Record<string, number>; retries: number; rateLimited: number };

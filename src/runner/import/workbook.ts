@@ -185,6 +185,7 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
         exitCode: summary.exitCode,
         outcomes: Object.fromEntries(Object.entries(summary.outcomes).filter(([, n]) => n > 0)),
         rows: summary.rows,
+        ...(summary.assetWarnings > 0 && { assetWarnings: summary.assetWarnings }),
         requests: { total: summary.requests.total, byMethod: summary.requests.byMethod },
         startedAt,
         finishedAt: new Date().toISOString(),
@@ -246,6 +247,11 @@ export function foldSummaries(source: string, parts: ImportSummary[], warnings: 
     warnings: [...warnings, ...parts.flatMap((p) => p.warnings)],
     notes: parts.flatMap((p) => p.notes),
     assets,
+    assetWarnings: parts.reduce((n, p) => n + p.assetWarnings, 0),
+    categoriesCreated: {
+      count: parts.reduce((n, p) => n + p.categoriesCreated.count, 0),
+      paths: parts.flatMap((p) => p.categoriesCreated.paths).slice(0, 50),
+    },
     failedImages: parts.flatMap((p) => p.failedImages),
     // The connection counts requests over the whole command: the last sheet's count holds them all.
     requests: last?.requests ?? { total: 0, byMethod: {}, retries: 0, rateLimited: 0 },

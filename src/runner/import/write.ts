@@ -12,7 +12,7 @@ import { diffDraft, type ExistingRecord, type FieldChange } from './diff.js';
 import { registerDraftAssets } from './draft-assets.js';
 import { type ResolvedLinks, resolveLinks } from './links.js';
 import type { RecordLookup } from './lookup.js';
-import { type DraftResult, type ExecutorContext, failure } from './outcome.js';
+import { type DraftResult, type ExecutorContext, failure, placeOf } from './outcome.js';
 import { PLANNED_VALUES_BUDGET } from './planned.js';
 
 /** `known`: the drafts' records when the caller already looked them up. */
@@ -107,13 +107,44 @@ function decide(
   links: Map<Draft, ResolvedLinks>,
 ): Decision {
   const assets = assetResults.get(draft);
-  const withAssets = (r: DraftResult): DraftResult => (assets ? { ...r, assets } : r);
+  const failedAssets = assets?.filter((a) => a.status === 'failed') ?? [];
+  let warnings: string[] | undefined;
+  if (failedAssets.length > 0) {
+    // A plain name the DAM does not hold is left out like a URL the DAM refused (the catalog would
+    // refuse the whole write for it).
+    if (ctx.settings.onAssetError === 'fail') {
+      const first = failedAssets[0]!;
+      const asset = draft.assets.find((a) => (a.url ?? a.name) === first.url);
+      const key = asset ? (asset.culture ? `${asset.field}.${asset.culture}` : asset.field) : '';
+      const problem = placeOf(
+        draft,
+        key,
+        first.url,
+        `${first.kind} not registered: ${first.message}`,
+        asset?.field,
+      );
+      return {
+        draft,
+        result: {
+          draft,
+          outcome: 'failed',
+          message: `${first.url}: ${first.message}`,
+          assets: assets!,
+          problem,
+        },
+      };
+    }
+    // The record is written without what could not be registered; the row says so.
+    warnings = leaveOut(draft, failedAssets, ctx.model.baseLanguage);
+  }
+  const withAssets = (r: DraftResult): DraftResult => {
+    if (!assets) return r;
+    return warnings ? { ...r, assets, warnings } : { ...r, assets };
+  };
   const done = (result: DraftResult): Decision => ({ draft, result: withAssets(result) });
-  const failedAsset = assets?.find((a) => a.status === 'failed');
-  if (failedAsset)
-    return done({ draft, outcome: 'failed', message: `${failedAsset.url}: ${failedAsset.message}` });
   const link = links.get(draft);
-  if (link && 'error' in link) return done({ draft, outcome: 'failed', message: link.error });
+  if (link && 'error' in link)
+    return done({ draft, outcome: 'failed', message: link.error, problem: link.problem });
   const ids = idsOf(link);
   const found = existing.get(draft.ref);
   // A row this run was writing when it was cut short: what it did then counts, not what is left to do.
@@ -125,6 +156,7 @@ function decide(
       outcome: 'failed',
       id: found.id,
       message: `${entity.refField} '${draft.ref}' already exists (id ${found.id}); the row asks for a new record`,
+      problem: placeOf(draft, entity.refField, draft.ref, 'already exists; the row asks for a new record'),
     });
   }
   if (draft.command === 'UPDATE' && !found) {
@@ -132,6 +164,7 @@ function decide(
       draft,
       outcome: 'failed',
       message: `${entity.refField} '${draft.ref}' does not exist; the row asks to update it`,
+      problem: placeOf(draft, entity.refField, draft.ref, 'does not exist; the row asks to update it'),
     });
   }
   if (found) {
@@ -149,6 +182,33 @@ function decide(
   }
   if (ctx.settings.plan) return done({ draft, outcome: 'would-create' });
   return { draft, send: 'post', body: { ...writeBody(draft, ctx.model), ...ids }, withAssets };
+}
+
+/**
+ * Takes the assets that could not be registered out of the draft (a list keeps its other values; a
+ * field left empty is not written, so an existing record keeps what it has). One warning per asset.
+ */
+function leaveOut(draft: Draft, failed: readonly AssetOutcome[], baseLanguage: string): string[] {
+  const warnings: string[] = [];
+  for (const outcome of failed) {
+    for (const asset of draft.assets) {
+      // A URL's outcome names the URL; a plain name's, the name.
+      if ((asset.url ?? asset.name) !== outcome.url) continue;
+      const values =
+        asset.culture && asset.culture !== baseLanguage ? draft.cultures[asset.culture] : draft.fields;
+      if (!values) continue;
+      const value = values[asset.field];
+      if (Array.isArray(value)) {
+        const kept = value.filter((v) => v !== asset.name && v !== outcome.reference);
+        if (kept.length > 0) values[asset.field] = kept;
+        else delete values[asset.field];
+      } else if (value === asset.name || value === outcome.reference) delete values[asset.field];
+    }
+    warnings.push(`${outcome.kind} ${outcome.url} left out: ${outcome.message}`);
+  }
+  const gone = new Set(failed.map((o) => o.url));
+  draft.assets = draft.assets.filter((a) => !gone.has(a.url ?? a.name));
+  return warnings;
 }
 
 function idsOf(link: ResolvedLinks | undefined): Record<string, unknown> {

@@ -99,6 +99,7 @@ export function reportLine(r: StructureResult): ImportReportLine {
     column: '',
     value: '',
     message: r.message ?? '',
+    warnings: '',
     assets: '',
   };
 }
@@ -125,6 +126,8 @@ function structureSummary(
     warnings: [],
     notes: [],
     assets: { registered: 0, reused: 0, cached: 0, planned: 0, failed: 0 },
+    assetWarnings: 0,
+    categoriesCreated: { count: 0, paths: [] },
     failedImages: [],
     requests: {
       total: counters?.requests ?? 0,

@@ -1,6 +1,7 @@
 // The DAM API of the sandbox: /images and /files, addressed by reference. Creation and replacement
 // fetch the source for real (HEAD probe, streamed GET) from the sandbox's own asset host or an
-// allowed loopback host; any other public host is answered as unreachable without any traffic.
+// allowed loopback host; any other public host is answered as unreachable without any traffic, or,
+// with `remoteAssets: 'synthetic'`, as a small generated file of the type the URL names.
 // Images are processed in the background (Up -> Ok / Er); files are usable at once.
 import { imageSize } from 'image-size';
 import type { AssetDirectory, ServiceContext } from '../context.js';
@@ -33,6 +34,7 @@ import { joinTags, type StoredFile, type StoredImage, showFile, showImage } from
 import { type SeedFile, type SeedImage, seedFiles, seedImages } from './seed.js';
 
 import { checkSourceUrl, hostStanding, type SourceUrl } from './source-url.js';
+import { syntheticSourceUrl } from './synthetic.js';
 import { ProcessingWorker } from './worker.js';
 
 export type { FileRecord, ImageRecord, ImageStatus } from './records.js';
@@ -334,8 +336,11 @@ class Dam implements DamService {
     let replacement: Fetched | undefined;
     if (source) {
       const fileType = current.fileType;
-      const fetched = await this.fetchSource(kind, source, (type) =>
-        replacementTypeProblem(kind, fileType, type),
+      const fetched = await this.fetchSource(
+        kind,
+        source,
+        (type) => replacementTypeProblem(kind, fileType, type),
+        fileType,
       );
       if (!fetched.ok) return fetched.response;
       replacement = fetched;
@@ -421,13 +426,19 @@ class Dam implements DamService {
     kind: AssetKind,
     source: SourceUrl,
     checkContentType: FetchLimits['checkContentType'],
+    currentType?: string,
   ): Promise<Fetched | { ok: false; response: SandboxResponse }> {
-    // A host that passed the public-host rule but is not one the sandbox may reach: the real
-    // service would try and fail in transport; the sandbox answers the same without any traffic.
-    if (hostStanding(source.url, this.fetchableHosts()) === 'outside')
-      return { ok: false, response: errorBody(500, msg.unreachable(source.url.hostname)) };
+    let fetchUrl = source.url;
+    if (hostStanding(source.url, this.fetchableHosts()) === 'outside') {
+      // A host that passed the public-host rule but is not one the sandbox may reach: the real
+      // service would try and fail in transport; the sandbox answers the same without any traffic,
+      // unless it stands in for remote hosts with generated files of the named type.
+      if (this.ctx.options.remoteAssets !== 'synthetic')
+        return { ok: false, response: errorBody(500, msg.unreachable(source.url.hostname)) };
+      fetchUrl = syntheticSourceUrl(source.url, this.ctx.urls.assetsUrl, kind, currentType ?? source.ext);
+    }
 
-    const result = await this.fetcher.fetch(source.url, {
+    const result = await this.fetcher.fetch(fetchUrl, {
       maxBytes: maxBytes(kind),
       tooLarge: kind === 'image' ? msg.imageTooLarge : msg.fileTooLarge,
       timeoutMs: this.timeoutMs,

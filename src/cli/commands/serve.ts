@@ -1,0 +1,106 @@
+// `catalog-io serve [--port 4020] [--host 127.0.0.1] [--token T] [--redis URL]`: the web console over
+// this folder's runs (src/console/). Loopback by default; bound elsewhere it needs a token.
+import type { CommandModule } from 'yargs';
+import { connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/flags.js';
+import { CatalogIoError } from '../../errors.js';
+import { parseSize } from '../../readers/index.js';
+import { checkRedisUrl } from '../../redis/url.js';
+import type { CommandFactory } from './index.js';
+
+interface ServeArgs {
+  port: number;
+  host: string;
+  token?: string;
+  redis?: string;
+  'max-upload': string;
+  json: boolean;
+  [key: string]: unknown;
+}
+
+export const serveCommand: CommandFactory = (out) =>
+  ({
+    command: 'serve',
+    describe: 'A web console over the runs of this folder: history, reports, plans, checking a file, jobs',
+    builder: (y) =>
+      y
+        .option('port', {
+          ...numberFlag(
+            'port',
+            { min: 0, max: 65_535, whole: true, unit: 'a TCP port' },
+            'Port (0 = any free port)',
+          ),
+          default: 4020,
+        })
+        .option('host', {
+          type: 'string',
+          default: '127.0.0.1',
+          describe: 'Address to listen on; anything but loopback needs --token',
+        })
+        .option('token', {
+          type: 'string',
+          describe: 'Token the console asks for (env CATALOG_IO_CONSOLE_TOKEN; prefer the environment)',
+        })
+        .option('redis', {
+          type: 'string',
+          describe: 'Redis of the job queue: its jobs and schedules under /jobs (env CATALOG_IO_REDIS)',
+        })
+        .option('max-upload', {
+          type: 'string',
+          default: '1GB',
+          describe: 'Largest file "Check a file" accepts (e.g. 200MB)',
+        })
+        .option('json', {
+          type: 'boolean',
+          default: false,
+          describe: 'Print one JSON line with the URL once listening',
+        })
+        .options(connectionOptions)
+        .example('$0 serve', 'the console on http://127.0.0.1:4020')
+        .example('CATALOG_IO_CONSOLE_TOKEN=... $0 serve --host 0.0.0.0', 'reachable from other machines'),
+    handler: async (args: ServeArgs) => {
+      const token = args.token ?? (process.env.CATALOG_IO_CONSOLE_TOKEN || undefined);
+      const redisEnv = process.env.CATALOG_IO_REDIS || undefined;
+      const redisUrl = args.redis
+        ? checkRedisUrl(args.redis, '--redis')
+        : redisEnv && checkRedisUrl(redisEnv, 'CATALOG_IO_REDIS');
+      const { startConsole } = await import('../../console/server.js');
+      const path = await import('node:path');
+      let served: Awaited<ReturnType<typeof startConsole>>;
+      try {
+        served = await startConsole({
+          stateDir: path.join(process.cwd(), '.catalog-io'),
+          host: args.host,
+          port: args.port,
+          ...(token !== undefined && { token }),
+          ...(redisUrl && { redisUrl }),
+          flags: connectionFlagsFrom({ ...args, redis: undefined }),
+          maxUploadBytes: parseSize(args['max-upload'], '--max-upload'),
+        });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+          throw new CatalogIoError(
+            'CONFIG_INVALID',
+            `Port ${args.port} is already in use: pick another with --port (0 = any free port)`,
+          );
+        throw err;
+      }
+      if (args.json) out.print(JSON.stringify({ url: served.url, jobs: redisUrl !== undefined }));
+      else {
+        out.error(
+          `catalog-io console: ${served.url}${token ? '  (open it once as /?token=<your token>)' : ''}`,
+        );
+        if (redisUrl) out.error(`  jobs: ${served.url}/jobs`);
+        out.error('Press Ctrl+C to stop.');
+      }
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await served.close();
+    },
+  }) as CommandModule<object, ServeArgs>;

@@ -1,0 +1,256 @@
+// Categories named by paths of titles (`categoryPath` columns): before a batch is written, each path's
+// categories are found or created, root first, so the drafts' links to them resolve. A category is
+// found by the reference derived from its path, else by its title under the parent found for the path
+// before it; else it is created (one POST each, parents first). The ids go to the run's lookup under
+// the derived reference, so links cost nothing more. docs/profiles.md "Categories from paths".
+import { isApiError } from '../../api/errors.js';
+import { categoryRefOf, pathText } from '../../mappers/category-path.js';
+import type { Draft } from '../../mappers/types.js';
+import type { EntityModel } from '../../schema/model.js';
+import { mapConcurrent } from './concurrent.js';
+import type { RecordLookup } from './lookup.js';
+import { type ExecutorContext, type FailurePlace, placeOf } from './outcome.js';
+import { plannedId } from './planned.js';
+
+/** One category of a path: its titles from the root, its derived ref and its parent's. */
+interface PathNode {
+  titles: string[];
+  ref: string;
+  parentRef: string | undefined;
+  /** The first draft that names it (a plan records the category as coming from its row). */
+  by: Draft;
+}
+
+/** Paths whose categories this run created (or, in a plan, would create): counted, the first named. */
+export interface CreatedCategories {
+  count: number;
+  /** The first paths, as people write them (`Clothing > Hoodies`). */
+  paths: string[];
+}
+
+/** Why a draft cannot be written: a category of its path could not be created. */
+export interface PathFailure {
+  message: string;
+  problem: FailurePlace;
+}
+
+const PATHS_KEPT = 50;
+/** Paths that failed this run, by derived ref: their rows fail at once after (bounded). */
+const FAILED_KEPT = 10_000;
+
+export class CategoryPaths {
+  readonly created: CreatedCategories = { count: 0, paths: [] };
+  private readonly failed = new Map<string, string>();
+
+  constructor(
+    private readonly ctx: ExecutorContext,
+    private readonly lookup: RecordLookup,
+    private readonly entity: EntityModel,
+  ) {}
+
+  /**
+   * Finds or creates the categories of the drafts' paths. Returns the drafts that cannot be written,
+   * with why (a category of their path could not be created).
+   */
+  async ensure(drafts: readonly Draft[]): Promise<Map<Draft, PathFailure>> {
+    const failures = new Map<Draft, PathFailure>();
+    const withPaths = drafts.filter((d) => d.links.categoryPaths && d.links.categoryPaths.length > 0);
+    if (withPaths.length === 0) return failures;
+    const { entity, lookup } = this;
+    // Category rows of this batch are written by the batch itself (parents first): not created here.
+    const ownRefs = new Set(drafts.filter((d) => d.entity === entity.name).map((d) => d.ref));
+    const nodes = new Map<string, PathNode>();
+    for (const draft of withPaths) {
+      for (const path of draft.links.categoryPaths!) {
+        for (let depth = 1; depth <= path.length; depth++) {
+          const titles = path.slice(0, depth);
+          const ref = categoryRefOf(titles);
+          if (nodes.has(ref)) continue;
+          nodes.set(ref, {
+            titles,
+            ref,
+            parentRef: depth > 1 ? categoryRefOf(titles.slice(0, -1)) : undefined,
+            by: draft,
+          });
+        }
+      }
+    }
+    const unknown = () => [...nodes.values()].filter((n) => this.idOf(n.ref) === undefined);
+    // 1. By the derived reference, 100 per request.
+    await lookup.lookupIds(
+      entity,
+      unknown().map((n) => n.ref),
+    );
+    // 2. By title path: categories with these titles, each placed under the parent found before it.
+    const byTitle = unknown();
+    if (byTitle.length > 0) {
+      const existingRefs = await this.matchTitles(byTitle);
+      // A category row whose path names a category that exists under another ref updates that one.
+      for (const draft of drafts) {
+        const existing = draft.entity === entity.name ? existingRefs.get(draft.ref) : undefined;
+        if (existing === undefined) continue;
+        draft.ref = existing;
+        draft.fields[entity.refField] = existing;
+      }
+    }
+    // 3. Created, parents first; a category row of the batch is left to the batch.
+    const missing = unknown()
+      .filter((n) => !ownRefs.has(n.ref))
+      .sort((a, b) => a.titles.length - b.titles.length);
+    for (let depth = 1; missing.some((n) => n.titles.length >= depth); depth++) {
+      const level = missing.filter((n) => n.titles.length === depth && !this.failed.has(n.ref));
+      await mapConcurrent(level, this.ctx.settings.concurrency, (n) => this.create(n));
+    }
+
+    for (const draft of withPaths) {
+      for (const path of draft.links.categoryPaths!) {
+        const why = this.whyMissing(path);
+        if (!why) continue;
+        // The column that gave the path: a product's category link, a category's own path or its parent's.
+        const key = ['link:categoryRefs', entity.refField, 'link:parentRef'].find(
+          (k) => draft.source.columns[k] !== undefined,
+        );
+        failures.set(draft, {
+          message: why.message,
+          problem: placeOf(draft, key ?? 'link:categoryRefs', pathText(path), why.brief, why.field),
+        });
+        break;
+      }
+    }
+    return failures;
+  }
+
+  private idOf(ref: string): number | string | undefined {
+    return this.lookup.knownId(this.entity.name, ref);
+  }
+
+  /** The first category of the path that could not be created; undefined when all exist. */
+  private whyMissing(path: string[]): { message: string; brief: string; field: string } | undefined {
+    for (let depth = 1; depth <= path.length; depth++) {
+      const ref = categoryRefOf(path.slice(0, depth));
+      const failed = this.failed.get(ref);
+      if (failed !== undefined) {
+        return {
+          message: `category '${pathText(path.slice(0, depth))}' could not be created: ${failed}`,
+          brief: `category could not be created: ${failed}`,
+          field: this.entity.refField,
+        };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Existing categories with the nodes' titles (base language), matched root first under their
+   * parent. Returns derived ref -> the matched category's own ref.
+   */
+  private async matchTitles(nodes: PathNode[]): Promise<Map<string, string>> {
+    const { entity, lookup, ctx } = this;
+    const matched = new Map<string, string>();
+    const titleField = titleFieldOf(entity);
+    const parentField = entity.fields.find((f) => f.references === 'Categories' && !f.multiple)?.name;
+    if (!titleField || !parentField) return matched;
+    const titles = new Set(nodes.map((n) => n.titles.at(-1)!));
+    /** `parent id or root` + `\0` + title -> the first such category. */
+    const found = new Map<string, { id: number | string; ref: string }>();
+    for await (const record of ctx.catalog.listIn<Record<string, unknown>>(entity.path, titleField, titles, {
+      query: { $select: `${entity.idField},${entity.refField},${titleField},${parentField}` },
+      culture: ctx.model.baseLanguage,
+    })) {
+      const key = `${String(record[parentField] ?? '')}\u0000${String(record[titleField] ?? '')}`;
+      if (!found.has(key))
+        found.set(key, {
+          id: record[entity.idField] as number | string,
+          ref: String(record[entity.refField]),
+        });
+    }
+    const sorted = [...nodes].sort((a, b) => a.titles.length - b.titles.length);
+    for (const node of sorted) {
+      const parentId = node.parentRef === undefined ? '' : this.idOf(node.parentRef);
+      if (parentId === undefined) continue;
+      const hit = found.get(`${String(parentId)}\u0000${node.titles.at(-1)!}`);
+      if (hit === undefined) continue;
+      lookup.rememberId(entity.name, node.ref, hit.id);
+      matched.set(node.ref, hit.ref);
+    }
+    return matched;
+  }
+
+  /** One POST (in a plan: none); an outcome left unknown is looked up by ref before sending again. */
+  private async create(node: PathNode): Promise<void> {
+    const { entity, lookup, ctx } = this;
+    const parentId = node.parentRef === undefined ? null : this.idOf(node.parentRef);
+    if (parentId === undefined) {
+      const why = this.failed.get(node.parentRef!) ?? 'its parent could not be created';
+      this.fail(node.ref, why);
+      return;
+    }
+    const titleField = titleFieldOf(entity);
+    const parentField =
+      entity.fields.find((f) => f.references === 'Categories' && !f.multiple)?.name ?? 'cat_parent_id';
+    const fields = {
+      [entity.refField]: node.ref,
+      ...(titleField && { [titleField]: node.titles.at(-1)! }),
+    };
+    const parent = parentId === null ? {} : { [parentField]: parentId };
+    if (ctx.settings.plan) {
+      this.note(node);
+      lookup.rememberId(entity.name, node.ref, plannedId(node.ref));
+      // The sheets after this one (a workbook) find it as the import's would.
+      ctx.planned?.created(
+        {
+          entity: entity.name,
+          ref: node.ref,
+          command: 'NEW',
+          fields,
+          cultures: {},
+          assets: [],
+          links: {},
+          source: node.by.source,
+        },
+        parent,
+      );
+      return;
+    }
+    const body: Record<string, unknown> = { ...fields, ...parent };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const created = await ctx.catalog.create(entity.path, body);
+        lookup.rememberId(entity.name, node.ref, created.id);
+        this.note(node);
+        return;
+      } catch (err) {
+        if (!isApiError(err)) throw err;
+        if (err.ambiguous && attempt < 3) {
+          await lookup.lookupIds(entity, [node.ref]);
+          if (this.idOf(node.ref) !== undefined) {
+            this.note(node);
+            return;
+          }
+          continue;
+        }
+        const details = err.failures.map((f) => f.message).join('; ');
+        this.fail(
+          node.ref,
+          `${err.service} refused the POST (${err.status ?? err.code}): ${details || err.message}`,
+        );
+        return;
+      }
+    }
+  }
+
+  private note(node: PathNode): void {
+    this.created.count += 1;
+    if (this.created.paths.length < PATHS_KEPT) this.created.paths.push(pathText(node.titles));
+  }
+
+  private fail(ref: string, why: string): void {
+    this.failed.set(ref, why);
+    if (this.failed.size > FAILED_KEPT) this.failed.delete(this.failed.keys().next().value as string);
+  }
+}
+
+/** The category's title field (`cat_title`). */
+function titleFieldOf(entity: EntityModel): string | undefined {
+  return entity.field(`${entity.refField.replace(/_ref$/, '')}_title`)?.name;
+}

@@ -1,0 +1,24 @@
+// What we write per row is bounded like what we read: a report line's text fields (a value, a
+// message quoting one) are cut at MAX_REPORT_FIELD characters, saying how much was left out, so a
+// row of large cells cannot make a report or a rejects `_error` of gigabytes. The row's own cells
+// are bounded by the readers' row limit (readers/options.ts maxRowBytes).
+
+/** The most characters one text field of a report line holds. */
+export const MAX_REPORT_FIELD = 4096;
+
+/** The record itself when every text field fits (the usual case), else a copy with the long ones cut. */
+export function boundFields<T extends object>(record: T): T {
+  let out: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(record)) {
+    if (typeof value !== 'string' || value.length <= MAX_REPORT_FIELD) continue;
+    const copy: Record<string, unknown> = out ?? { ...(record as Record<string, unknown>) };
+    copy[key] = cut(value);
+    out = copy;
+  }
+  return (out as T | undefined) ?? record;
+}
+
+function cut(text: string): string {
+  const kept = text.slice(0, MAX_REPORT_FIELD - 40);
+  return `${kept}… (${text.length - kept.length} more characters)`;
+}

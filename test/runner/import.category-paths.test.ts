@@ -1,0 +1,301 @@
+// Categories from paths: a products feed names its categories as `Clothing > Hoodies`; the import
+// creates the tree once (parents first, stable refs), links the products, and a re-import creates
+// nothing. Existing categories are found by ref, then by title under their parent. `--plan` names the
+// categories it would create and writes nothing. A category sheet works the same way.
+import ExcelJS from 'exceljs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Profile } from '../../src/mappers/profile-types.js';
+import { importWorkbook } from '../../src/runner/import/workbook.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+import {
+  byRef,
+  connectTo,
+  importWith,
+  readAll,
+  readCsv,
+  resetStats,
+  stats,
+  tempDir,
+  writeFeed,
+} from './import.support.js';
+
+const fixture = useSandbox({ seed: 'empty' });
+let dir: string;
+
+beforeAll(() => {
+  dir = tempDir('import-category-paths');
+});
+
+const productProfile: Profile = {
+  entity: 'products',
+  columns: {
+    SKU: 'prod_ref',
+    Name: 'prod_title',
+    Categories: { field: 'cat_refs', categoryPath: true, split: ',' },
+  },
+};
+
+async function categories(): Promise<Map<string, Record<string, unknown>>> {
+  return byRef(fixture.sb, '/Categories', 'cat_ref');
+}
+
+describe('a products feed with category paths', () => {
+  it('creates the tree once, parents first, and links the products', async () => {
+    const { sb } = fixture;
+    const feed = await writeFeed(
+      dir,
+      'products.csv',
+      [
+        'SKU,Name,Categories',
+        'H-1,Hoodie,"Clothing > Hoodies"',
+        'H-2,Zip hoodie,"Clothing > Hoodies, Clothing > Sale"',
+        'T-1,Tee,"Clothing > Tshirts"',
+        'N-1,Nothing,',
+      ].join('\n'),
+    );
+    await resetStats(sb);
+    const summary = await importWith(sb, feed, { profile: productProfile });
+    expect(summary.outcomes).toMatchObject({ created: 4, failed: 0 });
+    expect(summary.categoriesCreated).toEqual({
+      count: 4,
+      paths: ['Clothing', 'Clothing > Hoodies', 'Clothing > Sale', 'Clothing > Tshirts'],
+    });
+    const tree = await categories();
+    const clothing = tree.get('clothing')!;
+    expect(clothing).toMatchObject({ cat_title: 'Clothing', cat_parent_id: null });
+    for (const [ref, title] of [
+      ['clothing/hoodies', 'Hoodies'],
+      ['clothing/sale', 'Sale'],
+      ['clothing/tshirts', 'Tshirts'],
+    ] as const) {
+      expect(tree.get(ref)).toMatchObject({ cat_title: title, cat_parent_id: clothing.cat_id });
+    }
+    const products = await byRef(sb, '/Products', 'prod_ref');
+    expect(products.get('H-2')!.cat_ids).toEqual([
+      tree.get('clothing/hoodies')!.cat_id,
+      tree.get('clothing/sale')!.cat_id,
+    ]);
+    expect(products.get('T-1')!.cat_ids).toEqual([tree.get('clothing/tshirts')!.cat_id]);
+    // 4 category POSTs and 4 product POSTs.
+    expect((await stats(sb)).byMethod.POST).toBe(8);
+
+    // Again: nothing new, nothing written.
+    await resetStats(sb);
+    const again = await importWith(sb, feed, { profile: productProfile });
+    expect(again.outcomes).toMatchObject({ unchanged: 4, created: 0 });
+    expect(again.categoriesCreated.count).toBe(0);
+    expect((await stats(sb)).byMethod.POST ?? 0).toBe(0);
+    expect((await readAll(sb, '/Categories')).length).toBe(4);
+  });
+
+  it('finds existing categories by title under their parent, whatever their refs', async () => {
+    const { sb } = fixture;
+    const post = async (body: Record<string, unknown>) => {
+      const res = await call(sb.catalogUrl, '/Categories', { method: 'POST', key: sb.apiKey, body });
+      expect(res.status, res.text).toBe(201);
+      return Number(/\((\d+)\)$/.exec(res.headers.get('location')!)![1]);
+    };
+    const men = await post({ cat_ref: 'M-1', cat_title: 'Men' });
+    const winter = await post({ cat_ref: 'M-WW', cat_title: 'Winter Wear', cat_parent_id: men });
+    // The same title elsewhere in the tree is not the one the path names.
+    await post({ cat_ref: 'W-WW', cat_title: 'Winter Wear' });
+    const profile: Profile = {
+      entity: 'products',
+      columns: {
+        sku: 'prod_ref',
+        name: 'prod_title',
+        cats: { field: 'cat_refs', categoryPath: { separator: '/' } },
+      },
+    };
+    const feed = await writeFeed(
+      dir,
+      'men.csv',
+      'sku,name,cats\nMW-1,Parka,Men/Winter Wear\nMW-2,Scarf,Men/Winter Wear/Scarves\n',
+    );
+    const summary = await importWith(sb, feed, { profile });
+    expect(summary.outcomes).toMatchObject({ created: 2, failed: 0 });
+    expect(summary.categoriesCreated).toEqual({ count: 1, paths: ['Men > Winter Wear > Scarves'] });
+    const tree = await categories();
+    expect(tree.get('men/winter-wear/scarves')).toMatchObject({ cat_parent_id: winter });
+    expect(tree.has('men')).toBe(false);
+    const products = await byRef(sb, '/Products', 'prod_ref');
+    expect(products.get('MW-1')!.cat_ids).toEqual([winter]);
+  });
+
+  it('--plan names the categories it would create, writes nothing, and agrees with the import', async () => {
+    const { sb } = fixture;
+    const feed = await writeFeed(
+      dir,
+      'garden.csv',
+      'SKU,Name,Categories\nG-1,Spade,Garden > Tools\nG-2,Rake,Garden > Tools\nG-3,Seeds,Garden\n',
+    );
+    await resetStats(sb);
+    const planReport = `${dir}/garden.plan.csv`;
+    const plan = await importWith(sb, feed, { profile: productProfile, plan: true, reportFile: planReport });
+    expect(plan.categoriesCreated).toEqual({ count: 2, paths: ['Garden', 'Garden > Tools'] });
+    expect(plan.outcomes).toMatchObject({ 'would-create': 3, failed: 0 });
+    const s = await stats(sb);
+    expect((s.byMethod.POST ?? 0) + (s.byMethod.PATCH ?? 0)).toBe(0);
+    expect((await categories()).has('garden')).toBe(false);
+
+    const report = `${dir}/garden.report.csv`;
+    const run = await importWith(sb, feed, { profile: productProfile, reportFile: report });
+    expect(run.categoriesCreated).toEqual(plan.categoriesCreated);
+    const planned = (await readCsv(planReport)).map((l) => [
+      l.ref,
+      l.outcome.replace(/^would-(\w+)$/, '$1d'),
+    ]);
+    const done = (await readCsv(report)).map((l) => [l.ref, l.outcome]);
+    expect(done).toEqual(planned);
+    expect(done).toHaveLength(3);
+  });
+
+  it('a category the Catalog refuses fails the rows that need it, with the path', async () => {
+    const { sb } = fixture;
+    // A title past the field's 255 characters: the POST of that category is refused.
+    const long = 'x'.repeat(300);
+    const feed = await writeFeed(
+      dir,
+      'long.csv',
+      `SKU,Name,Categories\nL-1,Long,Toys > ${long}\nL-2,Fine,Toys\n`,
+    );
+    const report = `${dir}/long.report.csv`;
+    const summary = await importWith(sb, feed, { profile: productProfile, reportFile: report });
+    expect(summary.outcomes).toMatchObject({ created: 1, failed: 1 });
+    const failed = (await readCsv(report)).find((l) => l.outcome === 'failed')!;
+    expect(failed.ref).toBe('L-1');
+    expect(failed.message).toMatch(
+      /^category 'Toys > x+' could not be created: Catalog API refused the POST \(400\)/,
+    );
+    expect(failed).toMatchObject({ field: 'cat_ref', column: 'Categories', value: `Toys > ${long}` });
+    expect(summary.topErrors[0]!.message).toMatch(/^column "Categories": category could not be created: /);
+  });
+});
+
+describe('a category sheet of paths', () => {
+  it('creates the missing parents, then the rows; a re-import changes nothing', async () => {
+    const { sb } = fixture;
+    const profile: Profile = {
+      entity: 'categories',
+      columns: { Path: { field: 'cat_ref', categoryPath: { separator: ' > ' } } },
+    };
+    const feed = await writeFeed(
+      dir,
+      'tree.csv',
+      ['Path', 'Books', 'Books > Fiction', 'Music > Vinyl > Jazz', 'Music > Vinyl'].join('\n'),
+    );
+    const summary = await importWith(sb, feed, { profile, entity: 'categories' });
+    expect(summary.outcomes).toMatchObject({ created: 4, failed: 0 });
+    // Only "Music" was in no row: created for its path.
+    expect(summary.categoriesCreated).toEqual({ count: 1, paths: ['Music'] });
+    const tree = await categories();
+    expect(tree.get('music/vinyl/jazz')).toMatchObject({
+      cat_title: 'Jazz',
+      cat_parent_id: tree.get('music/vinyl')!.cat_id,
+    });
+    expect(tree.get('music/vinyl')).toMatchObject({ cat_parent_id: tree.get('music')!.cat_id });
+    expect(tree.get('books/fiction')).toMatchObject({
+      cat_title: 'Fiction',
+      cat_parent_id: tree.get('books')!.cat_id,
+    });
+
+    const again = await importWith(sb, feed, { profile, entity: 'categories' });
+    expect(again.outcomes).toMatchObject({ unchanged: 4, created: 0 });
+    expect(again.categoriesCreated.count).toBe(0);
+  });
+});
+
+describe('import failures name the column and value, and are counted by kind and column', () => {
+  it('links to missing categories: one problem line for all the rows, with the first', async () => {
+    const { sb } = fixture;
+    const lines = ['SKU,Name,Cat'];
+    for (let i = 1; i <= 11; i++)
+      lines.push(`GP-${i},Item ${i},${i % 2 ? 'Men/Winter Wear' : `nowhere-${i}`}`);
+    lines.push('GP-12,Fine,');
+    const feed = await writeFeed(dir, 'grouped.csv', lines.join('\n'));
+    const profile: Profile = {
+      entity: 'products',
+      columns: { SKU: 'prod_ref', Name: 'prod_title', Cat: { field: 'cat_refs', split: false } },
+    };
+    const report = `${dir}/grouped.report.csv`;
+    const summary = await importWith(sb, feed, { profile, reportFile: report });
+    expect(summary.outcomes).toMatchObject({ failed: 11, created: 1 });
+    expect(summary.topErrors).toEqual([
+      {
+        message: 'column "Cat": category is neither in the file nor in the tenant',
+        count: 11,
+        first: 'line 2',
+      },
+    ]);
+    const first = (await readCsv(report))[0]!;
+    expect(first).toMatchObject({
+      outcome: 'failed',
+      field: 'cat_ids',
+      column: 'Cat',
+      value: 'Men/Winter Wear',
+      message: `column "Cat": category 'Men/Winter Wear' is neither in the file nor in the tenant`,
+    });
+  });
+});
+
+describe('a workbook with a category sheet of paths', () => {
+  it('creates the tree from the categories sheet; the products sheet links to it by the derived refs', async () => {
+    const { sb } = fixture;
+    const book = new ExcelJS.Workbook();
+    const products = book.addWorksheet('products');
+    products.addRows([
+      ['prod_ref', 'prod_title', 'cat_refs'],
+      ['WB-1', 'Lamp', 'home/lighting'],
+      // "Home" is in no row of the category sheet: it is created for the paths below it.
+      ['WB-2', 'Rug', 'home'],
+    ]);
+    const cats = book.addWorksheet('Taxonomy');
+    cats.addRows([
+      ['Path', 'Note'],
+      ['Home > Lighting', 'lamps'],
+      ['Home > Garden > Pots', 'clay'],
+    ]);
+    const file = `${dir}/book.xlsx`;
+    await book.xlsx.writeFile(file);
+    const profile: Profile = {
+      entity: 'categories',
+      sheets: { Taxonomy: 'categories' },
+      columns: { Path: { field: 'cat_ref', categoryPath: true }, Note: null },
+    };
+    const connection = await connectTo(sb);
+    try {
+      const options = {
+        source: file,
+        profile,
+        model: await connection.tenant.model(),
+        catalog: connection.catalog,
+        dam: () => connection.dam,
+      };
+      // The plan carries the categories it would create to the products sheet, as the import does.
+      const plan = await importWorkbook({ ...options, plan: true }, ['products', 'Taxonomy']);
+      expect(plan.outcomes).toMatchObject({ 'would-create': 4, failed: 0, invalid: 0 });
+      expect(plan.categoriesCreated).toEqual({ count: 2, paths: ['Home', 'Home > Garden'] });
+      expect((await categories()).has('home')).toBe(false);
+
+      const summary = await importWorkbook(options, ['products', 'Taxonomy']);
+      expect(summary.outcomes).toMatchObject({ created: 4, failed: 0, invalid: 0 });
+      expect(summary.categoriesCreated).toEqual({ count: 2, paths: ['Home', 'Home > Garden'] });
+      const tree = await categories();
+      expect(tree.get('home/garden/pots')).toMatchObject({
+        cat_title: 'Pots',
+        cat_parent_id: tree.get('home/garden')!.cat_id,
+      });
+      const lamp = (await byRef(sb, '/Products', 'prod_ref')).get('WB-1')!;
+      expect(lamp.cat_ids).toEqual([tree.get('home/lighting')!.cat_id]);
+
+      const again = await importWorkbook(options, ['products', 'Taxonomy']);
+      expect(again.outcomes).toMatchObject({ unchanged: 4, created: 0 });
+      expect((await byRef(sb, '/Products', 'prod_ref')).get('WB-2')!.cat_ids).toEqual([
+        tree.get('home')!.cat_id,
+      ]);
+      expect(again.categoriesCreated.count).toBe(0);
+    } finally {
+      await connection.close();
+    }
+  });
+});
