@@ -60,6 +60,8 @@ describe('import from SFTP with --done-dir and --notify', () => {
       JSON.stringify({ sftp: { password: 'sftp-pw', knownHosts: 'known_hosts' } }),
     );
     const base = `sftp://feeds@127.0.0.1:${sftp.port}/out`;
+    // What is printed or sent shows no URL's user (src/secrets.ts).
+    const shown = base.replace('feeds@', '***@');
     const args = [
       'import',
       '--config',
@@ -93,13 +95,15 @@ describe('import from SFTP with --done-dir and --notify', () => {
 
     const ok = await startCli(args, { cwd, env }).done;
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stderr).toContain(`moved: ${base}/feed-2.csv to /out/done/feed-2.csv`);
+    expect(ok.stderr).toContain(
+      `moved: ${base.replace('feeds@', '***@')}/feed-2.csv to /out/done/feed-2.csv`,
+    );
     expect(readdirSync(join(root, 'out')).sort()).toEqual(['done', 'feed-1.csv']);
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]!.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(deliveries[0]!.body).toMatchObject({
       command: 'import',
-      source: `${base}/feed-2.csv`,
+      source: `${shown}/feed-2.csv`,
       state: 'finished',
       exitCode: 0,
       rows: 2,
@@ -116,7 +120,7 @@ describe('import from SFTP with --done-dir and --notify', () => {
     expect(deliveries[1]!.body).toMatchObject({
       state: 'finished',
       exitCode: 1,
-      source: `${base}/feed-3.csv`,
+      source: `${shown}/feed-3.csv`,
     });
   }, 90_000);
 
