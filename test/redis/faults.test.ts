@@ -142,12 +142,13 @@ describe.runIf(redisTestsRun('test/redis/faults.test.ts'))('Redis faults during 
   it('after a flush no other run gets the lock while the first still writes: refused, 0 requests sent', async () => {
     const file = feed('fenced.csv', 100, 'FENCED');
     const report = join(dir, 'fenced.report.csv');
-    // The first run stops (and stays) with batch 2's writes under way, holding its lock.
+    // The first run stops (and stays) before batch 2, holding its lock: nothing of it in flight, so
+    // the sandbox's count below is the newcomer's alone.
     const first = startCli(args(file, report), {
-      env: { ...env(), CATALOG_IO_TEST_PAUSE_AT: 'write:2' },
+      env: { ...env(), CATALOG_IO_TEST_PAUSE_AT: 'batch:2' },
       cwd: dir,
     });
-    await until(() => first.stderr().includes('paused at write:2'));
+    await until(() => first.stderr().includes('paused at batch:2'));
     await redis.flush();
     // Taken at once after the flush, before the holder could notice: the newcomer waits for it.
     const client = new Redis(redis.url);
