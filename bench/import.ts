@@ -4,7 +4,8 @@
 //      next to a naive importer (one GET by ref + one write per row) on the same feed;
 //   2. pacing under the real 50 / 10 s limit: achieved rate while work remains, and 429s received;
 //   3. concurrency 8 vs 1 with 20 ms latency, on a 100%-changed feed (rows/s);
-//   4. 10,000 rows naming 2,000 distinct image URLs: DAM registrations on the first and second run.
+//   4. 10,000 rows naming 2,000 distinct image URLs: DAM registrations on the first and second run;
+//   5. an unchanged re-import with the import state, without and with an image URL on every row.
 // BENCH_IMPORT_LARGE=1 measures the budget at 10,000 and 100,000 rows (default 10,000 and 20,000);
 // BENCH_IMPORT_SIZES=1000,5000 picks other sizes; BENCH_IMPORT_PARTS=1,3 runs only some parts.
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
@@ -59,6 +60,7 @@ async function importOnce(
     concurrency?: number;
     rateLimit?: { requests: number; windowSeconds: number } | null;
     assetCacheFile?: string;
+    stateDir?: string;
   } = {},
 ): Promise<ImportSummary> {
   const connection = await connectTo(sb, options);
@@ -72,6 +74,7 @@ async function importOnce(
       concurrency: options.concurrency ?? 8,
       counters: () => connection.snapshot(),
       ...(options.assetCacheFile !== undefined && { assetCacheFile: options.assetCacheFile }),
+      ...(options.stateDir !== undefined && { stateDir: options.stateDir, tenant: 'bench' }),
     });
   } finally {
     await connection.close();
@@ -339,6 +342,66 @@ async function images(dir: string): Promise<void> {
   }
 }
 
+// -- 5. unchanged re-import with images ----------------------------------------------------------------
+
+async function unchangedWithImages(dir: string): Promise<void> {
+  const rows = 1_000;
+  const lines: string[] = [];
+  for (const withImages of [false, true]) {
+    const sb = await startBench({ processingMs: 10 });
+    try {
+      const file = join(dir, `unchanged-${withImages}.csv`);
+      const feed = function* (): Generator<FeedRow> {
+        for (let i = 0; i < rows; i++)
+          yield { ref: `UN-${i}`, title: `Item ${i}`, weight: 1, image: `${sb.assetsUrl}/un-${i}.jpg` };
+      };
+      await writeFeed(file, feed(), withImages);
+      const options = {
+        assetCacheFile: join(dir, `unchanged-${withImages}.json`),
+        stateDir: join(dir, `state-${withImages}`),
+      };
+      // 1 creates (and registers), 2 looks up what 1 wrote, 3 is the unchanged re-import measured.
+      await importOnce(sb, file, options);
+      await imagesDone(sb);
+      await importOnce(sb, file, options);
+      await resetStats(sb);
+      const summary = await importOnce(sb, file, options);
+      const s = await sandboxStats(sb);
+      // Each run here reads the tenant's $metadata itself (the CLI caches it): those requests are set apart.
+      const probe = await connectTo(sb);
+      await probe.tenant.model();
+      const metadata = probe.snapshot().requests;
+      await probe.close();
+      s.byMethod.GET = (s.byMethod.GET ?? 0) - metadata;
+      s.total -= metadata;
+      lines.push(
+        `   ${withImages ? 'an image URL on every row' : 'no images              '}: ${s.total} requests (${Object.entries(
+          s.byMethod,
+        )
+          .map(([m, n]) => `${n} ${m}`)
+          .join(', ')}); ${summary.outcomes.unchanged} unchanged, assets ${JSON.stringify(summary.assets)}`,
+      );
+    } finally {
+      await sb.close();
+    }
+  }
+  console.log(
+    `\n5. Unchanged re-import of ${rows.toLocaleString('en')} products with the import state and the asset cache`,
+  );
+  for (const line of lines) console.log(line);
+}
+
+/** Waits until no image is processing (the worker's last change comes before the next run's mark). */
+async function imagesDone(sb: SandboxHandle): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const res = await fetch(`${sb.damUrl}/images?$filter=${encodeURIComponent("status eq 'Up'")}&$top=1`, {
+      headers: { 'X-API-KEY': sb.apiKey },
+    });
+    if (((await res.json()) as { '@count': number })['@count'] === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 function pad(value: string | number, width: number): string {
   return String(value).padEnd(width);
 }
@@ -346,11 +409,12 @@ function pad(value: string | number, width: number): string {
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-import-'));
   try {
-    const parts = (process.env.BENCH_IMPORT_PARTS ?? '1,2,3,4').split(',');
+    const parts = (process.env.BENCH_IMPORT_PARTS ?? '1,2,3,4,5').split(',');
     if (parts.includes('1')) await requestBudget(dir);
     if (parts.includes('2')) await pacing(dir);
     if (parts.includes('3')) await concurrency(dir);
     if (parts.includes('4')) await images(dir);
+    if (parts.includes('5')) await unchangedWithImages(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

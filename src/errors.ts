@@ -40,6 +40,8 @@ export type ErrorCode =
   | 'API_SERVER'
   | 'API_NETWORK'
   | 'API_TIMEOUT'
+  | 'API_UNREACHABLE'
+  | 'API_STOPPED'
   | 'API_BAD_RESPONSE'
   // schema, mapping, validation
   | 'SCHEMA_UNAVAILABLE'

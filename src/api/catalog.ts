@@ -4,7 +4,7 @@
 import { badResponse, header } from './errors.js';
 import { type ChunkInOptions, chunkIn, type FilterValue } from './filter.js';
 import { items, type PageOptions, pages } from './paging.js';
-import type { ServiceHttp } from './transport.js';
+import type { ServiceHttp } from './service-http.js';
 import { customEntityPath, type Query } from './url.js';
 
 export interface ReadOptions {

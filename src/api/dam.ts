@@ -5,7 +5,7 @@ import { badResponse, header } from './errors.js';
 import { chunkIn } from './filter.js';
 import { items } from './paging.js';
 import { sleep } from './retry.js';
-import type { ServiceHttp } from './transport.js';
+import type { ServiceHttp } from './service-http.js';
 import type { Query } from './url.js';
 
 export type AssetKind = 'image' | 'file';
@@ -161,6 +161,20 @@ export class DamClient {
       query: { $filter: options.filter, $orderby: options.orderby },
       ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
     });
+  }
+
+  /** The collection's `@count` under `filter`, and its first record by `orderby` (one request). */
+  async peek<T>(
+    kind: AssetKind,
+    options: { filter?: string; orderby?: string } = {},
+  ): Promise<{ count: number | undefined; first: T | undefined }> {
+    const res = await this.http.request<{ value?: T[]; '@count'?: unknown } | undefined>({
+      method: 'GET',
+      path: COLLECTION[kind],
+      query: { $filter: options.filter, $orderby: options.orderby, $top: 1 },
+    });
+    const count = res.body?.['@count'];
+    return { count: typeof count === 'number' ? count : undefined, first: res.body?.value?.[0] };
   }
 
   /** Assets among `references` that exist, looked up with `reference in (...)` in URL-sized chunks. */

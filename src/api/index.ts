@@ -2,7 +2,8 @@
 // counters, retry policy) for a run.
 import { CatalogClient } from './catalog.js';
 import { DamClient } from './dam.js';
-import { ServiceHttp, Transport, type TransportOptions } from './transport.js';
+import { ServiceHttp } from './service-http.js';
+import { Transport, type TransportOptions } from './transport.js';
 
 export { CatalogClient, type Created, idFromLocation, type MetadataDocument, recordPath } from './catalog.js';
 export type { CountersSnapshot } from './counters.js';

@@ -4,7 +4,7 @@
 //   skip   : follow `@nextLink` when the deployment sends one, else raise `$skip` (DAM collections),
 //            stopping when a page holds fewer than `$top` items or `@count` is reached.
 import { badResponse } from './errors.js';
-import type { ServiceHttp, ServiceResponse } from './transport.js';
+import type { ServiceHttp, ServiceResponse } from './service-http.js';
 import type { Query } from './url.js';
 
 /** The most items a page may hold on either service. */

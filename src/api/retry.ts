@@ -13,7 +13,10 @@
 // How long to wait: exponential backoff with full jitter, random(0, min(cap, base * 2^(attempt-1))),
 // except after a 429 or a 503, where Retry-After (when given) is the wait, plus a little jitter.
 // How long in all: a request's tries and waits share one budget (2 minutes by default, tries
-// included); a wait that would not fit in what is left is not started.
+// included); a wait that would not fit in what is left is not started. A 429 is not counted against
+// `maxAttempts`: the service refused the request before doing anything, so a storm of 429s is waited
+// out for as long as the budget lasts. Nor is a failure that says the service cannot be reached.
+// A service that cannot be reached at all is not retried here but waited for (src/api/circuit.ts).
 import { ATTEMPT_TIMEOUT } from './deadline.js';
 import type { ApiError } from './errors.js';
 
@@ -117,7 +120,10 @@ export function decideRetry(
   const notSent = err.status === 429 || (errno !== undefined && policy.notSentErrorCodes.includes(errno));
   if (!retryable && !notSent) return { retry: false, ambiguous: false, reason: 'final' };
   if (!idempotent && !notSent) return { retry: false, ambiguous: true, reason: 'final' };
-  if (attempt >= policy.maxAttempts) return { retry: false, ambiguous: false, reason: 'attempts' };
+  // A 429, or a service that cannot be reached, says nothing of the request: its time bounds it, not
+  // its tries (the circuit then holds it while the service is away).
+  if (attempt >= policy.maxAttempts && err.status !== 429 && unreachableKind(err) === undefined)
+    return { retry: false, ambiguous: false, reason: 'attempts' };
   let delayMs: number;
   if ((err.status === 429 || err.status === 503) && err.retryAfterSeconds !== undefined) {
     const waitMs = err.retryAfterSeconds * 1000;
@@ -130,12 +136,51 @@ export function decideRetry(
   return { retry: true, delayMs };
 }
 
+/** Statuses a gateway answers when the service behind it cannot be reached. */
+const GATEWAY_STATUSES = [502, 503, 504];
+/** Transport failures that say the service cannot be reached (DNS names that do not resolve are not). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'ETIMEDOUT',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  ATTEMPT_TIMEOUT,
+]);
+
+/**
+ * Whether a failure says the service cannot be reached (rather than that it refused this request):
+ * the circuit counts these. `ECONNREFUSED` or `502`, for people; undefined when it is not one.
+ */
+export function unreachableKind(err: ApiError): string | undefined {
+  if (err.status !== undefined) return GATEWAY_STATUSES.includes(err.status) ? String(err.status) : undefined;
+  const errno = typeof err.details.errno === 'string' ? err.details.errno : undefined;
+  return errno !== undefined && UNREACHABLE_CODES.has(errno) ? errno : undefined;
+}
+
 /** Full jitter: a random wait between 0 and min(cap, base * 2^(attempt-1)). */
 export function backoffMs(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.floor(random() * ceiling);
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`, or at once when `signal` fires (a run that stops does not sit out a wait). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

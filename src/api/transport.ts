@@ -1,21 +1,15 @@
 // The HTTP core every client request goes through: one keep-alive undici Pool per origin, the run's
-// limiter, the run's counters and the retry policy. `ServiceHttp` binds it to one service (base URL
-// and key) and turns every answer into a parsed body or an ApiError.
+// limiter, the run's counters, the retry policy, a circuit per service and the run's stop.
+// `ServiceHttp` (service-http.ts) binds it to one service (base URL and key) and turns every answer
+// into a parsed body or an ApiError.
+import { setMaxListeners } from 'node:events';
 import { Pool } from 'undici';
 import { CatalogIoError } from '../errors.js';
+import { Circuit, OUTAGE_DEFAULTS, type OutageNotice, type OutagePolicy } from './circuit.js';
 import { type CountersSnapshot, RunCounters } from './counters.js';
-import { attemptDeadline, formatDuration, RequestBudget } from './deadline.js';
-import {
-  ApiError,
-  apiErrorFromNetwork,
-  apiErrorFromResponse,
-  badResponse,
-  header,
-  type ServiceName,
-} from './errors.js';
+import type { ServiceName } from './errors.js';
 import { createLimiter, type RateLimit, type RequestLimiter } from './limiter.js';
-import { decideRetry, type GiveUpReason, type RetryPolicy, retryPolicy, sleep } from './retry.js';
-import { encodePath, encodeQuery, type Query, trimBase } from './url.js';
+import { type RetryPolicy, retryPolicy } from './retry.js';
 
 export const TIMEOUT_DEFAULTS = Object.freeze({
   /** One try, whole: connecting, the headers and the complete body, ms. */
@@ -35,6 +29,10 @@ export interface TransportOptions {
   /** One try, whole (headers and complete body), ms. Default 30 s. */
   timeoutMs?: number;
   connectTimeoutMs?: number;
+  /** How long a service may be unreachable (requests wait for it) before they give up, and its probes. */
+  outage?: Partial<OutagePolicy>;
+  /** Told when a service becomes unreachable, is back, or was waited for past the outage budget. */
+  onOutage?: (service: ServiceName, notice: OutageNotice) => void;
 }
 
 /** What one run shares: connections, limiter, counters, retry policy. Close it when the run ends. */
@@ -45,7 +43,15 @@ export class Transport {
   readonly concurrency: number;
   readonly timeoutMs: number;
   private readonly connectTimeoutMs: number;
+  readonly outage: OutagePolicy;
+  private readonly onOutage: TransportOptions['onOutage'];
   private readonly pools = new Map<string, Pool>();
+  private readonly circuits = new Map<ServiceName, Circuit>();
+  /** Fires when the run stops: no request starts any more, and every wait ends at once. */
+  private readonly waits = new AbortController();
+  /** Fires when the tries in flight are cut (at once, or after the grace `interrupt` gave them). */
+  private readonly tries = new AbortController();
+  private graceTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(options: TransportOptions = {}) {
@@ -60,6 +66,54 @@ export class Transport {
     this.policy = retryPolicy(options.retry);
     this.timeoutMs = options.timeoutMs ?? TIMEOUT_DEFAULTS.timeoutMs;
     this.connectTimeoutMs = options.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs;
+    this.outage = { ...OUTAGE_DEFAULTS, ...options.outage };
+    this.onOutage = options.onOutage;
+    // Every request in flight or waiting listens to these two: as many as the run has, not ten.
+    setMaxListeners(0, this.waits.signal, this.tries.signal);
+  }
+
+  /** The circuit of one service (created with its probe on first use). */
+  circuit(service: ServiceName, probe: () => Promise<boolean>): Circuit {
+    let circuit = this.circuits.get(service);
+    if (!circuit) {
+      circuit = new Circuit(this.outage, probe, (notice) => this.onOutage?.(service, notice));
+      this.circuits.set(service, circuit);
+    }
+    return circuit;
+  }
+
+  /** The run is stopping: requests not yet started are not sent. */
+  get stopping(): boolean {
+    return this.waits.signal.aborted;
+  }
+
+  get waitSignal(): AbortSignal {
+    return this.waits.signal;
+  }
+
+  get trySignal(): AbortSignal {
+    return this.tries.signal;
+  }
+
+  /**
+   * Stops the run's requests (a signal): none starts any more, retry and outage waits end at once, and
+   * the tries in flight are cut after `graceMs` (a service that answers finishes them; one that hangs
+   * does not hold the run). Called again, the grace can only get shorter.
+   */
+  interrupt(graceMs = 0): void {
+    if (!this.waits.signal.aborted) {
+      this.waits.abort();
+      for (const circuit of this.circuits.values()) circuit.stop();
+    }
+    if (this.tries.signal.aborted) return;
+    if (graceMs <= 0) {
+      if (this.graceTimer) clearTimeout(this.graceTimer);
+      this.tries.abort();
+      return;
+    }
+    if (this.graceTimer) return;
+    this.graceTimer = setTimeout(() => this.tries.abort(), graceMs);
+    this.graceTimer.unref();
   }
 
   pool(origin: string): Pool {
@@ -84,278 +138,13 @@ export class Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.graceTimer) clearTimeout(this.graceTimer);
+    for (const circuit of this.circuits.values()) circuit.stop();
+    // Nothing of the run waits for an answer now: a try still hanging (a poll given up on) is cut.
+    this.tries.abort();
     await this.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
     await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => undefined)));
     this.pools.clear();
-  }
-}
-
-export interface ServiceRequest {
-  method: string;
-  /** Raw path below the service URL: `/Products(12)`, `/CustomEntities('Store Locations')`. Encoded here. */
-  path: string;
-  query?: Query;
-  /** Sent as Accept-Language. */
-  culture?: string;
-  /** Sent as JSON. */
-  body?: unknown;
-}
-
-export interface ServiceResponse<T = unknown> {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** Parsed JSON; undefined for an empty body. */
-  body: T;
-  /** Attempts it took, retries included. */
-  attempts: number;
-  /** A DELETE whose earlier attempt failed with an unknown outcome and whose retry found nothing: already gone. */
-  alreadyGone?: boolean;
-}
-
-export interface ServiceConfig {
-  service: ServiceName;
-  /** Base URL of the service, e.g. `https://tenant.example/catalog/v2` (no trailing slash needed). */
-  baseUrl: string;
-  apiKey: string;
-  /** Other strings never to show in errors (e.g. a second key). */
-  secrets?: string[];
-}
-
-/** One service (catalog or DAM): base URL + key over the run's Transport. */
-export class ServiceHttp {
-  readonly service: ServiceName;
-  readonly baseUrl: string;
-  private readonly origin: string;
-  private readonly basePath: string;
-  private readonly apiKey: string;
-  private readonly secrets: string[];
-
-  constructor(
-    private readonly transport: Transport,
-    config: ServiceConfig,
-  ) {
-    this.service = config.service;
-    this.baseUrl = trimBase(config.baseUrl);
-    const url = new URL(this.baseUrl);
-    this.origin = url.origin;
-    this.basePath = url.pathname.replace(/\/+$/, '');
-    this.apiKey = config.apiKey;
-    this.secrets = [config.apiKey, ...(config.secrets ?? [])];
-  }
-
-  get counters(): RunCounters {
-    return this.transport.counters;
-  }
-
-  /** The full encoded URL a request would be sent to (for length budgets). */
-  url(path: string, query?: Query): string {
-    return `${this.baseUrl}${encodePath(path)}${encodeQuery(query)}`;
-  }
-
-  request<T = unknown>(req: ServiceRequest): Promise<ServiceResponse<T>> {
-    const target = `${this.basePath}${encodePath(req.path)}${encodeQuery(req.query)}`;
-    return this.send<T>(req.method.toUpperCase(), target, req.path, req.culture, req.body);
-  }
-
-  /**
-   * Follows a link the service returned (`@nextLink`). It must point below this service's base URL:
-   * the key is never sent anywhere else.
-   */
-  follow<T = unknown>(link: string, culture?: string): Promise<ServiceResponse<T>> {
-    let url: URL;
-    try {
-      url = new URL(link, `${this.baseUrl}/`);
-    } catch {
-      return Promise.reject(
-        badResponse(this.describe('GET', link), 200, `returned a link that is not a URL: ${link}`),
-      );
-    }
-    const below = url.pathname === this.basePath || url.pathname.startsWith(`${this.basePath}/`);
-    if (url.origin !== this.origin || !below) {
-      return Promise.reject(
-        badResponse(
-          this.describe('GET', url.pathname),
-          200,
-          `returned a link outside ${this.baseUrl} (${url.origin}${url.pathname}); not followed`,
-        ),
-      );
-    }
-    const shownPath = decodeSafe(url.pathname.slice(this.basePath.length));
-    return this.send<T>('GET', `${url.pathname}${url.search}`, shownPath, culture, undefined);
-  }
-
-  private describe(method: string, path: string): { service: ServiceName; method: string; path: string } {
-    return { service: this.service, method, path };
-  }
-
-  private async send<T>(
-    method: string,
-    target: string,
-    shownPath: string,
-    culture: string | undefined,
-    body: unknown,
-  ): Promise<ServiceResponse<T>> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = {
-      'x-api-key': this.apiKey,
-      accept: 'application/json',
-      'user-agent': 'catalog-io',
-    };
-    if (culture) headers['accept-language'] = culture;
-    if (payload !== undefined) headers['content-type'] = 'application/json';
-    const { limiter, counters, policy, timeoutMs } = this.transport;
-    const budget = new RequestBudget(policy.budgetMs);
-    let unknownOutcomeBefore = false;
-    for (let attempt = 1; ; attempt++) {
-      let failure: ApiError;
-      // A try never runs past the request's budget: the last one gets what is left.
-      const tryMs = Math.max(1, Math.min(timeoutMs, budget.remaining()));
-      try {
-        const res = await limiter.schedule(() =>
-          this.timedOnce(budget, tryMs, method, target, headers, payload, attempt > 1),
-        );
-        if (res.status < 300) return { ...this.parse<T>(method, shownPath, res), attempts: attempt };
-        if (method === 'DELETE' && res.status === 404 && unknownOutcomeBefore) {
-          return {
-            status: res.status,
-            headers: res.headers,
-            body: undefined as T,
-            attempts: attempt,
-            alreadyGone: true,
-          };
-        }
-        failure = apiErrorFromResponse({
-          service: this.service,
-          method,
-          path: shownPath,
-          status: res.status,
-          headers: res.headers,
-          body: res.text,
-          secrets: this.secrets,
-        });
-      } catch (err) {
-        if (err instanceof ApiError) throw err;
-        failure = apiErrorFromNetwork(err, {
-          service: this.service,
-          method,
-          path: shownPath,
-          secrets: this.secrets,
-          // A last try cut short by the budget is not the configured timeout: the note says why.
-          ...(tryMs === timeoutMs ? { timeoutMs } : {}),
-        });
-      }
-      failure.attempts = attempt;
-      const decision = decideRetry(policy, method, attempt, failure, Math.random, budget.remaining());
-      if (!decision.retry) {
-        const given = failure.afterTries(attempt, this.giveUpNote(failure, attempt, budget, decision.reason));
-        if (decision.ambiguous) {
-          counters.recordAmbiguous();
-          throw given.asAmbiguous();
-        }
-        throw given;
-      }
-      if (failure.status === undefined || failure.status >= 500) unknownOutcomeBefore = true;
-      counters.recordRetryWait(decision.delayMs);
-      budget.spend(decision.delayMs);
-      await sleep(decision.delayMs);
-    }
-  }
-
-  /**
-   * What a person needs after the last try: how many tries, and which setting to raise when time
-   * ran out. Never the key: nothing here comes from the request's headers.
-   */
-  private giveUpNote(
-    failure: ApiError,
-    attempts: number,
-    budget: RequestBudget,
-    reason: GiveUpReason,
-  ): string {
-    const { timeoutMs, policy } = this.transport;
-    // No elapsed time in the message: rows that failed alike must read alike in a report's tally.
-    const tries = attempts > 1 ? `after ${attempts} tries` : '';
-    const timedOut = failure.code === 'API_TIMEOUT';
-    const raise: string[] = [];
-    if (timedOut) raise.push(`the timeout per try (--timeout or timeoutMs, now ${timeoutMs} ms)`);
-    if (reason === 'budget' || (timedOut && budget.remaining() < timeoutMs))
-      raise.push(`the time for all tries (--retry-budget or retryBudgetMs, now ${policy.budgetMs} ms)`);
-    const advice =
-      reason === 'retry-after'
-        ? `the service asked to wait ${failure.retryAfterSeconds} s, longer than the ${formatDuration(policy.maxRetryAfterMs)} waited at most`
-        : raise.length
-          ? `raise ${raise.join(' or ')}`
-          : '';
-    const parts = [tries, advice].filter(Boolean);
-    return parts.length ? `; ${parts.join('; ')}` : '';
-  }
-
-  /** One try within its deadline; its time, queue excluded, is spent from the request's budget. */
-  private async timedOnce(
-    budget: RequestBudget,
-    tryMs: number,
-    method: string,
-    target: string,
-    headers: Record<string, string>,
-    payload: string | undefined,
-    isRetry: boolean,
-  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
-    const started = performance.now();
-    const deadline = attemptDeadline(tryMs);
-    try {
-      return await this.once(method, target, headers, payload, isRetry, deadline.signal);
-    } finally {
-      deadline.clear();
-      budget.spend(performance.now() - started);
-    }
-  }
-
-  private async once(
-    method: string,
-    target: string,
-    headers: Record<string, string>,
-    payload: string | undefined,
-    isRetry: boolean,
-    signal: AbortSignal,
-  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
-    const bytesOut = payload === undefined ? 0 : Buffer.byteLength(payload);
-    try {
-      const res = await this.transport.pool(this.origin).request({
-        method: method as 'GET',
-        path: target,
-        headers,
-        signal,
-        ...(payload !== undefined ? { body: payload } : {}),
-      });
-      const text = await res.body.text();
-      this.transport.counters.recordAttempt(
-        method,
-        res.statusCode,
-        { in: Buffer.byteLength(text), out: bytesOut },
-        isRetry,
-      );
-      return { status: res.statusCode, headers: res.headers, text };
-    } catch (err) {
-      this.transport.counters.recordAttempt(method, 'network', { in: 0, out: 0 }, isRetry);
-      throw err;
-    }
-  }
-
-  private parse<T>(
-    method: string,
-    shownPath: string,
-    res: { status: number; headers: Record<string, string | string[] | undefined>; text: string },
-  ): Omit<ServiceResponse<T>, 'attempts'> {
-    if (res.text.trim() === '') return { status: res.status, headers: res.headers, body: undefined as T };
-    try {
-      return { status: res.status, headers: res.headers, body: JSON.parse(res.text) as T };
-    } catch {
-      const type = header(res.headers, 'content-type') ?? 'no content type';
-      throw badResponse(
-        this.describe(method, shownPath),
-        res.status,
-        `answered with a body that is not JSON (${type})`,
-      );
-    }
   }
 }
 
@@ -377,13 +166,5 @@ function checkTimes(options: TransportOptions): void {
         `${name} must be a number of milliseconds above 0 and at most ${LONGEST_TIMER_MS}, found ${value}`,
       );
     }
-  }
-}
-
-function decodeSafe(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
   }
 }

@@ -34,6 +34,9 @@ export interface ProgressState {
 
 export interface Progress {
   update(state: ProgressState): void;
+  /** A word on what the work waits for (`waiting for the Catalog API since 20:01:02`); '' clears it. */
+  note(text: string): void;
+  /** Ends the display for good: later updates are not drawn (a stopped run is not redrawn at 100%). */
   stop(): void;
 }
 
@@ -47,7 +50,7 @@ const BAR_EVERY_MS = 250;
 const RATE_WINDOW_MS = 30_000;
 
 export function createProgress(out: Output, label: string, options: ProgressOptions): Progress {
-  if (options.quiet) return { update() {}, stop() {} };
+  if (options.quiet) return { update() {}, note() {}, stop() {} };
   return out.isTTY && out.terminal ? barProgress(out.terminal, label) : plainProgress(out, label);
 }
 
@@ -58,13 +61,19 @@ function plainProgress(out: Output, label: string): Progress {
   let last: ProgressState | undefined;
   let timer: NodeJS.Timeout | undefined;
   let printed = false;
+  let ended = false;
+  let waiting = '';
   const print = () => {
     if (!last) return;
     printed = true;
-    out.error(plainLine(label, last, clock, Date.now()));
+    out.error(`${plainLine(label, last, clock, Date.now())}${waiting ? `; ${waiting}` : ''}`);
   };
   return {
+    note(text) {
+      waiting = text;
+    },
     update(state) {
+      if (ended) return;
       last = state;
       clock.update(Date.now(), state);
       if (!timer) {
@@ -76,6 +85,8 @@ function plainProgress(out: Output, label: string): Progress {
       }
     },
     stop() {
+      if (ended) return;
+      ended = true;
       if (timer) clearInterval(timer);
       timer = undefined;
       // A short run says nothing; a long one ends its log with the final count.
@@ -91,7 +102,7 @@ function barProgress(terminal: NodeJS.WritableStream, label: string): Progress {
   const clock = new Clock(Date.now());
   const bar = new cliProgress.SingleBar(
     {
-      format: `${label} [{bar}] {percentage}% | {done}{of} rows | {speed} rows/s | {counts} | {requests} req, {limited} × 429 | ETA {remaining}`,
+      format: `${label} [{bar}] {percentage}% | {done}{of} rows | {speed} rows/s | {counts} | {requests} req, {limited} × 429 | ETA {remaining}{waiting}`,
       hideCursor: true,
       clearOnComplete: false,
       stopOnComplete: false,
@@ -101,6 +112,8 @@ function barProgress(terminal: NodeJS.WritableStream, label: string): Progress {
   );
   let last: ProgressState | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let ended = false;
+  let waiting = '';
   const draw = () => {
     if (!last) return;
     const now = Date.now();
@@ -116,11 +129,16 @@ function barProgress(terminal: NodeJS.WritableStream, label: string): Progress {
       requests: last.requests ?? 0,
       limited: last.rateLimited ?? 0,
       remaining: eta === undefined ? '?' : duration(eta),
+      waiting: waiting ? ` | ${waiting}` : '',
     };
     bar.update(Math.round((fraction ?? 0) * 1000), payload);
   };
   return {
+    note(text) {
+      waiting = text;
+    },
     update(state) {
+      if (ended) return;
       const first = last === undefined;
       last = state;
       clock.update(Date.now(), state);
@@ -132,6 +150,8 @@ function barProgress(terminal: NodeJS.WritableStream, label: string): Progress {
       }
     },
     stop() {
+      if (ended) return;
+      ended = true;
       if (!last) return;
       if (timer) clearInterval(timer);
       draw();

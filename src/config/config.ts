@@ -29,6 +29,8 @@ export interface ConnectionSettings {
   retryBudgetMs?: number;
   /** Attempts per request, retries included. */
   maxAttempts?: number;
+  /** How long a service may stay unreachable while the run waits for it, ms. */
+  outageBudgetMs?: number;
   /** A schema cache folder to read instead of the live `$metadata`. */
   schemasDir?: string;
   /** Redis URL: the rate limit and run lock shared by every process of the tenant (docs/scale.md). */
@@ -49,6 +51,7 @@ export interface ConnectionFlags {
   rateLimit?: string;
   timeout?: number;
   retryBudget?: number;
+  outageBudget?: number;
   schemas?: string;
   redis?: string;
   lockDir?: string;
@@ -88,6 +91,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     rateLimit: flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit, '--rate-limit'),
     timeoutMs: flags.timeout,
     retryBudgetMs: flags.retryBudget,
+    outageBudgetMs: flags.outageBudget,
     schemasDir: nonEmpty(flags.schemas),
     redisUrl: nonEmpty(flags.redis),
     lockDir: nonEmpty(flags.lockDir),
@@ -227,6 +231,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
     'timeoutMs',
     'retryBudgetMs',
     'maxAttempts',
+    'outageBudgetMs',
     'schemas',
     'redis',
     'lockDir',
@@ -285,6 +290,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
       timeoutMs: number('timeoutMs'),
       retryBudgetMs: number('retryBudgetMs'),
       maxAttempts: number('maxAttempts'),
+      outageBudgetMs: number('outageBudgetMs'),
       schemasDir: string('schemas'),
       redisUrl: string('redis'),
       lockDir: string('lockDir'),
@@ -300,6 +306,7 @@ function label(key: keyof ConnectionSettings, s: ResolvedSettings): string {
     timeoutMs: ['--timeout', 'timeoutMs', 'timeoutMs'],
     retryBudgetMs: ['--retry-budget', 'retryBudgetMs', 'retryBudgetMs'],
     maxAttempts: ['maxAttempts', 'maxAttempts', 'maxAttempts'],
+    outageBudgetMs: ['--outage-budget', 'outageBudgetMs', 'outageBudgetMs'],
     redisUrl: ['--redis', 'CATALOG_IO_REDIS', 'redis'],
   };
   const [flag, env, file] = names[key] ?? [key, key, key];

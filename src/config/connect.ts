@@ -7,7 +7,8 @@ import { CatalogClient } from '../api/catalog.js';
 import type { CountersSnapshot } from '../api/counters.js';
 import { DamClient } from '../api/dam.js';
 import { LIMIT_DEFAULTS, windowWithMargin } from '../api/limiter.js';
-import { ServiceHttp, Transport } from '../api/transport.js';
+import { ServiceHttp } from '../api/service-http.js';
+import { Transport, type TransportOptions } from '../api/transport.js';
 import { CatalogIoError } from '../errors.js';
 import { defaultLockDir } from '../lock/dir.js';
 import type { RunLockStore } from '../lock/types.js';
@@ -31,6 +32,8 @@ export interface ConnectOptions {
   cwd?: string;
   /** Told one line when the embedded sandbox is used (the command prints it first). */
   announce?: (line: string) => void;
+  /** Told when a service becomes unreachable, is back, or was waited for past the outage budget. */
+  onOutage?: TransportOptions['onOutage'];
   /** Embedded sandbox only: start from the seed, ignoring the persisted state. */
   resetSandbox?: boolean;
 }
@@ -123,6 +126,8 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     ...(rateLimit !== undefined ? { rateLimit } : {}),
     ...(shared?.limiter && { limiter: shared.limiter }),
     ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
+    ...(settings.outageBudgetMs !== undefined && { outage: { budgetMs: settings.outageBudgetMs } }),
+    ...(options.onOutage && { onOutage: options.onOutage }),
     retry: {
       ...(settings.maxAttempts !== undefined ? { maxAttempts: settings.maxAttempts } : {}),
       ...(settings.retryBudgetMs !== undefined ? { budgetMs: settings.retryBudgetMs } : {}),

@@ -45,7 +45,12 @@ export const connectionOptions = {
   'retry-budget': numberOption(
     'retryBudgetMs',
     '--retry-budget',
-    'Time for one request, all its tries and waits, ms (default 120000)',
+    'Time for one request, all its tries and waits, ms (default 120000); a storm of 429s is waited out within it',
+  ),
+  'outage-budget': numberOption(
+    'outageBudgetMs',
+    '--outage-budget',
+    'Time the run waits for a service that cannot be reached, then stops as resumable, ms (default 600000)',
   ),
   schemas: {
     type: 'string',
@@ -80,6 +85,7 @@ export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFl
   const rateLimit = s('rate-limit');
   const timeout = n('timeout');
   const retryBudget = n('retry-budget');
+  const outageBudget = n('outage-budget');
   const schemas = s('schemas');
   const redis = s('redis');
   const lockDir = s('lock-dir');
@@ -91,6 +97,7 @@ export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFl
   if (rateLimit !== undefined) flags.rateLimit = rateLimit;
   if (timeout !== undefined) flags.timeout = timeout;
   if (retryBudget !== undefined) flags.retryBudget = retryBudget;
+  if (outageBudget !== undefined) flags.outageBudget = outageBudget;
   if (schemas !== undefined) flags.schemas = schemas;
   if (redis !== undefined) flags.redis = redis;
   if (lockDir !== undefined) flags.lockDir = lockDir;

@@ -9,6 +9,12 @@ export const NUMBER_SETTINGS = {
   timeoutMs: { min: 100, max: 3_600_000, whole: false, unit: 'ms for one try of a request' },
   retryBudgetMs: { min: 1_000, max: 86_400_000, whole: false, unit: 'ms for all tries of a request' },
   maxAttempts: { min: 1, max: 20, whole: true, unit: 'tries of a request, the first included' },
+  outageBudgetMs: {
+    min: 1_000,
+    max: 86_400_000,
+    whole: false,
+    unit: 'ms a service may stay unreachable while the run waits',
+  },
 } as const;
 export type NumberSetting = keyof typeof NUMBER_SETTINGS;
 

@@ -22,6 +22,7 @@ import { columnRules } from './init/rules.js';
 import { readStructure, type Structure } from './init/structure.js';
 import { normalise, SYNONYMS } from './init/synonyms.js';
 import { emptySample, type FeedSample } from './init/values.js';
+import { variantImageColumn } from './init/variant-image.js';
 import type { ColumnRule, FieldRule, Profile } from './profile-types.js';
 
 export interface HeaderNote {
@@ -139,6 +140,15 @@ export function draftProfile(
       notes.push({ header, structure: 'parent: a row with a value here is a variant of that product' });
       return;
     }
+    if (header === structure.scopeColumn) {
+      columns[header] = null;
+      notes.push({
+        header,
+        structure:
+          'store view: a row with a value here overrides its product for that store view; the tenant keeps values per language, not per store view, so such rows are skipped (reported with the reason)',
+      });
+      return;
+    }
     if (!found) {
       columns[header] = null;
       unplaced.push(header);
@@ -186,7 +196,12 @@ export function draftProfile(
       ...(warning && { warning }),
     });
   });
-  const profile: Profile = { entity: entityName, ...(useVariants && { variants: true }), columns };
+  const profile: Profile = {
+    entity: entityName,
+    ...(useVariants && { variants: true }),
+    ...(structure.scopeColumn && { scopeColumn: structure.scopeColumn }),
+    columns,
+  };
   if (useVariants && main && variantEntity)
     completeVariants(profile, main, variantEntity, headers, chosen, structure, sample, notes);
   else if (main && !headers.some((_, at) => chosen.get(at)?.target === main.refField))
@@ -303,7 +318,76 @@ function completeVariants(
       });
     }
   }
+  variantImage(profile, main, variant, headers, chosen, structure, sample, fields, notes);
+  if (!structure.parentColumn && productRef && variantRef)
+    ownVariantImage(profile, main, variant, headers, chosen, sample, productRef, fields, notes);
   if (Object.keys(fields).length > 0) profile.fields = fields;
+}
+
+/**
+ * With a parent column, a variant row's product columns are not read: its own image (WooCommerce's
+ * `Images` on a variation row) would be lost. When the sampled variant rows hold one image each in the
+ * column placed on the product's images, the variant's image field takes it from there too.
+ */
+function variantImage(
+  profile: Profile,
+  main: EntityModel,
+  variant: EntityModel,
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  structure: Structure,
+  sample: FeedSample,
+  fields: Record<string, FieldRule>,
+  notes: HeaderNote[],
+): void {
+  const parent = structure.parentColumn;
+  if (!parent) return;
+  const field = variant.fields.find((f) => f.asset === 'image' && !f.multilingual);
+  if (!field || fields[field.name] || [...chosen.values()].some((c) => c.target === field.name)) return;
+  const column = headers.find((_, at) => {
+    const c = chosen.get(at);
+    return c?.entity === main && c.field?.asset === 'image';
+  });
+  if (!column) return;
+  const rule = profile.columns?.[column];
+  const split =
+    typeof rule === 'object' && rule !== null && typeof rule.split === 'string' ? rule.split : '|';
+  const images = sample.rows.filter((row) => row.has(parent)).map((row) => row.get(column));
+  const held = images.filter((v): v is string => v !== undefined);
+  // One image per variant row that has one, and some have one; several would not fit one field.
+  if (held.length === 0 || held.some((v) => v.includes(split.trim() || split))) return;
+  fields[field.name] = { from: [column] };
+  const note = notes.find((n) => n.header === column);
+  if (note) note.structure = `on a variant row, the variant's ${field.name} (fields)`;
+}
+
+/** One row per variant, an image column that differs between rows of a product: the variant's image. */
+function ownVariantImage(
+  profile: Profile,
+  main: EntityModel,
+  variant: EntityModel,
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  sample: FeedSample,
+  productRef: string,
+  fields: Record<string, FieldRule>,
+  notes: HeaderNote[],
+): void {
+  const taken = new Set([...chosen.values()].map((c) => c.target));
+  const free = (field: string) => !taken.has(field) && !fields[field];
+  const column = headers.find((_, at) => {
+    const c = chosen.get(at);
+    return c?.entity === main && c.field?.asset === 'image' && c.field.multiple;
+  });
+  if (!column) return;
+  const move = variantImageColumn(variant, free, productRef, column, profile.columns?.[column], sample);
+  if (!move) return;
+  profile.columns![column] = move.rule;
+  const note = notes.find((n) => n.header === column);
+  if (note) {
+    note.field = move.rule.field;
+    note.structure = `differs between rows of one product: the variant's ${move.rule.field}${move.rule.first ? ' (the first image of a cell)' : ''}`;
+  }
 }
 
 /** A feed without a ref column (eShopOnContainers): the title is the ref. */

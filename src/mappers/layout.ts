@@ -59,6 +59,8 @@ export interface Layout {
   plans: PositionPlan[];
   commandAt: number;
   parentAt: number;
+  /** Position of the profile's scope column, -1 when none. */
+  scopeAt: number;
   /** Positions filled from the row above when blank; undefined when none is. */
   fillDown: boolean[] | undefined;
   /** Header -> position, built when a field rule first names a column. */
@@ -187,7 +189,11 @@ export class ColumnPlanner {
     const last = this.lastLayout;
     if (last && (last.headers === headers || sameHeaders(last.headers, headers))) return last;
     const plans = headers.map((header) =>
-      header === this.commandColumn || header === this.profile.parentColumn ? null : this.planFor(header),
+      header === this.commandColumn ||
+      header === this.profile.parentColumn ||
+      header === this.profile.scopeColumn
+        ? null
+        : this.planFor(header),
     );
     const fills = headers.map((header) => this.fillsDown(header));
     const layout: Layout = {
@@ -195,6 +201,7 @@ export class ColumnPlanner {
       plans,
       commandAt: headers.indexOf(this.commandColumn),
       parentAt: this.profile.parentColumn ? headers.indexOf(this.profile.parentColumn) : -1,
+      scopeAt: this.profile.scopeColumn ? headers.indexOf(this.profile.scopeColumn) : -1,
       fillDown: fills.some(Boolean) ? fills : undefined,
       positions: undefined,
       plain: undefined,
@@ -313,6 +320,7 @@ export class ColumnPlanner {
         rule.map === undefined &&
         rule.default === undefined &&
         rule.join === undefined &&
+        rule.first === undefined &&
         !field?.enum &&
         !field?.asset &&
         rule.unit === undefined,

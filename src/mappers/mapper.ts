@@ -102,6 +102,11 @@ class ProfileMapper implements Mapper {
       result.skipped = true;
       return result;
     }
+    if (layout.scopeAt >= 0 && !isBlank(cells[layout.scopeAt])) {
+      result.skipped = true;
+      result.skipReason = scopeSkipReason(planner.profile.scopeColumn!, cells[layout.scopeAt]);
+      return result;
+    }
     const parts: Part[] = [];
     for (let i = 0; i < planner.entities.length; i++) {
       const entity = planner.entities[i]!;
@@ -225,4 +230,9 @@ function unknownColumnIssue(
     message: why,
     brief: why,
   };
+}
+
+/** A store view's row overrides the default row: the tenant has languages, not store views. */
+function scopeSkipReason(column: string, cell: Cell | undefined): string {
+  return `column "${column}": a row for store view "${String(cell).trim()}" overrides the product's default row for that store view; the tenant keeps no values per store view, so it is skipped (the default row, with "${column}" empty, is imported)`;
 }

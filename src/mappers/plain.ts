@@ -26,7 +26,14 @@ export interface PlainColumn {
 
 /** The plain reading of a layout, or null when some part of the profile needs the full mapping. */
 export function plainLayout(layout: Layout, planner: ColumnPlanner): Array<PlainColumn | null> | null {
-  if (planner.variant || planner.profile.parentColumn || layout.fillDown || planner.fieldPlans.length > 0)
+  const { profile } = planner;
+  if (
+    planner.variant ||
+    profile.parentColumn ||
+    profile.scopeColumn ||
+    layout.fillDown ||
+    planner.fieldPlans.length > 0
+  )
     return null;
   const columns: Array<PlainColumn | null> = [];
   for (const plan of layout.plans) {

@@ -22,6 +22,11 @@ export interface ConversionRule {
   thousands?: ',' | '.' | ' ' | "'";
   /** A list value (JSON array) for a single-value field is joined with this text (default: refused). */
   join?: string;
+  /**
+   * A single-value field takes the first item of a cell that lists several (split by `split`, default `|`)
+   * or of a list value: a PrestaShop combination's own images, for the variant's one image.
+   */
+  first?: true;
   /** Date layout of the cell when it is not ISO 8601: tokens `YYYY MM DD HH mm ss`, e.g. `DD/MM/YYYY HH:mm`. */
   dateFormat?: string;
   /**
@@ -82,6 +87,13 @@ export interface Profile {
    * there is a variant of that product (its product columns are ignored); a row without one is a product.
    */
   parentColumn?: string;
+  /**
+   * Column naming the scope a row belongs to (Magento `store_view_code`): a row with a value there
+   * overrides its product's default row for one store view, its empty cells meaning "inherit". The
+   * tenant keeps values per language, not per store view, so such a row is skipped, with the reason in
+   * the report; the default row (the cell empty) is imported.
+   */
+  scopeColumn?: string;
   /** How many recent product refs are remembered to group non-consecutive rows (default 1000). */
   groupWindow?: number;
   /** Column holding MERGE / NEW / UPDATE / DELETE / IGNORE (default `_command`). */

@@ -91,4 +91,6 @@ export interface MappedRow {
   issues: RowIssue[];
   /** The row asks to be skipped (`IGNORE`, or nothing in it). */
   skipped: boolean;
+  /** Why a row is skipped when the row itself did not ask for it (a store view override). */
+  skipReason?: string;
 }

@@ -36,6 +36,7 @@ export function toValues(
     }
   }
   let items: Cell[];
+  if (!multiple && rule.first) cell = firstItem(cell, rule.split);
   if (Array.isArray(cell) && !multiple && rule.join !== undefined) {
     cell = cell.map((item) => (item === null ? '' : String(item))).join(rule.join);
   }
@@ -66,6 +67,19 @@ export function toValues(
     out.push(converted);
   }
   return out;
+}
+
+/** `first`: the first non-blank item of a list value, or of a cell split by the column's separator. */
+function firstItem(cell: Cell, split: string | false | undefined): Cell {
+  const items = Array.isArray(cell)
+    ? cell
+    : typeof cell === 'string' && split !== false
+      ? cell.split(split ?? '|')
+      : [cell];
+  for (const item of items) {
+    if (typeof item === 'string' ? item.trim() !== '' : !isBlank(item)) return item;
+  }
+  return Array.isArray(cell) ? null : cell;
 }
 
 /** One value: value table, then coercion to the target's type, then the enum's own spelling. */

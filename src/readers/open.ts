@@ -181,8 +181,8 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
       trim: settings.trim,
       maxCellBytes: settings.maxCellBytes,
       decoded,
+      notes,
     });
-    notes.push(...table.notes);
     return finish(
       { ...base, encoding, delimiter: table.delimiter, headers: table.headers, rows: table.rows },
       bytes,

@@ -205,6 +205,7 @@ async function checkRows(
         errors,
         warnings,
       );
+      if (outcome === 'skipped' && mapped.skipReason) line.message = mapped.skipReason;
       if (references) refs = references.row(mapped.drafts, outcome === 'valid', row.location.text);
     }
     if (!refs) {

@@ -7,6 +7,10 @@
 // read cheaply, a count that does not add up, `--full-compare`) and the state is not used: every row
 // is looked up, and the results become the new state.
 //
+// A row naming image URLs is vouched for too, when every URL is one the asset cache, checked against
+// the DAM this run, says resolved to the name the row gives (assets.ts, asset-mark.ts); its hash then
+// covers the URLs as well. File URLs are always looked up.
+//
 // A run works on a copy of the state (or a new one) in a file of its own and renames it over the
 // state when it ends: a run that crashes leaves the last state as it was, which still holds (its
 // changelog mark is older than anything the crashed run wrote).
@@ -76,6 +80,11 @@ export interface KnownStateOptions {
   fullCompare?: boolean;
 }
 
+/** What the checked asset cache vouches for: the DAM reference an image URL resolved to. */
+export interface AssetVouch {
+  vouchedReference(kind: 'image' | 'file', url: string): string | undefined;
+}
+
 export interface Unchanged {
   draft: Draft;
   id: number | string;
@@ -89,6 +98,8 @@ export class KnownState {
   private readonly pending = new Map<string, Buffer | null>();
   private disabled = false;
   private saved = false;
+  /** Set once the asset cache is checked this run: rows naming image URLs wait for it. */
+  private assets: AssetVouch | undefined;
 
   private constructor(
     private readonly file: string,
@@ -175,6 +186,11 @@ export class KnownState {
     return { unchanged, rest };
   }
 
+  /** The asset cache, checked against the DAM: rows naming image URLs may now be vouched for. */
+  useAssets(assets: AssetVouch): void {
+    this.assets = assets;
+  }
+
   /** How many of these drafts need a lookup. */
   toLookUp(drafts: readonly Draft[]): number {
     let n = 0;
@@ -186,7 +202,10 @@ export class KnownState {
   private vouchedId(draft: Draft): number | string | undefined {
     if (this.decided.has(draft)) return this.decided.get(draft);
     let id: number | string | undefined;
-    if (this.table && this.eligible(draft)) {
+    const urls = draft.assets.some((a) => a.url !== undefined);
+    // Not decided yet: the asset cache is checked when the batch runs (counted as a lookup till then).
+    if (urls && !this.assets) return undefined;
+    if (this.table && this.eligible(draft) && (!urls || this.imagesVouched(draft))) {
       try {
         const waiting = this.pending.get(draft.ref);
         const value = waiting === undefined ? this.table.get(refKey(draft.ref)) : waiting;
@@ -291,19 +310,31 @@ export class KnownState {
     this.discard();
   }
 
-  /** Drafts whose image or file URLs are registered by the run are always looked up. */
+  /** Drafts that name file URLs are always looked up (the DAM cannot say cheaply what changed in files). */
   private eligible(draft: Draft): boolean {
     return (
       draft.entity === this.entity.name &&
       (draft.command === 'MERGE' || draft.command === 'UPDATE') &&
-      !draft.assets.some((a) => a.url !== undefined)
+      !draft.assets.some((a) => a.url !== undefined && a.kind !== 'image')
     );
+  }
+
+  /** Every image URL of the draft resolved, by the checked cache, to the name the draft gives. */
+  private imagesVouched(draft: Draft): boolean {
+    const assets = this.assets;
+    if (!assets) return false;
+    for (const a of draft.assets)
+      if (a.url !== undefined && assets.vouchedReference(a.kind, a.url) !== a.name) return false;
+    return true;
   }
 }
 
 /** The fields a draft manages, hashed (its first HASH_BYTES bytes are kept): values, other languages, links by ref. */
 export function draftHash(draft: Draft): Buffer {
-  return hash('sha256', stableJson([draft.fields, draft.cultures, draft.links]), 'buffer');
+  const parts: unknown[] = [draft.fields, draft.cultures, draft.links];
+  // The URLs too: another URL under the same file name would be registered again by a looked-up run.
+  if (draft.assets.some((a) => a.url !== undefined)) parts.push(draft.assets.map((a) => a.url ?? null));
+  return hash('sha256', stableJson(parts), 'buffer');
 }
 
 /**

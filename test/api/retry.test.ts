@@ -52,7 +52,7 @@ describe('idempotent requests', () => {
   });
 
   it('PATCH and DELETE are retried; gives up after maxAttempts with the last error', async () => {
-    const { server, catalog } = await setup((_req, res) => sendJson(res, 502, { error: 'gateway' }));
+    const { server, catalog } = await setup((_req, res) => sendJson(res, 500, { error: 'oops' }));
     const err = await rejection(catalog.patch('/Products(1)', { prod_title: 'x' }));
     expect(err.code).toBe('API_SERVER');
     expect(err.attempts).toBe(4);
@@ -161,6 +161,44 @@ describe('POST is never retried blindly', () => {
     });
     reset.details.errno = 'ECONNRESET';
     expect(decideRetry(policy, 'POST', 1, reset)).toEqual({ retry: false, ambiguous: true, reason: 'final' });
+  });
+});
+
+describe('what counts as a try', () => {
+  const failed = (status: number | undefined, errno?: string) => {
+    const err = new ApiError(status === undefined ? 'API_NETWORK' : 'API_SERVER', 'x', {
+      service: 'Catalog API',
+      method: 'GET',
+      path: '/Products',
+      ...(status !== undefined && { status }),
+    });
+    if (errno) err.details.errno = errno;
+    return err;
+  };
+  const policy = retryPolicy({ maxAttempts: 3, budgetMs: 60_000 });
+  const noJitter = () => 0;
+
+  it('a 429 or a service that cannot be reached is retried past maxAttempts while the budget lasts', () => {
+    for (const err of [
+      failed(429),
+      failed(502),
+      failed(undefined, 'ECONNREFUSED'),
+      failed(undefined, 'ECONNRESET'),
+    ])
+      expect(decideRetry(policy, 'GET', 10, err, noJitter, 30_000).retry).toBe(true);
+    expect(decideRetry(policy, 'GET', 10, failed(429), noJitter, 0)).toEqual({
+      retry: false,
+      ambiguous: false,
+      reason: 'budget',
+    });
+  });
+
+  it('a 500 is a try that counts: given up after maxAttempts', () => {
+    expect(decideRetry(policy, 'GET', 3, failed(500), noJitter, 30_000)).toEqual({
+      retry: false,
+      ambiguous: false,
+      reason: 'attempts',
+    });
   });
 });
 

@@ -45,6 +45,25 @@ describe('progress without a TTY', () => {
     expect(out.stdout).toEqual([]);
   });
 
+  it('says what the work waits for; once stopped (a signal), later updates draw nothing', () => {
+    const out = memoryOutput();
+    const progress = createProgress(out, 'import', { quiet: false });
+    progress.update({ done: 40, bytesRead: 400, totalBytes: 1000, rowsRead: 40 });
+    progress.note('waiting for the Catalog API since 02:30:05');
+    vi.advanceTimersByTime(10_000);
+    expect(out.stderr).toEqual([
+      'import: 40 rows (40%), 4 rows/s, ETA 15s; waiting for the Catalog API since 02:30:05',
+    ]);
+    progress.note('');
+    progress.stop();
+    expect(out.stderr[1]).toMatch(/^import: 40 rows \(40%\), \d+ rows\/s, ETA \d+s$/);
+    // The run then records its rows not attempted: the display does not come back, nor reach 100%.
+    progress.update({ done: 40, bytesRead: 1000, totalBytes: 1000, rowsRead: 100 });
+    vi.advanceTimersByTime(60_000);
+    progress.stop();
+    expect(out.stderr).toHaveLength(2);
+  });
+
   it('a known total (export @count) is shown as "of N"', () => {
     const out = memoryOutput();
     const progress = createProgress(out, 'export products', { quiet: false });

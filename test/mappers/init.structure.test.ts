@@ -89,9 +89,11 @@ describe('profile init: the variant structure', () => {
         'Regular price': 'frmt_price',
         Images: { field: 'prod_images', split: ',' },
       },
-      fields: { prod_ref: { from: ['SKU'] } },
+      // A variation row's own image goes to the variant: its product columns are not read.
+      fields: { prod_ref: { from: ['SKU'] }, frmt_image: { from: ['Images'] } },
     });
     expect(notes.find((n) => n.header === 'Type')?.structure).toContain('kind of row');
+    expect(notes.find((n) => n.header === 'Images')?.structure).toContain('frmt_image');
     const mapper = createMapper({ model, profile });
     const product = mapper.map(row(woo[0]!)).drafts;
     expect(product).toMatchObject([
@@ -104,8 +106,19 @@ describe('profile init: the variant structure', () => {
     const variant = mapper.map(row(woo[1]!, 3));
     expect(variant.issues).toEqual([]);
     expect(variant.drafts).toMatchObject([
-      { entity: 'variants', ref: 'tee-red', fields: { frmt_price: 18 }, links: { productRef: 'tee' } },
+      {
+        entity: 'variants',
+        ref: 'tee-red',
+        fields: { frmt_price: 18, frmt_image: 'r.jpg' },
+        links: { productRef: 'tee' },
+      },
     ]);
+  });
+
+  it('leaves the variant image out when variant rows hold several images in the cell', async () => {
+    const several = woo.map((r) => (r.Parent ? { ...r, Images: `${r.Images}, https://x.test/z.jpg` } : r));
+    const { profile } = await draft(several);
+    expect(profile.fields).toEqual({ prod_ref: { from: ['SKU'] } });
   });
 
   it('groups rows by the column that names each row’s product, its own row included (mainnumber)', async () => {
@@ -173,6 +186,65 @@ describe('profile init: the variant structure', () => {
   });
 });
 
+describe('profile init: a variant’s own images', () => {
+  // PrestaShop's combinations file: each combination lists its own images; the product's are in its own file.
+  const combinations = [
+    {
+      'Product ID*': '1',
+      Reference: 'RP-Nano-Blue-16GB',
+      Quantity: '10',
+      'Image URLs (x,y,z...)': 'https://x.test/blue.jpg,https://x.test/blue-back.jpg',
+    },
+    {
+      'Product ID*': '1',
+      Reference: 'RP-Nano-Blue-8GB',
+      Quantity: '10',
+      'Image URLs (x,y,z...)': 'https://x.test/blue-8.jpg',
+    },
+    {
+      'Product ID*': '2',
+      Reference: 'RP-Shuffle-Metal',
+      Quantity: '3',
+      'Image URLs (x,y,z...)': 'https://x.test/metal.jpg',
+    },
+  ];
+
+  it('places an image column that differs between rows of one product on the variant, its first image', async () => {
+    const { model, profile, notes } = await draft(combinations);
+    expect(profile).toMatchObject({
+      variants: true,
+      columns: {
+        'Product ID*': 'prod_ref',
+        Reference: 'frmt_ref',
+        'Image URLs (x,y,z...)': { field: 'frmt_image', split: ',', first: true },
+      },
+    });
+    expect(notes.find((n) => n.header === 'Image URLs (x,y,z...)')?.structure).toContain(
+      'differs between rows of one product',
+    );
+    const mapper = createMapper({ model, profile });
+    const first = mapper.map(row(combinations[0]!));
+    expect(first.issues).toEqual([]);
+    expect(first.drafts).toEqual([
+      expect.objectContaining({ entity: 'products', ref: '1', fields: { prod_ref: '1' } }),
+      expect.objectContaining({
+        entity: 'variants',
+        ref: 'RP-Nano-Blue-16GB',
+        fields: expect.objectContaining({ frmt_image: 'blue.jpg' }),
+      }),
+    ]);
+    const second = mapper.map(row(combinations[1]!, 3));
+    expect(second.drafts.find((d) => d.entity === 'variants')?.fields.frmt_image).toBe('blue-8.jpg');
+  });
+
+  it('keeps an image column on the product when the rows of each product agree on it', async () => {
+    const { profile } = await draft(
+      combinations.map((r) => ({ ...r, 'Image URLs (x,y,z...)': `https://x.test/p${r['Product ID*']}.jpg` })),
+    );
+    expect(profile.columns?.['Image URLs (x,y,z...)']).toMatchObject({ field: 'prod_images' });
+  });
+});
+
 describe('profile init: values', () => {
   it('prefers many distinct image URLs to one repeated file, and skips relative paths', async () => {
     const records = Array.from({ length: 6 }, (_, i) => ({
@@ -230,7 +302,7 @@ describe('profile init: values', () => {
   });
 
   it('writes category paths with their separators, and leaves source-system ids out', async () => {
-    const { profile } = await draft([
+    const { profile, notes } = await draft([
       { sku: 'A', categories: 'Default Category/Men/Tops,Default Category/Collections/Eco' },
       { sku: 'B', categories: 'Default Category/Women' },
     ]);
@@ -239,6 +311,7 @@ describe('profile init: values', () => {
       categoryPath: { separator: '/' },
       split: ',',
     });
+    expect(notes.find((n) => n.header === 'categories')?.warning).toBeUndefined();
     const arrows = await draft([
       { sku: 'A', Categories: 'Clothing > Hoodies' },
       { sku: 'B', Categories: 'Music' },
@@ -247,6 +320,10 @@ describe('profile init: values', () => {
       field: 'cat_refs',
       categoryPath: { separator: ' > ' },
     });
+    // No cell of the sample lists several: the note says a later one would be read as one path.
+    expect(arrows.notes.find((n) => n.header === 'Categories')?.warning).toMatch(
+      /one category per cell in the sampled rows.*"A > B, C"/,
+    );
     const names = await draft([
       { sku: 'A', category: 'Headlamps' },
       { sku: 'B', category: 'Footwear' },
@@ -288,5 +365,75 @@ describe('profile init: a product ref column left blank', () => {
     expect(second.drafts).toMatchObject([
       { entity: 'variants', ref: 'PPS14', links: { productRef: 'Paper Stretcher' } },
     ]);
+  });
+});
+
+describe('profile init: a store view column (Magento store_view_code)', () => {
+  const rows = [
+    { sku: 'C03', store_view_code: '', name: 'Configurable 03', price: '10.0000' },
+    { sku: 'S01', store_view_code: '', name: 'Simple 01', price: '12.0000' },
+    { sku: 'C03', store_view_code: 'fixturestore', name: 'Configurable 03-Option 1', price: '' },
+  ];
+
+  it('is the scope column, not a field; the override row is skipped with the reason, the others mapped', async () => {
+    const { model, profile, notes } = await draft(rows);
+    expect(profile.scopeColumn).toBe('store_view_code');
+    expect(profile.columns?.store_view_code).toBeNull();
+    expect(notes.find((n) => n.header === 'store_view_code')?.structure).toMatch(/store view/);
+    const mapper = createMapper({ model, profile });
+    const [first, second, third] = rows.map((cells, i) => mapper.map(row(cells, i + 2)));
+    expect(first!.skipped).toBe(false);
+    expect(first!.drafts[0]).toMatchObject({ ref: 'C03', fields: { prod_title: 'Configurable 03' } });
+    expect(second!.drafts[0]).toMatchObject({ ref: 'S01' });
+    // The override row does not rename the product: it is skipped, and says why.
+    expect(third!.skipped).toBe(true);
+    expect(third!.drafts).toEqual([]);
+    expect(third!.issues).toEqual([]);
+    expect(third!.skipReason).toMatch(/store view "fixturestore"/);
+    expect(third!.skipReason).toMatch(/column "store_view_code"/);
+  });
+
+  it('a feed whose store view column is blank on every row imports every row (Magento sample data)', async () => {
+    const blank = rows.slice(0, 2);
+    const { model, profile } = await draft(blank);
+    expect(profile.scopeColumn).toBe('store_view_code');
+    const mapper = createMapper({ model, profile });
+    const mapped = blank.map((cells, i) => mapper.map(row(cells, i + 2)));
+    expect(mapped.map((m) => [m.skipped, m.drafts[0]?.ref])).toEqual([
+      [false, 'C03'],
+      [false, 'S01'],
+    ]);
+  });
+});
+
+describe('profile init: images that differ between the rows of one product', () => {
+  const combinations = (second: string) => [
+    { 'Product ID': 'P1', Reference: 'P1-BLUE', Quantity: '3', 'Image URLs': 'https://x.test/blue.jpg' },
+    { 'Product ID': 'P1', Reference: 'P1-RED', Quantity: '4', 'Image URLs': second },
+    { 'Product ID': 'P2', Reference: 'P2-ONE', Quantity: '1', 'Image URLs': 'https://x.test/p2.jpg' },
+  ];
+
+  it('are the variants’ own: the variant image field takes them, and the rows of a product agree', async () => {
+    const rows = combinations('https://x.test/red.jpg');
+    const { model, profile } = await draft(rows);
+    expect(profile.columns?.['Image URLs']).toEqual({ field: 'frmt_image' });
+    const mapper = createMapper({ model, profile });
+    const mapped = rows.map((cells, i) => mapper.map(row(cells, i + 2)));
+    expect(mapped.flatMap((m) => m.issues)).toEqual([]);
+    expect(mapped[1]!.drafts.find((d) => d.entity === 'variants')).toMatchObject({
+      ref: 'P1-RED',
+      fields: { frmt_image: 'red.jpg' },
+    });
+  });
+
+  it('the variant takes the first when a cell holds several (one variant image field)', async () => {
+    const { profile } = await draft(combinations('https://x.test/red.jpg,https://x.test/red2.jpg'));
+    expect(profile.columns?.['Image URLs']).toEqual({ field: 'frmt_image', split: ',', first: true });
+  });
+
+  it('the same images on every row of a product stay the product’s', async () => {
+    const same = combinations('https://x.test/blue.jpg');
+    const { profile } = await draft(same);
+    expect(profile.columns?.['Image URLs']).toBe('prod_images');
   });
 });

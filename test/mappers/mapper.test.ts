@@ -451,6 +451,21 @@ describe('list values', () => {
     expect(refused.issues[0]!.message).toBe('must be a single value, got ["Acme"]');
   });
 
+  it('keeps the first item of a list for a single-value field under first', () => {
+    const m = mapper({
+      entity: 'products',
+      columns: {
+        Brands: { field: 'prod_brand', first: true },
+        Seasons: { field: 'prod_season', split: ',', first: true },
+      },
+    });
+    const listed = m.map(row({ prod_ref: 'P', Brands: ['', 'Acme', 'Globex'], Seasons: ' , summer,winter' }));
+    expect(listed.issues).toEqual([]);
+    expect(listed.drafts[0]!.fields).toMatchObject({ prod_brand: 'Acme', prod_season: 'summer' });
+    const one = m.map(row({ prod_ref: 'Q', Brands: 'Acme|Globex', Seasons: 'winter' }, 3));
+    expect(one.drafts[0]!.fields).toMatchObject({ prod_brand: 'Acme', prod_season: 'winter' });
+  });
+
   it('takes JSON lists as they are for multi-value fields', () => {
     const out = mapper({ entity: 'products' }).map(
       row({ prod_ref: 'P', prod_tags: ['a', 'b'], prod_pack_size: 3 }),

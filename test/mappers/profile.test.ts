@@ -26,6 +26,7 @@ describe('profile files', () => {
         Notes: null,
         Price: { field: 'frmt_price', decimal: ',', default: 0 },
         'Weight (lbs)': { field: 'prod_weight', unit: 'lb' },
+        'Image URLs': { field: 'frmt_image', split: ',', first: true },
       },
       fields: {
         prod_brand: { constant: 'Acme' },
@@ -60,6 +61,10 @@ describe('profile files', () => {
     [
       { entity: 'products', columns: { Weight: { field: 'prod_weight', unit: 'stone' } } },
       '$.columns.Weight.unit must be one of',
+    ],
+    [
+      { entity: 'products', columns: { Images: { field: 'frmt_image', first: false } } },
+      '$.columns.Images.first',
     ],
   ])('names the JSON path of the problem (%#)', (data, expected) => {
     const err = profileError(data);

@@ -298,7 +298,7 @@ describe('--wait-for-images', () => {
     expect(summary.outcomes.created).toBe(1);
     expect(summary.failedImages).toEqual([]);
     expect(summary.warnings.join('\n')).toMatch(
-      /1 image\(s\) were still being processed when --wait-for-images gave up: slow-proc\.png/,
+      /--wait-for-images: the outcome of 1 image\(s\) is unknown, they were still being processed after 50 ms: slow-proc\.png/,
     );
   });
 });

@@ -1,6 +1,8 @@
 // Faults fail rows, not the run: under 10% 5xx and 20% connection resets a 3,000-row import finishes
 // with one report line per row, and a second run converges with no duplicate. When the service is
-// clearly gone (batches failing in a row), the run stops with exit 2 and every row is still reported.
+// clearly gone (batches failing in a row), the run stops with exit 2 and every row is still reported;
+// when it cannot be reached at all past --outage-budget, it stops as interrupted, resumable.
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -49,68 +51,110 @@ describe('faults fail rows, not the run', () => {
     expect(products.records).toBe(ROWS - failedAgain);
   }, 900_000);
 
-  it('the service gone: stops after --max-failed-batches, exit 2, every row in the report', async () => {
-    // A port nobody listens on: every request is refused, each after its retries.
-    const gone = await closedPort();
-    const connection = await connect({
-      settings: {
-        catalogUrl: `http://127.0.0.1:${gone}/catalog`,
-        apiKey: 'k',
-        rateLimit: null,
-        maxAttempts: 2,
-      },
-      env: {},
-    });
-    const live = await connect({
-      settings: { catalogUrl: healthy.sb.catalogUrl, apiKey: healthy.sb.apiKey },
-      env: {},
-    });
-    const model = await live.tenant.model();
-    await live.close();
-    const rows = ['prod_ref,prod_title'];
-    for (let i = 1; i <= 250; i++) rows.push(`GONE-${i},Item ${i}`);
-    const feed = await writeFeed(dir, 'gone.csv', rows.join('\n'));
-    const reportFile = join(dir, 'gone.report.csv');
-    const stateDir = join(dir, 'gone-state');
-    const base = {
-      source: feed,
-      profile: { entity: 'products' },
-      model,
-      dam: () => connection.dam,
-      batchSize: 10,
-      maxFailedBatches: 3,
-      reportFile,
-      stateDir,
-    };
-    try {
-      const summary = await importFile({ ...base, catalog: connection.catalog });
-      expect(summary).toMatchObject({ stopped: true, stopReason: 'service', exitCode: 2, rows: 250 });
-      expect(summary.outcomes).toMatchObject({ failed: 30, 'not-attempted': 220 });
-      const report = await readCsv(reportFile);
-      expect(report).toHaveLength(250);
-      expect(report[0]!.message).toMatch(/^API_NETWORK after 2 tries/);
-      expect(report[249]!.outcome).toBe('not-attempted');
-
-      // The service is back: --resume tries the failed and the not-attempted rows, and completes.
-      const back = await connect({
-        settings: { catalogUrl: healthy.sb.catalogUrl, apiKey: healthy.sb.apiKey, rateLimit: null },
+  for (const gone of ['failing', 'refusing'] as const) {
+    const title =
+      gone === 'failing'
+        ? 'a service that answers 500 to everything: stops after --max-failed-batches, exit 2, every row in the report'
+        : 'a service that refuses connections past --outage-budget: interrupted, exit 2, every row in the report';
+    it(title, async () => {
+      // 500s are failures of the service that answers (rows fail, batches count); a port nobody listens
+      // on cannot be reached at all (the run waits for it, then stops as interrupted).
+      const down = gone === 'failing' ? await failingServer() : undefined;
+      const port = down?.port ?? (await closedPort());
+      const connection = await connect({
+        settings: {
+          catalogUrl: `http://127.0.0.1:${port}/catalog`,
+          apiKey: 'k',
+          rateLimit: null,
+          maxAttempts: 2,
+          outageBudgetMs: 1_000,
+        },
         env: {},
       });
+      const live = await connect({
+        settings: { catalogUrl: healthy.sb.catalogUrl, apiKey: healthy.sb.apiKey },
+        env: {},
+      });
+      const model = await live.tenant.model();
+      await live.close();
+      const rows = ['prod_ref,prod_title'];
+      for (let i = 1; i <= 250; i++) rows.push(`GONE${gone}-${i},Item ${i}`);
+      const feed = await writeFeed(dir, `gone-${gone}.csv`, rows.join('\n'));
+      const reportFile = join(dir, `gone-${gone}.report.csv`);
+      const stateDir = join(dir, `gone-${gone}-state`);
+      const base = {
+        source: feed,
+        profile: { entity: 'products' },
+        model,
+        dam: () => connection.dam,
+        batchSize: 10,
+        maxFailedBatches: 3,
+        reportFile,
+        stateDir,
+      };
       try {
-        const resumed = await importFile({ ...base, catalog: back.catalog, resume: true });
-        expect(resumed).toMatchObject({ exitCode: 0, state: 'finished', rows: 250, runId: summary.runId });
-        expect(resumed.outcomes).toMatchObject({ created: 250, failed: 0, 'not-attempted': 0 });
-        const again = await readCsv(reportFile);
-        expect(again).toHaveLength(250);
-        expect(new Set(again.map((l) => l.outcome))).toEqual(new Set(['created']));
+        const summary = await importFile({ ...base, catalog: connection.catalog });
+        const report = await readCsv(reportFile);
+        expect(report).toHaveLength(250);
+        expect(report[249]!.outcome).toBe('not-attempted');
+        if (gone === 'failing') {
+          expect(summary).toMatchObject({ stopped: true, stopReason: 'service', exitCode: 2, rows: 250 });
+          expect(summary.outcomes).toMatchObject({ failed: 30, 'not-attempted': 220 });
+          expect(report[0]!.message).toMatch(/^API_SERVER after 2 tries/);
+        } else {
+          // No row failed for a reason of its own: the first batch's rows were not finished either.
+          expect(summary).toMatchObject({
+            stopped: true,
+            stopReason: 'outage',
+            state: 'interrupted',
+            exitCode: 2,
+            rows: 250,
+          });
+          expect(summary.outcomes).toMatchObject({ failed: 0, 'not-attempted': 250 });
+          expect(report[0]!.message).toMatch(/^not finished: the service could not be reached/);
+        }
+
+        // The service is back: --resume tries the failed and the not-attempted rows, and completes.
+        const back = await connect({
+          settings: { catalogUrl: healthy.sb.catalogUrl, apiKey: healthy.sb.apiKey, rateLimit: null },
+          env: {},
+        });
+        try {
+          const resumed = await importFile({ ...base, catalog: back.catalog, resume: true });
+          expect(resumed).toMatchObject({ exitCode: 0, state: 'finished', rows: 250, runId: summary.runId });
+          expect(resumed.outcomes).toMatchObject({ created: 250, failed: 0, 'not-attempted': 0 });
+          const again = await readCsv(reportFile);
+          expect(again).toHaveLength(250);
+          expect(new Set(again.map((l) => l.outcome))).toEqual(new Set(['created']));
+        } finally {
+          await back.close();
+        }
       } finally {
-        await back.close();
+        await connection.close();
+        await down?.close();
       }
-    } finally {
-      await connection.close();
-    }
-  }, 300_000);
+    }, 300_000);
+  }
 });
+
+/** A catalog that answers 500 to every request. */
+async function failingServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end('{"message":"Internal server error"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 function closedPort(): Promise<number> {
   return new Promise((resolve) => {

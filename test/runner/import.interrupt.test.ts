@@ -1,6 +1,6 @@
 // SIGINT and SIGTERM mid-run: no new batch, the requests in flight finish, the report is complete
 // (rows not reached are `not-attempted`), summary.json says `interrupted`, exit 130 / 143; a second
-// Ctrl-C exits at once. Then --resume completes the run, with nothing written twice.
+// Ctrl-C cuts the requests in flight and the run still ends `interrupted`, its reports whole. Then --resume completes the run, with nothing written twice.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -110,15 +110,50 @@ describe('interrupts', () => {
     }, 300_000);
   }
 
-  it('a second Ctrl-C exits at once; the journal stays consistent and --resume completes', async () => {
+  it('a second Ctrl-C cuts the requests in flight, and the run still ends interrupted: an XLSX report of every row, a consistent journal', async () => {
     const { cwd, feed } = await setup('INT2');
-    const child = startCli(args(feed), cwd, fixture.sb);
+    const xlsxArgs = args(feed).map((a) => (a === 'report.csv' ? 'report.xlsx' : a));
+    const child = startCli(xlsxArgs, cwd, fixture.sb);
     await journalReaches(cwd, 100);
     child.process.kill('SIGINT');
     await child.waitFor('Ctrl-C again');
     child.process.kill('SIGINT');
     const end = await child.exited;
-    expect(end.code).toBe(130);
+    expect(end.code, end.stderr).toBe(130);
+    expect(end.stderr).toContain('interrupted (SIGINT)');
+    expect(end.stderr).not.toContain('100%');
+    const [runId] = await runIds(cwd);
+    const summary = await summaryOf(cwd, runId!);
+    expect(summary).toMatchObject({ state: 'interrupted', exitCode: 130, rows: ROWS });
+    const { default: ExcelJS } = await import('exceljs');
+    const refsOf = async (file: string) => {
+      const workbook = new ExcelJS.Workbook();
+      await workbook.xlsx.readFile(join(cwd, file));
+      const sheet = workbook.getWorksheet('Report') ?? workbook.worksheets[0]!;
+      const header = (sheet.getRow(1).values as unknown[]).slice(1);
+      const ref = header.indexOf('ref') + 1;
+      const outcome = header.indexOf('outcome') + 1;
+      const lines: Array<{ ref: string; outcome: string }> = [];
+      for (let r = 2; r <= sheet.rowCount; r++)
+        lines.push({
+          ref: sheet.getRow(r).getCell(ref).text,
+          outcome: sheet.getRow(r).getCell(outcome).text,
+        });
+      return lines;
+    };
+    // Every row once, in order, each created or not attempted.
+    const lines = await refsOf('report.xlsx');
+    expect(lines.map((l) => l.ref)).toEqual(Array.from({ length: ROWS }, (_, i) => `INT2-${i + 1}`));
+    expect(new Set(lines.map((l) => l.outcome))).toEqual(new Set(['created', 'not-attempted']));
+    // The same from the journal, in any format.
+    const out = await runCli(['runs', 'report', runId!, '--out', 'again.xlsx'], cwd, fixture.sb);
+    expect(out.code, out.stderr).toBe(0);
+    expect(await refsOf('again.xlsx')).toEqual(lines);
+    const csv = await runCli(['runs', 'report', runId!, '--out', 'again.csv'], cwd, fixture.sb);
+    expect(csv.code, csv.stderr).toBe(0);
+    expect((await readCsv(join(cwd, 'again.csv'))).map((l) => ({ ref: l.ref, outcome: l.outcome }))).toEqual(
+      lines,
+    );
     await expectResumeCompletes(cwd, feed, 'INT2');
   }, 300_000);
 });

@@ -3,33 +3,21 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
+import type { OutageNotice } from '../../api/circuit.js';
+import type { ServiceName } from '../../api/errors.js';
+import { clockTime } from '../../api/service-http.js';
 import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import { checkSource, type ReaderOptions, workbookSheets } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import type { MaxMissing } from '../../runner/import/full-sync.js';
-import type {
-  ImportMode,
-  ImportOptions,
-  ImportSummary,
-  RowOutcome,
-  RunStop,
-} from '../../runner/import/run.js';
+import type { ImportMode, ImportOptions, ImportSummary, RunStop } from '../../runner/import/run.js';
 import { EXIT_CODES } from '../../runner/import/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
-import { redactText } from '../../secrets.js';
-import { rejectsFileOf } from '../../writers/rejects.js';
-import type { Output } from '../output.js';
 import { createProgress } from '../progress.js';
-import {
-  type FeedArgs,
-  printFindings,
-  profileFrom,
-  readerOptionsFrom,
-  sourceArg,
-  withFeedOptions,
-} from './feed.js';
+import { type FeedArgs, profileFrom, readerOptionsFrom, sourceArg, withFeedOptions } from './feed.js';
+import { countsText, outageLine, printSummary } from './import-print.js';
 import type { CommandFactory } from './index.js';
 import {
   beginRun,
@@ -40,7 +28,10 @@ import {
   withRunEndOptions,
 } from './run-end.js';
 
-interface ImportArgs extends FeedArgs {
+/** After a signal, the requests in flight may finish within this time; then they are cut. */
+const STOP_GRACE_MS = 2_000;
+
+export interface ImportArgs extends FeedArgs {
   mode: ImportMode;
   plan: boolean;
   'batch-size': number;
@@ -188,33 +179,53 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       let start: RunStart;
       let sheets: string[] | undefined;
       let connection: Awaited<ReturnType<typeof connect>>;
+      // Set once the progress exists: a service found unreachable shows there and as a line.
+      let outageNote: ((service: ServiceName, notice: OutageNotice) => void) | undefined;
       try {
         start = await beginRun(sourceArg(args.source), args);
         sheets = await wholeWorkbook(start.source, readerOptions, args);
         connection = await connect({
           flags: connectionFlagsFrom(args),
           announce: (line) => out.error(line),
+          onOutage: (service, notice) => outageNote?.(service, notice),
         });
       } catch (err) {
         await notifyEarlyFailure(sourceArg(args.source), args, err, out);
         throw err;
       }
       const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
-      // First signal: no new batch, the rows in flight finish, the report is complete. Second: out at once.
+      outageNote = (service, notice) => {
+        const line = outageLine(service, notice, connection.transport.outage.budgetMs);
+        progress.note(
+          notice.state === 'waiting' ? `waiting for the ${service} since ${clockTime(notice.since)}` : '',
+        );
+        out.error(line);
+      };
+      // First signal: no new request; those in flight get a short grace, then are cut; the rows not
+      // finished are `not-attempted` and the report and journal are complete. Second: no grace. Third:
+      // out at once (the journal is flushed; --resume still works).
       const stop: RunStop = {
         // Said at once and whatever the flags: a scheduler's log must show why the run ends.
         onLockLost: (err) =>
           out.error(`catalog-io: ${err.message}; stopping after the batch in flight [LOCK_LOST]`),
       };
+      let signals = 0;
       const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
-        if (stop.signal) {
+        signals += 1;
+        if (signals >= 3) {
           stop.flushNow?.();
-          process.exit(EXIT_CODES[signal]);
+          process.exit(EXIT_CODES[stop.signal ?? signal]);
         }
-        stop.signal = signal;
+        stop.signal ??= signal;
         progress.stop();
+        if (signals === 2) {
+          connection.transport.interrupt(0);
+          out.error(`${signal}: cutting the requests in flight now`);
+          return;
+        }
+        connection.transport.interrupt(STOP_GRACE_MS);
         out.error(
-          `${signal}: finishing the requests in flight, then stopping${signal === 'SIGINT' ? ' (Ctrl-C again to stop at once)' : ''}`,
+          `${signal}: stopping; requests in flight get ${STOP_GRACE_MS / 1000} s to finish${signal === 'SIGINT' ? ' (Ctrl-C again to cut them now)' : ''}`,
         );
       };
       process.on('SIGINT', onSignal);
@@ -278,7 +289,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           onNote: (line) => out.error(line),
           onProgress: (p) =>
             progress.update({
-              done: p.rows,
+              // Rows not attempted are not done: an interrupted run never shows 100%.
+              done: p.rows - p.outcomes['not-attempted'],
               rowsRead: p.rowsRead,
               ...(p.rowsMade !== undefined && { rowsMade: p.rowsMade }),
               bytesRead: p.bytesRead,
@@ -380,13 +392,6 @@ async function wholeWorkbook(
   return sheets;
 }
 
-/** How to finish a stopped run: resume it, or (a whole workbook) run it again. */
-function again(s: ImportSummary): string {
-  return s.sheets
-    ? 'run the same command again (rows already imported come back unchanged and are not written again)'
-    : `run the same command with --resume (run ${s.runId})`;
-}
-
 /** `--max-missing 200` or `--max-missing 5%`. */
 function parseMaxMissing(text: string): MaxMissing {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(text);
@@ -397,126 +402,4 @@ function parseMaxMissing(text: string): MaxMissing {
     );
   }
   return m[2] ? { percent: Number(m[1]) } : { count: Number(m[1]) };
-}
-
-function countsText(outcomes: Record<RowOutcome, number>): string {
-  return Object.entries(outcomes)
-    .filter(([, n]) => n > 0)
-    .map(([o, n]) => `${o} ${n}`)
-    .join(' · ');
-}
-
-function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {
-  if (s.stopReason === 'lock-lost') {
-    // On stderr under --json and --quiet too: the run did not finish and must be resumed.
-    out.error(
-      `interrupted: the run lost its lock [LOCK_LOST]; ${s.outcomes['not-attempted']} rows not attempted. Check no other import of this entity runs, then ${again(s)}`,
-    );
-  }
-  if (args.json) {
-    // The summary names URLs (the source, images in messages): said without their secrets.
-    out.print(
-      redactText(
-        JSON.stringify({
-          source: s.source,
-          plan: s.plan,
-          rows: s.rows,
-          outcomes: Object.fromEntries(
-            Object.entries(s.outcomes).filter(([o, n]) => n > 0 || !o.startsWith('would-')),
-          ),
-          topErrors: s.topErrors,
-          warnings: s.warnings,
-          assets: s.assets,
-          assetWarnings: s.assetWarnings,
-          ...(s.categoriesCreated.count > 0 && { categoriesCreated: s.categoriesCreated }),
-          failedImages: s.failedImages,
-          requests: s.requests,
-          stopped: s.stopped,
-          ...(s.stopReason && { stopReason: s.stopReason }),
-          state: s.state,
-          exitCode: s.exitCode,
-          runId: s.runId,
-          ...(s.sheets && { sheets: s.sheets }),
-          ...(s.fullSync && { fullSync: s.fullSync }),
-          durationMs: s.durationMs,
-          ...(args.report && { report: args.report }),
-          ...(args.rejects && {
-            rejects: s.sheets ? s.sheets.map((p) => rejectsFileOf(args.rejects!, p.sheet)) : args.rejects,
-          }),
-        }),
-      ),
-    );
-    return;
-  }
-  const seconds = (s.durationMs / 1000).toFixed(1);
-  out.error(`${s.source}: ${s.rows} rows in ${seconds} s${s.plan ? ' (plan: nothing was written)' : ''}`);
-  out.error(`  ${countsText(s.outcomes) || 'nothing to do'}`);
-  if (s.sheets) {
-    out.error(
-      `  sheets: ${s.sheets.map((p) => `${p.sheet} (${p.entity}, ${p.rows} rows${p.exitCode ? `, exit ${p.exitCode}` : ''})`).join(', ')}`,
-    );
-  }
-  const a = s.assets;
-  if (a.registered + a.reused + a.cached + a.planned + a.failed > 0) {
-    out.error(
-      `  assets: ${a.registered} registered, ${a.reused} reused, ${a.cached} known from earlier runs${a.planned ? `, ${a.planned} to register` : ''}, ${a.failed} failed`,
-    );
-  }
-  const c = s.categoriesCreated;
-  if (c.count > 0) {
-    const more = c.count > c.paths.length ? `, and ${c.count - c.paths.length} more` : '';
-    out.error(
-      `  categories ${s.plan ? 'that would be created' : 'created'} for their paths: ${c.count} (${c.paths.join('; ')}${more})`,
-    );
-  }
-  if (s.assetWarnings > 0) {
-    out.error(
-      `  ${s.assetWarnings} rows written without an image or file that could not be registered (the report's warnings column)`,
-    );
-  }
-  if (s.failedImages.length) out.error(`  images that failed processing: ${s.failedImages.join(', ')}`);
-  const methods = Object.entries(s.requests.byMethod)
-    .map(([m, n]) => `${m} ${n}`)
-    .join(', ');
-  out.error(
-    `  requests: ${s.requests.total}${methods ? ` (${methods})` : ''}, ${s.requests.retries} retries, ${s.requests.rateLimited} × 429`,
-  );
-  printFindings(out, s);
-  if (s.fullSync) {
-    const f = s.fullSync;
-    out.error(
-      `  full sync: ${f.missing} of ${f.total} ${args.entity ?? 'records'} not in the feed${s.plan ? ' (would be deleted)' : f.guard ? '' : `, ${f.deleted} deleted${f.failed ? `, ${f.failed} failed` : ''}`}`,
-    );
-  }
-  const notAttempted = s.outcomes['not-attempted'];
-  switch (s.stopReason) {
-    case 'SIGINT':
-    case 'SIGTERM':
-      out.error(`interrupted (${s.stopReason}): ${notAttempted} rows not attempted. To finish, ${again(s)}`);
-      break;
-    case 'max-errors':
-      out.error(
-        `stopped: --max-errors ${args['max-errors']} reached; ${notAttempted} rows after that were not attempted`,
-      );
-      break;
-    case 'service':
-      out.error(
-        `stopped: ${args['max-failed-batches']} batches in a row failed because the service did; ${notAttempted} rows not attempted. When it is back, ${again(s)}`,
-      );
-      break;
-    case 'auth':
-      out.error(`stopped: the API key was refused; ${notAttempted} rows not attempted`);
-      break;
-    case 'max-missing':
-      out.error(`stopped: ${s.fullSync?.guard}; the records that would have gone are in the report`);
-      break;
-  }
-  if (args.report) out.error(`report: ${args.report}`);
-  if (args.rejects && s.outcomes.failed + s.outcomes.invalid > 0) {
-    // A workbook's sheets each have their rejects file, named after the sheet.
-    const files = s.sheets
-      ? s.sheets.filter((p) => p.exitCode !== 0).map((p) => rejectsFileOf(args.rejects!, p.sheet))
-      : [args.rejects];
-    out.error(`rejects: ${files.join(', ')} (fix them and run again)`);
-  }
 }

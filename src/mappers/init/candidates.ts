@@ -68,7 +68,8 @@ export function candidatesFor(
 ): HeaderCandidates {
   const { structure } = c;
   const isProducts = entities[0]?.kind === 'products';
-  if (structure.kinds.has(header) || header === structure.childrenColumn) return { list: [] };
+  if (structure.kinds.has(header) || header === structure.childrenColumn || header === structure.scopeColumn)
+    return { list: [] };
   if (isProducts && PARENT_WORDS.has(normalise(headerParts(header).base))) return { list: [] };
   if (header === structure.groupColumn || header === structure.refColumn) return { list: [] };
   const values = valuesOf(header, c.sample);

@@ -37,7 +37,13 @@ export function columnRules(
       categoryPath: cells.path ? { separator: cells.path } : true,
       ...(!listed && cells.split && { split: cells.split }),
     };
-    return { rule };
+    // One category per sampled cell says nothing of the rows after the sample: say what to add.
+    if (listed || cells.split || values.length === 0) return { rule };
+    const example = cells.path ? `A${cells.path}B, C` : 'A, B';
+    return {
+      rule,
+      warning: `one category per cell in the sampled rows, so no "split": a later cell listing several ("${example}") would be read as one; add "split" if the feed may list several`,
+    };
   }
   const field = placed.field;
   if (!field) return { rule: {} };

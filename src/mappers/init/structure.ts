@@ -2,7 +2,8 @@
 // (WooCommerce `Parent`, Bagisto `parent_sku`, Shopware `parent_id`), a column every row uses to name
 // its product (Shopware 5 `mainnumber`), variant rows that leave the product columns blank (Vendure,
 // commercetools), a column of row kinds (`simple`, `variation`, `configurable`), and parents that list
-// their children (Magento `configurable_variations`), which a profile cannot follow.
+// their children (Magento `configurable_variations`), which a profile cannot follow, and a column naming
+// the store view a row overrides its product for (Magento `store_view_code`).
 import { normalise, PARENT_WORDS } from './synonyms.js';
 import type { FeedSample } from './values.js';
 
@@ -21,7 +22,12 @@ export interface Structure {
   continuation: boolean;
   /** A parent lists its children in this column (`sku=...,size=XS|sku=...`). */
   childrenColumn?: string;
+  /** Names the store view a row overrides its product for; blank on the default row. */
+  scopeColumn?: string;
 }
+
+/** Headers naming a row's store view (normalised): Magento's `store_view_code` and its spellings. */
+const SCOPE_WORDS = new Set(['storeviewcode', 'storeview', 'storecode', 'storeviewid']);
 
 const KIND_WORDS = new Set([
   'simple',
@@ -58,6 +64,8 @@ export function readStructure(
     if (isKindColumn(values)) structure.kinds.add(header);
     if (values.some((v) => /(?:^|\|)sku=[^,|]+/.test(v)) && /variation|variant/i.test(header))
       structure.childrenColumn ??= header;
+    // By name alone: the default rows leave it blank, and a sample may hold no override row at all.
+    if (SCOPE_WORDS.has(normalise(header))) structure.scopeColumn ??= header;
   }
   if (rows.length === 0) return structure;
   const filled = (header: string) => rows.filter((row) => row.has(header)).length;

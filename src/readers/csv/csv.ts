@@ -20,6 +20,11 @@ export interface CsvSettings {
   maxCellBytes: number;
   /** The decoder's count of invalid UTF-8: while it is 0, no row needs looking at for them. */
   decoded?: DecodeStatus;
+  /**
+   * Where the notes go (the opened source's): those found at open, and those only the end of the rows
+   * tells (short rows), read by whoever reports the run after the last row.
+   */
+  notes?: string[];
 }
 
 export interface OpenedTable {
@@ -32,7 +37,7 @@ export interface OpenedTable {
 const SAMPLE_CHARS = 64 * 1024;
 
 export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings): Promise<OpenedTable> {
-  const notes: string[] = [];
+  const notes = settings.notes ?? [];
   const { sample, complete, text: replayed } = await sampleText(text, SAMPLE_CHARS);
   if (sample.trim() === '') {
     throw new CatalogIoError('SOURCE_EMPTY', `Empty file: ${settings.source} holds no text`);
@@ -81,7 +86,7 @@ export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings
     `line ${header.line}`,
   );
   const rows = new BatchedRows(
-    dataRows(rest, iterator, headers, { ...settings, delimiter, trim: Boolean(trim) }),
+    dataRows(rest, iterator, headers, { ...settings, delimiter, trim: Boolean(trim), notes }),
   );
   return { headers, delimiter, notes, rows };
 }
@@ -91,9 +96,24 @@ async function* dataRows(
   first: CsvBatch,
   batches: AsyncIterator<CsvBatch>,
   headers: string[],
-  settings: CsvSettings & { delimiter: string; trim: boolean },
+  settings: CsvSettings & { delimiter: string; trim: boolean; notes: string[] },
 ): AsyncGenerator<SourceRow[]> {
-  const counter = { index: 0 };
+  const counter: RowCounter = { index: 0, short: 0, shortest: headers.length, longest: 0, firstShortLine: 0 };
+  try {
+    yield* batchesOfRows(first, batches, headers, settings, counter);
+  } finally {
+    const note = shortRowsNote(counter, headers.length);
+    if (note) settings.notes.push(note);
+  }
+}
+
+async function* batchesOfRows(
+  first: CsvBatch,
+  batches: AsyncIterator<CsvBatch>,
+  headers: string[],
+  settings: CsvSettings & { delimiter: string; trim: boolean },
+  counter: RowCounter,
+): AsyncGenerator<SourceRow[]> {
   let batch = first;
   for (;;) {
     const rows: SourceRow[] = [];
@@ -115,20 +135,42 @@ async function* dataRows(
   }
 }
 
+/** The rows read so far, and those shorter than the header (reported once, at the end). */
+interface RowCounter {
+  index: number;
+  short: number;
+  shortest: number;
+  longest: number;
+  firstShortLine: number;
+}
+
+/**
+ * Rows with fewer cells than the header are read with the missing cells at the end empty (as pandas
+ * or csv-parse's `relax_column_count_less` do): a feed whose header gained a column its rows lack is
+ * whole otherwise. One note for the file says so, rather than a line per row.
+ */
+function shortRowsNote(counter: RowCounter, width: number): string | undefined {
+  if (counter.short === 0) return undefined;
+  const rows = counter.short === 1 ? '1 row has' : `${counter.short} rows have`;
+  const { shortest, longest } = counter;
+  const cells = shortest === longest ? `${shortest}` : `${shortest} to ${longest}`;
+  return `${rows} fewer cells than the header (${cells} of ${width}; first on line ${counter.firstShortLine}): the missing cells at the end were read as empty`;
+}
+
 /** One record as a row (undefined for a blank line); its index counts the rows before it. */
 function dataRow(
   record: string[],
   line: number,
   headers: string[],
   settings: CsvSettings & { delimiter: string; trim: boolean },
-  counter: { index: number },
+  counter: RowCounter,
 ): SourceRow | undefined {
   let values = record;
   if (settings.trim) values = repairPaddedQuotes(values, settings.delimiter).map((value) => value.trim());
   if (isBlank(values)) return undefined;
   const width = headers.length;
-  // A line ending in the delimiter gives one empty cell more: not an error.
-  if (values.length === width + 1 && values[width] === '') values.pop();
+  // Only a row of another length than the header pays for the checks below.
+  if (values.length !== width) values = fitToHeader(values, width, line, counter);
   // Exactly one cell per header: missing ones are empty, extra ones are reported below.
   const cells: Cell[] = values.length === width ? values : new Array<Cell>(width);
   let error: SourceRow['error'];
@@ -152,13 +194,31 @@ function dataRow(
     if (at >= 0) error = invalidUtf8(`line ${line}, column "${headers[at]}"`);
   }
   if (error) row.error = error;
-  else if (values.length !== width) {
+  else if (values.length > width) {
     row.error = {
       code: 'CSV_ROW_LENGTH',
-      message: `Wrong number of cells: the row has ${values.length}, the header has ${width} (line ${line})`,
+      message: `Cells beyond the header: the row has ${values.length}, the header has ${width}, and a cell right of the last named column is filled (line ${line})`,
     };
   }
   return row;
+}
+
+/**
+ * A row of another length than the header: empty cells beyond the header (a line ending in the
+ * delimiter, an editor's padding) are dropped; a short row is counted for the file's note (its
+ * missing cells read as empty). A row with filled cells beyond the header keeps its length and is a
+ * row error: which cell belongs where cannot be known.
+ */
+function fitToHeader(values: string[], width: number, line: number, counter: RowCounter): string[] {
+  if (values.length > width) {
+    for (let i = width; i < values.length; i++) if (values[i] !== '') return values;
+    return values.slice(0, width);
+  }
+  if (counter.short === 0) counter.firstShortLine = line;
+  counter.short++;
+  if (values.length < counter.shortest) counter.shortest = values.length;
+  if (values.length > counter.longest) counter.longest = values.length;
+  return values;
 }
 
 /** The row of a record too large to hold: reported (its cells empty), and the reading goes on. */
@@ -166,7 +226,7 @@ function tooLargeRow(
   tooLarge: { line: number; chars: number },
   headers: string[],
   settings: CsvSettings,
-  counter: { index: number },
+  counter: RowCounter,
 ): SourceRow {
   counter.index++;
   const location = `line ${tooLarge.line}`;

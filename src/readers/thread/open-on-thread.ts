@@ -118,7 +118,10 @@ async function openOnThread(input: ThreadInput): Promise<OpenedSource> {
         for (const note of message.notes) if (!notes.includes(note)) notes.push(note);
         return false;
       }
-      if (message.type === 'error') throw errorFrom(message);
+      if (message.type === 'error') {
+        for (const note of message.notes ?? []) if (!notes.includes(note)) notes.push(note);
+        throw errorFrom(message);
+      }
       if (message.type !== 'rows') continue;
       control({ type: 'ack' });
       bytesRead = message.bytesRead;

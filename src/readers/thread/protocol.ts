@@ -71,6 +71,8 @@ export interface ErrorMessage {
   message: string;
   location?: string;
   details?: Record<string, unknown>;
+  /** The source's notes when the failure came after the opening (some are found while reading). */
+  notes?: string[];
 }
 
 export type ReaderMessage = OpenedMessage | RowsMessage | EndMessage | ErrorMessage;

@@ -128,8 +128,12 @@ class Batch {
   }
 }
 
+/** The opened source's notes: a failure after some rows carries those found while reading them. */
+let notesSoFar: readonly string[] = [];
+
 async function run(): Promise<void> {
   const opened = await openSource(input.spec, input.options);
+  notesSoFar = opened.notes;
   try {
     send({
       type: 'opened',
@@ -222,6 +226,7 @@ run().then(
   () => port.close(),
   (err: unknown) => {
     const message: ErrorMessage = { type: 'error', message: (err as Error)?.message ?? String(err) };
+    if (notesSoFar.length > 0) message.notes = [...notesSoFar];
     if (isCatalogIoError(err)) {
       message.code = err.code;
       if (err.location !== undefined) message.location = err.location;

@@ -6,6 +6,11 @@
 // - A URL the DAM could not take (a 400, or its own 500: the source could not be fetched) costs one
 //   POST per run, and is remembered in the cache file for a while (`failedTtlMs`): the runs after it
 //   do not spend a request on it until then.
+// - The cache file also holds where the image library stood when it was saved (asset-mark.ts). A run
+//   that uses the cache's images first checks that mark (one request): when it holds, the import state
+//   may skip the rows that name them (known-state.ts); when an image was replaced since, the rows are
+//   looked up; when one was deleted, the cache's images are forgotten, looked up again, and those gone
+//   registered again.
 
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -15,6 +20,7 @@ import { isApiError } from '../../api/errors.js';
 import { RETRY_DEFAULTS } from '../../api/retry.js';
 import { redactText, redactUrl } from '../../secrets.js';
 import { refusedHost } from '../asset-check.js';
+import { type DamMark, isMark, markState, takeMark } from './asset-mark.js';
 import type { PlannedRecords } from './planned.js';
 
 export type DuplicatePolicy = 'reuse' | 'replace' | 'fail';
@@ -116,6 +122,18 @@ export class AssetRegistrar {
   /** References the DAM already holds, found by lookup (bounded like the cache). */
   private readonly known = new Map<string, true>();
   private readonly registeredImages: string[] = [];
+  /** The image library's mark the cache was saved with (none: the cache's images are not vouched for). */
+  private mark: DamMark | undefined;
+  /** The mark check, once per run. */
+  private checking: Promise<void> | undefined;
+  /** The check passed (or the cache's images were forgotten): what the cache holds may be vouched for. */
+  private vouching = false;
+  /** The DAM did not answer the check: no mark is saved (the next run forgets the cache's images). */
+  private unchecked = false;
+  /** The check found the mark as it was. */
+  private markHeld = false;
+  /** An image entered the cache this run: it is newer than the mark, a new one is taken on save. */
+  private imagesChanged = false;
   /** Distinct URLs by outcome. */
   readonly counts: Record<AssetStatus, number> = {
     registered: 0,
@@ -144,6 +162,7 @@ export class AssetRegistrar {
    * registering them costs no POST (and no 409). URLs known from this run or the cache are skipped.
    */
   async lookup(assets: ReadonlyArray<{ kind: AssetKind; url: string }>): Promise<void> {
+    if (assets.some((a) => a.kind === 'image')) await this.checkCache();
     const byKind = new Map<AssetKind, Set<string>>();
     for (const { kind, url } of assets) {
       if (this.done.has(url) || this.inFlight.has(url)) continue;
@@ -226,6 +245,50 @@ export class AssetRegistrar {
     return pending.then((o) => this.count(o));
   }
 
+  /**
+   * Checks the cache's images against the DAM, once per run (one request when they are as they were,
+   * two when not; none when the cache holds no image). After a deletion, or without a mark, they are
+   * forgotten: this run looks them up again, and registers again those that are gone.
+   */
+  checkCache(): Promise<void> {
+    this.checking ??= (async () => {
+      if (this.options.plan || !this.options.cacheFile || this.options.refresh) return;
+      let state: 'holds' | 'modified' | 'deleted' = 'deleted';
+      if (!this.cachesImages()) state = 'holds';
+      else if (this.mark) {
+        try {
+          state = await markState(this.dam, this.mark);
+        } catch {
+          // The DAM did not answer: nothing is vouched for, the cache serves as before.
+          this.unchecked = true;
+          return;
+        }
+      }
+      if (state === 'deleted') {
+        for (const [url, entry] of this.cache) if (entry.kind === 'image') this.cache.delete(url);
+        this.mark = undefined;
+      }
+      this.vouching = state !== 'modified';
+      this.markHeld = state === 'holds';
+    })();
+    return this.checking;
+  }
+
+  private cachesImages(): boolean {
+    for (const entry of this.cache.values()) if (entry.kind === 'image') return true;
+    return false;
+  }
+
+  /**
+   * The reference an image URL resolved to, when the checked cache vouches for it: a looked-up run
+   * would find it there too and send nothing for it (status `cached`). Call after checkCache().
+   */
+  vouchedReference(kind: AssetKind, url: string): string | undefined {
+    if (kind !== 'image' || !this.vouching || this.options.refresh) return undefined;
+    const entry = this.cache.get(storedKey(url));
+    return entry?.kind === 'image' ? entry.reference : undefined;
+  }
+
   private count(outcome: AssetOutcome): AssetOutcome {
     this.counts[outcome.status] += 1;
     return outcome;
@@ -237,6 +300,7 @@ export class AssetRegistrar {
     reference: string,
     tags?: string[],
   ): Promise<AssetOutcome> {
+    if (kind === 'image') await this.checkCache();
     const cached = this.options.refresh ? undefined : this.cache.get(storedKey(url));
     if (cached && cached.kind === kind) return { url, kind, reference: cached.reference, status: 'cached' };
     const failedBefore = this.rememberedFailure(url, kind);
@@ -285,7 +349,8 @@ export class AssetRegistrar {
         this.rememberInCache(url, kind, created.reference);
         return { url, kind, reference: created.reference, status: 'registered' };
       } catch (err) {
-        if (!isApiError(err)) throw err;
+        // A run that stops leaves the registration unfinished: its rows are not finished either.
+        if (!isApiError(err) || err.code === 'API_STOPPED') throw err;
         const message = err.failures.map((f) => f.message).join('; ') || err.message;
         if (err.status === 409 && /limit reached/i.test(message)) {
           this.quotaMessage[kind] = message;
@@ -294,7 +359,12 @@ export class AssetRegistrar {
         if (err.status === 409) return this.onDuplicate(kind, url, reference, message);
         if (!err.ambiguous) return this.failed(url, kind, reference, message, err.status === 400);
         // The POST may have gone through: the asset exists now, or it is safe to send again.
-        if (await this.exists(kind, reference)) {
+        const there = await this.exists(kind, reference).catch((lookupErr: unknown) => {
+          if (!isApiError(lookupErr) || lookupErr.code === 'API_STOPPED') throw lookupErr;
+          return undefined;
+        });
+        if (there === undefined) return { url, kind, reference, status: 'failed', message };
+        if (there) {
           if (kind === 'image') this.registeredImages.push(reference);
           this.rememberInCache(url, kind, reference);
           return { url, kind, reference, status: 'registered' };
@@ -383,8 +453,10 @@ export class AssetRegistrar {
   }
 
   private rememberInCache(url: string, kind: AssetKind, reference: string): void {
-    this.failedUrls.delete(storedKey(url));
-    remember(this.cache, storedKey(url), { reference, kind, registeredAt: new Date().toISOString() });
+    const key = storedKey(url);
+    this.failedUrls.delete(key);
+    if (kind === 'image' && this.cache.get(key)?.reference !== reference) this.imagesChanged = true;
+    remember(this.cache, key, { reference, kind, registeredAt: new Date().toISOString() });
   }
 
   private loadCache(file: string): void {
@@ -392,7 +464,9 @@ export class AssetRegistrar {
       const parsed = JSON.parse(readFileSync(file, 'utf8')) as {
         entries?: Record<string, CacheEntry>;
         failed?: Record<string, FailedEntry>;
+        imageMark?: unknown;
       };
+      if (isMark(parsed.imageMark)) this.mark = parsed.imageMark;
       for (const [url, entry] of Object.entries(parsed.entries ?? {})) {
         if (entry && typeof entry.reference === 'string') remember(this.cache, url, entry);
       }
@@ -408,10 +482,28 @@ export class AssetRegistrar {
     }
   }
 
-  /** Writes the cache file atomically. */
-  saveCache(): void {
+  /**
+   * Writes the cache file atomically, with a new mark of the image library when this run added images
+   * to it (one request) or found the old mark broken. The mark is taken after every registration of
+   * the run, so it covers them; without one the next run looks the cache's images up.
+   */
+  async saveCache(): Promise<void> {
     const file = this.options.cacheFile;
     if (!file || this.options.plan) return;
+    const hasImages = this.cachesImages();
+    if (!hasImages) this.mark = undefined;
+    else if (!this.checking) {
+      // No image of the cache was used this run: the mark it was saved with still says what it said.
+    } else if (this.unchecked) this.mark = undefined;
+    else if (this.imagesChanged || this.registeredImages.length > 0 || !this.markHeld) {
+      try {
+        // No image of the old mark may have gone during this run, or the new mark would hide it.
+        const kept = !this.mark || (await markState(this.dam, this.mark)) !== 'deleted';
+        this.mark = kept ? await takeMark(this.dam) : undefined;
+      } catch {
+        this.mark = undefined;
+      }
+    }
     mkdirSync(dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(
@@ -420,6 +512,7 @@ export class AssetRegistrar {
         version: 1,
         entries: Object.fromEntries(this.cache),
         failed: Object.fromEntries(this.failedUrls),
+        ...(this.mark && { imageMark: this.mark }),
       }),
     );
     renameSync(tmp, file);

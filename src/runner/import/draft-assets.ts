@@ -1,5 +1,7 @@
 // The DAM step of a batch: register the drafts' image and file URLs (once per URL per run, after one
 // lookup per 100 names), and point each draft at the reference the DAM gave.
+
+import { isApiError } from '../../api/errors.js';
 import type { AssetRef, Draft } from '../../mappers/types.js';
 import type { AssetOutcome, AssetRegistrar } from './assets.js';
 
@@ -67,8 +69,14 @@ async function registerUrls(
   urls: ReadonlyArray<AssetRef & { url: string }>,
   checkpoint?: () => Promise<void> | undefined,
 ): Promise<void> {
-  // One lookup per 100 references instead of a POST (and a 409) per asset the DAM already has.
-  await assets.lookup(urls);
+  // One lookup per 100 references instead of a POST (and a 409) per asset the DAM already has. It
+  // only saves requests: when the DAM cannot answer it, each URL's registration says what happened to
+  // that URL, and the drafts without URLs are not held back by it.
+  try {
+    await assets.lookup(urls);
+  } catch (err) {
+    if (!isApiError(err) || err.code === 'API_STOPPED') throw err;
+  }
   await Promise.all(
     drafts.map(async (draft) => {
       const withUrl = draft.assets.filter((a): a is AssetRef & { url: string } => typeof a.url === 'string');

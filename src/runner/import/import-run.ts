@@ -13,6 +13,7 @@ import type { RejectsWriter } from '../../writers/rejects.js';
 import { RowChecker } from '../check.js';
 import { AssetRegistrar } from './assets.js';
 import type { CreatedCategories } from './category-paths.js';
+import { registerDraftAssets } from './draft-assets.js';
 import { type DraftResult, ImportExecutor } from './executor.js';
 import type { PlannedRecords } from './planned.js';
 import type { RunRecorder } from './recorder.js';
@@ -36,6 +37,8 @@ export class ImportRun {
   readonly checker: RowChecker;
   private readonly executor: ImportExecutor;
   registrar: AssetRegistrar | undefined;
+  /** The registrar, made on first use (the DAM client with it). */
+  private readonly assetRegistrar: () => AssetRegistrar;
   readonly outcomes = Object.fromEntries(ROW_OUTCOMES.map((o) => [o, 0])) as Record<RowOutcome, number>;
   private rows = 0;
   private errors = 0;
@@ -72,7 +75,7 @@ export class ImportRun {
       defaultCommand: MODE_COMMAND[options.mode ?? 'upsert'],
       unguardFormulas,
     });
-    const registrar = () => {
+    const registrar = (): AssetRegistrar => {
       this.registrar ??= new AssetRegistrar(options.dam(), {
         onDuplicate: options.onDuplicateAsset ?? 'reuse',
         ...(options.assetCacheFile !== undefined && { cacheFile: options.assetCacheFile }),
@@ -84,6 +87,7 @@ export class ImportRun {
       });
       return this.registrar;
     };
+    this.assetRegistrar = registrar;
     this.executor = new ImportExecutor({
       catalog: options.catalog,
       model: options.model,
@@ -214,7 +218,10 @@ export class ImportRun {
     const results = await this.runDrafts([...owner.keys()]);
     this.noteFaults(results);
     await this.settle(results, idle);
-    if (owner.size > 0) {
+    // A batch cut short (the run stopped, the service was gone) keeps its in-flight marker: a resume
+    // then knows which of its writes may have been made.
+    const cut = results.some((r) => cutShort(r));
+    if (owner.size > 0 && !cut) {
       this.recorder.batchDone();
       await this.recorder.checkpoint(`done:${this.recorder.batch}`);
     }
@@ -225,11 +232,20 @@ export class ImportRun {
   private async runDrafts(drafts: Draft[]): Promise<DraftResult[]> {
     const known = this.known;
     if (!known) return this.executor.run(drafts);
+    // Rows naming image URLs are vouched for only once the asset cache is checked against the DAM.
+    if (drafts.some(namesImageUrl)) known.useAssets(await checkedAssets(this.assetRegistrar()));
     const { unchanged, rest } = known.filterUnchanged(drafts);
+    // Their images as a looked-up run reports them: from the checked cache, without a request.
+    const vouchedAssets = await registerDraftAssets(
+      this.assetRegistrar,
+      this.options.model.baseLanguage,
+      unchanged.filter((u) => namesImageUrl(u.draft)).map((u) => u.draft),
+    );
     const results: DraftResult[] = unchanged.map(({ draft, id }) => {
       // Links from later rows to this record need no lookup either.
       this.executor.lookup.rememberId(draft.entity, draft.ref, id);
-      return { draft, outcome: 'unchanged', id };
+      const assets = vouchedAssets.get(draft);
+      return { draft, outcome: 'unchanged', id, ...(assets && { assets }) };
     });
     if (rest.length > 0) {
       const written = await this.executor.run(rest);
@@ -243,6 +259,14 @@ export class ImportRun {
   private noteFaults(results: DraftResult[]): void {
     if (results.some((r) => r.fault === 'auth')) {
       this.stopReason = 'auth';
+      return;
+    }
+    if (results.some((r) => r.fault === 'unreachable')) {
+      this.stopReason ??= 'outage';
+      return;
+    }
+    if (results.some((r) => r.fault === 'stopped')) {
+      this.stopReason ??= this.options.stop?.signal ?? 'SIGTERM';
       return;
     }
     const allFailed = results.length > 0 && results.every((r) => r.outcome === 'failed');
@@ -269,6 +293,12 @@ export class ImportRun {
 
   private async finishRow(work: RowWork, results: DraftResult[]): Promise<void> {
     const { row } = work;
+    // Not failed: the run stopped (or the service was gone) before the service answered for it.
+    if (results.some((r) => cutShort(r))) {
+      this.recordNotAttempted(work, work.n ?? 0, notFinishedMessage(this.stopReason));
+      this.progress();
+      return;
+    }
     const line = redactFields(boundFields(reportLine(work, results, this.options.profile.entity)));
     this.rows += 1;
     this.outcomes[line.outcome as RowOutcome] += 1;
@@ -324,20 +354,7 @@ export class ImportRun {
     finished: { has(n: number): boolean },
   ): Promise<void> {
     const message = notAttemptedMessage(this.stopReason);
-    const record = (work: RowWork, n: number) => {
-      const { row, checked } = work;
-      const main = checked.mapped.drafts[checked.mapped.drafts.length - 1];
-      this.rows += 1;
-      this.outcomes['not-attempted'] += 1;
-      this.recorder.notAttempted(n, {
-        ...EMPTY_LINE,
-        location: row.location.text,
-        entity: main?.entity ?? this.options.profile.entity,
-        ref: main?.ref ?? '',
-        outcome: 'not-attempted',
-        message,
-      });
-    };
+    const record = (work: RowWork, n: number) => this.recordNotAttempted(work, n, message);
     const waiting = new Set(this.waiting.values());
     this.waiting.clear();
     const leftOver = [...waiting, ...pending].sort((a, b) => (a.n ?? 0) - (b.n ?? 0));
@@ -355,6 +372,22 @@ export class ImportRun {
     }
   }
 
+  /** A row the run did not finish: `na` in the journal, so a resume tries it again. */
+  private recordNotAttempted(work: RowWork, n: number, message: string): void {
+    const { row, checked } = work;
+    const main = checked.mapped.drafts[checked.mapped.drafts.length - 1];
+    this.rows += 1;
+    this.outcomes['not-attempted'] += 1;
+    this.recorder.notAttempted(n, {
+      ...EMPTY_LINE,
+      location: row.location.text,
+      entity: main?.entity ?? this.options.profile.entity,
+      ref: main?.ref ?? '',
+      outcome: 'not-attempted',
+      message,
+    });
+  }
+
   noteImages(row: SourceRow, results: DraftResult[]): void {
     for (const r of results) {
       for (const a of r.assets ?? []) {
@@ -365,6 +398,11 @@ export class ImportRun {
       }
     }
   }
+}
+
+/** A draft the run left unfinished: stopped before the service answered, or the service was gone. */
+function cutShort(r: DraftResult): boolean {
+  return r.fault === 'stopped' || r.fault === 'unreachable';
 }
 
 /** A row that reaches the executor: valid, not skipped, with drafts. */
@@ -394,7 +432,27 @@ export function notAttemptedMessage(reason: StopReason | undefined): string {
       return 'not attempted: the API key was refused';
     case 'service':
       return 'not attempted: the service kept failing (--max-failed-batches); --resume tries it';
+    case 'outage':
+      return 'not attempted: the service could not be reached for longer than --outage-budget; --resume tries it';
     default:
       return 'not attempted';
   }
+}
+
+/** A row whose requests were under way when the run stopped: --resume checks what was written. */
+function notFinishedMessage(reason: StopReason | undefined): string {
+  const why =
+    reason === 'outage'
+      ? 'the service could not be reached for longer than --outage-budget'
+      : `the run was interrupted (${reason ?? 'stopped'})`;
+  return `not finished: ${why} before the service answered; --resume checks it and finishes it`;
+}
+
+function namesImageUrl(draft: Draft): boolean {
+  return draft.assets.some((a) => a.url !== undefined && a.kind === 'image');
+}
+
+async function checkedAssets(registrar: AssetRegistrar): Promise<AssetRegistrar> {
+  await registrar.checkCache();
+  return registrar;
 }

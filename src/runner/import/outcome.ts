@@ -26,8 +26,11 @@ export interface DraftResult {
   warnings?: string[];
   /** Where a failure is in the source row, and the failure's sentence without the row's value. */
   problem?: FailurePlace;
-  /** The service, not the record, failed: `service` (retries ran out), `auth` (the key was refused). */
-  fault?: 'service' | 'auth';
+  /**
+   * The service, not the record, failed: `service` (retries ran out), `auth` (the key was refused),
+   * `unreachable` (waited for past the outage budget), `stopped` (the run stopped before an answer).
+   */
+  fault?: 'service' | 'auth' | 'unreachable' | 'stopped';
 }
 
 /**
@@ -145,6 +148,9 @@ const SERVICE_FAULTS: readonly ErrorCode[] = ['API_SERVER', 'API_NETWORK', 'API_
 
 function faultOf(err: ApiError): DraftResult['fault'] {
   if (err.code === 'API_UNAUTHORIZED') return 'auth';
+  // A DAM that is gone costs the rows their new images, not the run: only the catalog's stops it.
+  if (err.code === 'API_UNREACHABLE') return err.service === 'Catalog API' ? 'unreachable' : 'service';
+  if (err.code === 'API_STOPPED') return 'stopped';
   return SERVICE_FAULTS.includes(err.code) ? 'service' : undefined;
 }
 

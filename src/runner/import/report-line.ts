@@ -67,7 +67,7 @@ export function reportLine(work: RowWork, results: DraftResult[], defaultEntity:
     };
   }
   if (results.length === 0) {
-    return { ...EMPTY_LINE, ...base, outcome: 'skipped' };
+    return { ...EMPTY_LINE, ...base, outcome: 'skipped', message: checked.mapped.skipReason ?? '' };
   }
   // Built field by field, in EMPTY_LINE's order (the journal and JSON reports keep it): this runs for
   // every row, and most rows have one result.

@@ -4,6 +4,7 @@
 // one report line per source row, recorded in the journal first.
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { isApiError } from '../../api/errors.js';
 import { type ErrorCode, isCatalogIoError } from '../../errors.js';
 import type { HeldLock } from '../../lock/types.js';
 import { openSource } from '../../readers/index.js';
@@ -137,7 +138,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     const loop = await run.execute(opened.rows);
     // The duplicate check's spill files (a feed of more than a million refs) go with the rows.
     run.checker.close();
-    run.registrar?.saveCache();
+    await run.registrar?.saveCache();
 
     let stopReason: StopReason | undefined = loop.stopReason;
     const warnings = [...run.checker.warnings()];
@@ -152,9 +153,18 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     let fullSync: FullSyncResult | undefined;
     // A run that stopped early never deletes: what it did not read is not missing.
     if (options.missing === 'delete' && !stopReason && !options.stop?.signal) {
-      fullSync = await retire(running, recorder, run);
-      if (fullSync.guard) stopReason = 'max-missing';
-      if (fullSync.guard) warnings.push(fullSync.guard);
+      try {
+        fullSync = await retire(running, recorder, run);
+        if (fullSync.guard) stopReason = 'max-missing';
+        if (fullSync.guard) warnings.push(fullSync.guard);
+      } catch (err) {
+        // Stopped (a signal) or the catalog gone while listing what to delete: nothing more is deleted,
+        // and the run ends as interrupted, like a run stopped in its rows.
+        if (isApiError(err, 'API_STOPPED')) stopReason = options.stop?.signal ?? 'SIGTERM';
+        else if (isApiError(err, 'API_UNREACHABLE')) stopReason = 'outage';
+        else throw err;
+        warnings.push(`full sync not finished: ${(err as Error).message}`);
+      }
     }
     if (known) {
       if (fullSync) known.distrust();
@@ -316,6 +326,8 @@ function sentence(s: Omit<ImportSummary, 'exitCode'> & { exitCode: number }): st
     case 'SIGINT':
     case 'SIGTERM':
       return `Interrupted (${s.stopReason}) after ${s.rows - s.outcomes['not-attempted']} rows; ${s.outcomes['not-attempted']} not attempted. Run the same command with --resume ${s.runId} to finish.`;
+    case 'outage':
+      return `Interrupted: the service could not be reached for longer than the outage budget; ${s.outcomes['not-attempted']} rows not finished. Run the same command with --resume ${s.runId} when it is back.`;
     case 'service':
       return `Stopped: the service kept failing; ${s.outcomes['not-attempted']} rows not attempted. Run again with --resume ${s.runId} when it is back.`;
     case 'auth':

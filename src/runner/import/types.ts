@@ -40,7 +40,9 @@ export type StopReason =
   | 'service'
   | 'auth'
   | 'max-missing'
-  | 'lock-lost';
+  | 'lock-lost'
+  /** A service stayed unreachable past the outage budget. */
+  | 'outage';
 
 /**
  * Set by the caller to stop a run between batches (a signal); the run sets `flushNow` so that a caller
@@ -199,6 +201,7 @@ export function exitCodeOf(s: Omit<ImportSummary, 'exitCode'>): number {
     case 'service':
     case 'auth':
     case 'lock-lost':
+    case 'outage':
       return EXIT_CODES.fatal;
     case 'max-errors':
     case 'max-missing':
@@ -211,7 +214,8 @@ export function exitCodeOf(s: Omit<ImportSummary, 'exitCode'>): number {
 }
 
 export function stateOf(reason: StopReason | undefined): RunState {
-  // A lost lock ends the run like a signal: nothing wrong with the rows, resume it.
-  if (reason === 'SIGINT' || reason === 'SIGTERM' || reason === 'lock-lost') return 'interrupted';
+  // A lost lock or an outage ends the run like a signal: nothing wrong with the rows, resume it.
+  if (reason === 'SIGINT' || reason === 'SIGTERM' || reason === 'outage' || reason === 'lock-lost')
+    return 'interrupted';
   return reason ? 'stopped' : 'finished';
 }

@@ -1,0 +1,120 @@
+// A loopback fault proxy: a tiny listen(0) HTTP server in front of the sandbox that passes requests
+// through, or, for a while and for the paths a test names, answers a status (429 storms, 500s, 502s),
+// holds requests without answering (a hang), or stops listening altogether (connections refused).
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export type Fault =
+  | { kind: 'pass' }
+  /** Answer this status (with Retry-After when given) instead of passing the request on. */
+  | { kind: 'status'; status: number; retryAfterSeconds?: number; paths?: RegExp }
+  /** Accept and never answer. */
+  | { kind: 'hang'; paths?: RegExp }
+  /** Stop listening: every new connection is refused, open ones are reset. */
+  | { kind: 'refuse' };
+
+export interface FaultProxy {
+  /** The proxy's origin, `http://127.0.0.1:PORT`. */
+  origin: string;
+  /** `url` with the sandbox's origin replaced by the proxy's. */
+  via(url: string): string;
+  set(fault: Fault): Promise<void>;
+  /** Answers by status ('hang' for held requests) while a fault was on. */
+  faulted: Record<string, number>;
+  /** Requests passed through to the sandbox. */
+  passed: number;
+  close(): Promise<void>;
+}
+
+export async function faultProxy(target: string): Promise<FaultProxy> {
+  const upstream = new URL(target);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  let fault: Fault = { kind: 'pass' };
+  const sockets = new Set<Socket>();
+  const faulted: Record<string, number> = {};
+  let passed = 0;
+  const server = http.createServer((req, res) => {
+    const path = req.url ?? '/';
+    const applies = fault.kind !== 'pass' && (!('paths' in fault) || !fault.paths || fault.paths.test(path));
+    if (applies && fault.kind === 'status') {
+      faulted[fault.status] = (faulted[fault.status] ?? 0) + 1;
+      req.resume();
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (fault.retryAfterSeconds !== undefined) headers['retry-after'] = String(fault.retryAfterSeconds);
+      res.writeHead(fault.status, headers);
+      res.end(JSON.stringify({ statusCode: fault.status, message: `fault proxy: ${fault.status}` }));
+      return;
+    }
+    if (applies && fault.kind === 'hang') {
+      faulted.hang = (faulted.hang ?? 0) + 1;
+      req.resume();
+      return;
+    }
+    passed += 1;
+    const out = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path,
+        headers: req.headers,
+        agent,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  let listening = true;
+
+  const stopListening = () =>
+    new Promise<void>((resolve) => {
+      listening = false;
+      server.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    });
+  const listenAgain = () =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        listening = true;
+        resolve();
+      });
+    });
+
+  return {
+    origin,
+    via: (url) => {
+      const u = new URL(url);
+      return `${origin}${u.pathname}${u.search}`;
+    },
+    faulted,
+    get passed() {
+      return passed;
+    },
+    async set(next) {
+      const before = fault;
+      fault = next;
+      if (next.kind === 'refuse' && listening) await stopListening();
+      else if (next.kind !== 'refuse' && !listening) await listenAgain();
+      // Requests held by a hang are let go (reset) when the hang ends.
+      if (before.kind === 'hang' && next.kind !== 'hang') for (const s of sockets) s.destroy();
+    },
+    async close() {
+      fault = { kind: 'pass' };
+      agent.destroy();
+      if (listening) await stopListening();
+    },
+  };
+}

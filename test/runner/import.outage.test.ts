@@ -1,0 +1,268 @@
+// An import through a loopback fault proxy, as the CLI runs it: a storm of 429s and a refusal that
+// pass are waited out (every row written once), a refusal past --outage-budget stops the run as
+// interrupted and --resume finishes it, a DAM that fails or hangs costs only the rows that need a new
+// image, and SIGTERM / SIGINT while the service hangs end the run within 5 s with a true report.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type FaultProxy, faultProxy } from '../helpers/fault-proxy.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { productsByRef, runCli, runIds, startCli, summaryOf } from './import.nightly.support.js';
+import { readCsv, tempDir, writeFeed } from './import.support.js';
+
+// Some latency, so a run lasts long enough for a fault to start in its middle.
+const fixture = useSandbox({ seed: 'empty', latencyMs: 15 });
+let dir: string;
+let proxy: FaultProxy;
+
+beforeAll(async () => {
+  dir = tempDir('import-outage');
+  proxy = await faultProxy(fixture.sb.catalogUrl);
+});
+afterAll(async () => {
+  await proxy?.close();
+});
+afterEach(async () => {
+  await proxy.set({ kind: 'pass' });
+  for (const k of Object.keys(proxy.faulted)) delete proxy.faulted[k];
+});
+
+/** The CLI talks to both services through the proxy. */
+const viaProxy = () => ({
+  CATALOG_URL: proxy.via(fixture.sb.catalogUrl),
+  DAM_URL: proxy.via(fixture.sb.damUrl),
+});
+
+async function setup(
+  name: string,
+  rows: number,
+  image?: (i: number) => string | undefined,
+): Promise<{ cwd: string; feed: string }> {
+  const cwd = join(dir, name);
+  mkdirSync(cwd);
+  const lines = ['prod_ref,prod_title,prod_images'];
+  for (let i = 1; i <= rows; i++) lines.push(`${name}-${i},Item ${i},${image?.(i) ?? ''}`);
+  return { cwd, feed: await writeFeed(cwd, 'feed.csv', lines.join('\n')) };
+}
+
+const args = (feed: string, ...more: string[]) => [
+  'import',
+  feed,
+  '--report',
+  'report.csv',
+  '--batch-size',
+  '10',
+  '--rate-limit',
+  'off',
+  ...more,
+];
+
+/** Resolves once the run's journal holds at least `rows` finished rows. */
+async function journalReaches(cwd: string, rows: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const runs = existsSync(join(cwd, '.catalog-io', 'runs')) ? await runIds(cwd) : [];
+    const file = runs.at(-1) ? join(cwd, '.catalog-io', 'runs', runs.at(-1)!, 'rows.jsonl') : undefined;
+    if (file && existsSync(file)) {
+      const n = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('{"t":"row"')).length;
+      if (n >= rows) return;
+    }
+    if (Date.now() > deadline) throw new Error(`the journal of ${cwd} did not reach ${rows} rows`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Every row of the feed once in the report, in order. */
+async function reportOf(cwd: string, name: string, rows: number) {
+  const report = await readCsv(join(cwd, 'report.csv'));
+  expect(report.map((l) => l.ref)).toEqual(Array.from({ length: rows }, (_, i) => `${name}-${i + 1}`));
+  return report;
+}
+
+async function expectAllOnce(name: string, rows: number): Promise<void> {
+  const products = await productsByRef(fixture.sb);
+  expect(products.duplicates).toEqual([]);
+  expect(Object.keys(products.byRef).filter((r) => r.startsWith(`${name}-`))).toHaveLength(rows);
+}
+
+describe('what passes is waited out', () => {
+  it('the issue’s storm: 20 s of 429s (Retry-After: 1) with default settings fails no row', async () => {
+    const ROWS = 800;
+    const { cwd, feed } = await setup('STORM', ROWS);
+    const child = startCli(args(feed), cwd, fixture.sb, viaProxy());
+    await journalReaches(cwd, 20);
+    await proxy.set({ kind: 'status', status: 429, retryAfterSeconds: 1 });
+    const stormStarted = Date.now();
+    const stormEnds = setTimeout(() => void proxy.set({ kind: 'pass' }), 20_000);
+    const end = await child.exited;
+    clearTimeout(stormEnds);
+    expect(end.code, end.stderr).toBe(0);
+    // The run lived through the storm: nothing could pass for 20 s, so the requests in flight were
+    // each refused about once a second, far more than the 6 tries a request has.
+    expect(Date.now() - stormStarted).toBeGreaterThanOrEqual(20_000);
+    expect(proxy.faulted['429']).toBeGreaterThan(14);
+    const report = await reportOf(cwd, 'STORM', ROWS);
+    expect(new Set(report.map((l) => l.outcome))).toEqual(new Set(['created']));
+    await expectAllOnce('STORM', ROWS);
+  }, 90_000);
+
+  it('connections refused mid-run for longer than a request’s retry budget: the run waits and goes on', async () => {
+    const ROWS = 400;
+    const { cwd, feed } = await setup('REFUSE', ROWS);
+    // Scaled down together: a 3 s refusal, a retry budget of 1 s, an outage budget of 30 s.
+    const child = startCli(
+      args(feed, '--retry-budget', '1000', '--outage-budget', '30000'),
+      cwd,
+      fixture.sb,
+      viaProxy(),
+    );
+    await journalReaches(cwd, 50);
+    await proxy.set({ kind: 'refuse' });
+    await child.waitFor('waiting for the Catalog API since');
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await proxy.set({ kind: 'pass' });
+    const end = await child.exited;
+    expect(end.code, end.stderr).toBe(0);
+    expect(end.stderr).toMatch(/waiting for the Catalog API since \d\d:\d\d:\d\d: it cannot be reached/);
+    expect(end.stderr).toMatch(/the Catalog API is back/);
+    const report = await reportOf(cwd, 'REFUSE', ROWS);
+    expect(new Set(report.map((l) => l.outcome))).toEqual(new Set(['created']));
+    await expectAllOnce('REFUSE', ROWS);
+  }, 120_000);
+
+  it('refused past --outage-budget: interrupted and resumable, every row reported once; --resume finishes', async () => {
+    const ROWS = 400;
+    const { cwd, feed } = await setup('GONE', ROWS);
+    const child = startCli(args(feed, '--outage-budget', '1500'), cwd, fixture.sb, viaProxy());
+    await journalReaches(cwd, 50);
+    await proxy.set({ kind: 'refuse' });
+    const end = await child.exited;
+    expect(end.code, end.stderr).toBe(2);
+    expect(end.stderr).toContain('could not be reached for longer than the outage budget');
+    expect(end.stderr).toContain('--resume');
+    const report = await reportOf(cwd, 'GONE', ROWS);
+    const outcomes = new Set(report.map((l) => l.outcome));
+    expect(outcomes).toEqual(new Set(['created', 'not-attempted']));
+    const [runId] = await runIds(cwd);
+    const summary = await summaryOf(cwd, runId!);
+    expect(summary).toMatchObject({ state: 'interrupted', exitCode: 2, rows: ROWS });
+
+    await proxy.set({ kind: 'pass' });
+    const resumed = await runCli([...args(feed), '--resume'], cwd, fixture.sb, viaProxy());
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = await reportOf(cwd, 'GONE', ROWS);
+    expect(new Set(after.map((l) => l.outcome))).toEqual(new Set(['created']));
+    await expectAllOnce('GONE', ROWS);
+  }, 120_000);
+});
+
+describe('the DAM is not the Catalog', () => {
+  const imageOf = (name: string) => (i: number) =>
+    i % 2 === 1 ? `${fixture.sb.assetsUrl}/${name.toLowerCase()}-${i}.png` : undefined;
+
+  for (const [what, fault, flags] of [
+    ['answers 500', { kind: 'status', status: 500, paths: /^\/dam\// }, ['--retry-budget', '1500']],
+    ['hangs', { kind: 'hang', paths: /^\/dam\// }, ['--timeout', '300', '--outage-budget', '1500']],
+  ] as const) {
+    it(`a DAM that ${what}: rows without images are all written; rows with a new image are written without it, warned`, async () => {
+      const ROWS = 60;
+      const name = what === 'hangs' ? 'DAMHANG' : 'DAM500';
+      const { cwd, feed } = await setup(name, ROWS, imageOf(name));
+      await proxy.set(fault);
+      const end = await runCli(args(feed, ...flags), cwd, fixture.sb, viaProxy());
+      expect(end.stderr).not.toContain('[INTERNAL]');
+      expect(end.code, end.stderr).toBe(0);
+      expect(proxy.faulted[fault.kind === 'hang' ? 'hang' : '500']).toBeGreaterThan(0);
+      const report = await reportOf(cwd, name, ROWS);
+      const plain = report.filter((_, i) => (i + 1) % 2 === 0);
+      const withImage = report.filter((_, i) => (i + 1) % 2 === 1);
+      expect(new Set(report.map((l) => l.outcome))).toEqual(new Set(['created']));
+      for (const l of plain) expect(l.warnings ?? '').toBe('');
+      // Rows that need a new image are written without it, and say why.
+      for (const l of withImage) {
+        expect(l.assets).toMatch(/failed/);
+        expect(l.warnings).toMatch(/left out: .*DAM API/);
+      }
+      const products = await productsByRef(fixture.sb);
+      for (const l of report) expect(products.byRef[l.ref!]).toBeDefined();
+      for (const l of withImage) expect(products.byRef[l.ref!]!.prod_images ?? []).toEqual([]);
+      // A DAM that stays unreachable is not waited for again by every batch.
+      if (fault.kind === 'hang') expect(end.stderr).toContain('the DAM API could not be reached since');
+    }, 120_000);
+  }
+
+  it('--on-asset-error fail: a DAM outage holds back only the rows with a new image', async () => {
+    const ROWS = 40;
+    const { cwd, feed } = await setup('DAMSTRICT', ROWS, imageOf('DAMSTRICT'));
+    await proxy.set({ kind: 'status', status: 502, paths: /^\/dam\// });
+    const end = await runCli(
+      args(feed, '--on-asset-error', 'fail', '--outage-budget', '1500'),
+      cwd,
+      fixture.sb,
+      viaProxy(),
+    );
+    expect(end.code, end.stderr).toBe(1);
+    const report = await reportOf(cwd, 'DAMSTRICT', ROWS);
+    const products = await productsByRef(fixture.sb);
+    report.forEach((l, i) => {
+      expect(l.outcome).toBe(i % 2 === 1 ? 'created' : 'failed');
+      if (i % 2 === 1) expect(products.byRef[l.ref!]).toBeDefined();
+      else expect(products.byRef[l.ref!]).toBeUndefined();
+    });
+  }, 120_000);
+});
+
+describe('stop fast when told', () => {
+  for (const [signal, code] of [
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const) {
+    it(`${signal} while the catalog hangs, with default settings: out within 5 s, a true report`, async () => {
+      const ROWS = 300;
+      const name = `HANG${signal}`;
+      const { cwd, feed } = await setup(name, ROWS);
+      const child = startCli(args(feed), cwd, fixture.sb, viaProxy());
+      await journalReaches(cwd, 30);
+      await proxy.set({ kind: 'hang', paths: /^\/catalog\// });
+      await expect.poll(() => proxy.faulted.hang ?? 0, { timeout: 30_000 }).toBeGreaterThan(0);
+      const signalled = Date.now();
+      child.process.kill(signal);
+      const end = await child.exited;
+      const took = Date.now() - signalled;
+      expect(took).toBeLessThan(5_000);
+      expect(end.code, end.stderr).toBe(code);
+      expect(end.stderr).toContain(`interrupted (${signal})`);
+      const report = await reportOf(cwd, name, ROWS);
+      const created = report.filter((l) => l.outcome === 'created');
+      const notAttempted = report.filter((l) => l.outcome === 'not-attempted');
+      expect(created.length + notAttempted.length).toBe(ROWS);
+      expect(notAttempted.length).toBeGreaterThan(0);
+      const [runId] = await runIds(cwd);
+      const summary = await summaryOf(cwd, runId!);
+      expect(summary).toMatchObject({ state: 'interrupted', exitCode: code, rows: ROWS });
+
+      await proxy.set({ kind: 'pass' });
+      const resumed = await runCli([...args(feed), '--resume'], cwd, fixture.sb, viaProxy());
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const after = await reportOf(cwd, name, ROWS);
+      expect(new Set(after.map((l) => l.outcome))).toEqual(new Set(['created']));
+      await expectAllOnce(name, ROWS);
+    }, 120_000);
+  }
+
+  it('--json --quiet: the one line "interrupted … --resume" still goes to stderr', async () => {
+    const ROWS = 300;
+    const { cwd, feed } = await setup('QUIET', ROWS);
+    const child = startCli(args(feed, '--json', '--quiet'), cwd, fixture.sb, viaProxy());
+    await journalReaches(cwd, 30);
+    child.process.kill('SIGTERM');
+    const end = await child.exited;
+    expect(end.code).toBe(143);
+    expect(JSON.parse(end.stdout)).toMatchObject({ state: 'interrupted', stopReason: 'SIGTERM' });
+    expect(end.stderr).toMatch(
+      /interrupted \(SIGTERM\): \d+ rows not attempted\. To finish, run the same command with --resume/,
+    );
+  }, 120_000);
+});
