@@ -41,6 +41,23 @@ export interface RetryPolicy {
   idempotentMethods: readonly string[];
 }
 
+/** Transport failures that say the service cannot be reached (DNS names that do not resolve are not). */
+const UNREACHABLE: readonly string[] = [
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'ETIMEDOUT',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  ATTEMPT_TIMEOUT,
+];
+
 export const RETRY_DEFAULTS: Readonly<RetryPolicy> = Object.freeze({
   maxAttempts: 6,
   baseDelayMs: 500,
@@ -48,21 +65,8 @@ export const RETRY_DEFAULTS: Readonly<RetryPolicy> = Object.freeze({
   maxRetryAfterMs: 120_000,
   budgetMs: 120_000,
   retryStatuses: [429, 500, 502, 503, 504],
-  retryErrorCodes: [
-    'ECONNRESET',
-    'EPIPE',
-    'UND_ERR_SOCKET',
-    'ECONNREFUSED',
-    'ETIMEDOUT',
-    'ENETUNREACH',
-    'EHOSTUNREACH',
-    'EAI_AGAIN',
-    'UND_ERR_CONNECT_TIMEOUT',
-    'UND_ERR_HEADERS_TIMEOUT',
-    'UND_ERR_BODY_TIMEOUT',
-    'UND_ERR_CLOSED',
-    ATTEMPT_TIMEOUT,
-  ],
+  // Every failure that says the service cannot be reached is worth another try.
+  retryErrorCodes: UNREACHABLE,
   notSentErrorCodes: [
     'ECONNREFUSED',
     'UND_ERR_CONNECT_TIMEOUT',
@@ -138,22 +142,7 @@ export function decideRetry(
 
 /** Statuses a gateway answers when the service behind it cannot be reached. */
 const GATEWAY_STATUSES = [502, 503, 504];
-/** Transport failures that say the service cannot be reached (DNS names that do not resolve are not). */
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'ETIMEDOUT',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'EAI_AGAIN',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  ATTEMPT_TIMEOUT,
-]);
+const UNREACHABLE_CODES = new Set(UNREACHABLE);
 
 /**
  * Whether a failure says the service cannot be reached (rather than that it refused this request):

@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { numberFlag } from '../../config/flags.js';
 import { CatalogIoError } from '../../errors.js';
 import type { SandboxOptions, startSandbox } from '../../sandbox/index.js';
+import { untilStopped } from '../until-stopped.js';
 import type { CommandFactory } from './index.js';
 
 interface SandboxArgs {
@@ -174,15 +175,7 @@ export const sandboxCommand: CommandFactory = (out) =>
         out.error(`  API key      ${apiKey}   (read-only: ${readOnlyKey})`);
         out.error('Press Ctrl+C to stop.');
       }
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await untilStopped();
       await sandbox.close();
     },
   }) as CommandModule<object, SandboxArgs>;

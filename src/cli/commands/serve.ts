@@ -5,6 +5,7 @@ import { connectionFlagsFrom, connectionOptions, numberFlag } from '../../config
 import { CatalogIoError } from '../../errors.js';
 import { parseSize } from '../../readers/index.js';
 import { checkRedisUrl } from '../../redis/url.js';
+import { untilStopped } from '../until-stopped.js';
 import type { CommandFactory } from './index.js';
 
 interface ServeArgs {
@@ -92,15 +93,7 @@ export const serveCommand: CommandFactory = (out) =>
         if (redisUrl) out.error(`  jobs: ${served.url}/jobs`);
         out.error('Press Ctrl+C to stop.');
       }
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await untilStopped();
       await served.close();
     },
   }) as CommandModule<object, ServeArgs>;
