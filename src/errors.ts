@@ -54,6 +54,8 @@ export type ErrorCode =
   // runs
   | 'MAX_ERRORS'
   | 'LOCKED'
+  /** The run's lock was lost mid-run (Redis flushed or restarted, or unreachable past the TTL). */
+  | 'LOCK_LOST'
   | 'JOURNAL_INVALID'
   | 'SOURCE_CHANGED'
   | 'ROW_TOO_LARGE'

@@ -15,7 +15,8 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     return EXIT.OK;
   }
   let exitCode: number = EXIT.OK;
-  const cli = yargs(argv)
+  let restoreEnv = () => {};
+  const cli = yargs(withStdoutOut(argv))
     .scriptName('catalog-io')
     .usage('$0 <command> [options]')
     .strict()
@@ -31,6 +32,12 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
       // yargs' own complaints (a flag without its value, a value a flag's check refused) are bad flags too.
       if (err?.name === 'YError') throw new CatalogIoError('CONFIG_INVALID', err.message);
       throw err ?? new CatalogIoError('CONFIG_INVALID', msg);
+    })
+    // Commands that read feeds and tell their end: the config file's SFTP/FTP/SMTP credentials.
+    .middleware(async (args) => {
+      if (!FEED_COMMANDS.includes(String(args._[0]))) return;
+      const { applyCredentials } = await import('../config/remote-settings.js');
+      restoreEnv = applyCredentials(args as { config?: unknown; 'known-hosts'?: unknown });
     });
   try {
     for (const command of await commands(argv, out, (code) => {
@@ -41,7 +48,22 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     return exitCode;
   } catch (err) {
     return reportFatal(err, out);
+  } finally {
+    restoreEnv();
   }
+}
+
+const FEED_COMMANDS = ['import', 'validate', 'preview'];
+
+/** `--out -` as `--out=-`: yargs reads a lone `-` after a flag as a positional and leaves the flag empty. */
+function withStdoutOut(argv: string[]): string[] {
+  return argv.flatMap((arg, i) =>
+    arg === '-' && argv[i - 1] === '--out'
+      ? []
+      : arg === '--out' && argv[i + 1] === '-'
+        ? ['--out=-']
+        : [arg],
+  );
 }
 
 export function reportFatal(err: unknown, out: Output): number {

@@ -1,4 +1,12 @@
 // Process entry point: run the CLI with this process's arguments and exit with its code.
 import { main } from './main.js';
 
+// A reader that stopped reading (`| head`) has all it wanted: end quietly, as cat and grep do, instead
+// of an unhandled EPIPE. With stderr closed there is nobody left to tell anything.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+});
+process.stderr.on('error', () => undefined);
+
 process.exitCode = await main(process.argv.slice(2));

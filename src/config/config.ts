@@ -35,6 +35,8 @@ export interface ConnectionSettings {
   schemasDir?: string;
   /** Redis URL: the rate limit and run lock shared by every process of the tenant (docs/scale.md). */
   redisUrl?: string;
+  /** Folder of this machine's run locks (without Redis); default the user's state folder (lock/dir.ts). */
+  lockDir?: string;
 }
 
 /** CLI flags as yargs gives them (kebab-case keys are also camel-cased by yargs). */
@@ -52,6 +54,7 @@ export interface ConnectionFlags {
   outageBudget?: number;
   schemas?: string;
   redis?: string;
+  lockDir?: string;
 }
 
 export interface ResolvedSettings extends ConnectionSettings {
@@ -78,6 +81,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     damUrl: nonEmpty(env.DAM_URL),
     apiKey: nonEmpty(env.CATALOG_API_KEY),
     redisUrl: nonEmpty(env.CATALOG_IO_REDIS),
+    lockDir: nonEmpty(env.CATALOG_IO_LOCK_DIR),
   });
   const flagSettings: ConnectionSettings = dropUndefined({
     catalogUrl: nonEmpty(flags.catalogUrl),
@@ -90,6 +94,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     outageBudgetMs: flags.outageBudget,
     schemasDir: nonEmpty(flags.schemas),
     redisUrl: nonEmpty(flags.redis),
+    lockDir: nonEmpty(flags.lockDir),
   });
 
   const resolved: ResolvedSettings = { sources: {} };
@@ -108,6 +113,9 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
   if (fileSettings.file) resolved.configFile = fileSettings.file;
   if (resolved.schemasDir && fileSettings.file && resolved.sources.schemasDir === 'file') {
     resolved.schemasDir = path.resolve(path.dirname(fileSettings.file), resolved.schemasDir);
+  }
+  if (resolved.lockDir && fileSettings.file && resolved.sources.lockDir === 'file') {
+    resolved.lockDir = path.resolve(path.dirname(fileSettings.file), resolved.lockDir);
   }
   // The key is masked in everything printed or stored from now on (also if it turns up in a URL).
   if (resolved.apiKey) registerSecret(resolved.apiKey);
@@ -181,11 +189,15 @@ interface FileSettings {
   file?: string;
 }
 
-function readConfigFile(explicit: string | undefined, cwd: string): FileSettings {
+/** The config file as JSON (`--config`, else `catalog-io.config.json` when present), checked as an object. */
+export function readConfigJson(
+  explicit: string | undefined,
+  cwd: string,
+): { file: string; json: Record<string, unknown> } | undefined {
   const file = explicit ? path.resolve(cwd, explicit) : path.join(cwd, CONFIG_FILE_NAME);
   if (!existsSync(file)) {
     if (explicit) throw new CatalogIoError('CONFIG_MISSING', `The config file ${file} does not exist`);
-    return { settings: {} };
+    return undefined;
   }
   let json: unknown;
   const text = readFileSync(file, 'utf8');
@@ -200,7 +212,13 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
     throw new CatalogIoError('CONFIG_INVALID', `The config file ${file} must hold a JSON object`);
   }
-  const o = json as Record<string, unknown>;
+  return { file, json: json as Record<string, unknown> };
+}
+
+function readConfigFile(explicit: string | undefined, cwd: string): FileSettings {
+  const read = readConfigJson(explicit, cwd);
+  if (!read) return { settings: {} };
+  const { file, json: o } = read;
   // Secrets are masked in whatever shape they came, before anything could print them.
   registerSecretsIn(o.apiKey);
   const known = new Set([
@@ -216,6 +234,10 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
     'outageBudgetMs',
     'schemas',
     'redis',
+    'lockDir',
+    'sftp',
+    'ftp',
+    'smtpUrl',
   ]);
   const unknown = Object.keys(o).filter((k) => !known.has(k));
   if (unknown.length > 0) {
@@ -271,6 +293,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): FileSettings
       outageBudgetMs: number('outageBudgetMs'),
       schemasDir: string('schemas'),
       redisUrl: string('redis'),
+      lockDir: string('lockDir'),
     }),
   };
 }

@@ -10,6 +10,7 @@ import { LIMIT_DEFAULTS, windowWithMargin } from '../api/limiter.js';
 import { ServiceHttp } from '../api/service-http.js';
 import { Transport, type TransportOptions } from '../api/transport.js';
 import { CatalogIoError } from '../errors.js';
+import { defaultLockDir } from '../lock/dir.js';
 import type { RunLockStore } from '../lock/types.js';
 import { tenantHash } from '../runs/source-identity.js';
 import { loadTenantModel } from '../schema/load.js';
@@ -63,6 +64,8 @@ export interface Connection {
   transport: Transport;
   /** With `--redis`: the run lock store every machine of the tenant shares, and the tenant's hash. */
   shared?: { locks: RunLockStore; tenant: string };
+  /** Without Redis: the folder of this machine's run locks (`--lock-dir`, CATALOG_IO_LOCK_DIR, `lockDir`). */
+  lockDir: string;
   snapshot(): CountersSnapshot;
   /** Requests per second the limit lets start over a long run (window margin included); none when unlimited. */
   requestRate: number | undefined;
@@ -169,6 +172,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     tenant,
     transport,
     ...(shared && { shared: { locks: shared.locks, tenant: shared.tenant } }),
+    lockDir: settings.lockDir ? path.resolve(cwd, settings.lockDir) : defaultLockDir(options.env),
     snapshot: () => transport.snapshot(),
     requestRate: rateOf(rateLimit === undefined ? LIMIT_DEFAULTS.rateLimit : rateLimit),
     async close() {

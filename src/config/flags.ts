@@ -65,6 +65,11 @@ export const sharedStateOptions = {
     describe:
       'Share the rate limit and run lock with every process of this tenant through Redis (env CATALOG_IO_REDIS)',
   },
+  'lock-dir': {
+    type: 'string',
+    describe:
+      "Folder of this machine's run locks, without --redis (env CATALOG_IO_LOCK_DIR; default ~/.local/state/catalog-io/locks)",
+  },
 } as const satisfies Record<string, Options>;
 
 /** Picks the connection flags out of yargs' argv (numbers already checked by their `coerce`). */
@@ -83,6 +88,7 @@ export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFl
   const outageBudget = n('outage-budget');
   const schemas = s('schemas');
   const redis = s('redis');
+  const lockDir = s('lock-dir');
   if (catalogUrl !== undefined) flags.catalogUrl = catalogUrl;
   if (damUrl !== undefined) flags.damUrl = damUrl;
   if (apiKey !== undefined) flags.apiKey = apiKey;
@@ -94,5 +100,6 @@ export function connectionFlagsFrom(argv: Record<string, unknown>): ConnectionFl
   if (outageBudget !== undefined) flags.outageBudget = outageBudget;
   if (schemas !== undefined) flags.schemas = schemas;
   if (redis !== undefined) flags.redis = redis;
+  if (lockDir !== undefined) flags.lockDir = lockDir;
   return flags;
 }

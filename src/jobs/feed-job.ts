@@ -20,8 +20,11 @@ export interface FeedJobResult {
   log: string[];
 }
 
-/** Flags a job may not carry: credentials and connections come from the worker's tenant file. */
-const REFUSED = ['api-key', 'catalog-url', 'dam-url', 'config', 'redis'];
+/**
+ * Flags a job may not carry: credentials, connections and what decides trust (the known hosts) or
+ * exclusion (the lock folder) come from the worker's tenant file and environment.
+ */
+const REFUSED = ['api-key', 'catalog-url', 'dam-url', 'config', 'redis', 'known-hosts', 'lock-dir'];
 
 const TENANT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 

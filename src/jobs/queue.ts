@@ -95,6 +95,12 @@ export interface JobInfo {
   tenant: string;
   source: string;
   args: string[];
+  /**
+   * Runs of the job so far: every start counts, a retry after a failed run and a resume after a
+   * worker or a job's process died alike.
+   */
+  runs: number;
+  /** Runs that ended, failed or not (BullMQ's attempts made); a run whose process died is not one. */
   attempts: number;
   addedAt: string;
   startedAt?: string;
@@ -123,6 +129,7 @@ export async function listJobs(queue: Queue<FeedJob, FeedJobResult>, limit = 50)
         tenant: job.data.tenant,
         source: job.data.source,
         args: job.data.args,
+        runs: job.attemptsStarted,
         attempts: job.attemptsMade,
         addedAt: iso(job.timestamp) ?? '',
         ...(startedAt && { startedAt }),

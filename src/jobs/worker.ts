@@ -1,6 +1,10 @@
-// A feed worker: takes jobs from the queue and runs each as the CLI would (`import <source> <flags>`)
-// with this machine's credentials for the job's tenant, `--redis` (so the tenant's limit and lock are
-// shared with every other worker) and `--json` (the summary kept with the job).
+// A feed worker: takes jobs from the queue and runs each as the CLI would (`import <source> <flags>`),
+// in a process of its own (job-process.ts), with this machine's settings for the job's tenant,
+// `--redis` (so the tenant's limit and lock are shared with every other worker) and `--json` (the
+// summary kept with the job).
+//
+// Stopping (`drain`): no new job is taken, the running ones finish; those still running after the
+// drain timeout are interrupted (SIGTERM: they end `interrupted`, resumable) and retried later.
 //
 // A worker that dies mid-job stops renewing the job's lock in Redis; after `stalledAfterMs` another
 // worker takes the job again, with `--resume`: it waits for the dead run's tenant lock to expire,
@@ -13,10 +17,8 @@ import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { KEY_PREFIX } from '../redis/url.js';
 import type { FeedJob, FeedJobResult } from './feed-job.js';
+import { type CliCommand, JobProcesses } from './job-process.js';
 import { QUEUE_NAME } from './queue.js';
-
-/** Runs the CLI in this process and resolves to its exit code and output. */
-export type RunCli = (argv: string[]) => Promise<{ code: number; stdout: string[]; stderr: string[] }>;
 
 export interface FeedWorkerOptions {
   connection: Redis;
@@ -25,7 +27,8 @@ export interface FeedWorkerOptions {
   concurrency: number;
   /** Folder of `<tenant>.json` config files (catalog URL, DAM URL, key). */
   tenantsDir: string;
-  runCli: RunCli;
+  /** How to start the CLI for a job: this program again, unless told. */
+  cli?: CliCommand;
   /** A job whose worker stopped answering this long is given to another worker. Default 30 s. */
   stalledAfterMs?: number;
   /** Seconds a job's run waits for another run's lock (a dead worker's expires by its TTL). */
@@ -34,27 +37,72 @@ export interface FeedWorkerOptions {
   log?: (line: string) => void;
 }
 
-export const WORKER_DEFAULTS = Object.freeze({ stalledAfterMs: 30_000, waitLockSeconds: 600 });
+export const WORKER_DEFAULTS = Object.freeze({
+  stalledAfterMs: 30_000,
+  waitLockSeconds: 600,
+  /** How long a stopping worker lets its running jobs finish before it interrupts them. */
+  drainTimeoutMs: 600_000,
+});
 
-export function startFeedWorker(options: FeedWorkerOptions): Worker<FeedJob, FeedJobResult> {
+export interface FeedWorker {
+  waitUntilReady(): Promise<unknown>;
+  /** Jobs running now. */
+  readonly running: number;
+  /**
+   * Takes no new job and resolves once the running ones ended: finished, or interrupted after
+   * `timeoutMs` (or at once by `hurry()`), each then failed to be retried, resuming.
+   */
+  drain(timeoutMs?: number): Promise<{ interrupted: number }>;
+  /** A stopping worker told to hurry: interrupts its running jobs now. */
+  hurry(): void;
+}
+
+export function startFeedWorker(options: FeedWorkerOptions): FeedWorker {
   const stalledAfterMs = options.stalledAfterMs ?? WORKER_DEFAULTS.stalledAfterMs;
   const log = options.log ?? (() => undefined);
-  const worker = new Worker<FeedJob, FeedJobResult>(QUEUE_NAME, (job) => runJob(job, options, log), {
-    connection: options.connection,
-    prefix: KEY_PREFIX,
-    concurrency: options.concurrency,
-    lockDuration: stalledAfterMs,
-    stalledInterval: stalledAfterMs,
-    // A job whose worker died twice is not given a third worker: something about it kills them.
-    maxStalledCount: 2,
-  });
+  const processes = new JobProcesses(options.cli);
+  const worker = new Worker<FeedJob, FeedJobResult>(
+    QUEUE_NAME,
+    (job) => runJob(job, options, processes, log),
+    {
+      connection: options.connection,
+      prefix: KEY_PREFIX,
+      concurrency: options.concurrency,
+      lockDuration: stalledAfterMs,
+      stalledInterval: stalledAfterMs,
+      // A job whose worker died twice is not given a third worker: something about it kills them.
+      maxStalledCount: 2,
+    },
+  );
   worker.on('error', (err) => log(`worker: ${err.message}`));
-  return worker;
+  let interrupted = 0;
+  const hurry = () => {
+    interrupted += processes.interruptAll();
+  };
+  return {
+    waitUntilReady: () => worker.waitUntilReady(),
+    get running() {
+      return processes.size;
+    },
+    async drain(timeoutMs = WORKER_DEFAULTS.drainTimeoutMs) {
+      // close() stops taking jobs at once and resolves when the active ones have ended.
+      const closed = worker.close();
+      const timer = setTimeout(hurry, timeoutMs);
+      try {
+        await closed;
+      } finally {
+        clearTimeout(timer);
+      }
+      return { interrupted };
+    },
+    hurry,
+  };
 }
 
 async function runJob(
   job: Job<FeedJob, FeedJobResult>,
   options: FeedWorkerOptions,
+  processes: JobProcesses,
   log: (line: string) => void,
 ): Promise<FeedJobResult> {
   const { tenant, source, args } = job.data;
@@ -79,13 +127,24 @@ async function runJob(
   // its run folder shows one (shared storage; docs/scale.md), else a fresh run that finds what the
   // earlier one wrote by reference.
   const again = job.attemptsStarted > 1 || job.stalledCounter > 0;
-  log(
-    `job ${job.id}: ${job.data.command} ${source} for ${tenant} (run ${job.attemptsStarted}${again ? ', resuming' : ''})`,
-  );
-  let { code, stdout, stderr } = await options.runCli(again ? [...argv, '--resume'] : argv);
-  if (again && code === 2 && stderr.some((l) => l.includes('--resume: no unfinished run'))) {
-    ({ code, stdout, stderr } = await options.runCli(argv));
+  const start = (pid: number | undefined) =>
+    log(
+      `job ${job.id}: ${job.data.command} ${source} for ${tenant} (run ${job.attemptsStarted}${again ? ', resuming' : ''}; pid ${pid})`,
+    );
+  let run = await processes.run(again ? [...argv, '--resume'] : argv, start);
+  if (again && run.code === 2 && run.stderr.some((l) => l.includes('--resume: no unfinished run'))) {
+    run = await processes.run(argv, start);
   }
+  const { stdout, stderr } = run;
+  if (run.code === null) {
+    // Killed (kill -9, out of memory) or never started: its journal lets the next run resume it.
+    const reason = run.signal
+      ? `the job's process (pid ${run.pid}) was killed by ${run.signal}`
+      : (stderr.at(-1) ?? "the job's process could not start");
+    log(`job ${job.id}: ${reason}`);
+    throw new Error(reason);
+  }
+  const code = run.code;
   const summary = parseSummary(stdout);
   const result: FeedJobResult = { exitCode: code, ...(summary && { summary }), log: stderr.slice(-20) };
   log(`job ${job.id}: exit ${code}`);

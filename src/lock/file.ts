@@ -1,4 +1,5 @@
-// The run lock on this machine: a lock file per tenant and entity under `.catalog-io/locks/`, taken
+// The run lock on this machine: a lock file per tenant and entity in the machine's lock folder
+// (dir.ts: the user's state folder, not the working folder), taken
 // with proper-lockfile (an atomic mkdir, kept fresh while the run lives). The file beside it says who
 // holds it. A lock whose process is gone is taken over at once (same host) or once it went stale.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -17,9 +18,9 @@ const POLL_MS = 500;
 export class FileLockStore implements RunLockStore {
   readonly dir: string;
 
-  /** `stateDir`: the `.catalog-io` folder. */
-  constructor(stateDir: string) {
-    this.dir = path.join(stateDir, 'locks');
+  /** `dir`: the lock folder (`defaultLockDir()` unless configured). */
+  constructor(dir: string) {
+    this.dir = dir;
   }
 
   private file(scope: LockScope): string {

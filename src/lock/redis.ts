@@ -1,6 +1,12 @@
 // The run lock shared by every machine (`--redis`): one Redis key per tenant and entity, set only if
 // absent, with a time to live that the holder renews while it is alive. A machine that dies stops
 // renewing; its lock expires after the TTL and the next run takes it (and is told whose it was).
+//
+// Redis may lose the key under a live holder (FLUSHALL, a restart without persistence). The holder
+// learns it at its next renewal (every third of the TTL, and at once when its connection comes back)
+// and stops its run (`LOCK_LOST`), keeping the key taken again until it ended. So that no newcomer
+// gets in before the holder noticed, a marker key says Redis still has its locks: a run that finds it
+// gone waits half a TTL before taking any lock, time for every live holder to claim its key back.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { CatalogIoError } from '../errors.js';
@@ -14,6 +20,12 @@ export const REDIS_LOCK_DEFAULTS = Object.freeze({
   /** How often a waiting run asks again. */
   pollMs: 500,
 });
+
+/** How long a run's end waits for Redis to take its lock back. */
+const RELEASE_WAIT_MS = 2000;
+
+/** Present while Redis keeps what lock holders wrote; gone after a flush or a restart that lost it. */
+const MARKER = `${KEY_PREFIX}:locks-kept`;
 
 /** Renews only a lock that is still ours. */
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
@@ -55,6 +67,10 @@ export class RedisLockStore implements RunLockStore {
     const key = this.key(scope);
     const lastKey = this.lastKey(scope);
     const value = JSON.stringify({ ...holder, token: randomUUID() } satisfies Stored);
+    // Redis lost its locks (or never had any): live holders may not have claimed theirs back yet.
+    if ((await this.redis.set(MARKER, '1', 'NX')) === 'OK') {
+      await new Promise((resolve) => setTimeout(resolve, Math.ceil(this.ttlMs / 2)));
+    }
     const deadline = Date.now() + (options.waitMs ?? 0);
     for (;;) {
       if ((await this.redis.set(key, value, 'PX', this.ttlMs, 'NX')) === 'OK') break;
@@ -72,36 +88,61 @@ export class RedisLockStore implements RunLockStore {
   private held(key: string, lastKey: string, value: string, holder: LockHolder): HeldLock {
     const redis = this.redis;
     const ttlMs = this.ttlMs;
-    const { lost, lose: loseIt } = lossSignal();
+    const { lost, lose } = lossSignal();
     let renewedAt = Date.now();
-    let done = false;
-    const timer = setInterval(
-      async () => {
-        try {
-          const kept = await redis.eval(RENEW, 1, key, value, String(ttlMs));
-          if (kept === 1) renewedAt = Date.now();
-          else stop(new CatalogIoError('LOCKED', 'The run lock expired and was taken by another run'));
-        } catch {
-          // Redis unreachable for a moment: the lock holds until its TTL runs out.
-          if (Date.now() - renewedAt > ttlMs) {
-            stop(
-              new CatalogIoError('REDIS_UNREACHABLE', 'The run lock could not be renewed: Redis unreachable'),
-            );
-          }
-        }
-      },
-      Math.max(100, Math.floor(ttlMs / 3)),
-    );
-    timer.unref();
-    const stop = (err?: Error) => {
-      if (done) return;
-      done = true;
-      clearInterval(timer);
-      if (err) loseIt(err);
+    let isLost = false;
+    let released = false;
+    let busy = false;
+    // Past this without a renewal the key may expire any moment: the run must stop before it does.
+    const unreachableMs = Math.floor((ttlMs * 2) / 3);
+    const loseIt = (message: string) => {
+      if (isLost) return;
+      isLost = true;
+      lose(new CatalogIoError('LOCK_LOST', message));
     };
+    const check = async () => {
+      if (released || busy) return;
+      busy = true;
+      try {
+        await redis.set(MARKER, '1');
+        const kept = await redis.eval(RENEW, 1, key, value, String(ttlMs));
+        if (kept === 1) {
+          renewedAt = Date.now();
+          return;
+        }
+        // Gone (flushed, restarted) or someone else's: the run stops. A key that is free is claimed
+        // again, so no other run gets in while this one finishes its batch in flight.
+        const claimed = (await redis.set(key, value, 'PX', ttlMs, 'NX')) === 'OK';
+        if (claimed) renewedAt = Date.now();
+        loseIt(
+          claimed
+            ? 'Redis lost the run lock (flushed or restarted): the run stops, so that no other run writes the same records'
+            : 'The run lock expired and was taken by another run',
+        );
+      } catch {
+        if (Date.now() - renewedAt > unreachableMs) {
+          loseIt(
+            `Redis unreachable for ${Math.round((Date.now() - renewedAt) / 1000)} s: the run lock could not be renewed`,
+          );
+        }
+      } finally {
+        busy = false;
+      }
+    };
+    const timer = setInterval(check, Math.max(100, Math.floor(ttlMs / 3)));
+    timer.unref();
+    // A connection that comes back may find a restarted Redis: check at once.
+    const onReady = () => void check();
+    redis.on('ready', onReady);
     return heldLock(holder, lost, async () => {
-      stop();
-      await redis.eval(RELEASE, 2, key, lastKey, value).catch(() => undefined);
+      released = true;
+      clearInterval(timer);
+      redis.off('ready', onReady);
+      // Redis gone: the key expires by its TTL; the run's end is not held up waiting for it.
+      await Promise.race([
+        redis.eval(RELEASE, 2, key, lastKey, value).catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, RELEASE_WAIT_MS).unref()),
+      ]);
     });
   }
 }

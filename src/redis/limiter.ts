@@ -6,9 +6,24 @@
 // Spacing rather than a reservoir: a reservoir refilled every window would let twice the limit
 // through around each refill (the service counts a sliding window); evenly spaced starts never do,
 // and reach the same rate once a run is under way. The margin is the single-process limiter's.
+//
+// Redis faults are not the requests' faults. After a flush or a restart the limiter's settings are
+// gone (`SETTINGS_KEY_NOT_FOUND`, or turns asked before the flush that never come): the limiter is
+// made again and the waiting requests ask their turn in it. While requests wait, a watchdog looks
+// for the settings once a second, so that a flush (or Redis gone) is noticed even when no new
+// request comes and a turn asked of a silent Redis never answers.
+// While Redis cannot be reached a request waits and asks again; once Redis has been gone longer
+// than `aloneAfterMs` (by then the run's lock is lost and the run stops after its batch in flight),
+// the waiting requests start at this process's own pace, so that batch ends with every row reported.
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
-import { LIMIT_DEFAULTS, type RateLimit, type RequestLimiter, windowWithMargin } from '../api/limiter.js';
+import {
+  LIMIT_DEFAULTS,
+  type RateLimit,
+  type RequestLimiter,
+  RunLimiter,
+  windowWithMargin,
+} from '../api/limiter.js';
 import { KEY_PREFIX } from './url.js';
 
 export interface SharedLimiterOptions {
@@ -18,6 +33,8 @@ export interface SharedLimiterOptions {
   tenant: string;
   concurrency?: number;
   rateLimit?: RateLimit;
+  /** Redis unreachable this long: requests start at this process's own pace. Default 20 s. */
+  aloneAfterMs?: number;
 }
 
 /** The least time between two request starts, ms, for a rate. */
@@ -25,28 +42,108 @@ export function spacingMs(rate: RateLimit): number {
   return Math.ceil(windowWithMargin(rate) / rate.requests);
 }
 
+/** A request's turn asked of Redis gets no answer for this long: Redis is taken as unreachable. */
+const TURN_TIMEOUT_MS = 30_000;
+/** Waits between two asks while Redis is unreachable: from the first to the last, doubling. */
+const RETRY_MS = { first: 100, last: 1000 };
+
+/** Redis lost the limiter's state (flushed, restarted): Bottleneck's own words, with or without `ERR`. */
+const STATE_LOST = /SETTINGS_KEY_NOT_FOUND|UNKNOWN_CLIENT/;
+/** How long stopping waits for Redis to hear of it. */
+const STOP_WAIT_MS = 1000;
+/** How often waiting requests check that the limiter's state is still in Redis. */
+const WATCH_MS = 1000;
+
+type Turn<T> =
+  | { ran: true; value: T }
+  | { ran: true; error: unknown }
+  | { ran: false; error?: unknown; renewed?: boolean };
+
 export class SharedLimiter implements RequestLimiter {
   private readonly local: Bottleneck;
-  private readonly shared: Bottleneck;
+  private shared: Bottleneck;
+  private readonly retired: Bottleneck[] = [];
   private readonly connection: Bottleneck.IORedisConnection;
+  private readonly alone: RunLimiter;
+  private readonly aloneAfterMs: number;
+  private readonly spacing: number;
+  private readonly id: string;
+  /** When Redis stopped answering, while it does not. */
+  private unreachableSince: number | undefined;
+  private stopped = false;
+  /** Asks waiting for their turn in the current shared limiter: given up when it is made again. */
+  private readonly waiting = new Set<() => void>();
+  private readonly probe: Redis;
+  private watchdog: NodeJS.Timeout | undefined;
 
   constructor(options: SharedLimiterOptions) {
     const rate = options.rateLimit ?? LIMIT_DEFAULTS.rateLimit;
-    this.local = new Bottleneck({ maxConcurrent: options.concurrency ?? LIMIT_DEFAULTS.concurrency });
+    const concurrency = options.concurrency ?? LIMIT_DEFAULTS.concurrency;
+    this.local = new Bottleneck({ maxConcurrent: concurrency });
+    this.alone = new RunLimiter({ concurrency, rateLimit: rate });
+    this.aloneAfterMs = options.aloneAfterMs ?? 20_000;
+    this.spacing = spacingMs(rate);
+    this.id = `${KEY_PREFIX}:limit:${options.tenant}`;
     this.connection = new Bottleneck.IORedisConnection({
       client: options.redis.duplicate({ lazyConnect: false }),
       Redis,
     } as Bottleneck.IORedisConnectionOptions);
     this.connection.on('error', () => undefined);
-    this.shared = new Bottleneck({
-      id: `${KEY_PREFIX}:limit:${options.tenant}`,
+    this.probe = options.redis;
+    this.shared = this.sharedLimiter();
+  }
+
+  /** Bottleneck's settings key of this limiter (its datastore's naming). */
+  private get settingsKey(): string {
+    return `b_${this.id}_settings`;
+  }
+
+  /** Makes the shared limiter again; the asks waiting in the old one ask again in the new one. */
+  private renew(): void {
+    this.retired.push(this.shared);
+    this.shared = this.sharedLimiter();
+    for (const giveUp of [...this.waiting]) giveUp();
+  }
+
+  /** While asks wait: once a second, is the limiter's state still in Redis? */
+  private watch(): void {
+    if (this.watchdog || this.stopped) return;
+    this.watchdog = setInterval(async () => {
+      if (this.waiting.size === 0) {
+        clearInterval(this.watchdog);
+        this.watchdog = undefined;
+        return;
+      }
+      try {
+        const exists = await Promise.race([
+          this.probe.exists(this.settingsKey),
+          new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error('no answer')), WATCH_MS).unref(),
+          ),
+        ]);
+        this.unreachableSince = undefined;
+        if (exists === 0 && this.waiting.size > 0) this.renew();
+      } catch {
+        // Unreachable: past the bound, the waiting asks are given up and go at this process's pace.
+        this.unreachableSince ??= Date.now();
+        if (Date.now() - this.unreachableSince > this.aloneAfterMs)
+          for (const giveUp of [...this.waiting]) giveUp();
+      }
+    }, WATCH_MS);
+    this.watchdog.unref();
+  }
+
+  private sharedLimiter(): Bottleneck {
+    const limiter = new Bottleneck({
+      id: this.id,
       datastore: 'ioredis',
       connection: this.connection,
-      minTime: spacingMs(rate),
+      minTime: this.spacing,
       // Another process's settings are the same: never wipe the shared state on joining.
       clearDatastore: false,
     });
-    this.shared.on('error', () => undefined);
+    limiter.on('error', () => undefined);
+    return limiter;
   }
 
   /** Resolves once the shared state is reachable. */
@@ -55,12 +152,86 @@ export class SharedLimiter implements RequestLimiter {
   }
 
   schedule<T>(fn: () => Promise<T>): Promise<T> {
-    return this.local.schedule(() => this.shared.schedule(fn));
+    return this.local.schedule(() => this.turn(fn));
+  }
+
+  /** Runs `fn` in its turn, decided in Redis while Redis answers. */
+  private async turn<T>(fn: () => Promise<T>): Promise<T> {
+    let wait = RETRY_MS.first;
+    for (;;) {
+      if (this.unreachableSince !== undefined && Date.now() - this.unreachableSince > this.aloneAfterMs)
+        return this.alone.schedule(fn);
+      const turn = await this.askRedis(fn);
+      if (turn.ran) {
+        this.unreachableSince = undefined;
+        if ('value' in turn) return turn.value;
+        throw turn.error;
+      }
+      if (this.stopped) throw new Error('the run is stopping');
+      if (turn.renewed) continue;
+      if (turn.error instanceof Error && STATE_LOST.test(turn.error.message)) {
+        // Flushed or restarted: the limiter's settings are made again, the request asks again.
+        this.renew();
+        continue;
+      }
+      this.unreachableSince ??= Date.now();
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      wait = Math.min(wait * 2, RETRY_MS.last);
+    }
+  }
+
+  /**
+   * One ask for a turn: `ran` when `fn` ran (its value or its own error); else Redis failed or did not
+   * answer in time, and `fn` will never run from this ask.
+   */
+  private askRedis<T>(fn: () => Promise<T>): Promise<Turn<T>> {
+    let state: 'waiting' | 'started' | 'abandoned' = 'waiting';
+    return new Promise<Turn<T>>((resolve) => {
+      const giveUp = (turn: Turn<T>) => {
+        if (state !== 'waiting') return;
+        state = 'abandoned';
+        clearTimeout(timer);
+        this.waiting.delete(renewed);
+        resolve(turn);
+      };
+      const renewed = () => giveUp({ ran: false, renewed: true });
+      const timer = setTimeout(() => giveUp({ ran: false }), TURN_TIMEOUT_MS);
+      timer.unref();
+      this.waiting.add(renewed);
+      this.watch();
+      this.shared
+        .schedule(() => {
+          // A turn given after its ask was given up: taken, and passed on at once.
+          if (state === 'abandoned') return Promise.resolve(undefined);
+          state = 'started';
+          clearTimeout(timer);
+          this.waiting.delete(renewed);
+          return fn();
+        })
+        .then(
+          (value) => {
+            if (state === 'started') resolve({ ran: true, value: value as T });
+          },
+          (error: unknown) => {
+            if (state === 'started') resolve({ ran: true, error });
+            else giveUp({ ran: false, error });
+          },
+        );
+    });
   }
 
   async stop(options: { dropWaitingJobs: boolean }): Promise<void> {
-    await this.local.stop(options).catch(() => undefined);
-    await this.shared.stop(options).catch(() => undefined);
-    await this.connection.disconnect(false).catch(() => undefined);
+    this.stopped = true;
+    clearInterval(this.watchdog);
+    // Stopping tells Redis; with Redis gone, the end of the run is not held up waiting for it.
+    const bounded = (work: Promise<unknown>) =>
+      Promise.race([
+        work.catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref()),
+      ]);
+    await bounded(this.local.stop(options));
+    for (const limiter of [this.shared, ...this.retired]) await bounded(limiter.stop(options));
+    await this.alone.stop(options).catch(() => undefined);
+    await bounded(this.connection.disconnect(false));
   }
 }

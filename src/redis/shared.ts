@@ -51,6 +51,8 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
         redis,
         tenant,
         rateLimit: options.rateLimit,
+        // By then the run's lock is lost and the run stops after its batch in flight (lock/redis.ts).
+        aloneAfterMs: Math.floor((ttlMs * 2) / 3),
         ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       })
     : undefined;

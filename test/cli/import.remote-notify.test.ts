@@ -50,12 +50,20 @@ describe('import from SFTP with --done-dir and --notify', () => {
     writeFileSync(join(root, 'out/feed-2.csv'), 'prod_ref,prod_title\nRN-1,One\nRN-2,Two\n');
     const env = {
       CATALOG_API_KEY: sb.apiKey,
-      CATALOG_IO_SFTP_PASSWORD: 'sftp-pw',
       CATALOG_IO_WEBHOOK_SECRET: 'whsec',
     };
+    // The SFTP login and the server's known key come from the config file (a worker's tenant file),
+    // paths in it read relative to it.
+    writeFileSync(join(cwd, 'known_hosts'), `${sftp.knownHostsLine}\n`);
+    writeFileSync(
+      join(cwd, 'tenant.json'),
+      JSON.stringify({ sftp: { password: 'sftp-pw', knownHosts: 'known_hosts' } }),
+    );
     const base = `sftp://feeds@127.0.0.1:${sftp.port}/out`;
     const args = [
       'import',
+      '--config',
+      join(cwd, 'tenant.json'),
       `${base}/feed-*.csv`,
       '--entity',
       'products',
@@ -71,6 +79,18 @@ describe('import from SFTP with --done-dir and --notify', () => {
       'always',
       '--quiet',
     ];
+    // A server whose key is not known is refused, with the fingerprint to pin (--known-hosts wins
+    // over the file's).
+    writeFileSync(join(cwd, 'empty_known_hosts'), '');
+    const unknown = await startCli([...args, '--known-hosts', 'empty_known_hosts'], { cwd, env }).done;
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(`is not known: ${sftp.hostFingerprint} (ssh-ed25519)`);
+    expect(unknown.stderr).toContain(`CATALOG_IO_SFTP_HOST_KEY=${sftp.hostFingerprint}`);
+    expect(unknown.stderr).not.toContain('sftp-pw');
+    expect(readdirSync(join(root, 'out')).sort()).toEqual(['feed-1.csv', 'feed-2.csv']);
+    const refusedDelivery = deliveries.pop();
+    expect(refusedDelivery?.body).toMatchObject({ state: 'crashed', exitCode: 2 });
+
     const ok = await startCli(args, { cwd, env }).done;
     expect(ok.code, ok.stderr).toBe(0);
     // What is printed or told loses the URL's user part, as every URL shown does (it may be a token).

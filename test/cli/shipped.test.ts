@@ -17,7 +17,8 @@ const fixture = useSandbox();
 
 function shipped(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT }, (error, stdout, stderr) => {
+    // In the test's own working folder (work-folder.ts): a run keeps its folder in ./.catalog-io/.
+    execFile(process.execPath, [BIN, ...args], { cwd: process.cwd() }, (error, stdout, stderr) => {
       const code = error ? Number((error as { code?: number }).code ?? 1) : 0;
       resolve({ code, stdout, stderr });
     });

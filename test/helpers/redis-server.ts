@@ -22,6 +22,14 @@ export function redisTestsRun(file: string): boolean {
 export interface RedisFixture {
   /** `redis://127.0.0.1:PORT`; available inside tests. */
   readonly url: string;
+  /** FLUSHALL: every key gone, as an operator's mistake would do. */
+  flush(): Promise<void>;
+  /** Kills the server (SIGKILL: nothing saved) and, after `downMs`, starts a fresh one on the same port. */
+  restart(downMs?: number): Promise<void>;
+  /** Kills the server for good (until `start()`). */
+  stop(): Promise<void>;
+  /** Starts a fresh server on the same port after `stop()`. */
+  start(): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
@@ -36,31 +44,40 @@ export function useRedis(): RedisFixture {
   let child: ChildProcess | undefined;
   let dir: string | undefined;
   let url: string | undefined;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'redis-'));
-    const port = await freePort();
-    child = spawn(
+  let port = 0;
+  const start = async () => {
+    const server = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir!],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    child = server;
     await new Promise<void>((resolve, reject) => {
       let out = '';
-      child!.on('error', reject);
-      child!.on('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
-      child!.stdout!.on('data', (chunk) => {
+      server.on('error', reject);
+      server.on('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+      server.stdout.on('data', (chunk) => {
         out += chunk;
         if (out.includes('Ready to accept connections')) resolve();
       });
     });
-    url = `redis://127.0.0.1:${port}`;
-  });
-  afterAll(async () => {
-    if (child && child.exitCode === null) {
+    server.removeAllListeners('exit');
+  };
+  const stop = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child!.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;
     }
+  };
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'redis-'));
+    port = await freePort();
+    await start();
+    url = `redis://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    await stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
   return {
@@ -68,5 +85,16 @@ export function useRedis(): RedisFixture {
       if (!url) throw new Error('redis-server not started yet: use it inside a test or hook');
       return url;
     },
+    async flush() {
+      const result = spawnSync('redis-cli', ['-p', String(port), 'FLUSHALL'], { encoding: 'utf8' });
+      if (result.stdout.trim() !== 'OK') throw new Error(`FLUSHALL failed: ${result.stdout}${result.stderr}`);
+    },
+    async restart(downMs = 0) {
+      await stop();
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await start();
+    },
+    stop,
+    start,
   };
 }

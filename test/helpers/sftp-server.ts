@@ -22,6 +22,8 @@ export interface SftpServer {
   port: number;
   /** `SHA256:...` of the host key. */
   hostFingerprint: string;
+  /** The host key as a known_hosts line: `[127.0.0.1]:PORT ssh-ed25519 AAAA...`. */
+  knownHostsLine: string;
   /** Bytes handed out by READ requests so far (streaming checks). */
   bytesServed(): number;
   close(): Promise<void>;
@@ -69,6 +71,7 @@ export async function startSftpServer(options: SftpServerOptions): Promise<SftpS
   return {
     port,
     hostFingerprint: `SHA256:${createHash('sha256').update(hostPublic).digest('base64').replace(/=+$/, '')}`,
+    knownHostsLine: `[127.0.0.1]:${port} ssh-ed25519 ${hostPublic.toString('base64')}`,
     bytesServed: () => served,
     close: () =>
       new Promise<void>((done) => {

@@ -1,6 +1,6 @@
 // Feed jobs on a real Redis: enqueue and list in this process, workers as child processes (a worker
 // killed mid-job: another takes the job over, nothing created twice), schedules.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -64,7 +64,7 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('feed jobs', () => {
     JSON.parse((await cli(['jobs', '--json', '--redis', redis.url])).stdout) as JobInfo[];
 
   it('a job never carries a key or a connection: enqueue refuses them', async () => {
-    for (const flag of ['--api-key=abc', '--catalog-url=http://x', '--config=x.json']) {
+    for (const flag of ['--api-key=abc', '--catalog-url=http://x', '--config=x.json', '--known-hosts=x']) {
       const r = await cli(['enqueue', 'import', 'feed.csv', flag, '--tenant', 'acme', '--redis', redis.url]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('[CONFIG_INVALID]');
@@ -225,4 +225,153 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('feed jobs', () => {
     expect((await cli(['schedule', 'remove', 'acme-nightly', '--redis', redis.url])).code).toBe(0);
     expect((await cli(['schedule', 'list', '--redis', redis.url])).stdout).toBe('no schedules');
   });
+});
+
+describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('stopping workers, killed jobs', () => {
+  const redis = useRedis();
+  const fixture = useSandbox({ seed: 'empty' });
+  const started: CliChild[] = [];
+  afterAll(() => {
+    for (const w of started) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'jobs-stop-'));
+  mkdirSync(join(dir, 'tenants'));
+
+  const worker = (...flags: string[]) => {
+    const w = startCli(['worker', '--redis', redis.url, '--stalled-after', '2', ...flags], {
+      cwd: dir,
+      env: { CATALOG_IO_LOCK_TTL: '2', CATALOG_API_KEY: '', CATALOG_URL: '' },
+    });
+    started.push(w);
+    return w;
+  };
+  const listJobs = async () =>
+    JSON.parse((await cli(['jobs', '--json', '--redis', redis.url])).stdout) as JobInfo[];
+  const jobIn = async (id: string, states: string[]) =>
+    (await listJobs()).find((j) => j.id === id && states.includes(j.state));
+  /** The job once it completed; a job that failed for good fails the test with its reason. */
+  const completed = async (id: string) => {
+    const job = await until(() => jobIn(id, ['completed', 'failed']));
+    expect(job.state, `job ${id}: ${job.failedReason} ${JSON.stringify(job.result?.log)}`).toBe('completed');
+    return job;
+  };
+  const until = async <T>(what: () => Promise<T | undefined>, ms = 120_000): Promise<T> => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const value = await what();
+      if (value !== undefined && value !== false) return value;
+      if (Date.now() > end) throw new Error('timed out');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  const file = (name: string, header: string, rows: number, prefix: string) => {
+    const path = join(dir, name);
+    const lines = Array.from({ length: rows }, (_, i) => `${prefix}-${i},Item ${i}`);
+    writeFileSync(path, `${header}\n${lines.join('\n')}\n`);
+    return path;
+  };
+  const enqueue = async (path: string, entity: string) => {
+    const added = await cli([
+      'enqueue',
+      'import',
+      path,
+      '--entity',
+      entity,
+      '--rate-limit',
+      '10/1',
+      '--batch-size',
+      '10',
+      '--tenant',
+      'acme',
+      '--retry-delay',
+      '0',
+      '--redis',
+      redis.url,
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    return added.stdout.trim();
+  };
+  /** The pid of the running import of `source`, from its run folder. */
+  const runPid = (source: string) => {
+    const runs = join(dir, '.catalog-io', 'runs');
+    for (const id of existsSync(runs) ? readdirSync(runs) : []) {
+      const run = JSON.parse(readFileSync(join(runs, id, 'run.json'), 'utf8'));
+      if (String(run.source).endsWith(source) && run.state === 'running') return run.pid as number;
+    }
+    return undefined;
+  };
+
+  it('SIGTERM on a busy worker: its job finishes, a new job goes to the other worker, exit 0; kill -9 of one job leaves the other running and it is resumed; past --drain-timeout a job is interrupted and resumed', async () => {
+    const { sb } = fixture;
+    writeFileSync(
+      join(dir, 'tenants', 'acme.json'),
+      JSON.stringify({ catalogUrl: sb.catalogUrl, damUrl: sb.damUrl, apiKey: sb.apiKey }),
+    );
+    const posted = () => posts(sb.origin);
+
+    // 1. A busy worker told to stop lets its job finish and takes no new one.
+    const a = worker('--concurrency', '2');
+    await until(async () => a.stderr().includes('taking feed jobs'));
+    let before = await posted();
+    const long = await enqueue(file('long.csv', 'prod_ref,prod_title', 60, 'STOP'), 'products');
+    await until(async () => (await posted()) - before >= 10);
+    const b = worker('--concurrency', '2');
+    await until(async () => b.stderr().includes('taking feed jobs'));
+    a.child.kill('SIGTERM');
+    await until(async () => a.stderr().includes('taking no new job'));
+    const small = await enqueue(file('cats.csv', 'cat_ref,cat_title', 5, 'STOPCAT'), 'categories');
+    const ended = await a.done;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stderr).toContain(`job ${long}: exit 0`);
+    expect(ended.stderr).not.toContain(`job ${small}:`);
+    const finished = await completed(long);
+    expect(finished.runs).toBe(1);
+    expect(finished.result?.summary?.outcomes).toMatchObject({ created: 60 });
+    await completed(small);
+    expect(b.stderr()).toContain(`job ${small}: exit 0`);
+    expect((await posted()) - before).toBe(65);
+
+    // 2. kill -9 of one job's process: the worker and its other job run on; the killed job is resumed.
+    before = await posted();
+    const killed = await enqueue(file('k9.csv', 'prod_ref,prod_title', 80, 'K9'), 'products');
+    const other = await enqueue(file('k9cats.csv', 'cat_ref,cat_title', 40, 'K9CAT'), 'categories');
+    const pid = await until(async () => runPid('k9.csv'));
+    await until(async () => (await posted()) - before >= 10);
+    process.kill(pid, 'SIGKILL');
+    const otherDone = await completed(other);
+    expect(otherDone.runs).toBe(1);
+    expect(otherDone.result?.exitCode).toBe(0);
+    const resumed = await completed(killed);
+    expect(resumed.runs).toBe(2);
+    expect(resumed.result?.exitCode).toBe(0);
+    expect(b.child.exitCode).toBeNull();
+    expect(b.stderr()).toContain(`was killed by SIGKILL`);
+    expect((await posted()) - before).toBe(120);
+    const text = await cli(['jobs', '--redis', redis.url]);
+    expect(text.stdout).toMatch(
+      new RegExp(`^${killed}\\s+completed\\s+acme\\s+\\S+k9\\.csv\\s+runs 2\\s`, 'm'),
+    );
+
+    // 3. Past --drain-timeout a running job is interrupted (resumable); the next worker finishes it.
+    b.child.kill('SIGTERM');
+    expect((await b.done).code).toBe(0);
+    const c = worker('--drain-timeout', '1');
+    await until(async () => c.stderr().includes('taking feed jobs'));
+    before = await posted();
+    const slow = await enqueue(file('slow.csv', 'prod_ref,prod_title', 60, 'SLOW'), 'products');
+    await until(async () => (await posted()) - before >= 5);
+    c.child.kill('SIGTERM');
+    const stopped = await c.done;
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.stderr).toContain('1 job(s) interrupted');
+    expect(stopped.stderr).toContain(`job ${slow}: exit 143`);
+    expect((await posted()) - before).toBeLessThan(60);
+    const d = worker();
+    const done = await completed(slow);
+    expect(done.runs).toBe(2);
+    expect(done.result?.exitCode).toBe(0);
+    expect((await posted()) - before).toBe(60);
+    d.child.kill('SIGTERM');
+    expect((await d.done).code).toBe(0);
+  }, 400_000);
 });

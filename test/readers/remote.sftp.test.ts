@@ -1,5 +1,6 @@
 // sftp:// sources against a real SFTP server on loopback (ssh2's server mode): logins by password
 // and by key, host key pinning, the newest match of a pattern, streaming, the move to done/.
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,11 +17,16 @@ writeFileSync(keyFile, keys.private, { mode: 0o600 });
 let server: SftpServer;
 let base = '';
 const saved = { ...process.env };
+const knownHosts = join(mkdtempSync(join(tmpdir(), 'sftp-known-')), 'known_hosts');
 
 beforeAll(async () => {
   mkdirSync(join(root, 'in'));
   server = await startSftpServer({ root, user: 'feeder', password: 'pw-s3cret', publicKey: keys.public });
   base = `sftp://feeder@127.0.0.1:${server.port}`;
+  // The server's key is known, as after `ssh-keyscan` and a check: every test but the host key ones.
+  writeFileSync(knownHosts, `# test\n${server.knownHostsLine}\n`);
+  process.env[REMOTE_ENV.sftpKnownHosts] = knownHosts;
+  saved[REMOTE_ENV.sftpKnownHosts] = knownHosts;
 });
 afterAll(() => server.close());
 afterEach(() => {
@@ -61,6 +67,41 @@ describe('sftp sources', () => {
     process.env[REMOTE_ENV.sftpHostKey] = 'SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
     const err = await expectCode(openSource(`${base}/in/key.ndjson`), 'SOURCE_UNREADABLE');
     expect(err.message).toContain(REMOTE_ENV.sftpHostKey);
+    expect(err.message).toContain(server.hostFingerprint);
+  });
+
+  it('an unknown host key is refused, with the fingerprint to pin, as ssh does', async () => {
+    process.env[REMOTE_ENV.sftpPassword] = 'pw-s3cret';
+    put('in/hk.csv', 'sku\nH1\n');
+    const empty = join(mkdtempSync(join(tmpdir(), 'sftp-known-')), 'known_hosts');
+    writeFileSync(empty, '');
+    process.env[REMOTE_ENV.sftpKnownHosts] = empty;
+    const unknown = await expectCode(openSource(`${base}/in/hk.csv`), 'SOURCE_UNREADABLE');
+    expect(unknown.message).toContain(`is not known: ${server.hostFingerprint} (ssh-ed25519)`);
+    expect(unknown.message).toContain(`${REMOTE_ENV.sftpHostKey}=${server.hostFingerprint}`);
+    expect(unknown.message).toContain(`ssh-keyscan -p ${server.port} 127.0.0.1`);
+    expect(unknown.message).not.toContain('pw-s3cret');
+
+    // Another key of the same type for this host: changed, refused.
+    const other = generateKeyPair().public.split(' ')[1];
+    writeFileSync(empty, `[127.0.0.1]:${server.port} ssh-ed25519 ${other}\n`);
+    const changed = await expectCode(openSource(`${base}/in/hk.csv`), 'SOURCE_UNREADABLE');
+    expect(changed.message).toContain(`does not match the one in ${empty} line 1`);
+
+    // A hashed entry (HashKnownHosts yes) names the host without saying it.
+    const salt = randomBytes(20);
+    const hash = createHmac('sha1', salt).update(`[127.0.0.1]:${server.port}`).digest('base64');
+    const [, type, key] = server.knownHostsLine.split(' ');
+    writeFileSync(empty, `|1|${salt.toString('base64')}|${hash} ${type} ${key}\n`);
+    expect((await collect(await openSource(`${base}/in/hk.csv`))).map(plain)).toEqual([{ sku: 'H1' }]);
+
+    // A wildcard entry, negated for another host.
+    writeFileSync(empty, `[127.0.0.*]:${server.port},!10.0.0.1 ${type} ${key}\n`);
+    expect((await collect(await openSource(`${base}/in/hk.csv`))).map(plain)).toEqual([{ sku: 'H1' }]);
+    // The key revoked: refused whatever else says.
+    writeFileSync(empty, `${server.knownHostsLine}\n@revoked * ${type} ${key}\n`);
+    const revoked = await expectCode(openSource(`${base}/in/hk.csv`), 'SOURCE_UNREADABLE');
+    expect(revoked.message).toContain('is revoked');
   });
 
   it('reads an XLSX workbook (through a temporary copy: a zip needs random access)', async () => {

@@ -51,7 +51,7 @@ describe('a lost lock', () => {
     });
     expect(summary.stopReason).toBe('lock-lost');
     expect(summary.exitCode).toBe(2);
-    expect(summary.state).toBe('stopped');
+    expect(summary.state).toBe('interrupted');
     expect(summary.outcomes['not-attempted']).toBeGreaterThan(0);
     expect(summary.outcomes.created + summary.outcomes['not-attempted']).toBe(300);
     // One report line per source row, whatever happened.

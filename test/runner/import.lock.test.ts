@@ -4,13 +4,21 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useSandbox } from '../helpers/sandbox.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
 import { productsByRef, runCli, runIds, startCli } from './import.nightly.support.js';
 import { readCsv, tempDir, writeFeed } from './import.support.js';
 
 const fixture = useSandbox({ seed: 'empty' });
 let cwd: string;
 let feed: string;
+
+/** Requests the sandbox has answered so far. */
+async function requestsSoFar(): Promise<number> {
+  return ((await call(fixture.sb.origin, '/_sandbox/stats')).body as { total: number }).total;
+}
+
+/** This machine's lock folder in the tests (the user's state folder, moved by temp-root.ts). */
+const lockDir = () => join(process.env.XDG_STATE_HOME!, 'catalog-io', 'locks');
 
 beforeAll(async () => {
   cwd = tempDir('import-lock');
@@ -36,8 +44,18 @@ describe('one run at a time', () => {
     await first.waitFor('paused at batch:2');
     const [runId] = await runIds(cwd);
 
-    const second = await runCli([...args('second.csv'), '--summary', 'second.summary.json'], cwd, fixture.sb);
+    // The same feed from another working folder meets the same lock (one place per machine), and a
+    // refused run asks the tenant nothing: not even its schemas.
+    const elsewhere = tempDir('import-lock-elsewhere');
+    const requestsBefore = await requestsSoFar();
+    const second = await runCli(
+      [...args('second.csv'), '--summary', join(cwd, 'second.summary.json')],
+      elsewhere,
+      fixture.sb,
+    );
     expect(second.code, second.stderr).toBe(75);
+    expect(await requestsSoFar()).toBe(requestsBefore);
+    expect(existsSync(join(elsewhere, '.catalog-io', 'locks'))).toBe(false);
     // A scheduler reading --summary learns of the refusal, not of an older run.
     const refusal = JSON.parse(readFileSync(join(cwd, 'second.summary.json'), 'utf8'));
     expect(refusal).toMatchObject({ exitCode: 75, state: 'stopped', rows: 0 });
@@ -46,8 +64,9 @@ describe('one run at a time', () => {
     expect(second.stderr).toContain(`run ${runId}`);
     expect(second.stderr).toContain(`pid ${first.process.pid}`);
     // Refused before anything was read or written: no report, no run folder of its own.
-    expect(existsSync(join(cwd, 'second.csv'))).toBe(false);
+    expect(existsSync(join(elsewhere, 'second.csv'))).toBe(false);
     expect(await runIds(cwd)).toEqual([runId]);
+    expect(await runIds(elsewhere)).toEqual([]);
 
     // Another entity of the same tenant is not locked.
     const categories = await writeFeed(cwd, 'cats.csv', 'cat_ref,cat_title\nLK-CAT,Top\n');
@@ -70,7 +89,9 @@ describe('one run at a time', () => {
     const products = await productsByRef(fixture.sb);
     expect(products.duplicates).toEqual([]);
     // Released at the end: no lock file is left.
-    expect(readdirSync(join(cwd, '.catalog-io', 'locks')).filter((f) => f.endsWith('.lock'))).toEqual([]);
+    expect(readdirSync(lockDir()).some((f) => f.endsWith('.json'))).toBe(false);
+    expect(readdirSync(lockDir()).filter((f) => f.endsWith('.lock'))).toEqual([]);
+    expect(existsSync(join(cwd, '.catalog-io', 'locks'))).toBe(false);
   }, 300_000);
 
   it('--wait-lock: two imports started together both finish, no row fails', async () => {

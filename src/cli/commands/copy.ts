@@ -115,7 +115,8 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
             model: await to.tenant.model(),
             name: to.tenant.name,
             tenant: tenantHash(to.tenant.catalogUrl, to.tenant.keyId),
-            lockStore: new FileLockStore(stateDir),
+            // The target's lock, in this machine's lock folder as an import's.
+            lockStore: new FileLockStore(to.lockDir),
             counters: () => to.snapshot(),
           },
           stateDir,

@@ -44,7 +44,8 @@ export const exportCommand: CommandFactory = (out, setExitCode) =>
         .option('out', {
           type: 'string',
           demandOption: true,
-          describe: 'Output file (catalog.xlsx, products.csv) or folder (one CSV/NDJSON file per entity)',
+          describe:
+            'Output file (catalog.xlsx, products.csv), folder (one CSV/NDJSON file per entity), or - for standard output (CSV or NDJSON, one entity)',
         })
         .option('format', {
           type: 'string',
@@ -92,6 +93,12 @@ export const exportCommand: CommandFactory = (out, setExitCode) =>
       const since = args.since !== undefined ? parseSince(args.since) : undefined;
       const languages = listFlag('languages', args.languages);
       const select = listFlag('select', args.select);
+      if (args.out === '-' && args.json) {
+        throw new CatalogIoError(
+          'CONFIG_INVALID',
+          '--json prints the summary on standard output, where --out - writes the export: leave out one of them',
+        );
+      }
       const connection = await connect({
         flags: connectionFlagsFrom(args),
         announce: (line) => out.error(line),
@@ -178,7 +185,7 @@ function printSummary(out: Output, result: ExportResult, counters: CountersSnaps
     const since = e.since ? ` changed since ${e.since}` : '';
     out.error(`${e.entity}: ${e.rows} rows${since}`);
   }
-  for (const file of result.files) out.error(`wrote ${file}`);
+  for (const file of result.files) out.error(`wrote ${file === '-' ? 'standard output' : file}`);
   const methods = Object.entries(counters.byMethod)
     .map(([method, n]) => `${method} ${n}`)
     .join(', ');

@@ -49,6 +49,11 @@ export function withReaderOptions<T>(y: Argv<T>) {
       array: true,
       describe:
         'URL sources: a request header "Name: value" (repeatable), e.g. for credentials; CATALOG_SOURCE_AUTHORIZATION sets Authorization',
+    })
+    .option('known-hosts', {
+      type: 'string',
+      describe:
+        'sftp sources: the known_hosts file the server key must be in (env CATALOG_IO_SFTP_KNOWN_HOSTS; default ~/.ssh/known_hosts)',
     });
 }
 

@@ -161,7 +161,7 @@ function printStop(out: Output, s: ImportSummary, args: ImportArgs): void {
       break;
     case 'lock-lost':
       out.error(
-        `stopped: the run lost its lock, so another run may have taken over; ${notAttempted} rows not attempted. Check no other import of this entity runs, then ${again(s)}`,
+        `interrupted: the run lost its lock [LOCK_LOST]; ${notAttempted} rows not attempted. Check no other import of this entity runs, then ${again(s)}`,
       );
       break;
   }

@@ -204,7 +204,11 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       // First signal: no new request; those in flight get a short grace, then are cut; the rows not
       // finished are `not-attempted` and the report and journal are complete. Second: no grace. Third:
       // out at once (the journal is flushed; --resume still works).
-      const stop: RunStop = {};
+      const stop: RunStop = {
+        // Said at once and whatever the flags: a scheduler's log must show why the run ends.
+        onLockLost: (err) =>
+          out.error(`catalog-io: ${err.message}; stopping after the batch in flight [LOCK_LOST]`),
+      };
       let signals = 0;
       const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
         signals += 1;
@@ -226,10 +230,17 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      // A job's run whose worker died ends at once, its journal consistent (as on a second Ctrl-C):
+      // the job, given to another worker, resumes it, and must not find it still running.
+      const { watchWorker } = await import('../../jobs/job-process.js');
+      const unwatch = watchWorker(() => {
+        out.error('catalog-io: the worker that ran this job is gone: stopping now; the job resumes this run');
+        stop.flushNow?.();
+        process.exit(EXIT_CODES.SIGTERM);
+      });
       const stateDir = path.join(process.cwd(), '.catalog-io');
       const tenant = tenantHash(connection.tenant.catalogUrl, connection.tenant.keyId);
       try {
-        const model = await connection.tenant.model();
         // Loaded on use, like the other commands' runners: `--help` and other commands start faster.
         const { importFile } = await import('../../runner/import/run.js');
         const { FileLockStore } = await import('../../lock/file.js');
@@ -238,7 +249,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           ...(args.resume !== undefined && { resume: args.resume === '' ? true : args.resume }),
           tenant,
           // --redis: one lock for every machine of the tenant; else a lock file on this one.
-          lockStore: connection.shared?.locks ?? new FileLockStore(stateDir),
+          lockStore: connection.shared?.locks ?? new FileLockStore(connection.lockDir),
           ...(waitLock !== undefined && { waitLockMs: waitLock * 1000 }),
           onLockTakeover: (previous) =>
             out.error(
@@ -254,7 +265,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           source: start.source,
           readerOptions,
           profile,
-          model,
+          // Read once the run holds its lock: a run refused by the lock sends no request.
+          model: () => connection.tenant.model(),
           catalog: connection.catalog,
           dam: () => connection.dam,
           mode: args.mode,
@@ -322,6 +334,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         setExitCode(EXIT_CODES.locked);
         await endRun(start, end, args, out);
       } finally {
+        unwatch();
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
         progress.stop();

@@ -8,7 +8,6 @@ import type { Argv } from 'yargs';
 import { CatalogIoError } from '../../errors.js';
 import type { FeedJob } from '../../jobs/feed-job.js';
 import { checkRedisUrl, redactRedisUrl } from '../../redis/url.js';
-import { memoryOutput, type Output } from '../output.js';
 import type { CommandFactory } from './index.js';
 
 const redisOption = {
@@ -217,7 +216,7 @@ export const jobsCommand: CommandFactory = (out) => ({
             ? (j.failedReason ?? '')
             : '';
       out.print(
-        `${j.id.padEnd(6)} ${j.state.padEnd(9)} ${j.tenant}  ${j.source}  runs ${j.attempts}${detail ? `  ${detail}` : ''}`,
+        `${j.id.padEnd(6)} ${j.state.padEnd(9)} ${j.tenant}  ${j.source}  runs ${j.runs}${detail ? `  ${detail}` : ''}`,
       );
     }
   },
@@ -239,6 +238,12 @@ export const workerCommand: CommandFactory = (out) => ({
         type: 'number',
         default: 30,
         describe: 'Seconds after which the job of a worker that stopped answering goes to another worker',
+      })
+      .option('drain-timeout', {
+        type: 'number',
+        default: 600,
+        describe:
+          'Stopping (SIGTERM, SIGINT): seconds the running jobs may take to finish before they are interrupted (resumable)',
       }),
   handler: async (args: Record<string, unknown>) => {
     const concurrency = Number(args.concurrency);
@@ -251,44 +256,77 @@ export const workerCommand: CommandFactory = (out) => ({
     const stalled = Number(args['stalled-after']);
     if (!(stalled >= 1))
       throw new CatalogIoError('CONFIG_INVALID', '--stalled-after must be at least 1 second');
+    const drainSeconds = Number(args['drain-timeout']);
+    if (!(drainSeconds >= 0))
+      throw new CatalogIoError(
+        'CONFIG_INVALID',
+        `--drain-timeout must be a number of seconds, found ${args['drain-timeout']}`,
+      );
     const url = redisUrlFrom(args);
-    const { connectRedis } = await import('../../redis/connection.js');
-    const { startFeedWorker } = await import('../../jobs/worker.js');
-    const { main } = await import('../main.js');
-    const redis = await connectRedis(url, { forQueue: true });
-    const worker = startFeedWorker({
-      connection: redis,
-      redisUrl: url,
-      concurrency,
-      tenantsDir: String(args.tenants),
-      stalledAfterMs: stalled * 1000,
-      runCli: async (argv) => {
-        const captured = memoryOutput();
-        const code = await main(argv, captured);
-        return { code, stdout: captured.stdout, stderr: captured.stderr };
-      },
-      log: (line) => out.error(line),
-    });
-    await worker.waitUntilReady();
-    out.error(`worker: taking feed jobs from ${redactRedisUrl(url)} (${concurrency} at a time)`);
-    await untilStopped(out);
-    out.error('worker: stopping once the running jobs end');
-    await worker.close();
-    redis.disconnect();
+    // Signals are caught from the start and until the process ends: a signal with no handler left
+    // would end the worker at once, its jobs with it.
+    const signals = new SignalWatch();
+    try {
+      const { connectRedis } = await import('../../redis/connection.js');
+      const { startFeedWorker } = await import('../../jobs/worker.js');
+      const redis = await connectRedis(url, { forQueue: true });
+      const worker = startFeedWorker({
+        connection: redis,
+        redisUrl: url,
+        concurrency,
+        tenantsDir: String(args.tenants),
+        stalledAfterMs: stalled * 1000,
+        log: (line) => out.error(line),
+      });
+      await worker.waitUntilReady();
+      out.error(`worker: taking feed jobs from ${redactRedisUrl(url)} (${concurrency} at a time)`);
+      const signal = await signals.first;
+      out.error(
+        `worker: ${signal}: taking no new job; ${worker.running} running, given up to ${drainSeconds} s to finish (${signal} again: interrupt them now)`,
+      );
+      signals.onNext((again) => {
+        out.error(`worker: ${again}: interrupting the running jobs (they resume later)`);
+        worker.hurry();
+      });
+      const { interrupted } = await worker.drain(drainSeconds * 1000);
+      out.error(
+        `worker: stopped${interrupted ? `; ${interrupted} job(s) interrupted, to be resumed by the next worker` : ''}`,
+      );
+      redis.disconnect();
+    } finally {
+      signals.close();
+    }
   },
 });
 
-function untilStopped(out: Output): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = (signal: string) => {
-      out.error(`worker: ${signal}`);
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      resolve();
+/** SIGINT and SIGTERM, caught while the worker lives: the first, then each next one. */
+class SignalWatch {
+  readonly first: Promise<NodeJS.Signals>;
+  private next: ((signal: NodeJS.Signals) => void) | undefined;
+  private readonly handler: (signal: NodeJS.Signals) => void;
+
+  constructor() {
+    let resolveFirst: (signal: NodeJS.Signals) => void = () => {};
+    this.first = new Promise((resolve) => {
+      resolveFirst = resolve;
+    });
+    let seen = false;
+    this.handler = (signal) => {
+      if (!seen) {
+        seen = true;
+        resolveFirst(signal);
+      } else this.next?.(signal);
     };
-    const onInt = () => stop('SIGINT');
-    const onTerm = () => stop('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-  });
+    process.on('SIGINT', this.handler);
+    process.on('SIGTERM', this.handler);
+  }
+
+  onNext(listener: (signal: NodeJS.Signals) => void): void {
+    this.next = listener;
+  }
+
+  close(): void {
+    process.off('SIGINT', this.handler);
+    process.off('SIGTERM', this.handler);
+  }
 }

@@ -1,11 +1,21 @@
 // One connection to an SFTP or FTP server, as the few things a feed source needs: list a folder,
-// stream a file, move it. Credentials come from the environment (never from the address).
-import { createHash } from 'node:crypto';
+// stream a file, move it. Credentials come from the environment or the config file (the CLI puts the
+// file's in the environment: config/remote-settings.ts), never from the address. An SFTP server's
+// host key must be pinned or known (known-hosts.ts), as ssh requires.
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
 import { CatalogIoError } from '../../errors.js';
 import { passwordVariable, type RemoteAddress } from './address.js';
+import {
+  checkKnownHosts,
+  defaultKnownHostsFiles,
+  fingerprint,
+  type HostKeyVerdict,
+  keyType,
+} from './known-hosts.js';
+
+export { fingerprint } from './known-hosts.js';
 
 export interface RemoteFile {
   name: string;
@@ -34,6 +44,7 @@ export const REMOTE_ENV = {
   sftpKey: 'CATALOG_IO_SFTP_KEY',
   sftpPassphrase: 'CATALOG_IO_SFTP_PASSPHRASE',
   sftpHostKey: 'CATALOG_IO_SFTP_HOST_KEY',
+  sftpKnownHosts: 'CATALOG_IO_SFTP_KNOWN_HOSTS',
   ftpPassword: 'CATALOG_IO_FTP_PASSWORD',
   ftpsCa: 'CATALOG_IO_FTPS_CA',
 } as const;
@@ -53,7 +64,10 @@ async function openSftp(address: RemoteAddress, display: string, env: NodeJS.Pro
   const client = new SftpClient('catalog-io');
   const keyFile = env[REMOTE_ENV.sftpKey];
   const password = env[REMOTE_ENV.sftpPassword];
-  const hostKey = env[REMOTE_ENV.sftpHostKey];
+  const hostKey = env[REMOTE_ENV.sftpHostKey]?.trim() || undefined;
+  const knownHosts = env[REMOTE_ENV.sftpKnownHosts]?.trim()
+    ? [env[REMOTE_ENV.sftpKnownHosts]!.trim()]
+    : defaultKnownHostsFiles();
   if (!address.user) {
     throw new CatalogIoError('CONFIG_INVALID', `${display} names no user: write sftp://USER@host/path`);
   }
@@ -74,6 +88,17 @@ async function openSftp(address: RemoteAddress, display: string, env: NodeJS.Pro
       `No credentials for ${display}: set ${REMOTE_ENV.sftpKey} (a private key file) or ${REMOTE_ENV.sftpPassword}`,
     );
   }
+  // The server's key, and why it was refused: said to the person once the connection failed.
+  let refused: { key: Buffer; verdict: HostKeyVerdict } | undefined;
+  const verify = (key: Buffer): boolean => {
+    const verdict: HostKeyVerdict = hostKey
+      ? fingerprint(key) === hostKey
+        ? { known: true }
+        : { known: false, reason: 'changed', where: REMOTE_ENV.sftpHostKey }
+      : checkKnownHosts(knownHosts, address.host, address.port, key);
+    if (!verdict.known) refused = { key, verdict };
+    return verdict.known;
+  };
   try {
     await client.connect({
       host: address.host,
@@ -83,12 +108,12 @@ async function openSftp(address: RemoteAddress, display: string, env: NodeJS.Pro
       ...(privateKey && { privateKey }),
       ...(privateKey && env[REMOTE_ENV.sftpPassphrase] && { passphrase: env[REMOTE_ENV.sftpPassphrase] }),
       ...(password && { password }),
-      // With a fingerprint configured, any other host key is refused (as ssh does with known_hosts).
-      ...(hostKey && { hostVerifier: (key: Buffer) => fingerprint(key) === hostKey.trim() }),
+      hostVerifier: verify,
     });
   } catch (err) {
     await client.end().catch(() => undefined);
-    throw connectError(err, display, 'sftp', !!hostKey);
+    if (refused) throw hostKeyError(refused.key, refused.verdict, display, address, knownHosts);
+    throw connectError(err, display, 'sftp');
   }
   const session: RemoteSession = {
     async list(dir) {
@@ -153,7 +178,7 @@ async function openFtp(address: RemoteAddress, display: string, env: NodeJS.Proc
     });
   } catch (err) {
     client.close();
-    throw connectError(err, display, address.protocol, false);
+    throw connectError(err, display, address.protocol);
   }
   // basic-ftp runs one command at a time on its control connection: calls are queued here.
   let queue: Promise<unknown> = Promise.resolve();
@@ -213,12 +238,37 @@ async function openFtp(address: RemoteAddress, display: string, env: NodeJS.Proc
   return session;
 }
 
-/** `SHA256:...` as `ssh-keygen -l` prints a host key's fingerprint. */
-export function fingerprint(key: Buffer): string {
-  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+/** A host key refused: its fingerprint to check and pin, and where the known one is. */
+function hostKeyError(
+  key: Buffer,
+  verdict: HostKeyVerdict,
+  display: string,
+  address: RemoteAddress,
+  knownHosts: string[],
+): CatalogIoError {
+  const shown = `${fingerprint(key)} (${keyType(key)})`;
+  const reason = verdict.known ? 'unknown' : verdict.reason;
+  const where = verdict.known ? undefined : verdict.where;
+  if (reason === 'revoked') {
+    return new CatalogIoError(
+      'SOURCE_UNREADABLE',
+      `Host key of ${display} is revoked (${where}): ${shown}. Refusing to connect`,
+    );
+  }
+  if (reason === 'changed') {
+    return new CatalogIoError(
+      'SOURCE_UNREADABLE',
+      `Host key of ${display} does not match ${where === REMOTE_ENV.sftpHostKey ? REMOTE_ENV.sftpHostKey : `the one in ${where}`}: the server offered ${shown}. Refusing to connect: the server's key changed, or someone is in between; check with its administrator`,
+    );
+  }
+  const scan = `ssh-keyscan${address.port === 22 ? '' : ` -p ${address.port}`} ${address.host}`;
+  return new CatalogIoError(
+    'SOURCE_UNREADABLE',
+    `Host key of ${display} is not known: ${shown}. Check it with the server's administrator, then pin it with ${REMOTE_ENV.sftpHostKey}=${fingerprint(key)} or add it to ${knownHosts[0]} (${scan} >> ${knownHosts[0]}; --known-hosts FILE reads another file)`,
+  );
 }
 
-function connectError(err: unknown, display: string, protocol: string, hostKeyChecked: boolean) {
+function connectError(err: unknown, display: string, protocol: string) {
   const e = err as { code?: string | number; level?: string; message?: string };
   const text = String(e.message ?? err);
   if (e.level === 'client-authentication' || /authentication|login|530/i.test(text)) {
@@ -227,12 +277,6 @@ function connectError(err: unknown, display: string, protocol: string, hostKeyCh
         ? `check ${REMOTE_ENV.sftpKey} or ${REMOTE_ENV.sftpPassword}`
         : `check ${passwordVariable('ftp')}`;
     return new CatalogIoError('SOURCE_UNREADABLE', `Login refused by ${display}: ${hint}`);
-  }
-  if (hostKeyChecked && /host.*(verif|key)/i.test(text)) {
-    return new CatalogIoError(
-      'SOURCE_UNREADABLE',
-      `Host key of ${display} does not match ${REMOTE_ENV.sftpHostKey}: refusing to connect`,
-    );
   }
   const code = typeof e.code === 'string' ? e.code : /\b(E[A-Z]{4,})\b/.exec(text)?.[1];
   return new CatalogIoError(

@@ -2,7 +2,7 @@
 // folder (one file per entity, as the help says). XLSX is one workbook (a sheet per entity; in a folder,
 // `catalog.xlsx`); CSV and NDJSON are one file per entity in a folder, or the single file named when one
 // entity is exported.
-import { mkdirSync, statSync } from 'node:fs';
+import { fstatSync, mkdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { CatalogIoError } from '../../errors.js';
 import {
@@ -12,6 +12,7 @@ import {
   createXlsxSink,
   type ExportSink,
 } from '../../writers/export/index.js';
+import { STDOUT } from '../../writers/export/stream.js';
 
 export const EXPORT_FORMATS = ['xlsx', 'csv', 'ndjson'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -25,14 +26,38 @@ const EXTENSIONS: Record<string, ExportFormat> = {
 
 export interface ExportTarget {
   format: ExportFormat;
-  /** A single file, or a folder that gets one file per entity. */
-  path: { file: string } | { dir: string };
+  /**
+   * A single file, or a folder that gets one file per entity. `direct`: standard output (`-`) or a
+   * device or pipe (/dev/stdout), written straight rather than through a `.partial` file.
+   */
+  path: { file: string; direct?: boolean } | { dir: string };
 }
 
 /** Works out the target before any request, so a wrong `--out` costs nothing. */
 export function resolveTarget(out: string, format: string | undefined, tables: number): ExportTarget {
   if (format !== undefined && !(EXPORT_FORMATS as readonly string[]).includes(format)) {
     throw new CatalogIoError('CONFIG_INVALID', `--format ${format}: use ${EXPORT_FORMATS.join(', ')}`);
+  }
+  // This process's own stdout by another name (/dev/stdout, /dev/fd/1): written as `-`, which also
+  // works when stdout is a socket, which cannot be opened by name.
+  if (out !== STDOUT && isStdout(out))
+    return resolveTarget(STDOUT, format ?? EXTENSIONS[extname(out)], tables);
+  if (out === STDOUT || isStream(out)) {
+    const chosen = (format as ExportFormat | undefined) ?? EXTENSIONS[extname(out).toLowerCase()] ?? 'csv';
+    const shown = out === STDOUT ? 'standard output (-)' : out;
+    if (chosen === 'xlsx') {
+      throw new CatalogIoError(
+        'CONFIG_INVALID',
+        `--out ${out}: an XLSX workbook needs a file; write CSV or NDJSON to ${shown} (--format csv or ndjson)`,
+      );
+    }
+    if (tables > 1) {
+      throw new CatalogIoError(
+        'CONFIG_INVALID',
+        `--out ${out}: ${shown} takes one entity, and ${tables} are exported; name one, or a folder`,
+      );
+    }
+    return { format: chosen, path: { file: out, direct: true } };
   }
   const extension = extname(out).toLowerCase();
   const byExtension = EXTENSIONS[extension];
@@ -64,9 +89,8 @@ export function resolveTarget(out: string, format: string | undefined, tables: n
 
 export function openSink(target: ExportTarget, csv: CsvOptions): ExportSink {
   const where = target.path;
-  const folder = 'dir' in where ? where.dir : undefined;
-  if (folder) mkdirSync(folder, { recursive: true });
-  else mkdirSync(join((where as { file: string }).file, '..'), { recursive: true });
+  if ('dir' in where) mkdirSync(where.dir, { recursive: true });
+  else if (!where.direct) mkdirSync(join(where.file, '..'), { recursive: true });
   switch (target.format) {
     case 'xlsx':
       return createXlsxSink((where as { file: string }).file);
@@ -74,6 +98,26 @@ export function openSink(target: ExportTarget, csv: CsvOptions): ExportSink {
       return createCsvSink(where, csv);
     case 'ndjson':
       return createNdjsonSink(where);
+  }
+}
+
+function isStdout(path: string): boolean {
+  try {
+    const named = statSync(path);
+    const stdout = fstatSync(1);
+    return named.dev === stdout.dev && named.ino === stdout.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** An existing device, pipe or socket (/dev/stdout, a named pipe): neither a file nor a folder. */
+function isStream(path: string): boolean {
+  try {
+    const stats = statSync(path);
+    return !stats.isFile() && !stats.isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -18,7 +18,7 @@ import { type DraftResult, ImportExecutor } from './executor.js';
 import type { PlannedRecords } from './planned.js';
 import type { RunRecorder } from './recorder.js';
 import { EMPTY_LINE, failedResult, type RowOutcome, type RowWork, reportLine } from './report-line.js';
-import { type ImportOptions, MODE_COMMAND, ROW_OUTCOMES, type StopReason } from './types.js';
+import { MODE_COMMAND, ROW_OUTCOMES, type RunningImport, type StopReason } from './types.js';
 
 const DEFAULT_BATCH = 100;
 const DEFAULT_MAX_FAILED_BATCHES = 5;
@@ -58,7 +58,7 @@ export class ImportRun {
   readonly imageRows = new Map<string, string[]>();
 
   constructor(
-    private readonly options: ImportOptions,
+    private readonly options: RunningImport,
     unguardFormulas: boolean,
     private readonly recorder: RunRecorder,
     private readonly rejects: RejectsWriter | undefined,

@@ -387,6 +387,12 @@ export class RunRecorder implements WriteLog {
   /** A run that never started (its lock was refused): a new run leaves no folder behind. */
   async discard(summary: RunEnd, summaryCopy?: string): Promise<void> {
     await this.dropSpool();
+    try {
+      this.journal?.close();
+      this.report?.close();
+    } catch {
+      // going anyway
+    }
     if (summaryCopy) await writeRunSummary(summaryCopy, this.fullSummary(summary));
     if (this.temporary) await rm(this.temporary, { recursive: true, force: true });
     else if (this.meta.resumes === 0) await rm(this.dir, { recursive: true, force: true });

@@ -5,12 +5,13 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { isApiError } from '../../api/errors.js';
-import { isCatalogIoError } from '../../errors.js';
+import { type ErrorCode, isCatalogIoError } from '../../errors.js';
 import type { HeldLock } from '../../lock/types.js';
 import { openSource } from '../../readers/index.js';
 import { displayName } from '../../readers/sources/redact.js';
 import { KnownState } from '../../runs/known-state.js';
 import { hashOf, type SourceIdentity, sourceIdentity } from '../../runs/source-identity.js';
+import type { TenantModel } from '../../schema/model.js';
 import { openRejectsFor, type RejectsWriter } from '../../writers/rejects.js';
 import type { FullSyncResult } from './full-sync.js';
 import { ImportRun } from './import-run.js';
@@ -21,6 +22,7 @@ import {
   exitCodeOf,
   type ImportOptions,
   type ImportSummary,
+  type RunningImport,
   type StopReason,
   stateOf,
 } from './types.js';
@@ -40,11 +42,23 @@ export {
 
 const DEFAULT_MAX_MISSING = { percent: 5 };
 
+/** Errors of flags and settings: a run refused for them before its first row is not kept as a run. */
+const NOT_STARTED: readonly ErrorCode[] = [
+  'CONFIG_INVALID',
+  'CONFIG_MISSING',
+  'PROFILE_INVALID',
+  'FORMAT_UNKNOWN',
+  'ENCODING_UNSUPPORTED',
+  'SCHEMA_UNKNOWN_ENTITY',
+];
+
 /**
  * `carried`: a plan of several runs as one (a workbook's sheets): what the runs before it would have
  * written. Without it, a plan starts from the tenant as it is.
  */
-export async function importFile(options: ImportOptions, carried?: PlannedRecords): Promise<ImportSummary> {
+export async function importFile(request: ImportOptions, carried?: PlannedRecords): Promise<ImportSummary> {
+  // Until the lock is held the model may be unread: only the profile's entity is needed for the lock.
+  let options = request;
   const started = Date.now();
   const startedAt = new Date(started).toISOString();
   const recorder = await RunRecorder.open({
@@ -67,8 +81,10 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
   let lock: HeldLock | undefined;
   let opened: Awaited<ReturnType<typeof openSource>> | undefined;
   let rejects: RejectsWriter | undefined;
-  const planned = options.plan ? (carried ?? new PlannedRecords(options.model.baseLanguage)) : undefined;
+  let planned: PlannedRecords | undefined;
   let known: KnownState | undefined;
+  /** The row loop began: from here on, a run that fails is a run (crashed, resumable). */
+  let looping = false;
   try {
     // One run per tenant and entity, refused before the source is read; a plan writes nothing.
     if (options.lockStore && !options.plan) {
@@ -81,14 +97,19 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
         },
       );
     }
+    // Nothing is asked of the tenant before the lock is held: a refused run spends none of its budget.
+    const running: RunningImport = { ...options, model: await modelOf(options) };
+    options = running;
+    if (running.plan) planned = carried ?? new PlannedRecords(running.model.baseLanguage);
     await recorder.start();
     // The batches read `stop`: a signal, or a lost lock (another run may have taken over), ends the run
     // before its next batch, so no record is written by two runs at once.
     options.stop ??= {};
     const stop = options.stop;
     stop.flushNow = () => recorder.flush();
-    lock?.lost.catch(() => {
+    lock?.lost.catch((err: Error) => {
       stop.lockLost = true;
+      stop.onLockLost?.(err);
     });
     // A resumed stream source is read from the copy its check made; a first read is hashed as it goes.
     const tap = recorder.tap;
@@ -98,10 +119,10 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
     });
     if (options.rejectsFile)
       rejects = await openRejectsFor(options.rejectsFile, opened, { guard: options.raw !== true });
-    known = await openKnownState(options);
+    known = await openKnownState(running);
     const source = opened;
     const run = new ImportRun(
-      options,
+      running,
       opened.format === 'csv' && options.raw !== true,
       recorder,
       rejects,
@@ -113,6 +134,7 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
       known,
       planned,
     );
+    looping = true;
     const loop = await run.execute(opened.rows);
     // The duplicate check's spill files (a feed of more than a million refs) go with the rows.
     run.checker.close();
@@ -132,7 +154,7 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
     // A run that stopped early never deletes: what it did not read is not missing.
     if (options.missing === 'delete' && !stopReason && !options.stop?.signal) {
       try {
-        fullSync = await retire(options, recorder, run);
+        fullSync = await retire(running, recorder, run);
         if (fullSync.guard) stopReason = 'max-missing';
         if (fullSync.guard) warnings.push(fullSync.guard);
       } catch (err) {
@@ -204,6 +226,9 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
     await rejects?.close().catch(() => {});
     // A run that could not go on still leaves its summary: a scheduler must not read yesterday's.
     const locked = isCatalogIoError(err, 'LOCKED');
+    // Refused by its flags or settings before its first row: not a run, nothing to list or resume.
+    const neverStarted =
+      !looping && NOT_STARTED.some((code) => isCatalogIoError(err, code)) && !options.resume;
     const end: RunEnd = {
       source: displayName(options.source),
       entity: options.profile.entity,
@@ -219,7 +244,7 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
         ? `${(err as Error).message}.`
         : `The run could not go on: ${err instanceof Error ? err.message : String(err)}. Fix that, then run the same command with --resume.`,
     };
-    await (locked
+    await (locked || neverStarted
       ? recorder.discard(end, options.summaryFile)
       : recorder.abandon(end, options.summaryFile)
     ).catch(() => {});
@@ -233,8 +258,13 @@ export async function importFile(options: ImportOptions, carried?: PlannedRecord
   }
 }
 
+/** The tenant's model, read now when the caller gave the way to read it. */
+export async function modelOf(options: ImportOptions): Promise<TenantModel> {
+  return typeof options.model === 'function' ? options.model() : options.model;
+}
+
 /** What earlier runs left on the tenant (not for a plan, nor without a state folder and a tenant name). */
-async function openKnownState(options: ImportOptions): Promise<KnownState | undefined> {
+async function openKnownState(options: RunningImport): Promise<KnownState | undefined> {
   const entity = options.model.entity(options.profile.entity);
   if (options.plan || options.stateDir === undefined || options.tenant === undefined || !entity)
     return undefined;
@@ -264,7 +294,7 @@ async function identityOf(source: string): Promise<SourceIdentity> {
 }
 
 async function retire(
-  options: ImportOptions,
+  options: RunningImport,
   recorder: RunRecorder,
   run: ImportRun,
 ): Promise<FullSyncResult> {
@@ -303,7 +333,7 @@ function sentence(s: Omit<ImportSummary, 'exitCode'> & { exitCode: number }): st
     case 'auth':
       return 'Stopped: the API key was refused. Check the key, then run again with --resume.';
     case 'lock-lost':
-      return `Stopped: the run lost its lock (its lock file or key was removed or went stale), so another run may have taken over; ${s.outcomes['not-attempted']} rows not attempted. Check no other import of this entity runs, then run again with --resume ${s.runId}.`;
+      return `Interrupted (LOCK_LOST): the run lost its lock (its lock file or Redis key was removed, or went stale while Redis was unreachable), so it stopped before another run could write the same records; ${s.outcomes['not-attempted']} rows not attempted. Run the same command with --resume ${s.runId} to finish.`;
     case 'max-errors':
       return `Stopped: --max-errors reached with ${failed} rows failed or invalid; fix them (see the report) and run again.`;
     case 'max-missing':

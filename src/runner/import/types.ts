@@ -52,6 +52,8 @@ export interface RunStop {
   signal?: 'SIGINT' | 'SIGTERM';
   /** The run's lock was lost (its store no longer says we hold it): another run may take over. */
   lockLost?: boolean;
+  /** Told once, as soon as the lock is lost (the CLI says so on stderr, also under --quiet). */
+  onLockLost?: (err: Error) => void;
   flushNow?: () => void;
 }
 
@@ -59,7 +61,11 @@ export interface ImportOptions {
   source: string;
   readerOptions?: ReaderOptions;
   profile: Profile;
-  model: TenantModel;
+  /**
+   * The tenant's model, or how to read it: read only once the run holds its lock, so a run refused
+   * by the lock asks the tenant nothing.
+   */
+  model: TenantModel | (() => Promise<TenantModel>);
   catalog: CatalogClient;
   /** Needed only when the feed names image or file URLs. */
   dam: () => DamClient;
@@ -129,6 +135,9 @@ export interface ImportOptions {
   /** Look every row up, ignoring what earlier runs recorded in the state folder. */
   fullCompare?: boolean;
 }
+
+/** The options once the run holds its lock: the model read. */
+export type RunningImport = ImportOptions & { model: TenantModel };
 
 export interface ImportProgress {
   /** Source rows done (reported). */
@@ -207,6 +216,8 @@ export function exitCodeOf(s: Omit<ImportSummary, 'exitCode'>): number {
 }
 
 export function stateOf(reason: StopReason | undefined): RunState {
-  if (reason === 'SIGINT' || reason === 'SIGTERM' || reason === 'outage') return 'interrupted';
+  // A lost lock or an outage ends the run like a signal: nothing wrong with the rows, resume it.
+  if (reason === 'SIGINT' || reason === 'SIGTERM' || reason === 'outage' || reason === 'lock-lost')
+    return 'interrupted';
   return reason ? 'stopped' : 'finished';
 }

@@ -14,8 +14,14 @@ import { type ImportReportLine, writeWorkbookReport } from '../../writers/import
 import { rejectsFileOf } from '../../writers/rejects.js';
 import { importStructureSheets, structureTable } from '../structure/sheets.js';
 import { PlannedRecords } from './planned.js';
-import { importFile } from './run.js';
-import { EXIT_CODES, type ImportOptions, type ImportSummary, ROW_OUTCOMES } from './types.js';
+import { importFile, modelOf } from './run.js';
+import {
+  EXIT_CODES,
+  type ImportOptions,
+  type ImportSummary,
+  ROW_OUTCOMES,
+  type RunningImport,
+} from './types.js';
 
 export interface PlacedSheet {
   sheet: string;
@@ -83,7 +89,9 @@ function byHeader(headers: readonly string[], model: TenantModel): string | unde
  * run folder), into one report with a sheet column and one summary. A sheet that stops (a signal,
  * --max-errors, the service) stops the workbook: the sheets after it are named in a warning.
  */
-export async function importWorkbook(options: ImportOptions, sheets: string[]): Promise<ImportSummary> {
+export async function importWorkbook(request: ImportOptions, sheets: string[]): Promise<ImportSummary> {
+  // Placing sheets on entities needs the model first (each sheet's run then takes its own lock).
+  const options: RunningImport = { ...request, model: await modelOf(request) };
   const startedAt = new Date().toISOString();
   const headers = [];
   for (const name of sheets) headers.push({ name, headers: await headersOf(options, name) });

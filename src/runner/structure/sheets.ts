@@ -6,7 +6,13 @@ import { isCatalogIoError } from '../../errors.js';
 import { openSource } from '../../readers/index.js';
 import type { ImportReportLine } from '../../writers/import-report.js';
 import type { PlannedRecords } from '../import/planned.js';
-import { EXIT_CODES, type ImportOptions, type ImportSummary, ROW_OUTCOMES } from '../import/types.js';
+import {
+  EXIT_CODES,
+  type ImportOptions,
+  type ImportSummary,
+  ROW_OUTCOMES,
+  type RunningImport,
+} from '../import/types.js';
 import { applyStructure } from './apply.js';
 import { attributeSetOfRow, layoutOfRow } from './read.js';
 import { ATTRIBUTE_SETS_TABLE, LAYOUTS_TABLE, type Structure, type StructureResult } from './types.js';
@@ -23,7 +29,7 @@ export function structureTable(sheet: string): string | undefined {
  * One summary per sheet, in the order given.
  */
 export async function importStructureSheets(
-  options: ImportOptions,
+  options: RunningImport,
   sheets: string[],
   reportFile: ((index: number) => string) | undefined,
   planned: PlannedRecords | undefined,

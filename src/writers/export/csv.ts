@@ -14,7 +14,7 @@ import {
 const CHUNK_CHARS = 64 * 1024;
 
 export function createCsvSink(
-  target: { dir: string } | { file: string },
+  target: { dir: string } | { file: string; direct?: boolean },
   options: CsvOptions = {},
 ): ExportSink {
   const entityFiles = new EntityFiles(target, 'csv', 'CSV');

@@ -2,7 +2,7 @@
 import { EntityFiles } from './stream.js';
 import type { EntityTableWriter, ExportColumn, ExportSink } from './types.js';
 
-export function createNdjsonSink(target: { dir: string } | { file: string }): ExportSink {
+export function createNdjsonSink(target: { dir: string } | { file: string; direct?: boolean }): ExportSink {
   const entityFiles = new EntityFiles(target, 'ndjson', 'NDJSON');
   return {
     files: entityFiles.files,

@@ -1,9 +1,10 @@
 // Writing to a file with backpressure: wait for 'drain' instead of buffering without bound. The bytes go
 // to `<path>.partial`, renamed to `<path>` once complete, so a failed export never leaves a truncated
-// file under the name a person (or a previous good export) expects.
+// file under the name a person (or a previous good export) expects. A stream target (`-`: stdout, or
+// a device or pipe such as /dev/stdout) is written straight: there is nothing to rename.
 
 import { once } from 'node:events';
-import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, openSync, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { CatalogIoError } from '../../errors.js';
 
@@ -11,12 +12,25 @@ export function partialPath(path: string): string {
   return `${path}.partial`;
 }
 
+/** `--out -`: the export's one file is this process's standard output. */
+export const STDOUT = '-';
+
 export class FileOut {
-  private readonly stream: WriteStream;
+  private readonly stream: WriteStream | NodeJS.WriteStream;
   private done = false;
 
-  constructor(readonly path: string) {
-    this.stream = createWriteStream(partialPath(path));
+  /** `direct`: written under its own name (a device, a pipe), not renamed from `.partial`. */
+  constructor(
+    readonly path: string,
+    private readonly direct = false,
+  ) {
+    // A device or pipe is opened at once, so a failure to open it is this call's error.
+    this.stream =
+      path === STDOUT
+        ? process.stdout
+        : direct
+          ? createWriteStream(path, { fd: openSync(path, 'w') })
+          : createWriteStream(partialPath(path));
   }
 
   async write(chunk: string): Promise<void> {
@@ -27,18 +41,24 @@ export class FileOut {
   async end(): Promise<void> {
     if (this.done) return;
     this.done = true;
+    if (this.stream === process.stdout) {
+      // Never ended: the process still prints after; written once drained.
+      if (process.stdout.writableNeedDrain) await once(process.stdout, 'drain');
+      return;
+    }
     this.stream.end();
     await once(this.stream, 'finish');
-    renameSync(partialPath(this.path), this.path);
+    if (!this.direct) renameSync(partialPath(this.path), this.path);
   }
 
   /** Closes and removes the unfinished file. */
   async abort(): Promise<void> {
     if (this.done) return;
     this.done = true;
+    if (this.stream === process.stdout) return;
     this.stream.destroy();
     await once(this.stream, 'close').catch(() => undefined);
-    rmSync(partialPath(this.path), { force: true });
+    if (!this.direct) rmSync(partialPath(this.path), { force: true });
   }
 }
 
@@ -51,7 +71,7 @@ export class EntityFiles {
   private readonly outs: FileOut[] = [];
 
   constructor(
-    private readonly target: { dir: string } | { file: string },
+    private readonly target: { dir: string } | { file: string; direct?: boolean },
     private readonly extension: string,
     private readonly formatName: string,
   ) {}
@@ -67,7 +87,7 @@ export class EntityFiles {
     const path =
       'file' in target ? target.file : join(target.dir, `${safeFileName(entity)}.${this.extension}`);
     files.push(path);
-    const out = new FileOut(path);
+    const out = new FileOut(path, 'file' in target && target.direct === true);
     this.outs.push(out);
     return out;
   }
