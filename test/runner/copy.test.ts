@@ -1,7 +1,7 @@
 // `catalog-io copy` between two sandboxes: the demo tenant into an empty one gives the same attribute
 // sets, layouts, categories, products, variants, custom entities and assets (field by field, ids mapped
 // by ref); a second copy writes nothing; `--since` after 5 edits writes exactly 5 records; a copy killed
-// with SIGKILL in the middle and resumed ends with the same tenant.
+// with SIGKILL, or stopped by SIGINT, in the middle and resumed ends with the same tenant.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,8 @@ const target = useTargetSandbox(demo);
 // Slow enough (one request in flight, 40 ms each: the 20 products take over 0.8 s) for a kill to land
 // in the middle of the records.
 const slow = useTargetSandbox(demo, { latencyMs: 40 });
+// The same pace, for a copy stopped by Ctrl-C.
+const stopped = useTargetSandbox(demo, { latencyMs: 40 });
 const dir = mkdtempSync(join(tmpdir(), 'catalog-io-copy-'));
 const home = process.cwd();
 beforeAll(() => process.chdir(dir));
@@ -260,6 +262,36 @@ describe('catalog-io copy', () => {
     expect(readFileSync(steps.products!.report!, 'utf8').trim().split('\n')).toHaveLength(21);
     await processed(slow);
     expect(await tenant(slow)).toEqual(await tenant(demo));
+  }, 120_000);
+
+  it('a copy stopped by SIGINT in the middle ends within seconds, interrupted, and --resume finishes it', async () => {
+    const child = startCli(
+      ['copy', ...side('from', demo.sb), ...side('to', stopped.sb), '--to-concurrency', '1'],
+      { cwd: dir },
+    );
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const products = (await get(stopped, 'catalogUrl', '/Products?$top=0')) as { '@count': number };
+      if (products['@count'] >= 3) break;
+      if (Date.now() > deadline) throw new Error(`no product written in 60 s: ${child.stderr()}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const signalled = Date.now();
+    child.child.kill('SIGINT');
+    const ended = await child.done;
+    expect(ended.code, ended.stderr).toBe(130);
+    // Within 5 s (the writes in flight get 2 s), and 3 s more for a busy machine.
+    expect(Date.now() - signalled).toBeLessThan(8_000);
+    expect(ended.stderr).toMatch(
+      /SIGINT: stopping; requests in flight get 2 s to finish \(copy --resume goes on\)/,
+    );
+
+    const resumed = await copy(stopped, ['--resume']);
+    const steps = Object.fromEntries(resumed.steps.map((s) => [s.step, s]));
+    expect(steps.categories).toMatchObject({ skipped: true });
+    expect(steps.products!.rows).toBe(20);
+    await processed(stopped);
+    expect(await tenant(stopped)).toEqual(await tenant(demo));
   }, 120_000);
 
   it('takes each side from its own config file, counts each side apart, and refuses a missing side', async () => {

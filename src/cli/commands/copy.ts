@@ -15,6 +15,9 @@ import { EXIT, type Output } from '../output.js';
 import { createProgress, type Progress } from '../progress.js';
 import type { CommandFactory } from './index.js';
 
+/** What the writes in flight get to finish after a first signal. */
+const STOP_GRACE_MS = 2_000;
+
 interface CopyArgs {
   from?: string;
   to?: string;
@@ -84,14 +87,26 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
       const stop: RunStop = {};
       let progress: Progress | undefined;
       let current = '';
+      // As an import stops (import.ts): first signal, no new request and the writes in flight get
+      // STOP_GRACE_MS; second, they are cut now; third, out at once. The step under way ends
+      // `interrupted` with its report, and `copy --resume` goes on from it.
+      let signals = 0;
       const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
-        if (stop.signal) {
+        signals += 1;
+        if (signals >= 3) {
           stop.flushNow?.();
-          process.exit(EXIT_CODES[signal]);
+          process.exit(EXIT_CODES[stop.signal ?? signal]);
         }
-        stop.signal = signal;
+        stop.signal ??= signal;
         progress?.stop();
-        out.error(`${signal}: finishing the requests in flight, then stopping (copy --resume goes on)`);
+        const grace = signals === 2 ? 0 : STOP_GRACE_MS;
+        // The target's requests: a write cut short is `not-attempted`, checked by the resume.
+        to.transport.interrupt(grace);
+        out.error(
+          grace === 0
+            ? `${signal}: cutting the requests in flight now`
+            : `${signal}: stopping; requests in flight get ${STOP_GRACE_MS / 1000} s to finish (copy --resume goes on)`,
+        );
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
