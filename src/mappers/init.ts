@@ -344,10 +344,7 @@ function variantImage(
   if (!parent) return;
   const field = variant.fields.find((f) => f.asset === 'image' && !f.multilingual);
   if (!field || fields[field.name] || [...chosen.values()].some((c) => c.target === field.name)) return;
-  const column = headers.find((_, at) => {
-    const c = chosen.get(at);
-    return c?.entity === main && c.field?.asset === 'image';
-  });
+  const column = productImageColumn(headers, chosen, main);
   if (!column) return;
   const rule = profile.columns?.[column];
   const split =
@@ -375,10 +372,7 @@ function ownVariantImage(
 ): void {
   const taken = new Set([...chosen.values()].map((c) => c.target));
   const free = (field: string) => !taken.has(field) && !fields[field];
-  const column = headers.find((_, at) => {
-    const c = chosen.get(at);
-    return c?.entity === main && c.field?.asset === 'image' && c.field.multiple;
-  });
+  const column = productImageColumn(headers, chosen, main, { multiple: true });
   if (!column) return;
   const move = variantImageColumn(variant, free, productRef, column, profile.columns?.[column], sample);
   if (!move) return;
@@ -388,6 +382,19 @@ function ownVariantImage(
     note.field = move.rule.field;
     note.structure = `differs between rows of one product: the variant's ${move.rule.field}${move.rule.first ? ' (the first image of a cell)' : ''}`;
   }
+}
+
+/** The header placed on one of the product's image fields (with `multiple`: a field of several). */
+function productImageColumn(
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  main: EntityModel,
+  options: { multiple?: boolean } = {},
+): string | undefined {
+  return headers.find((_, at) => {
+    const c = chosen.get(at);
+    return c?.entity === main && c.field?.asset === 'image' && (!options.multiple || c.field.multiple);
+  });
 }
 
 /** A feed without a ref column (eShopOnContainers): the title is the ref. */

@@ -77,16 +77,7 @@ export class CopyFolder {
   /** The last unfinished copy between the two tenants (or the one named). */
   static resume(stateDir: string, from: string, to: string, id?: string): CopyFolder {
     const root = path.join(stateDir, 'copies');
-    let ids: string[] = [];
-    try {
-      ids = readdirSync(root, { withFileTypes: true })
-        .filter((d) => d.isDirectory())
-        .map((d) => d.name)
-        .sort()
-        .reverse();
-    } catch {
-      // no copies yet
-    }
+    const ids = copyIds(root) ?? [];
     for (const candidate of id ? [id] : ids) {
       const manifest = readManifest(path.join(root, candidate, 'copy.json'));
       if (!manifest) continue;
@@ -145,16 +136,8 @@ export class CopyMarks {
 
 /** Removes the oldest finished copies beyond `keep` (unfinished ones stay: they can be resumed). */
 function prune(root: string, keep: number): void {
-  let ids: string[];
-  try {
-    ids = readdirSync(root, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
-      .sort()
-      .reverse();
-  } catch {
-    return;
-  }
+  const ids = copyIds(root);
+  if (!ids) return;
   const finished = ids.filter((id) => readManifest(path.join(root, id, 'copy.json'))?.state === 'finished');
   for (const id of finished.slice(keep)) rmSync(path.join(root, id), { recursive: true, force: true });
 }
@@ -176,4 +159,17 @@ function atomicJson(file: string, value: unknown): void {
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
   renameSync(temp, file);
+}
+
+/** The copy folders' ids, newest first (ids start with their time); undefined when there are none yet. */
+function copyIds(root: string): string[] | undefined {
+  try {
+    return readdirSync(root, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort()
+      .reverse();
+  } catch {
+    return undefined;
+  }
 }
