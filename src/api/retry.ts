@@ -39,6 +39,11 @@ export interface RetryPolicy {
   notSentErrorCodes: readonly string[];
   /** Methods retried on any retryable failure. */
   idempotentMethods: readonly string[];
+  /**
+   * Every wait computed here (backoff, Retry-After) is multiplied by this: 1 for users; tests run a
+   * scenario's shape in less time with `CATALOG_IO_TEST_TIME_SCALE` (see src/config/connect.ts).
+   */
+  timeScale: number;
 }
 
 /** Transport failures that say the service cannot be reached (DNS names that do not resolve are not). */
@@ -76,6 +81,7 @@ export const RETRY_DEFAULTS: Readonly<RetryPolicy> = Object.freeze({
     'EHOSTUNREACH',
   ],
   idempotentMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'DELETE'],
+  timeScale: 1,
 });
 
 export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
@@ -135,6 +141,7 @@ export function decideRetry(
     // A little jitter so requests that were refused together do not come back together.
     delayMs = waitMs + Math.floor(random() * Math.min(1000, policy.baseDelayMs));
   } else delayMs = backoffMs(policy, attempt, random);
+  delayMs = Math.round(delayMs * policy.timeScale);
   // A wait that uses up the budget would only end in a try with no time left.
   if (delayMs >= remainingMs) return { retry: false, ambiguous: false, reason: 'budget' };
   return { retry: true, delayMs };

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { CatalogClient } from '../api/catalog.js';
+import { OUTAGE_DEFAULTS } from '../api/circuit.js';
 import type { CountersSnapshot } from '../api/counters.js';
 import { DamClient } from '../api/dam.js';
 import { LIMIT_DEFAULTS, windowWithMargin } from '../api/limiter.js';
@@ -121,16 +122,22 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
           throw err;
         })
     : undefined;
+  const timeScale = testTimeScale(options.env ?? process.env);
   const transport = new Transport({
     ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
     ...(rateLimit !== undefined ? { rateLimit } : {}),
     ...(shared?.limiter && { limiter: shared.limiter }),
     ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
-    ...(settings.outageBudgetMs !== undefined && { outage: { budgetMs: settings.outageBudgetMs } }),
+    outage: {
+      ...(settings.outageBudgetMs !== undefined && { budgetMs: settings.outageBudgetMs }),
+      probeBaseMs: OUTAGE_DEFAULTS.probeBaseMs * timeScale,
+      probeMaxMs: OUTAGE_DEFAULTS.probeMaxMs * timeScale,
+    },
     ...(options.onOutage && { onOutage: options.onOutage }),
     retry: {
       ...(settings.maxAttempts !== undefined ? { maxAttempts: settings.maxAttempts } : {}),
       ...(settings.retryBudgetMs !== undefined ? { budgetMs: settings.retryBudgetMs } : {}),
+      timeScale,
     },
   });
   const catalog = new CatalogClient(
@@ -215,4 +222,23 @@ function keyIdOf(apiKey: string): string {
 /** Requests per second a limit sustains: its requests over its window with the margin the limiter adds. */
 function rateOf(limit: { requests: number; windowSeconds: number } | null): number | undefined {
   return limit === null ? undefined : (limit.requests * 1000) / windowWithMargin(limit);
+}
+
+/**
+ * Tests only: `CATALOG_IO_TEST_TIME_SCALE` (0 < f <= 1) multiplies the client's waits (retry backoff,
+ * the wait a Retry-After asks for, the pauses between outage probes), so a test runs a scenario of
+ * retries and outages at its real shape in a fraction of the time. Budgets and timeouts are settings
+ * and stay as given. Unset (users): 1.
+ */
+export function testTimeScale(env: NodeJS.ProcessEnv): number {
+  const text = env.CATALOG_IO_TEST_TIME_SCALE;
+  if (text === undefined || text.trim() === '') return 1;
+  const scale = Number(text);
+  if (!Number.isFinite(scale) || scale <= 0 || scale > 1) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `CATALOG_IO_TEST_TIME_SCALE must be a number above 0 and at most 1, found ${text}`,
+    );
+  }
+  return scale;
 }

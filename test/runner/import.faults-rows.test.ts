@@ -13,6 +13,8 @@ import { productsByRef, runCli } from './import.nightly.support.js';
 import { readCsv, tempDir, writeFeed } from './import.support.js';
 
 const ROWS = 3000;
+// The client's retry and outage-probe waits at a tenth: the same faults, tries and circuit openings.
+const FAST_CLOCK = { CATALOG_IO_TEST_TIME_SCALE: '0.1' };
 const faulty = useSandbox({ seed: 'empty', faultRate: 0.1, resetRate: 0.2, randomSeed: 17 });
 const healthy = useSandbox({ seed: 'empty' });
 let dir: string;
@@ -28,7 +30,7 @@ describe('faults fail rows, not the run', () => {
     const feed = await writeFeed(dir, 'feed.csv', rows.join('\n'));
     const args = ['import', feed, '--concurrency', '32', '--rate-limit', 'off'];
 
-    const first = await runCli([...args, '--report', 'first.csv', '--json'], dir, faulty.sb);
+    const first = await runCli([...args, '--report', 'first.csv', '--json'], dir, faulty.sb, FAST_CLOCK);
     expect([0, 1], first.stderr).toContain(first.code);
     const report = await readCsv(join(dir, 'first.csv'));
     expect(report).toHaveLength(ROWS);
@@ -39,7 +41,7 @@ describe('faults fail rows, not the run', () => {
     const summary = JSON.parse(first.stdout);
     expect(summary).toMatchObject({ rows: ROWS, stopped: false, state: 'finished' });
 
-    const second = await runCli([...args, '--report', 'second.csv'], dir, faulty.sb);
+    const second = await runCli([...args, '--report', 'second.csv'], dir, faulty.sb, FAST_CLOCK);
     const again = await readCsv(join(dir, 'second.csv'));
     expect(again).toHaveLength(ROWS);
     const failedAgain = again.filter((l) => l.outcome === 'failed').length;
@@ -69,7 +71,7 @@ describe('faults fail rows, not the run', () => {
           maxAttempts: 2,
           outageBudgetMs: 1_000,
         },
-        env: {},
+        env: FAST_CLOCK,
       });
       const live = await connect({
         settings: { catalogUrl: healthy.sb.catalogUrl, apiKey: healthy.sb.apiKey },
@@ -117,7 +119,7 @@ describe('faults fail rows, not the run', () => {
         // The service is back: --resume tries the failed and the not-attempted rows, and completes.
         const back = await connect({
           settings: { catalogUrl: healthy.sb.catalogUrl, apiKey: healthy.sb.apiKey, rateLimit: null },
-          env: {},
+          env: FAST_CLOCK,
         });
         try {
           const resumed = await importFile({ ...base, catalog: back.catalog, resume: true });

@@ -27,10 +27,17 @@ afterEach(async () => {
   for (const k of Object.keys(proxy.faulted)) delete proxy.faulted[k];
 });
 
-/** The CLI talks to both services through the proxy. */
+/**
+ * The client's waits (retry backoff, Retry-After, outage probes) run at this fraction of real time;
+ * the faults below are scaled with it where their length matters, so each scenario keeps its shape.
+ */
+const TIME_SCALE = 0.1;
+
+/** The CLI talks to both services through the proxy, on the scaled clock. */
 const viaProxy = () => ({
   CATALOG_URL: proxy.via(fixture.sb.catalogUrl),
   DAM_URL: proxy.via(fixture.sb.damUrl),
+  CATALOG_IO_TEST_TIME_SCALE: String(TIME_SCALE),
 });
 
 async function setup(
@@ -88,20 +95,21 @@ async function expectAllOnce(name: string, rows: number): Promise<void> {
 }
 
 describe('what passes is waited out', () => {
-  it('the issue’s storm: 20 s of 429s (Retry-After: 1) with default settings fails no row', async () => {
+  it('the issue’s storm: 20 s of 429s (Retry-After: 1) with default settings fails no row (scaled in time)', async () => {
     const ROWS = 800;
+    const STORM_MS = 20_000 * TIME_SCALE;
     const { cwd, feed } = await setup('STORM', ROWS);
     const child = startCli(args(feed), cwd, fixture.sb, viaProxy());
     await journalReaches(cwd, 20);
     await proxy.set({ kind: 'status', status: 429, retryAfterSeconds: 1 });
     const stormStarted = Date.now();
-    const stormEnds = setTimeout(() => void proxy.set({ kind: 'pass' }), 20_000);
+    const stormEnds = setTimeout(() => void proxy.set({ kind: 'pass' }), STORM_MS);
     const end = await child.exited;
     clearTimeout(stormEnds);
     expect(end.code, end.stderr).toBe(0);
-    // The run lived through the storm: nothing could pass for 20 s, so the requests in flight were
-    // each refused about once a second, far more than the 6 tries a request has.
-    expect(Date.now() - stormStarted).toBeGreaterThanOrEqual(20_000);
+    // The run lived through the storm: nothing could pass for 20 Retry-After periods, so the requests
+    // in flight were each refused about once a period, far more than the 6 tries a request has.
+    expect(Date.now() - stormStarted).toBeGreaterThanOrEqual(STORM_MS);
     expect(proxy.faulted['429']).toBeGreaterThan(14);
     const report = await reportOf(cwd, 'STORM', ROWS);
     expect(new Set(report.map((l) => l.outcome))).toEqual(new Set(['created']));
