@@ -32,7 +32,7 @@ const SLOW = [
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/helpers/temp-root.ts'],
+    globalSetup: ['test/helpers/temp-root.ts', 'test/helpers/fresh-build.ts'],
     setupFiles: ['test/helpers/work-folder.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -5,14 +5,10 @@
 // --outage-budget (here 3 s) instead of trying on.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEntry } from '../helpers/cli-entry.js';
 
-const CLI = join(import.meta.dirname, '../../src/cli/run.ts');
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const KEY = 'cli-hang-secret-key-0001';
 /** Far above what the run needs (budget 3 s plus start-up on a loaded machine): a hang fails the test. */
 const CHILD_LIMIT_MS = 90_000;
@@ -43,7 +39,7 @@ function runBounded(
 ): Promise<{ code: number | null; stderr: string; ms: number; killed: boolean }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+    const child = spawn(process.execPath, [...cliEntry(), ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

@@ -3,17 +3,14 @@
 // on stdout; a run refused for a bad flag before its first row is not listed by `runs`.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parse } from 'papaparse';
 import { describe, expect, it } from 'vitest';
+import { cliEntry } from '../helpers/cli-entry.js';
 import { runCliProcess } from '../helpers/cli-process.js';
 import { sandboxFlags, useSandbox } from '../helpers/sandbox.js';
 
-const CLI = join(import.meta.dirname, '../../src/cli/run.ts');
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const cwd = mkdtempSync(join(tmpdir(), 'pipes-'));
 
 /**
@@ -25,7 +22,10 @@ async function piped(
   reader: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const script = `'${process.execPath}' --import '${TSX}' '${CLI}' ${quoted} 2>cli-stderr.txt | ${reader}; echo "exit \${PIPESTATUS[0]}" >&2; cat cli-stderr.txt >&2`;
+  const entry = cliEntry()
+    .map((a) => `'${a}'`)
+    .join(' ');
+  const script = `'${process.execPath}' ${entry} ${quoted} 2>cli-stderr.txt | ${reader}; echo "exit \${PIPESTATUS[0]}" >&2; cat cli-stderr.txt >&2`;
   const child = spawn('bash', ['-c', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -1,13 +1,8 @@
 // The CLI as a child process that a test can signal while it runs (kill mid-run), with its own
-// environment: `node --import tsx src/cli/run.ts ...`.
+// environment: the bundle as shipped, or the sources through tsx (cli-entry.ts).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { cliEntry } from './cli-entry.js';
 import type { CliRun } from './cli-process.js';
-
-const CLI = join(import.meta.dirname, '../../src/cli/run.ts');
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 export interface CliChild {
   child: ChildProcess;
@@ -18,7 +13,7 @@ export interface CliChild {
 }
 
 export function startCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliChild {
-  const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+  const child = spawn(process.execPath, [...cliEntry(), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...options.env },
     ...(options.cwd !== undefined && { cwd: options.cwd }),

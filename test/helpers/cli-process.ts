@@ -1,12 +1,7 @@
 // Runs the CLI in a child process, as a user would (stdin, exit codes, a working folder of its own):
-// `node --import tsx src/cli/run.ts ...`. tsx is resolved from here, so any cwd works.
+// the bundle as shipped, or the sources through tsx (cli-entry.ts). Absolute paths, so any cwd works.
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-
-const CLI = join(import.meta.dirname, '../../src/cli/run.ts');
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+import { cliEntry } from './cli-entry.js';
 
 export interface CliRun {
   code: number | null;
@@ -28,7 +23,7 @@ export function runCliProcess(
 ): Promise<CliRun> {
   const preload = (options.preload ?? []).flatMap((hook) => ['--import', hook]);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, ...preload, CLI, ...args], {
+    const child = spawn(process.execPath, [...preload, ...cliEntry(), ...args], {
       stdio: 'pipe',
       ...(options.cwd !== undefined && { cwd: options.cwd }),
       ...(options.env !== undefined && { env: { ...process.env, ...options.env } }),

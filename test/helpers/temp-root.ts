@@ -16,8 +16,16 @@ function listing(): Set<string> {
 }
 
 export default function setup(): () => void {
+  // Vitest runs a global setup for each project too: one root for the whole run, not one inside
+  // another (a deep path breaks what keeps a socket in TMPDIR: chromium's, for one).
+  if (process.env.CATALOG_IO_TEST_ROOT) return () => {};
   const root = mkdtempSync(join(tmpdir(), 'catalog-io-test-'));
-  const saved = { TMPDIR: process.env.TMPDIR, XDG_STATE_HOME: process.env.XDG_STATE_HOME };
+  const saved = {
+    TMPDIR: process.env.TMPDIR,
+    XDG_STATE_HOME: process.env.XDG_STATE_HOME,
+    CATALOG_IO_TEST_ROOT: process.env.CATALOG_IO_TEST_ROOT,
+  };
+  process.env.CATALOG_IO_TEST_ROOT = root;
   process.env.TMPDIR = root;
   process.env.XDG_STATE_HOME = join(root, 'state');
   mkdirSync(process.env.XDG_STATE_HOME);

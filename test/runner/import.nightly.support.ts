@@ -4,14 +4,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { cliEntry } from '../helpers/cli-entry.js';
 import { readAll } from './import.support.js';
-
-const CLI = join(import.meta.dirname, '../../src/cli/run.ts');
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 export interface Child {
   process: ChildProcess;
@@ -28,7 +24,7 @@ export function startCli(
   sb: SandboxHandle,
   env: Record<string, string> = {},
 ): Child {
-  const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+  const child = spawn(process.execPath, [...cliEntry(), ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

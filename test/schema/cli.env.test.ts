@@ -6,13 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEntry } from '../helpers/cli-entry.js';
 import { useSandbox } from '../helpers/sandbox.js';
-
-const ROOT = path.join(import.meta.dirname, '../..');
-const TSX = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-const ENTRY = path.join(ROOT, 'src/cli/run.ts');
 
 const fixture = useSandbox();
 let dir: string;
@@ -35,7 +31,7 @@ function run(
   options: { cwd: string; env: NodeJS.ProcessEnv },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], {
+    const child = spawn(process.execPath, [...cliEntry(), ...args], {
       cwd: options.cwd,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],
