@@ -5,7 +5,7 @@
 // service is clearly gone; every row not tried is then recorded as `not-attempted`.
 import type { Draft } from '../../mappers/types.js';
 import type { Cell, SourceRow } from '../../readers/types.js';
-import type { KnownState } from '../../runs/known-state.js';
+import type { KnownStates } from '../../runs/known-states.js';
 import { fullSentence } from '../../schema/messages.js';
 import { redactFields } from '../../secrets.js';
 import { boundFields } from '../../writers/bounds.js';
@@ -64,7 +64,7 @@ export class ImportRun {
     private readonly rejects: RejectsWriter | undefined,
     private readonly position: () => { bytesRead: number; totalBytes?: number; rowsMade?: number },
     /** What earlier runs left on the tenant: unchanged rows skip the lookup. */
-    private readonly known?: KnownState,
+    private readonly known?: KnownStates,
     /** A plan: what it would have written so far. */
     planned?: PlannedRecords,
   ) {
