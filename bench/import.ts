@@ -431,13 +431,17 @@ async function unchangedWithImages(dir: string): Promise<void> {
           s.byMethod,
         )
           .map(([m, k]) => `${k} ${m}`)
-          .join(', ')}); ${summary.outcomes.unchanged} rows unchanged, assets ${summary.assets.cached} cached`,
+          .join(
+            ', ',
+          )}); ${summary.outcomes.unchanged} rows unchanged, assets ${summary.assets.cached} cached`,
       );
     } finally {
       await sb.close();
     }
   }
-  console.log('\n5. Unchanged re-import with the import state and the asset cache (the third run of each feed)');
+  console.log(
+    '\n5. Unchanged re-import with the import state and the asset cache (the third run of each feed)',
+  );
   for (const line of lines) console.log(line);
 }
 

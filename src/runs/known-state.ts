@@ -137,9 +137,11 @@ export class KnownState {
    */
   static async open(options: KnownStateOptions): Promise<KnownState> {
     const { entity, catalog } = options;
-    const dir = path.join(options.stateDir, 'state', safeName(options.tenant));
+    const dir = tenantStateDir(options.stateDir, options.tenant);
     const base =
-      options.owner === undefined ? safeName(entity.name) : `${safeName(options.owner)}.${safeName(entity.name)}`;
+      options.owner === undefined
+        ? safeName(entity.name)
+        : `${safeName(options.owner)}.${safeName(entity.name)}`;
     const file = path.join(dir, `${base}.state`);
     const basis = hashText(
       JSON.stringify({ profile: options.profileHash, schema: entity.schema ?? fieldsOf(entity) }),
@@ -481,6 +483,11 @@ function stableJson(value: unknown): string {
     first = false;
   }
   return `${out}}`;
+}
+
+/** The folder of a tenant's import states. */
+export function tenantStateDir(stateDir: string, tenant: string): string {
+  return path.join(stateDir, 'state', safeName(tenant));
 }
 
 function safeName(name: string): string {

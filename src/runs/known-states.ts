@@ -1,13 +1,18 @@
 // The import states of one run: the state of the run's entity, and those of the other entities its rows
 // draft (a products run's variants), each checked against its own changelog and count and kept in its
 // own file (known-state.ts). A draft is judged and recorded by its entity's state; a draft of an entity
-// without one is looked up.
+// without one is looked up. With them, the categories earlier runs found by title for the paths of
+// `categoryPath` columns (category-matches.ts).
 import type { Draft } from '../mappers/types.js';
 import type { EntityModel } from '../schema/model.js';
+import { CategoryMatches } from './category-matches.js';
 import { type AssetVouch, KnownState, type KnownStateOptions, type Unchanged } from './known-state.js';
 
 export class KnownStates {
-  private constructor(private readonly states: Map<string, KnownState>) {}
+  private constructor(
+    private readonly states: Map<string, KnownState>,
+    readonly categoryMatches: CategoryMatches,
+  ) {}
 
   /**
    * Opens the state of `options.entity`, then those of `others` (each only when it costs less than
@@ -35,7 +40,7 @@ export class KnownStates {
         // As above, for this entity's records alone.
       }
     }
-    return new KnownStates(states);
+    return new KnownStates(states, CategoryMatches.open(options.stateDir, options.tenant));
   }
 
   /** The drafts that are as the last run left them (their id known), and the rest, to look up. */
@@ -75,6 +80,7 @@ export class KnownStates {
   /** Makes this run's states the ones the next run reads. */
   async save(): Promise<void> {
     for (const state of this.states.values()) await state.save();
+    this.categoryMatches.save();
   }
 
   /** A run that failed outright: its unfinished states go, the last ones stay. */

@@ -103,6 +103,7 @@ export class ImportRun {
       },
       writeLog: recorder,
       ...(planned && { planned }),
+      ...(known && { categoryMatches: known.categoryMatches }),
     });
     for (const [o, n] of Object.entries(recorder.carried.outcomes))
       this.outcomes[o as RowOutcome] = (this.outcomes[o as RowOutcome] ?? 0) + n;
