@@ -9,7 +9,7 @@
 //      300 products with 600 variants, category paths and images; requests per service (Catalog, DAM).
 // BENCH_IMPORT_LARGE=1 measures the budget at 10,000 and 100,000 rows (default 10,000 and 20,000);
 // BENCH_IMPORT_SIZES=1000,5000 picks other sizes; BENCH_IMPORT_PARTS=1,3 runs only some parts.
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -365,9 +365,26 @@ const WITH_VARIANTS: Profile = {
 
 interface Case {
   label: string;
-  /** The feed's CSV lines, header first. */
-  lines: (assets: string) => Generator<string>;
+  /** The feed's CSV lines, header first; or a file as it is. */
+  lines?: (assets: string) => Generator<string>;
+  file?: string;
   profile?: Profile;
+  sandbox?: SandboxOptions;
+}
+
+/** WooCommerce's sample export (the shared folder's real-world feeds), when the folder is there. */
+function wooCommerce(): Case | undefined {
+  const shared = [process.env.CATALOG_IO_SHARED, join(process.cwd(), '..', 'shared'), '/work/shared'].find(
+    (d) => d && existsSync(join(d, 'data', 'realworld')),
+  );
+  if (!shared) return undefined;
+  return {
+    label: 'WooCommerce sample export (18 products, 7 variants, paths, images)',
+    file: join(shared, 'data', 'realworld', 'woocommerce_sample_products.csv'),
+    profile: JSON.parse(readFileSync(join(process.cwd(), 'samples', 'profiles', 'woocommerce.json'), 'utf8')),
+    // The demo tenant (its hand-made `Clothing` category), the feed's image URLs answered offline.
+    sandbox: { seed: 'demo', remoteAssets: 'synthetic' },
+  };
 }
 
 const CASES: Case[] = [
@@ -401,11 +418,12 @@ const CASES: Case[] = [
 
 async function unchangedWithImages(dir: string): Promise<void> {
   const lines: string[] = [];
-  for (const [n, c] of CASES.entries()) {
-    const sb = await startBench({ processingMs: 10 });
+  const woo = wooCommerce();
+  for (const [n, c] of [...CASES, ...(woo ? [woo] : [])].entries()) {
+    const sb = await startBench({ processingMs: 10, ...c.sandbox });
     try {
-      const file = join(dir, `unchanged-${n}.csv`);
-      await writeFile(file, `${[...c.lines(sb.assetsUrl)].join('\n')}\n`);
+      const file = c.file ?? join(dir, `unchanged-${n}.csv`);
+      if (c.lines) await writeFile(file, `${[...c.lines(sb.assetsUrl)].join('\n')}\n`);
       const options = {
         assetCacheFile: join(dir, `unchanged-${n}.json`),
         stateDir: join(dir, `state-${n}`),
@@ -418,7 +436,7 @@ async function unchangedWithImages(dir: string): Promise<void> {
       await resetStats(sb);
       const summary = await importOnce(sb, file, options);
       const s = await sandboxStats(sb);
-      // Each run here reads the tenant's $metadata itself (the CLI caches it): those requests are set apart.
+      // Each run reads the tenant's $metadata (a CLI run too, unless given --schemas): set apart here.
       const probe = await connectTo(sb);
       await probe.tenant.model();
       const metadata = probe.snapshot().requests;
@@ -426,14 +444,9 @@ async function unchangedWithImages(dir: string): Promise<void> {
       s.byMethod.GET = (s.byMethod.GET ?? 0) - metadata;
       s.byService.catalog = (s.byService.catalog ?? 0) - metadata;
       s.total -= metadata;
+      const methods = Object.entries(s.byMethod).map(([m, k]) => `${k} ${m}`);
       lines.push(
-        `   ${pad(`${c.label}:`, 62)} ${s.total} requests: Catalog API ${s.byService.catalog ?? 0}, DAM API ${s.byService.dam ?? 0} (${Object.entries(
-          s.byMethod,
-        )
-          .map(([m, k]) => `${k} ${m}`)
-          .join(
-            ', ',
-          )}); ${summary.outcomes.unchanged} rows unchanged, assets ${summary.assets.cached} cached`,
+        `   ${pad(`${c.label}:`, 70)} ${s.total} requests: Catalog API ${s.byService.catalog ?? 0}, DAM API ${s.byService.dam ?? 0} (${methods.join(', ')}); ${summary.outcomes.unchanged} rows unchanged, ${summary.assets.cached} image URLs cached`,
       );
     } finally {
       await sb.close();
@@ -443,6 +456,10 @@ async function unchangedWithImages(dir: string): Promise<void> {
     '\n5. Unchanged re-import with the import state and the asset cache (the third run of each feed)',
   );
   for (const line of lines) console.log(line);
+  if (!woo)
+    console.log(
+      '   (WooCommerce sample export: the shared folder was not found; CATALOG_IO_SHARED names it)',
+    );
 }
 
 /** Waits until no image is processing (the worker's last change comes before the next run's mark). */
