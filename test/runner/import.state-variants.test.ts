@@ -3,17 +3,22 @@
 // 2 requests. An unchanged re-import of products with variants, category paths and images then costs the
 // products' count and changelog page, the variants' count and changelog page, and one check of the image
 // library; a variant edited or deleted on the tenant is corrected as a looked-up run corrects it. A feed
-// with few variants looks them up (1 request) rather than check their state (2). Real HTTP to a sandbox;
-// requests counted by the sandbox, per service.
+// with few variants looks them up (1 request) rather than check their state (2): the WooCommerce sample
+// export's nightly re-import costs Catalog 3 and DAM 1. Real HTTP to a sandbox; requests counted by the
+// sandbox, per service.
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../../src/mappers/profile-types.js';
 import { importFile } from '../../src/runner/import/run.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
+import { REALWORLD } from '../helpers/shared.js';
 import { byRef, connectTo, readCsv, resetStats, stats, tempDir, writeFeed } from './import.support.js';
 
 const fixture = useSandbox({ seed: 'empty', processingMs: 5 });
+/** The demo tenant (a hand-made `Clothing` category), the real feeds' image URLs answered offline. */
+const demo = useSandbox({ seed: 'demo', processingMs: 5, remoteAssets: 'synthetic' });
 
 const PROFILE: Profile = {
   entity: 'products',
@@ -42,7 +47,7 @@ function feed(sb: SandboxHandle, tag: string, products: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-function runner(sb: SandboxHandle, dir: string, source: string) {
+function runner(sb: SandboxHandle, dir: string, source: string, profile: Profile = PROFILE) {
   return async (extra: { reportFile?: string; fullCompare?: boolean } = {}) => {
     const connection = await connectTo(sb);
     try {
@@ -50,7 +55,7 @@ function runner(sb: SandboxHandle, dir: string, source: string) {
       await resetStats(sb);
       const summary = await importFile({
         source,
-        profile: PROFILE,
+        profile,
         model,
         catalog: connection.catalog,
         dam: () => connection.dam,
@@ -171,5 +176,22 @@ describe('import state of a products run with variants', () => {
     const noted = await run();
     expect(noted.summary.outcomes.unchanged).toBe(240);
     expect(noted.requests.byService).toEqual({ catalog: 4, dam: 1 });
+  });
+
+  it('the WooCommerce sample export, unchanged: Catalog 3 (its 7 variants looked up), DAM 1', async () => {
+    const { sb } = demo;
+    const dir = tempDir('state-variants-woo');
+    const profile = JSON.parse(
+      await readFile(join(process.cwd(), 'samples', 'profiles', 'woocommerce.json'), 'utf8'),
+    ) as Profile;
+    const run = runner(sb, dir, join(REALWORLD, 'woocommerce_sample_products.csv'), profile);
+    expect((await run()).summary.outcomes.created).toBe(25);
+    await imagesSettled(sb);
+    await run();
+    const nightly = await run();
+    expect(nightly.summary.outcomes.unchanged).toBe(25);
+    // The products' count and changelog page, one lookup of the 7 variants (their state would take 2),
+    // the image library's mark.
+    expect(nightly.requests.byService).toEqual({ catalog: 3, dam: 1 });
   });
 });
