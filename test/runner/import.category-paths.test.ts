@@ -230,6 +230,24 @@ describe('a products feed with category paths', () => {
     );
     expect(failed).toMatchObject({ field: 'cat_ref', column: 'Categories', value: `Toys > ${long}` });
     expect(summary.topErrors[0]!.message).toMatch(/^column "Categories": category could not be created: /);
+
+    // Batches after the refusal do not look that category up again: their rows fail at once.
+    const gets = async (name: string, rows: string[]) => {
+      const file = await writeFeed(dir, name, `SKU,Name,Categories\n${rows.join('\n')}\n`);
+      await resetStats(sb);
+      const run = await importWith(sb, file, { profile: productProfile, batchSize: 1 });
+      return { run, gets: (await stats(sb)).byMethod.GET ?? 0 };
+    };
+    const once = await gets('long-once.csv', [`N-1,Long,Toys > ${long}`, 'N-2,Fine,Toys']);
+    const again = await gets('long-again.csv', [
+      `M-1,Long,Toys > ${long}`,
+      'M-2,Fine,Toys',
+      `M-3,Long too,Toys > ${long}`,
+      `M-4,Long three,Toys > ${long}`,
+    ]);
+    expect(once.run.outcomes).toMatchObject({ created: 1, failed: 1 });
+    expect(again.run.outcomes).toMatchObject({ created: 1, failed: 3 });
+    expect(again.gets).toBe(once.gets);
   });
 });
 

@@ -80,7 +80,9 @@ export class CategoryPaths {
         }
       }
     }
-    const unknown = () => [...nodes.values()].filter((n) => this.idOf(n.ref) === undefined);
+    // A category this run could not create is not looked for again: its rows fail at once.
+    const unknown = () =>
+      [...nodes.values()].filter((n) => this.idOf(n.ref) === undefined && !this.failed.has(n.ref));
     // 1. By the derived reference, and by the ref an earlier run found by title, 100 per request.
     const existingRefs = await this.lookUpRefs(unknown());
     // 2. By title path: categories with these titles, each placed under the parent found before it.
