@@ -134,6 +134,19 @@ describe('the $metadata a live command reads', () => {
     expect(metadata).toBe(1);
   });
 
+  it('profile init, connected: one read', async () => {
+    const { metadata } = await measured('profile init', [
+      'profile',
+      'init',
+      `${REALWORLD}/woocommerce_sample_products.csv`,
+      '--entity',
+      'products',
+      '--out',
+      join(dir, 'drafted.json'),
+    ]);
+    expect(metadata).toBe(1);
+  });
+
   it('an export of one custom entity reads its list and its own document', async () => {
     const out = join(dir, 'stores.csv');
     const { metadata } = await measured('export custom:Store Locations', [
