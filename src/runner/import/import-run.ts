@@ -18,6 +18,7 @@ import { type DraftResult, ImportExecutor } from './executor.js';
 import type { PlannedRecords } from './planned.js';
 import type { RunRecorder } from './recorder.js';
 import { EMPTY_LINE, failedResult, type RowOutcome, type RowWork, reportLine } from './report-line.js';
+import { notAttemptedMessage, notFinishedMessage } from './stop-messages.js';
 import { MODE_COMMAND, ROW_OUTCOMES, type RunningImport, type StopReason } from './types.js';
 
 const DEFAULT_BATCH = 100;
@@ -421,33 +422,6 @@ function refsOf(work: RowWork): string[] {
   const drafts = work.checked.mapped.drafts;
   if (drafts.length < 2) return [];
   return drafts.filter((d) => d.ref).map((d) => `${d.entity}\u0000${d.ref}`);
-}
-
-export function notAttemptedMessage(reason: StopReason | undefined): string {
-  switch (reason) {
-    case 'SIGINT':
-    case 'SIGTERM':
-      return `not attempted: the run was interrupted (${reason}); --resume tries it`;
-    case 'max-errors':
-      return 'not attempted: --max-errors was reached';
-    case 'auth':
-      return 'not attempted: the API key was refused';
-    case 'service':
-      return 'not attempted: the service kept failing (--max-failed-batches); --resume tries it';
-    case 'outage':
-      return 'not attempted: the service could not be reached for longer than --outage-budget; --resume tries it';
-    default:
-      return 'not attempted';
-  }
-}
-
-/** A row whose requests were under way when the run stopped: --resume checks what was written. */
-function notFinishedMessage(reason: StopReason | undefined): string {
-  const why =
-    reason === 'outage'
-      ? 'the service could not be reached for longer than --outage-budget'
-      : `the run was interrupted (${reason ?? 'stopped'})`;
-  return `not finished: ${why} before the service answered; --resume checks it and finishes it`;
 }
 
 function namesImageUrl(draft: Draft): boolean {
