@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seedBulkProducts } from '../../src/sandbox/catalog/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { cliEntry } from '../helpers/cli-entry.js';
 import { call } from '../helpers/sandbox.js';
 
 const dirs: string[] = [];
@@ -46,19 +47,7 @@ async function sandboxProcess(
 ): Promise<{ child: ChildProcess; catalogUrl: string; apiKey: string }> {
   const child = spawn(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/cli/run.ts',
-      'sandbox',
-      '--json',
-      '--port',
-      '0',
-      '--seed',
-      'empty',
-      '--data-dir',
-      dataDir,
-    ],
+    [...cliEntry(), 'sandbox', '--json', '--port', '0', '--seed', 'empty', '--data-dir', dataDir],
     { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let buffered = '';

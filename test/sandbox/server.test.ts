@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { cliEntry } from '../helpers/cli-entry.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox({ seed: 'demo' });
@@ -351,7 +352,7 @@ describe('catalog-io sandbox --json --port 0', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'catalog-io-cli-'));
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/run.ts', 'sandbox', '--json', '--port', '0', '--data-dir', dataDir],
+      [...cliEntry(), 'sandbox', '--json', '--port', '0', '--data-dir', dataDir],
       { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let buffered = '';
@@ -389,7 +390,7 @@ describe('catalog-io sandbox flags', () => {
   async function runCli(
     args: string[],
   ): Promise<{ info?: Record<string, string>; code?: number | null; stderr: string; stop(): Promise<void> }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'sandbox', ...args], {
+    const child = spawn(process.execPath, [...cliEntry(), 'sandbox', ...args], {
       cwd: process.cwd(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
