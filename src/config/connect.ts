@@ -84,6 +84,8 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     cwd,
   });
   const settings: ConnectionSettings = { ...resolved, ...(options.settings ?? {}) };
+  // Checked before anything is started (the embedded sandbox, Redis) that a bad value would leave open.
+  const timeScale = testTimeScale(options.env ?? process.env);
 
   let catalogUrl = settings.catalogUrl;
   let damUrl = settings.damUrl;
@@ -125,7 +127,6 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
           throw err;
         })
     : undefined;
-  const timeScale = testTimeScale(options.env ?? process.env);
   const transport = new Transport({
     ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
     ...(rateLimit !== undefined ? { rateLimit } : {}),

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/config/connect.js';
 import { isCatalogIoError } from '../../src/errors.js';
+import { tinyServer } from '../api/tiny-server.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox();
@@ -81,6 +82,43 @@ describe('connect', () => {
       expect(isCatalogIoError(damErr, 'API_UNAUTHORIZED')).toBe(true);
     } finally {
       await c.close();
+    }
+  });
+
+  it('CATALOG_IO_TEST_TIME_SCALE (tests only) shortens the wait a Retry-After asks for; out of (0, 1] it is CONFIG_INVALID', async () => {
+    const server = await tinyServer((_req, res, index) => {
+      if (index === 0) {
+        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
+        res.end('{"message":"Too many requests"}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"value":[]}');
+    });
+    try {
+      const settings = { catalogUrl: `${server.url}/catalog`, apiKey: 'k', rateLimit: null };
+      const c = await connect({ cwd: dir, env: { CATALOG_IO_TEST_TIME_SCALE: '0.1' }, settings });
+      try {
+        await c.catalog.get('/Products');
+      } finally {
+        await c.close();
+      }
+      expect(server.requests).toHaveLength(2);
+      // Asked for 1 s: waited a tenth of it (plus a tenth of the jitter), not the whole second.
+      const waited = server.requests[1]!.at - server.requests[0]!.at;
+      expect(waited).toBeGreaterThanOrEqual(100);
+      expect(waited).toBeLessThan(1_000);
+      for (const bad of ['0', '2', '-0.5', 'fast']) {
+        const err = await connect({ cwd: dir, env: { CATALOG_IO_TEST_TIME_SCALE: bad }, settings }).catch(
+          (e: unknown) => e,
+        );
+        expect(isCatalogIoError(err, 'CONFIG_INVALID'), String(err)).toBe(true);
+        expect((err as Error).message).toContain(
+          `CATALOG_IO_TEST_TIME_SCALE must be a number above 0 and at most 1, found ${bad}`,
+        );
+      }
+    } finally {
+      await server.close();
     }
   });
 });
