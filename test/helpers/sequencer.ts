@@ -8,17 +8,17 @@ import { BaseSequencer } from 'vitest/node';
 /** The longest slow files as measured, longest first: the order when no earlier run is cached. */
 const LONGEST = [
   'test/jobs/jobs.test.ts',
+  'test/runner/import.outage.test.ts',
   'test/redis/faults.test.ts',
   'test/redis/import.shared.test.ts',
-  'test/runner/import.outage.test.ts',
+  'test/runner/export.memory.test.ts',
+  'test/runner/import.resume-checks.test.ts',
+  'test/runner/import.faults-rows.test.ts',
+  'test/runner/copy.test.ts',
   'test/runner/import.resume.test.ts',
   'test/api/cli.hang.test.ts',
-  'test/runner/import.resume-checks.test.ts',
   'test/runner/import.faults.test.ts',
-  'test/runner/export.memory.test.ts',
-  'test/runner/import.faults-rows.test.ts',
   'test/api/outage.test.ts',
-  'test/runner/copy.test.ts',
   'test/cli/progress.eta.test.ts',
 ];
 
