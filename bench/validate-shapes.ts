@@ -1,18 +1,21 @@
-// Validation on every feed shape, whole process against whole process: `catalog-io validate` (the CLI
-// as shipped, as a user runs it; on the mixed files also with its per-row report) against the raw loop of `_raw-validate.mjs` (papaparse -> the same
-// mapping -> Ajv with ajv-formats compiled from the same pulled schemas, every format checked), spawned
-// side by side in one run, in turns (raw, ours, raw, ours, ...). Medians of the wall times and their
-// ratio per shape; peak RSS of each process. One row in 100 carries a bad value in each shape, and both
+// Validation on every feed shape, whole process against whole process: `catalog-io validate` writing its
+// per-row report (the CLI as shipped, as a user runs it) against the raw loop of `_raw-validate.mjs`
+// (papaparse in chunk mode -> the same mapping -> Ajv with ajv-formats compiled from the same pulled
+// schemas, every format checked), spawned side by side in one run, in turns (raw, ours, ours without the
+// report, raw, ...). For every shape at 300,000 rows (3 pairs, medians) and at 2,000,000 (1 pair): our time
+// with `--report`, the raw loop's, their ratio (raw / ours: above 1.0 we are faster), the CPU ratio, peak
+// RSS of each, and our time without the report. One row in 100 carries a bad value in each shape, and both
 // sides must count the same invalid rows.
 //
 //   npm run bench validate-shapes
 //   CATALOG_IO_BENCH_SHAPE_ROWS=300000   rows per shape (default 300,000)
 //   CATALOG_IO_BENCH_REPS=3              pairs per shape (default 3)
-//   CATALOG_IO_BENCH_BIG_ROWS=2000000    rows of the large mixed file (0: skipped)
+//   CATALOG_IO_BENCH_BIG_ROWS=2000000    rows of the large files, every shape (0: skipped)
 //   CATALOG_IO_BENCH_SHAPES=dates,mixed  only these shapes
+//   CATALOG_IO_BENCH_NO_REPORT=0         skip the runs without the report
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Profile } from '../src/mappers/profile-types.js';
@@ -224,7 +227,6 @@ interface Run {
   rows: number;
   invalid: number;
 }
-
 /** Spawns one whole process and measures it from spawn to exit. */
 function runProcess(
   args: string[],
@@ -305,40 +307,34 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function measure(
-  shape: Shape,
-  rows: number,
-  reps: number,
-  schemasDir: string,
-  withReport = false,
-): Promise<void> {
+const NO_REPORT = process.env.CATALOG_IO_BENCH_NO_REPORT !== '0';
+
+async function measure(shape: Shape, rows: number, reps: number, schemasDir: string): Promise<void> {
   const path = await generate(shape, rows);
   const raw: Run[] = [];
   const ours: Run[] = [];
-  const reported: Run[] = [];
+  const bare: Run[] = [];
   for (let rep = 0; rep < reps; rep++) {
     raw.push(await rawSide(shape, path, schemasDir));
-    ours.push(await ourSide(shape, path, schemasDir));
-    if (withReport) reported.push(await ourSide(shape, path, schemasDir, true));
+    ours.push(await ourSide(shape, path, schemasDir, true));
+    if (NO_REPORT) bare.push(await ourSide(shape, path, schemasDir));
   }
   const r = median(raw.map((x) => x.seconds));
   const o = median(ours.map((x) => x.seconds));
+  const cpu = median(raw.map((x) => x.cpuSeconds)) / median(ours.map((x) => x.cpuSeconds));
   const pairs = raw.map((x, i) => (x.seconds / ours[i]!.seconds).toFixed(2)).join(' ');
-  const agree = raw[0]!.invalid === ours[0]!.invalid && raw[0]!.rows === ours[0]!.rows;
+  const agree = [...ours, ...bare].every((x) => x.invalid === raw[0]!.invalid && x.rows === raw[0]!.rows);
+  const peak = (runs: Run[]) => Math.max(...runs.map((x) => x.peakRssMb));
+  const b = bare.length > 0 ? median(bare.map((x) => x.seconds)) : undefined;
   process.stdout.write(
-    `  ${shape.title.padEnd(40)} ${(r / o).toFixed(2).padStart(5)}  (pairs ${pairs})  raw ${r.toFixed(2)} s / ours ${o.toFixed(2)} s` +
-      `  CPU ${(median(raw.map((x) => x.cpuSeconds)) / median(ours.map((x) => x.cpuSeconds))).toFixed(2)}` +
-      `  peak RSS raw ${Math.max(...raw.map((x) => x.peakRssMb))} / ours ${Math.max(...ours.map((x) => x.peakRssMb))} MB` +
+    `  ${shape.title.padEnd(42)} ${String(rows).padStart(9)}  ours ${o.toFixed(2).padStart(6)} s  raw ${r.toFixed(2).padStart(6)} s` +
+      `  raw/ours ${(r / o).toFixed(2).padStart(5)} (CPU ${cpu.toFixed(2)}; pairs ${pairs})` +
+      `  peak RSS ours ${peak(ours)} / raw ${peak(raw)} MB` +
+      (b === undefined
+        ? ''
+        : `  | no report ${b.toFixed(2)} s, raw/ours ${(r / b).toFixed(2)}, ${peak(bare)} MB`) +
       `  invalid ${raw[0]!.invalid}/${ours[0]!.invalid}${agree ? '' : ' DISAGREE'}\n`,
   );
-  if (reported.length > 0) {
-    const w = median(reported.map((x) => x.seconds));
-    process.stdout.write(
-      `  ${'  the same, validate writing its report'.padEnd(40)} ${(r / w).toFixed(2).padStart(5)}  ours ${w.toFixed(2)} s` +
-        `  CPU ${(median(raw.map((x) => x.cpuSeconds)) / median(reported.map((x) => x.cpuSeconds))).toFixed(2)}` +
-        `  peak RSS ${Math.max(...reported.map((x) => x.peakRssMb))} MB\n`,
-    );
-  }
 }
 
 export async function run(): Promise<void> {
@@ -348,19 +344,19 @@ export async function run(): Promise<void> {
   const schemasDir = await pulledSchemas(join(DATA, 'schemas'));
   const only = process.env.CATALOG_IO_BENCH_SHAPES?.split(',');
   const shapes = [...SHAPES, MIXED].filter((s) => !only || only.includes(s.name));
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ');
   process.stdout.write(
-    `validate-shapes: ${ROWS} rows a shape, ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}\n` +
-      `  ${REPS} pairs a shape, raw then ours in turns; validate / raw loop = median raw wall time / median ours\n`,
+    `validate-shapes: ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}, load ${load()}\n` +
+      `  ${REPS} pairs a shape at ${ROWS} rows, 1 at ${BIG_ROWS}; raw, ours with --report, ours without, in turns; medians\n`,
   );
-  for (const shape of shapes) await measure(shape, ROWS, REPS, schemasDir, shape === MIXED);
-  if (BIG_ROWS > 0 && (!only || only.includes('big')))
-    await measure(
-      { ...MIXED, name: 'mixed-big', title: `mixed, ${BIG_ROWS} rows` },
-      BIG_ROWS,
-      1,
-      schemasDir,
-      true,
-    );
+  for (const shape of shapes) await measure(shape, ROWS, REPS, schemasDir);
+  if (BIG_ROWS > 0)
+    for (const shape of shapes)
+      await measure({ ...shape, name: `${shape.name}-big` }, BIG_ROWS, 1, schemasDir);
+  process.stdout.write(`  load at the end: ${load()}\n`);
 }
 
 const invokedDirectly = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];

@@ -208,3 +208,24 @@ function completeEnd(bytes: Buffer): number {
   }
   return length;
 }
+
+/**
+ * A part of a UTF-8 file that ends on a record boundary, decoded on its own (validate's threads): the
+ * same text and the same count of invalid sequences as `decode` gives for those bytes, in pieces of
+ * about 64 KiB cut after a line break (a reader holds each piece only while it parses it). Not the file's
+ * start: a byte-order mark there is the reader's to drop.
+ */
+export function* decodeUtf8Part(bytes: Buffer, status: DecodeStatus): Generator<string> {
+  let at = 0;
+  while (at < bytes.length) {
+    let end = at + PART_PIECE >= bytes.length ? bytes.length : bytes.lastIndexOf(0x0a, at + PART_PIECE) + 1;
+    if (end <= at) end = Math.max(bytes.indexOf(0x0a, at + PART_PIECE) + 1, 0) || bytes.length;
+    const piece = bytes.subarray(at, end);
+    const text = piece.toString('utf8');
+    if (!isUtf8(piece)) status.invalidSequences += countReplacements(text);
+    yield text;
+    at = end;
+  }
+}
+
+const PART_PIECE = 64 * 1024;

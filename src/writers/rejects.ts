@@ -30,6 +30,8 @@ export function rejectsFileOf(file: string, sheet: string): string {
 export interface RejectsWriter {
   /** A promise only when the caller must wait (a chunk went to the disk). */
   write(cells: Record<string, Cell>, error: string, location: RowPlace): Promise<void> | undefined;
+  /** CSV: `rows` lines already made by `csvRejectsText`, written as they are. */
+  writeText?(lines: string, rows: number): Promise<void> | undefined;
   close(): Promise<void>;
   readonly count: number;
 }
@@ -104,22 +106,40 @@ export async function openRejects(path: string, options: RejectsOptions): Promis
   const encoding = options.encoding ?? 'utf-8';
   // UTF-8 and UTF-16 files start with a byte order mark: Excel reads UTF-8 without one as ANSI.
   const file = await openLineFile(path, { encoding, bom: /^utf-?(8|16)/i.test(encoding) });
-  const headers = withRejectsColumns(options.headers);
-  const csv = new CsvFormat({ delimiter: options.delimiter ?? ',', guard: options.guard ?? true });
-  await file.write(csv.header(headers));
+  const text = csvRejectsText(options);
+  await file.write(text.header);
   let count = 0;
   return {
     write(cells, error, location) {
       count += 1;
-      const values = headers.map((h) =>
-        h === ERROR_COLUMN ? error : h === SOURCE_COLUMN ? location.text : text(cells[h]),
-      );
-      return file.append(csv.line(values));
+      return file.append(text.line(cells, error, location));
+    },
+    writeText(lines, rows) {
+      count += rows;
+      return file.append(lines);
     },
     close: () => file.close(),
     get count() {
       return count;
     },
+  };
+}
+
+/** A CSV rejects file's lines as text (before encoding): what `openRejects` writes, line by line or in bulk. */
+export function csvRejectsText(options: Pick<RejectsOptions, 'headers' | 'delimiter' | 'guard'>): {
+  header: string;
+  line(cells: Record<string, Cell>, error: string, location: RowPlace): string;
+} {
+  const headers = withRejectsColumns(options.headers);
+  const csv = new CsvFormat({ delimiter: options.delimiter ?? ',', guard: options.guard ?? true });
+  return {
+    header: csv.header(headers),
+    line: (cells, error, location) =>
+      csv.line(
+        headers.map((h) =>
+          h === ERROR_COLUMN ? error : h === SOURCE_COLUMN ? location.text : text(cells[h]),
+        ),
+      ),
   };
 }
 

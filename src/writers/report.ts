@@ -38,8 +38,60 @@ export interface ReportWriter {
   write(line: ReportLine): Promise<void> | undefined;
   /** The line of a valid row (most rows): in CSV one string from a template, with no ReportLine built. */
   writeValid(location: string, entity: string, ref: string): Promise<void> | undefined;
+  /** Lines already made by `reportText` (line formats only), written as they are. */
+  writeText?(text: string): Promise<void> | undefined;
+  /** The file's format, when its lines can be made as text (`reportText`). */
+  format?: 'csv' | 'jsonl';
   /** An XLSX report gets a "Summary" sheet from `summary`. */
   close(summary?: SummaryRows): Promise<void>;
+}
+
+/**
+ * A report's lines as text, for the line formats (CSV, JSON Lines): what `openReport` writes, so lines
+ * made on another thread and written in bulk are the same bytes.
+ */
+export interface ReportText {
+  line(line: ReportLine): string;
+  valid(location: string, entity: string, ref: string): string;
+}
+
+export function reportText(format: 'csv' | 'jsonl'): ReportText {
+  if (format === 'jsonl') {
+    const keys = REPORT_COLUMNS as Array<keyof ReportLine>;
+    const line = (record: ReportLine) => `${JSON.stringify(record, keys)}\n`;
+    return {
+      line,
+      valid: (location, entity, ref) => line(validLine(location, entity, ref)),
+    };
+  }
+  // The entity is the same for row after row: its field is kept.
+  let entityName = '';
+  let entityField = '';
+  return {
+    line: (record) => REPORT_CSV.record(record, REPORT_COLUMNS),
+    valid(location, entity, ref) {
+      if (entity !== entityName) {
+        entityName = entity;
+        entityField = REPORT_CSV.field(entity);
+      }
+      // The columns' order: location, entity, ref, outcome, then field, column, value, message, warnings empty.
+      return `${REPORT_CSV.field(location)},${entityField},${REPORT_CSV.field(ref)},valid,,,,,\r\n`;
+    },
+  };
+}
+
+function validLine(location: string, entity: string, ref: string): ReportLine {
+  return {
+    location,
+    entity,
+    ref,
+    outcome: 'valid',
+    field: '',
+    column: '',
+    value: '',
+    message: '',
+    warnings: '',
+  };
 }
 
 export async function openReport(path: string): Promise<ReportWriter> {
@@ -49,40 +101,20 @@ export async function openReport(path: string): Promise<ReportWriter> {
     'Report file',
   );
   const write = (line: ReportLine) => table.write(line);
-  const writeLine = table.format === 'csv' ? table.writeLine : undefined;
-  if (!writeLine) {
+  const writeLine = table.writeLine;
+  if (table.format === 'xlsx' || !writeLine) {
     return {
       write,
-      writeValid: (location, entity, ref) =>
-        write({
-          location,
-          entity,
-          ref,
-          outcome: 'valid',
-          field: '',
-          column: '',
-          value: '',
-          message: '',
-          warnings: '',
-        }),
+      writeValid: (location, entity, ref) => write(validLine(location, entity, ref)),
       close: (summary) => table.close(summary),
     };
   }
-  // The entity is the same for row after row: its field is kept.
-  let entityName = '';
-  let entityField = '';
+  const text = reportText(table.format);
   return {
     write,
-    writeValid(location, entity, ref) {
-      if (entity !== entityName) {
-        entityName = entity;
-        entityField = REPORT_CSV.field(entity);
-      }
-      // The columns' order: location, entity, ref, outcome, then field, column, value, message, warnings empty.
-      return writeLine(
-        `${REPORT_CSV.field(location)},${entityField},${REPORT_CSV.field(ref)},valid,,,,,\r\n`,
-      );
-    },
+    writeValid: (location, entity, ref) => writeLine(text.valid(location, entity, ref)),
+    writeText: writeLine,
+    format: table.format,
     close: (summary) => table.close(summary),
   };
 }
