@@ -3,16 +3,13 @@
 import { isUtf8 } from 'node:buffer';
 import iconv from 'iconv-lite';
 import { CatalogIoError } from '../errors.js';
+import { bomEncoding } from './bom.js';
+import { countReplacements, type DecodeStatus } from './utf8-part.js';
+
+export { bomEncoding } from './bom.js';
 
 /** Bytes that windows-1252 leaves undefined: a file holding them is text in no encoding we support. */
 const UNDEFINED_IN_1252 = new Set([0x81, 0x8d, 0x8f, 0x90, 0x9d]);
-
-export function bomEncoding(head: Buffer): 'utf-8' | 'utf-16le' | 'utf-16be' | undefined {
-  if (head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
-  if (head.length >= 2 && head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
-  if (head.length >= 2 && head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
-  return undefined;
-}
 
 /** True when the bytes look like a binary file rather than text (NUL bytes, many control bytes). */
 export function looksBinary(head: Buffer): boolean {
@@ -114,13 +111,7 @@ export function normalizeEncoding(name: string): string {
   return lower;
 }
 
-/**
- * What the UTF-8 decoder met: invalid bytes become U+FFFD in the text and are counted here, so that the
- * readers, which know rows and columns, make each row holding one a row error (never silent).
- */
-export interface DecodeStatus {
-  invalidSequences: number;
-}
+export type { DecodeStatus } from './utf8-part.js';
 
 /** Decodes a byte stream; invalid UTF-8 is counted in `status` (see DecodeStatus). */
 export async function* decode(
@@ -188,12 +179,6 @@ async function* decodeUtf8(chunks: AsyncIterable<Buffer>, status: DecodeStatus):
   }
 }
 
-function countReplacements(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf('\ufffd'); at !== -1; at = text.indexOf('\ufffd', at + 1)) count++;
-  return Math.max(count, 1);
-}
-
 /** Length of `bytes` without a multi-byte sequence that its end cuts short. */
 function completeEnd(bytes: Buffer): number {
   const length = bytes.length;
@@ -208,24 +193,3 @@ function completeEnd(bytes: Buffer): number {
   }
   return length;
 }
-
-/**
- * A part of a UTF-8 file that ends on a record boundary, decoded on its own (validate's threads): the
- * same text and the same count of invalid sequences as `decode` gives for those bytes, in pieces of
- * about 64 KiB cut after a line break (a reader holds each piece only while it parses it). Not the file's
- * start: a byte-order mark there is the reader's to drop.
- */
-export function* decodeUtf8Part(bytes: Buffer, status: DecodeStatus): Generator<string> {
-  let at = 0;
-  while (at < bytes.length) {
-    let end = at + PART_PIECE >= bytes.length ? bytes.length : bytes.lastIndexOf(0x0a, at + PART_PIECE) + 1;
-    if (end <= at) end = Math.max(bytes.indexOf(0x0a, at + PART_PIECE) + 1, 0) || bytes.length;
-    const piece = bytes.subarray(at, end);
-    const text = piece.toString('utf8');
-    if (!isUtf8(piece)) status.invalidSequences += countReplacements(text);
-    yield text;
-    at = end;
-  }
-}
-
-const PART_PIECE = 64 * 1024;

@@ -2,7 +2,7 @@
 // held until settled. Run over a whole source (validate.ts) or over a part of a CSV file (validate-parts/).
 import type { Profile } from '../mappers/profile-types.js';
 import type { RowIssue } from '../mappers/types.js';
-import { RowPuller } from '../readers/index.js';
+import { RowPuller } from '../readers/batched.js';
 import type { SourceRow } from '../readers/types.js';
 import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';

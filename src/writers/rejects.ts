@@ -10,15 +10,12 @@ export type RowPlace = Pick<Location, 'text' | 'sheet'>;
 
 import { extname } from 'node:path';
 import type ExcelJS from 'exceljs';
-import { CsvFormat } from './csv.js';
 import { formatFromExtension, openLineFile } from './lines.js';
+import { csvRejectsText, ERROR_COLUMN, SOURCE_COLUMN, text, withRejectsColumns } from './rejects-text.js';
 
 export type RejectsFormat = 'csv' | 'xlsx' | 'ndjson';
 
-export const ERROR_COLUMN = '_error';
-export const SOURCE_COLUMN = '_source';
-/** The columns a rejects file adds; the mapper ignores them, so the file imports as it is. */
-export const REJECTS_COLUMNS: ReadonlySet<string> = new Set([ERROR_COLUMN, SOURCE_COLUMN]);
+export { csvRejectsText, ERROR_COLUMN, REJECTS_COLUMNS, SOURCE_COLUMN } from './rejects-text.js';
 
 /** Each sheet's rejects go to a file of their own: `rejects.xlsx` -> `rejects-products.xlsx`. */
 export function rejectsFileOf(file: string, sheet: string): string {
@@ -125,29 +122,6 @@ export async function openRejects(path: string, options: RejectsOptions): Promis
   };
 }
 
-/** A CSV rejects file's lines as text (before encoding): what `openRejects` writes, line by line or in bulk. */
-export function csvRejectsText(options: Pick<RejectsOptions, 'headers' | 'delimiter' | 'guard'>): {
-  header: string;
-  line(cells: Record<string, Cell>, error: string, location: RowPlace): string;
-} {
-  const headers = withRejectsColumns(options.headers);
-  const csv = new CsvFormat({ delimiter: options.delimiter ?? ',', guard: options.guard ?? true });
-  return {
-    header: csv.header(headers),
-    line: (cells, error, location) =>
-      csv.line(
-        headers.map((h) =>
-          h === ERROR_COLUMN ? error : h === SOURCE_COLUMN ? location.text : text(cells[h]),
-        ),
-      ),
-  };
-}
-
-/** The source's columns (without old `_error` / `_source` of a rejects file imported again), then both. */
-function withRejectsColumns(headers: readonly string[]): string[] {
-  return [...headers.filter((h) => !REJECTS_COLUMNS.has(h)), ERROR_COLUMN, SOURCE_COLUMN];
-}
-
 async function openXlsxRejects(path: string, options: RejectsOptions): Promise<RejectsWriter> {
   const headers = withRejectsColumns(options.headers);
   // exceljs is loaded only for workbooks: it takes about 20 MB of memory.
@@ -188,12 +162,6 @@ async function openXlsxRejects(path: string, options: RejectsOptions): Promise<R
       return count;
     },
   };
-}
-
-function text(cell: Cell | undefined): string {
-  if (cell === undefined || cell === null) return '';
-  if (Array.isArray(cell)) return cell.map(text).join('|');
-  return String(cell);
 }
 
 function xlsxValue(cell: Cell | undefined): string | number | boolean | null {

@@ -1,6 +1,6 @@
 // The validate per-row report: one line per source row, a table (CSV, JSON Lines or XLSX, chosen by the
 // file's extension) whose XLSX form highlights invalid rows.
-import { REPORT_CSV } from './csv.js';
+import { reportText, validLine } from './report-text.js';
 import { openTable, type SummaryRows, type TableColumn } from './table.js';
 
 export type Outcome = 'valid' | 'invalid' | 'skipped';
@@ -33,6 +33,8 @@ const COLUMNS: ReadonlyArray<TableColumn<keyof ReportLine>> = [
 
 export const REPORT_COLUMNS: ReadonlyArray<keyof ReportLine> = COLUMNS.map((c) => c.key);
 
+export { type ReportText, reportText } from './report-text.js';
+
 export interface ReportWriter {
   /** A promise only when the caller must wait (a chunk went to the disk): most lines are only buffered. */
   write(line: ReportLine): Promise<void> | undefined;
@@ -44,54 +46,6 @@ export interface ReportWriter {
   format?: 'csv' | 'jsonl';
   /** An XLSX report gets a "Summary" sheet from `summary`. */
   close(summary?: SummaryRows): Promise<void>;
-}
-
-/**
- * A report's lines as text, for the line formats (CSV, JSON Lines): what `openReport` writes, so lines
- * made on another thread and written in bulk are the same bytes.
- */
-export interface ReportText {
-  line(line: ReportLine): string;
-  valid(location: string, entity: string, ref: string): string;
-}
-
-export function reportText(format: 'csv' | 'jsonl'): ReportText {
-  if (format === 'jsonl') {
-    const keys = REPORT_COLUMNS as Array<keyof ReportLine>;
-    const line = (record: ReportLine) => `${JSON.stringify(record, keys)}\n`;
-    return {
-      line,
-      valid: (location, entity, ref) => line(validLine(location, entity, ref)),
-    };
-  }
-  // The entity is the same for row after row: its field is kept.
-  let entityName = '';
-  let entityField = '';
-  return {
-    line: (record) => REPORT_CSV.record(record, REPORT_COLUMNS),
-    valid(location, entity, ref) {
-      if (entity !== entityName) {
-        entityName = entity;
-        entityField = REPORT_CSV.field(entity);
-      }
-      // The columns' order: location, entity, ref, outcome, then field, column, value, message, warnings empty.
-      return `${REPORT_CSV.field(location)},${entityField},${REPORT_CSV.field(ref)},valid,,,,,\r\n`;
-    },
-  };
-}
-
-function validLine(location: string, entity: string, ref: string): ReportLine {
-  return {
-    location,
-    entity,
-    ref,
-    outcome: 'valid',
-    field: '',
-    column: '',
-    value: '',
-    message: '',
-    warnings: '',
-  };
 }
 
 export async function openReport(path: string): Promise<ReportWriter> {

@@ -1,12 +1,12 @@
 // The CSV reader core: text in, header and rows out. It knows nothing of files, URLs or bytes.
 import { CatalogIoError } from '../../errors.js';
 import { BatchedRows } from '../batched.js';
-import type { DecodeStatus } from '../encoding.js';
 import { checkHeaders } from '../headers.js';
 import { cellTooLarge, invalidUtf8, recordTooLarge, replacedAt } from '../limits.js';
 import { maxRowBytes } from '../options.js';
 import { readAhead } from '../sources/peek.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
+import type { DecodeStatus } from '../utf8-part.js';
 import { type CsvBatch, csvRecordBatches, guessDelimiter } from './records.js';
 
 export interface CsvSettings {

@@ -1,10 +1,12 @@
 // A part of a CSV file checked on its own (see parts.ts), on a part thread or on the main thread.
 import { isCatalogIoError } from '../../errors.js';
 import { readCsvPart } from '../../readers/csv/csv.js';
-import { type DecodeStatus, decodeUtf8Part } from '../../readers/encoding.js';
+import { type DecodeStatus, decodeUtf8Part } from '../../readers/utf8-part.js';
 import type { TenantModel } from '../../schema/model.js';
-import { csvRejectsText, type RejectsWriter } from '../../writers/rejects.js';
-import { type ReportText, type ReportWriter, reportText } from '../../writers/report.js';
+import type { RejectsWriter } from '../../writers/rejects.js';
+import { csvRejectsText } from '../../writers/rejects-text.js';
+import type { ReportWriter } from '../../writers/report.js';
+import { type ReportText, reportText } from '../../writers/report-text.js';
 import { AssetCheck } from '../asset-check.js';
 import { RowChecker } from '../check.js';
 import { checkRows, type ValidateSummary } from '../validate-rows.js';
