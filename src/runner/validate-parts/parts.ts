@@ -82,7 +82,7 @@ export async function partsPlan(
     path: spec,
     start,
     partBytes: Number(process.env.CATALOG_IO_VALIDATE_PART_BYTES ?? PART_BYTES),
-    threads: Math.max(1, threads),
+    threads: Math.max(0, threads),
     maxRecordBytes: maxRowBytes(settings.maxCellBytes),
     input: {
       model: modelData(options.model),
