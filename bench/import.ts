@@ -5,10 +5,12 @@
 //   2. pacing under the real 50 / 10 s limit: achieved rate while work remains, and 429s received;
 //   3. concurrency 8 vs 1 with 20 ms latency, on a 100%-changed feed (rows/s);
 //   4. 10,000 rows naming 2,000 distinct image URLs: DAM registrations on the first and second run;
-//   5. an unchanged re-import with the import state, without and with an image URL on every row.
+//   5. an unchanged re-import with the import state, without and with an image URL on every row, and of
+//      300 products with 600 variants, category paths and images; requests per service (Catalog, DAM).
 // BENCH_IMPORT_LARGE=1 measures the budget at 10,000 and 100,000 rows (default 10,000 and 20,000);
 // BENCH_IMPORT_SIZES=1000,5000 picks other sizes; BENCH_IMPORT_PARTS=1,3 runs only some parts.
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,6 +29,7 @@ interface SandboxStats {
   total: number;
   byMethod: Record<string, number>;
   byStatus: Record<string, number>;
+  byService: Record<string, number>;
 }
 
 async function sandboxStats(sb: SandboxHandle): Promise<SandboxStats> {
@@ -61,13 +64,14 @@ async function importOnce(
     rateLimit?: { requests: number; windowSeconds: number } | null;
     assetCacheFile?: string;
     stateDir?: string;
+    profile?: Profile;
   } = {},
 ): Promise<ImportSummary> {
   const connection = await connectTo(sb, options);
   try {
     return await importFile({
       source,
-      profile: PRODUCTS,
+      profile: options.profile ?? PRODUCTS,
       model: await connection.tenant.model(),
       catalog: connection.catalog,
       dam: () => connection.dam,
@@ -344,21 +348,86 @@ async function images(dir: string): Promise<void> {
 
 // -- 5. unchanged re-import with images ----------------------------------------------------------------
 
+/** One row per variant: 2 a product, a category path, the product's image and the variant's own. */
+const WITH_VARIANTS: Profile = {
+  entity: 'products',
+  variants: true,
+  columns: {
+    Handle: 'prod_ref',
+    Title: 'prod_title',
+    Category: { field: 'cat_refs', categoryPath: { separator: ' > ' } },
+    Image: 'prod_images',
+    SKU: 'frmt_ref',
+    Price: 'frmt_price',
+    'Variant image': 'frmt_image',
+  },
+};
+
+interface Case {
+  label: string;
+  /** The feed's CSV lines, header first; or a file as it is. */
+  lines?: (assets: string) => Generator<string>;
+  file?: string;
+  profile?: Profile;
+  sandbox?: SandboxOptions;
+}
+
+/** WooCommerce's sample export (the shared folder's real-world feeds), when the folder is there. */
+function wooCommerce(): Case | undefined {
+  const shared = [process.env.CATALOG_IO_SHARED, join(process.cwd(), '..', 'shared'), '/work/shared'].find(
+    (d) => d && existsSync(join(d, 'data', 'realworld')),
+  );
+  if (!shared) return undefined;
+  return {
+    label: 'WooCommerce sample export (18 products, 7 variants, paths, images)',
+    file: join(shared, 'data', 'realworld', 'woocommerce_sample_products.csv'),
+    profile: JSON.parse(readFileSync(join(process.cwd(), 'samples', 'profiles', 'woocommerce.json'), 'utf8')),
+    // The demo tenant (its hand-made `Clothing` category), the feed's image URLs answered offline.
+    sandbox: { seed: 'demo', remoteAssets: 'synthetic' },
+  };
+}
+
+const CASES: Case[] = [
+  {
+    label: '1,000 products, no images',
+    *lines() {
+      yield 'prod_ref,prod_title,prod_weight';
+      for (let i = 0; i < 1_000; i++) yield `UN-${i},Item ${i},1`;
+    },
+  },
+  {
+    label: '1,000 products, an image URL on every row',
+    *lines(assets) {
+      yield 'prod_ref,prod_title,prod_weight,prod_images';
+      for (let i = 0; i < 1_000; i++) yield `UN-${i},Item ${i},1,${assets}/un-${i}.jpg`;
+    },
+  },
+  {
+    label: '300 products with 600 variants, category paths and images',
+    profile: WITH_VARIANTS,
+    *lines(assets) {
+      yield 'Handle,Title,Category,Image,SKU,Price,Variant image';
+      for (let p = 0; p < 300; p++) {
+        const category = `Clothing > Group ${p % 12} > Line ${p % 36}`;
+        for (const size of ['S', 'M'])
+          yield `PV-${p},Item ${p},${category},${assets}/pv-${p}.jpg,PV-${p}-${size},${10 + (p % 7)},${assets}/pv-${p}-${size}.jpg`;
+      }
+    },
+  },
+];
+
 async function unchangedWithImages(dir: string): Promise<void> {
-  const rows = 1_000;
   const lines: string[] = [];
-  for (const withImages of [false, true]) {
-    const sb = await startBench({ processingMs: 10 });
+  const woo = wooCommerce();
+  for (const [n, c] of [...CASES, ...(woo ? [woo] : [])].entries()) {
+    const sb = await startBench({ processingMs: 10, ...c.sandbox });
     try {
-      const file = join(dir, `unchanged-${withImages}.csv`);
-      const feed = function* (): Generator<FeedRow> {
-        for (let i = 0; i < rows; i++)
-          yield { ref: `UN-${i}`, title: `Item ${i}`, weight: 1, image: `${sb.assetsUrl}/un-${i}.jpg` };
-      };
-      await writeFeed(file, feed(), withImages);
+      const file = c.file ?? join(dir, `unchanged-${n}.csv`);
+      if (c.lines) await writeFile(file, `${[...c.lines(sb.assetsUrl)].join('\n')}\n`);
       const options = {
-        assetCacheFile: join(dir, `unchanged-${withImages}.json`),
-        stateDir: join(dir, `state-${withImages}`),
+        assetCacheFile: join(dir, `unchanged-${n}.json`),
+        stateDir: join(dir, `state-${n}`),
+        ...(c.profile && { profile: c.profile }),
       };
       // 1 creates (and registers), 2 looks up what 1 wrote, 3 is the unchanged re-import measured.
       await importOnce(sb, file, options);
@@ -367,28 +436,30 @@ async function unchangedWithImages(dir: string): Promise<void> {
       await resetStats(sb);
       const summary = await importOnce(sb, file, options);
       const s = await sandboxStats(sb);
-      // Each run here reads the tenant's $metadata itself (the CLI caches it): those requests are set apart.
+      // Each run reads the tenant's $metadata (a CLI run too, unless given --schemas): set apart here.
       const probe = await connectTo(sb);
       await probe.tenant.model();
       const metadata = probe.snapshot().requests;
       await probe.close();
       s.byMethod.GET = (s.byMethod.GET ?? 0) - metadata;
+      s.byService.catalog = (s.byService.catalog ?? 0) - metadata;
       s.total -= metadata;
+      const methods = Object.entries(s.byMethod).map(([m, k]) => `${k} ${m}`);
       lines.push(
-        `   ${withImages ? 'an image URL on every row' : 'no images              '}: ${s.total} requests (${Object.entries(
-          s.byMethod,
-        )
-          .map(([m, n]) => `${n} ${m}`)
-          .join(', ')}); ${summary.outcomes.unchanged} unchanged, assets ${JSON.stringify(summary.assets)}`,
+        `   ${pad(`${c.label}:`, 70)} ${s.total} requests: Catalog API ${s.byService.catalog ?? 0}, DAM API ${s.byService.dam ?? 0} (${methods.join(', ')}); ${summary.outcomes.unchanged} rows unchanged, ${summary.assets.cached} image URLs cached`,
       );
     } finally {
       await sb.close();
     }
   }
   console.log(
-    `\n5. Unchanged re-import of ${rows.toLocaleString('en')} products with the import state and the asset cache`,
+    '\n5. Unchanged re-import with the import state and the asset cache (the third run of each feed)',
   );
   for (const line of lines) console.log(line);
+  if (!woo)
+    console.log(
+      '   (WooCommerce sample export: the shared folder was not found; CATALOG_IO_SHARED names it)',
+    );
 }
 
 /** Waits until no image is processing (the worker's last change comes before the next run's mark). */

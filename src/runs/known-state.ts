@@ -7,6 +7,11 @@
 // read cheaply, a count that does not add up, `--full-compare`) and the state is not used: every row
 // is looked up, and the results become the new state.
 //
+// Another entity the run's rows draft (a products run's variants) has a state of its own, kept in
+// `<entity of the run>.<entity>.state`. It costs the same 2 requests, so it is used only when looking its
+// records up would cost more: the last run's count of them, 100 per lookup, one lookup per language.
+// Otherwise its records are looked up, and the state file keeps only that count for the next run.
+//
 // A row naming image URLs is vouched for too, when every URL is one the asset cache, checked against
 // the DAM this run, says resolved to the name the row gives (assets.ts, asset-mark.ts); its hash then
 // covers the URLs as well. File URLs are always looked up.
@@ -36,6 +41,8 @@ const VERSION = 2;
 const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 /** Beyond this many records the state is not kept (5 to 9 GB on disk; memory does not grow with it). */
 const MAX_ENTRIES = 50_000_000;
+/** What checking a state costs when nothing changed: the count and one changelog page. */
+const STATE_COST = 2;
 /** The changelog is read only while that costs less than a quarter of looking every record up. */
 const CHANGELOG_SHARE = 4;
 /** At most this many changelog entries are read: the ids they name are held in memory. */
@@ -66,6 +73,10 @@ interface Header {
   /** Records that run created or updated: the changelog since holds at least as many entries. */
   written: number;
   records: number;
+  /** Records of the entity the run wrote or found unchanged (drafts; a record twice counts twice). */
+  seen?: number;
+  /** Reads a lookup of 100 of its drafts took: one, and one per other language they carried. */
+  reads?: number;
 }
 
 export interface KnownStateOptions {
@@ -78,6 +89,11 @@ export interface KnownStateOptions {
   profileHash: string;
   /** Ignore what is recorded (every row is looked up); the run's results still become the new state. */
   fullCompare?: boolean;
+  /**
+   * The entity of the run, when `entity` is another one its rows draft (a products run's variants): the
+   * state is then `<owner>.<entity>.state`, and used only when it costs less than looking its records up.
+   */
+  owner?: string;
 }
 
 /** What the checked asset cache vouches for: the DAM reference an image URL resolved to. */
@@ -98,6 +114,9 @@ export class KnownState {
   private readonly pending = new Map<string, Buffer | null>();
   private disabled = false;
   private saved = false;
+  /** Drafts recorded as written or unchanged, and the most reads a lookup of them takes. */
+  private seen = 0;
+  private reads = 1;
   /** Set once the asset cache is checked this run: rows naming image URLs wait for it. */
   private assets: AssetVouch | undefined;
 
@@ -112,15 +131,38 @@ export class KnownState {
     readonly note: string | undefined,
   ) {}
 
-  /** Reads the state and what changed on the tenant since; 2 requests when nothing did. */
+  /**
+   * Reads the state and what changed on the tenant since; 2 requests when nothing did. Another entity's
+   * state (`owner`) that would cost more than looking its records up: none, and it is not used.
+   */
   static async open(options: KnownStateOptions): Promise<KnownState> {
     const { entity, catalog } = options;
-    const dir = path.join(options.stateDir, 'state', safeName(options.tenant));
-    const base = safeName(entity.name);
+    const dir = tenantStateDir(options.stateDir, options.tenant);
+    const base =
+      options.owner === undefined
+        ? safeName(entity.name)
+        : `${safeName(options.owner)}.${safeName(entity.name)}`;
     const file = path.join(dir, `${base}.state`);
     const basis = hashText(
       JSON.stringify({ profile: options.profileHash, schema: entity.schema ?? fieldsOf(entity) }),
     );
+    if (options.owner !== undefined) {
+      const last = readTableHeader<Header>(file)?.meta;
+      const lookups = last ? lookupsOf(last) : undefined;
+      if (lookups !== undefined && lookups <= STATE_COST) {
+        mkdirSync(dir, { recursive: true });
+        const sizing = new KnownState(
+          file,
+          undefined,
+          basis,
+          entity,
+          { cursor: null, count: null },
+          `looking its records up (${lookups} request${lookups === 1 ? '' : 's'} last run) costs no more than checking the state (${STATE_COST})`,
+        );
+        sizing.disabled = true;
+        return sizing;
+      }
+    }
     const count = await collectionCount(catalog, entity);
     const saved = options.fullCompare ? undefined : readTableHeader<Header>(file)?.meta;
     let doubt: string | undefined;
@@ -179,7 +221,7 @@ export class KnownState {
     const unchanged: Unchanged[] = [];
     const rest: Draft[] = [];
     for (const draft of drafts) {
-      const id = this.vouchedId(draft);
+      const id = this.unchangedId(draft);
       if (id !== undefined) unchanged.push({ draft, id });
       else rest.push(draft);
     }
@@ -194,12 +236,12 @@ export class KnownState {
   /** How many of these drafts need a lookup. */
   toLookUp(drafts: readonly Draft[]): number {
     let n = 0;
-    for (const draft of drafts) if (this.vouchedId(draft) === undefined) n += 1;
+    for (const draft of drafts) if (this.unchangedId(draft) === undefined) n += 1;
     return n;
   }
 
-  /** The id of a draft that is as the last run left it (decided once per draft). */
-  private vouchedId(draft: Draft): number | string | undefined {
+  /** The id of a draft that is as the last run left it (decided once per draft); undefined: look it up. */
+  unchangedId(draft: Draft): number | string | undefined {
     if (this.decided.has(draft)) return this.decided.get(draft);
     let id: number | string | undefined;
     const urls = draft.assets.some((a) => a.url !== undefined);
@@ -216,12 +258,21 @@ export class KnownState {
       }
     }
     this.decided.set(draft, id);
+    if (id !== undefined) this.noteSeen(draft);
     return id;
+  }
+
+  /** A record of the run: counted, with the reads a lookup of it would take, for the next run's choice. */
+  private noteSeen(draft: Draft): void {
+    this.seen += 1;
+    this.reads = Math.max(this.reads, 1 + Object.keys(draft.cultures).length);
   }
 
   /** What a write left: the draft's fields are now the record's (or, failed, unknown; deleted, gone). */
   record(draft: Draft, outcome: string, id: number | string | undefined): void {
-    if (draft.entity !== this.entity.name || !this.table) return;
+    if (draft.entity !== this.entity.name) return;
+    if (outcome === 'created' || outcome === 'updated' || outcome === 'unchanged') this.noteSeen(draft);
+    if (!this.table) return;
     let value: Buffer | null = null;
     if ((outcome === 'created' || outcome === 'updated' || outcome === 'unchanged') && id !== undefined) {
       if (outcome !== 'unchanged') this.written += 1;
@@ -280,6 +331,8 @@ export class KnownState {
       deleted: this.deleted,
       written: this.written,
       records: table.size,
+      seen: this.seen,
+      reads: this.reads,
     };
     try {
       table.commit(header);
@@ -397,6 +450,12 @@ async function changesSince(
   return { touched, created, newest };
 }
 
+/** Requests a run would spend looking up the records the last run kept or saw, 100 per lookup. */
+function lookupsOf(last: Header): number {
+  const records = Math.max(last.records ?? 0, last.seen ?? 0);
+  return Math.ceil(records / 100) * Math.max(1, last.reads ?? 1);
+}
+
 function fieldsOf(entity: EntityModel): unknown {
   return entity.fields.map((f) => JSON.stringify(f));
 }
@@ -424,6 +483,11 @@ function stableJson(value: unknown): string {
     first = false;
   }
   return `${out}}`;
+}
+
+/** The folder of a tenant's import states. */
+export function tenantStateDir(stateDir: string, tenant: string): string {
+  return path.join(stateDir, 'state', safeName(tenant));
 }
 
 function safeName(name: string): string {

@@ -46,6 +46,8 @@ export interface StatsSnapshot {
   total: number;
   byMethod: Record<string, number>;
   byStatus: Record<string, number>;
+  /** `catalog` and `dam`: two services (their rate limits may differ; the spec does not show the DAM's). */
+  byService: Record<string, number>;
 }
 
 /** Counts catalog and DAM requests (not asset-host or stats requests). */
@@ -53,23 +55,31 @@ export class RequestStats {
   private total = 0;
   private byMethod: Record<string, number> = {};
   private byStatus: Record<string, number> = {};
+  private byService: Record<string, number> = {};
 
   /** `status` is the HTTP status answered, or 'reset' when the connection was destroyed. */
-  record(method: string, status: number | 'reset'): void {
+  record(method: string, status: number | 'reset', service: 'catalog' | 'dam'): void {
     this.total += 1;
     this.byMethod[method] = (this.byMethod[method] ?? 0) + 1;
     const key = String(status);
     this.byStatus[key] = (this.byStatus[key] ?? 0) + 1;
+    this.byService[service] = (this.byService[service] ?? 0) + 1;
   }
 
   snapshot(): StatsSnapshot {
-    return { total: this.total, byMethod: { ...this.byMethod }, byStatus: { ...this.byStatus } };
+    return {
+      total: this.total,
+      byMethod: { ...this.byMethod },
+      byStatus: { ...this.byStatus },
+      byService: { ...this.byService },
+    };
   }
 
   reset(): void {
     this.total = 0;
     this.byMethod = {};
     this.byStatus = {};
+    this.byService = {};
   }
 }
 

@@ -132,10 +132,10 @@ export class SandboxServer {
     // Catalog and DAM requests pass the gateway and are counted.
     const answer = await this.throughGateway(req, res, route, method, rawUrl, body, services[route]);
     if (answer === 'reset') {
-      this.stats.record(method, 'reset');
+      this.stats.record(method, 'reset', route);
       return;
     }
-    this.stats.record(method, answer.status);
+    this.stats.record(method, answer.status, route);
     return send(res, answer, method);
   }
 

@@ -2,6 +2,8 @@
 // creates the tree once (parents first, stable refs), links the products, and a re-import creates
 // nothing. Existing categories are found by ref, then by title under their parent. `--plan` names the
 // categories it would create and writes nothing. A category sheet works the same way.
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Profile } from '../../src/mappers/profile-types.js';
@@ -122,6 +124,65 @@ describe('a products feed with category paths', () => {
     expect(products.get('MW-1')!.cat_ids).toEqual([winter]);
   });
 
+  it('a later run looks the categories found by title up by their refs, with the paths (one lookup, not two)', async () => {
+    const { sb } = fixture;
+    const post = async (body: Record<string, unknown>) => {
+      const res = await call(sb.catalogUrl, '/Categories', { method: 'POST', key: sb.apiKey, body });
+      expect(res.status, res.text).toBe(201);
+      return Number(/\((\d+)\)$/.exec(res.headers.get('location')!)![1]);
+    };
+    const yard = await post({ cat_ref: 'Y-1', cat_title: 'Yard' });
+    const implementsId = await post({ cat_ref: 'Y-I', cat_title: 'Implements', cat_parent_id: yard });
+    const own = tempDir('category-matches');
+    const stateDir = join(own, '.catalog-io');
+    const matchesFile = join(stateDir, 'state', 'yard-tenant', 'category-matches.json');
+    const feed = await writeFeed(
+      own,
+      'yard.csv',
+      'SKU,Name,Categories\nYI-1,Rake,Yard > Implements\nYI-2,Spade,Yard > Implements > Spades\n',
+    );
+    // Every row looked up (their categories with them), the import state kept.
+    const run = async () => {
+      await resetStats(sb);
+      const summary = await importWith(sb, feed, {
+        profile: productProfile,
+        stateDir,
+        tenant: 'yard-tenant',
+        fullCompare: true,
+      });
+      return { summary, total: (await stats(sb)).total };
+    };
+    const first = await run();
+    expect(first.summary.categoriesCreated.paths).toEqual(['Yard > Implements > Spades']);
+    expect(JSON.parse(await readFile(matchesFile, 'utf8')).matches).toEqual({
+      yard: 'Y-1',
+      'yard/implements': 'Y-I',
+    });
+    const remembered = await run();
+    expect(remembered.summary.outcomes).toMatchObject({ unchanged: 2 });
+    // Without what the first run found, the run searches by title too: one request more.
+    await rm(matchesFile);
+    const searched = await run();
+    expect(searched.summary.outcomes).toEqual(remembered.summary.outcomes);
+    expect(searched.total - remembered.total).toBe(1);
+
+    // Renamed on the tenant since: the match no longer holds; the path is matched by title again (none
+    // now), as a run that remembered nothing would.
+    const renamed = await call(sb.catalogUrl, `/Categories(${implementsId})`, {
+      method: 'PATCH',
+      key: sb.apiKey,
+      body: { cat_title: 'Hand implements' },
+    });
+    expect(renamed.status).toBe(204);
+    const after = await run();
+    expect(after.summary.categoriesCreated.paths).toEqual(['Yard > Implements']);
+    const tree = await categories();
+    const products = await byRef(sb, '/Products', 'prod_ref');
+    expect(products.get('YI-1')!.cat_ids).toEqual([tree.get('yard/implements')!.cat_id]);
+    expect(tree.get('yard/implements')).toMatchObject({ cat_title: 'Implements', cat_parent_id: yard });
+    expect(JSON.parse(await readFile(matchesFile, 'utf8')).matches).toEqual({ yard: 'Y-1' });
+  });
+
   it('--plan names the categories it would create, writes nothing, and agrees with the import', async () => {
     const { sb } = fixture;
     const feed = await writeFeed(
@@ -169,6 +230,24 @@ describe('a products feed with category paths', () => {
     );
     expect(failed).toMatchObject({ field: 'cat_ref', column: 'Categories', value: `Toys > ${long}` });
     expect(summary.topErrors[0]!.message).toMatch(/^column "Categories": category could not be created: /);
+
+    // Batches after the refusal do not look that category up again: their rows fail at once.
+    const gets = async (name: string, rows: string[]) => {
+      const file = await writeFeed(dir, name, `SKU,Name,Categories\n${rows.join('\n')}\n`);
+      await resetStats(sb);
+      const run = await importWith(sb, file, { profile: productProfile, batchSize: 1 });
+      return { run, gets: (await stats(sb)).byMethod.GET ?? 0 };
+    };
+    const once = await gets('long-once.csv', [`N-1,Long,Toys > ${long}`, 'N-2,Fine,Toys']);
+    const again = await gets('long-again.csv', [
+      `M-1,Long,Toys > ${long}`,
+      'M-2,Fine,Toys',
+      `M-3,Long too,Toys > ${long}`,
+      `M-4,Long three,Toys > ${long}`,
+    ]);
+    expect(once.run.outcomes).toMatchObject({ created: 1, failed: 1 });
+    expect(again.run.outcomes).toMatchObject({ created: 1, failed: 3 });
+    expect(again.gets).toBe(once.gets);
   });
 });
 

@@ -76,6 +76,8 @@ export interface Stats {
   total: number;
   byMethod: Record<string, number>;
   byStatus: Record<string, number>;
+  /** `catalog` and `dam`. */
+  byService: Record<string, number>;
 }
 
 export async function stats(sb: SandboxHandle): Promise<Stats> {

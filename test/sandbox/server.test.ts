@@ -17,6 +17,7 @@ async function stats(origin: string) {
     total: number;
     byMethod: Record<string, number>;
     byStatus: Record<string, number>;
+    byService: Record<string, number>;
   };
 }
 
@@ -181,7 +182,7 @@ describe('gateway rules', () => {
 });
 
 describe('request counters at /_sandbox/stats', () => {
-  it('count catalog and DAM requests by method and status, not asset-host or stats requests', async () => {
+  it('count catalog and DAM requests by method, status and service, not asset-host or stats requests', async () => {
     const { origin, catalogUrl, damUrl, assetsUrl, apiKey } = fixture.sb;
     expect((await call(origin, '/_sandbox/stats/reset', { method: 'POST' })).status).toBe(204);
     await call(catalogUrl, '/Products?$top=1', { key: apiKey });
@@ -192,12 +193,18 @@ describe('request counters at /_sandbox/stats', () => {
     expect(s.total).toBe(3);
     expect(s.byMethod).toEqual({ GET: 3 });
     expect(s.byStatus).toEqual({ '200': 2, '401': 1 });
+    expect(s.byService).toEqual({ catalog: 2, dam: 1 });
   });
 
   it('POST /_sandbox/stats/reset zeroes them', async () => {
     await call(fixture.sb.catalogUrl, '/Products?$top=1', { key: fixture.sb.apiKey });
     await call(fixture.sb.origin, '/_sandbox/stats/reset', { method: 'POST' });
-    expect(await stats(fixture.sb.origin)).toEqual({ total: 0, byMethod: {}, byStatus: {} });
+    expect(await stats(fixture.sb.origin)).toEqual({
+      total: 0,
+      byMethod: {},
+      byStatus: {},
+      byService: {},
+    });
   });
 });
 

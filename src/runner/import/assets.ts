@@ -6,22 +6,17 @@
 // - A URL the DAM could not take (a 400, or its own 500: the source could not be fetched) costs one
 //   POST per run, and is remembered in the cache file for a while (`failedTtlMs`): the runs after it
 //   do not spend a request on it until then.
-// - The cache file also holds where the image library stood when it was saved (asset-mark.ts). A run
-//   that uses the cache's images first checks that mark (one request): when it holds, the import state
-//   may skip the rows that name them (known-state.ts); when an image was replaced since, the rows are
-//   looked up; when one was deleted, the cache's images are forgotten, looked up again, and those gone
-//   registered again.
+// - What is remembered between runs (the cache file, failed URLs, the image library's mark) is
+//   asset-cache.ts.
 
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
 import { RETRY_DEFAULTS } from '../../api/retry.js';
-import { redactText, redactUrl } from '../../secrets.js';
 import { refusedHost } from '../asset-check.js';
-import { type DamMark, isMark, markState, takeMark } from './asset-mark.js';
+import { AssetCache, rememberIn as remember } from './asset-cache.js';
 import type { PlannedRecords } from './planned.js';
+
+export { CACHE_LIMIT, FAILED_LIMIT, FAILED_TTL_MS } from './asset-cache.js';
 
 export type DuplicatePolicy = 'reuse' | 'replace' | 'fail';
 
@@ -74,28 +69,8 @@ export interface AssetLog {
   outcome(outcome: AssetOutcome): void;
 }
 
-/** A URL the DAM could not take, remembered so the next runs do not try it again too soon. */
-interface FailedEntry {
-  kind: AssetKind;
-  message: string;
-  failedAt: string;
-}
-
-export const FAILED_TTL_MS = 7 * 24 * 3600_000;
-/** Failed URLs remembered at most (the oldest fall out first). */
-export const FAILED_LIMIT = 20_000;
-
-interface CacheEntry {
-  reference: string;
-  kind: AssetKind;
-  registeredAt: string;
-}
-
 /** A POST whose outcome is unknown is looked up and, if nothing was created, sent again: at most this many times. */
 export const AMBIGUOUS_POST_ATTEMPTS = RETRY_DEFAULTS.maxAttempts;
-
-/** Enough for a very large feed's distinct URLs; older entries fall out first. */
-export const CACHE_LIMIT = 200_000;
 
 /** The DAM reference of a URL: the decoded file name of its path. */
 export function referenceOf(url: string): string {
@@ -114,26 +89,14 @@ export class AssetRegistrar {
   private readonly done = new Map<string, AssetOutcome>();
   /** Reference -> the URL that claimed it this run (bounded like the cache). */
   private readonly claimed = new Map<string, string>();
-  private readonly cache = new Map<string, CacheEntry>();
-  private readonly failedUrls = new Map<string, FailedEntry>();
+  /** What earlier runs registered or could not register, and the image library's mark. */
+  private readonly memory: AssetCache;
   /** POSTs sent again after an answer that left their outcome unknown (counted as retries). */
   resends = 0;
   private quotaMessage: Partial<Record<AssetKind, string>> = {};
   /** References the DAM already holds, found by lookup (bounded like the cache). */
   private readonly known = new Map<string, true>();
   private readonly registeredImages: string[] = [];
-  /** The image library's mark the cache was saved with (none: the cache's images are not vouched for). */
-  private mark: DamMark | undefined;
-  /** The mark check, once per run. */
-  private checking: Promise<void> | undefined;
-  /** The check passed (or the cache's images were forgotten): what the cache holds may be vouched for. */
-  private vouching = false;
-  /** The DAM did not answer the check: no mark is saved (the next run forgets the cache's images). */
-  private unchecked = false;
-  /** The check found the mark as it was. */
-  private markHeld = false;
-  /** An image entered the cache this run: it is newer than the mark, a new one is taken on save. */
-  private imagesChanged = false;
   /** Distinct URLs by outcome. */
   readonly counts: Record<AssetStatus, number> = {
     registered: 0,
@@ -147,7 +110,12 @@ export class AssetRegistrar {
     private readonly dam: DamClient,
     private readonly options: AssetRegistrarOptions,
   ) {
-    if (options.cacheFile) this.loadCache(options.cacheFile);
+    this.memory = new AssetCache(dam, {
+      file: options.cacheFile,
+      refresh: options.refresh,
+      plan: options.plan,
+      failedTtlMs: options.failedTtlMs,
+    });
     for (const [status, n] of Object.entries(options.log?.earlierCounts() ?? {}))
       this.counts[status as AssetStatus] += n;
   }
@@ -166,10 +134,10 @@ export class AssetRegistrar {
     const byKind = new Map<AssetKind, Set<string>>();
     for (const { kind, url } of assets) {
       if (this.done.has(url) || this.inFlight.has(url)) continue;
-      if (!this.options.refresh && this.cache.get(storedKey(url))?.kind === kind) continue;
+      if (this.memory.cached(kind, url) !== undefined) continue;
       const earlier = this.options.log?.earlier(url);
       if (earlier && earlier.status !== 'pending') continue;
-      if (this.rememberedFailure(url, kind)) continue;
+      if (this.memory.failure(url, kind)) continue;
       const reference = safeReference(url);
       if (reference === undefined || this.known.has(`${kind}:${reference}`)) continue;
       const set = byKind.get(kind) ?? new Set<string>();
@@ -245,48 +213,19 @@ export class AssetRegistrar {
     return pending.then((o) => this.count(o));
   }
 
-  /**
-   * Checks the cache's images against the DAM, once per run (one request when they are as they were,
-   * two when not; none when the cache holds no image). After a deletion, or without a mark, they are
-   * forgotten: this run looks them up again, and registers again those that are gone.
-   */
+  /** Checks the cache's images against the DAM, once per run (see AssetCache.check). */
   checkCache(): Promise<void> {
-    this.checking ??= (async () => {
-      if (this.options.plan || !this.options.cacheFile || this.options.refresh) return;
-      let state: 'holds' | 'modified' | 'deleted' = 'deleted';
-      if (!this.cachesImages()) state = 'holds';
-      else if (this.mark) {
-        try {
-          state = await markState(this.dam, this.mark);
-        } catch {
-          // The DAM did not answer: nothing is vouched for, the cache serves as before.
-          this.unchecked = true;
-          return;
-        }
-      }
-      if (state === 'deleted') {
-        for (const [url, entry] of this.cache) if (entry.kind === 'image') this.cache.delete(url);
-        this.mark = undefined;
-      }
-      this.vouching = state !== 'modified';
-      this.markHeld = state === 'holds';
-    })();
-    return this.checking;
+    return this.memory.check();
   }
 
-  private cachesImages(): boolean {
-    for (const entry of this.cache.values()) if (entry.kind === 'image') return true;
-    return false;
-  }
-
-  /**
-   * The reference an image URL resolved to, when the checked cache vouches for it: a looked-up run
-   * would find it there too and send nothing for it (status `cached`). Call after checkCache().
-   */
+  /** The reference the checked cache vouches an image URL resolved to (see AssetCache.vouchedReference). */
   vouchedReference(kind: AssetKind, url: string): string | undefined {
-    if (kind !== 'image' || !this.vouching || this.options.refresh) return undefined;
-    const entry = this.cache.get(storedKey(url));
-    return entry?.kind === 'image' ? entry.reference : undefined;
+    return this.memory.vouchedReference(kind, url);
+  }
+
+  /** Writes what this run learned to the cache file (see AssetCache.save). */
+  saveCache(): Promise<void> {
+    return this.memory.save(this.registeredImages.length);
   }
 
   private count(outcome: AssetOutcome): AssetOutcome {
@@ -301,11 +240,11 @@ export class AssetRegistrar {
     tags?: string[],
   ): Promise<AssetOutcome> {
     if (kind === 'image') await this.checkCache();
-    const cached = this.options.refresh ? undefined : this.cache.get(storedKey(url));
-    if (cached && cached.kind === kind) return { url, kind, reference: cached.reference, status: 'cached' };
-    const failedBefore = this.rememberedFailure(url, kind);
+    const cached = this.memory.cached(kind, url);
+    if (cached !== undefined) return { url, kind, reference: cached, status: 'cached' };
+    const failedBefore = this.memory.failure(url, kind);
     if (failedBefore) {
-      const until = new Date(Date.parse(failedBefore.failedAt) + this.failedTtl()).toISOString();
+      const until = this.memory.retryAfter(failedBefore);
       return {
         url,
         kind,
@@ -326,7 +265,7 @@ export class AssetRegistrar {
     if (exists && this.options.log?.earlier(url)?.status === 'pending') {
       // This run sent it before it was killed: registered by this run, as an unbroken run would say.
       if (kind === 'image') this.registeredImages.push(reference);
-      this.rememberInCache(url, kind, reference);
+      this.memory.remember(url, kind, reference);
       return { url, kind, reference, status: 'registered' };
     }
     if (exists) {
@@ -346,7 +285,7 @@ export class AssetRegistrar {
       try {
         const created = await this.dam.register(kind, url, tags);
         if (kind === 'image') this.registeredImages.push(created.reference);
-        this.rememberInCache(url, kind, created.reference);
+        this.memory.remember(url, kind, created.reference);
         return { url, kind, reference: created.reference, status: 'registered' };
       } catch (err) {
         // A run that stops leaves the registration unfinished: its rows are not finished either.
@@ -366,7 +305,7 @@ export class AssetRegistrar {
         if (there === undefined) return { url, kind, reference, status: 'failed', message };
         if (there) {
           if (kind === 'image') this.registeredImages.push(reference);
-          this.rememberInCache(url, kind, reference);
+          this.memory.remember(url, kind, reference);
           return { url, kind, reference, status: 'registered' };
         }
         // The DAM could not fetch the source (the spec's 500 for transport failures reaching the source
@@ -390,7 +329,7 @@ export class AssetRegistrar {
       case 'fail':
         return { url, kind, reference, status: 'failed', message };
       case 'reuse':
-        this.rememberInCache(url, kind, reference);
+        this.memory.remember(url, kind, reference);
         return { url, kind, reference, status: 'reused' };
       case 'replace': {
         const deadline = Date.now() + (this.options.replaceWaitMs ?? 60_000);
@@ -399,7 +338,7 @@ export class AssetRegistrar {
           try {
             await this.dam.patchAsset(kind, reference, { url });
             if (kind === 'image') this.registeredImages.push(reference);
-            this.rememberInCache(url, kind, reference);
+            this.memory.remember(url, kind, reference);
             return { url, kind, reference, status: 'registered' };
           } catch (err) {
             // 409 while the image is being processed: wait for it, then replace.
@@ -424,98 +363,13 @@ export class AssetRegistrar {
     message: string,
     remember_: boolean,
   ): AssetOutcome {
-    if (remember_ && !this.options.plan)
-      remember(
-        this.failedUrls,
-        storedKey(url),
-        { kind, message: redactText(message), failedAt: new Date().toISOString() },
-        FAILED_LIMIT,
-      );
+    if (remember_) this.memory.rememberFailure(url, kind, message);
     return { url, kind, reference, status: 'failed', message };
-  }
-
-  private failedTtl(): number {
-    return this.options.failedTtlMs ?? FAILED_TTL_MS;
-  }
-
-  /** A failure of an earlier run still within its time to live (not with --refresh-assets). */
-  private rememberedFailure(url: string, kind: AssetKind): FailedEntry | undefined {
-    if (this.options.refresh) return undefined;
-    const entry = this.failedUrls.get(storedKey(url));
-    if (!entry || entry.kind !== kind) return undefined;
-    if (Date.now() - Date.parse(entry.failedAt) < this.failedTtl()) return entry;
-    return undefined;
   }
 
   private async exists(kind: AssetKind, reference: string): Promise<boolean> {
     for await (const _ of this.dam.existing(kind, [reference])) return true;
     return false;
-  }
-
-  private rememberInCache(url: string, kind: AssetKind, reference: string): void {
-    const key = storedKey(url);
-    this.failedUrls.delete(key);
-    if (kind === 'image' && this.cache.get(key)?.reference !== reference) this.imagesChanged = true;
-    remember(this.cache, key, { reference, kind, registeredAt: new Date().toISOString() });
-  }
-
-  private loadCache(file: string): void {
-    try {
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as {
-        entries?: Record<string, CacheEntry>;
-        failed?: Record<string, FailedEntry>;
-        imageMark?: unknown;
-      };
-      if (isMark(parsed.imageMark)) this.mark = parsed.imageMark;
-      for (const [url, entry] of Object.entries(parsed.entries ?? {})) {
-        if (entry && typeof entry.reference === 'string') remember(this.cache, url, entry);
-      }
-      const now = Date.now();
-      for (const [url, entry] of Object.entries(parsed.failed ?? {})) {
-        const at = Date.parse(entry?.failedAt ?? '');
-        // Expired entries are dropped as the file is read: it never grows past what is still due.
-        if (typeof entry?.message === 'string' && now - at < this.failedTtl())
-          remember(this.failedUrls, url, entry, FAILED_LIMIT);
-      }
-    } catch {
-      // No cache yet, or an unreadable one: start empty (it is only a cache).
-    }
-  }
-
-  /**
-   * Writes the cache file atomically, with a new mark of the image library when this run added images
-   * to it (one request) or found the old mark broken. The mark is taken after every registration of
-   * the run, so it covers them; without one the next run looks the cache's images up.
-   */
-  async saveCache(): Promise<void> {
-    const file = this.options.cacheFile;
-    if (!file || this.options.plan) return;
-    const hasImages = this.cachesImages();
-    if (!hasImages) this.mark = undefined;
-    else if (!this.checking) {
-      // No image of the cache was used this run: the mark it was saved with still says what it said.
-    } else if (this.unchecked) this.mark = undefined;
-    else if (this.imagesChanged || this.registeredImages.length > 0 || !this.markHeld) {
-      try {
-        // No image of the old mark may have gone during this run, or the new mark would hide it.
-        const kept = !this.mark || (await markState(this.dam, this.mark)) !== 'deleted';
-        this.mark = kept ? await takeMark(this.dam) : undefined;
-      } catch {
-        this.mark = undefined;
-      }
-    }
-    mkdirSync(dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(
-      tmp,
-      JSON.stringify({
-        version: 1,
-        entries: Object.fromEntries(this.cache),
-        failed: Object.fromEntries(this.failedUrls),
-        ...(this.mark && { imageMark: this.mark }),
-      }),
-    );
-    renameSync(tmp, file);
   }
 }
 
@@ -524,27 +378,12 @@ function isSourceFailure(message: string): boolean {
   return /could not download|could not be reached|download timed out|source (host|url)/i.test(message);
 }
 
-/**
- * How the cache file names a URL: as written, unless it carries a credential (a token, a signature),
- * then by its sha256: the file keeps no secret, and the same URL still finds its entry.
- */
-function storedKey(url: string): string {
-  return redactUrl(url) === url ? url : `#${createHash('sha256').update(url).digest('hex')}`;
-}
-
 function safeReference(url: string): string | undefined {
   try {
     return referenceOf(url);
   } catch {
     return undefined;
   }
-}
-
-/** Insert into a Map used as a bounded, oldest-first cache. */
-function remember<V>(map: Map<string, V>, key: string, value: V, limit = CACHE_LIMIT): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > limit) map.delete(map.keys().next().value as string);
 }
 
 /** The host of `url` when the DAM refuses it by name or address (its own origin aside), else undefined. */

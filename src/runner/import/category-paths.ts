@@ -2,10 +2,13 @@
 // categories are found or created, root first, so the drafts' links to them resolve. A category is
 // found by the reference derived from its path, else by its title under the parent found for the path
 // before it; else it is created (one POST each, parents first). The ids go to the run's lookup under
-// the derived reference, so links cost nothing more. docs/profiles.md "Categories from paths".
+// the derived reference, so links cost nothing more. A category found by title is remembered for the
+// runs after (`CategoryMatches`): they look it up by its ref with the derived ones, and check its title
+// and parent, rather than search by title again. docs/profiles.md "Categories from paths".
 import { isApiError } from '../../api/errors.js';
 import { categoryRefOf, pathText } from '../../mappers/category-path.js';
 import type { Draft } from '../../mappers/types.js';
+import type { CategoryMatches } from '../../runs/category-matches.js';
 import type { EntityModel } from '../../schema/model.js';
 import { mapConcurrent } from './concurrent.js';
 import type { RecordLookup } from './lookup.js';
@@ -46,6 +49,8 @@ export class CategoryPaths {
     private readonly ctx: ExecutorContext,
     private readonly lookup: RecordLookup,
     private readonly entity: EntityModel,
+    /** Categories earlier runs found by title (not in a plan). */
+    private readonly matches?: CategoryMatches,
   ) {}
 
   /**
@@ -56,7 +61,7 @@ export class CategoryPaths {
     const failures = new Map<Draft, PathFailure>();
     const withPaths = drafts.filter((d) => d.links.categoryPaths && d.links.categoryPaths.length > 0);
     if (withPaths.length === 0) return failures;
-    const { entity, lookup } = this;
+    const { entity } = this;
     // Category rows of this batch are written by the batch itself (parents first): not created here.
     const ownRefs = new Set(drafts.filter((d) => d.entity === entity.name).map((d) => d.ref));
     const nodes = new Map<string, PathNode>();
@@ -75,16 +80,16 @@ export class CategoryPaths {
         }
       }
     }
-    const unknown = () => [...nodes.values()].filter((n) => this.idOf(n.ref) === undefined);
-    // 1. By the derived reference, 100 per request.
-    await lookup.lookupIds(
-      entity,
-      unknown().map((n) => n.ref),
-    );
+    // A category this run could not create is not looked for again: its rows fail at once.
+    const unknown = () =>
+      [...nodes.values()].filter((n) => this.idOf(n.ref) === undefined && !this.failed.has(n.ref));
+    // 1. By the derived reference, and by the ref an earlier run found by title, 100 per request.
+    const existingRefs = await this.lookUpRefs(unknown());
     // 2. By title path: categories with these titles, each placed under the parent found before it.
     const byTitle = unknown();
-    if (byTitle.length > 0) {
-      const existingRefs = await this.matchTitles(byTitle);
+    if (byTitle.length > 0)
+      for (const [ref, own] of await this.matchTitles(byTitle)) existingRefs.set(ref, own);
+    if (existingRefs.size > 0) {
       // A category row whose path names a category that exists under another ref updates that one.
       for (const draft of drafts) {
         const existing = draft.entity === entity.name ? existingRefs.get(draft.ref) : undefined;
@@ -124,6 +129,57 @@ export class CategoryPaths {
     return this.lookup.knownId(this.entity.name, ref);
   }
 
+  /**
+   * Looks the nodes up by their derived refs and, in the same request, by the refs earlier runs matched
+   * them to by title; a match holds while the category has the node's title under the node's parent.
+   * Returns derived ref -> the matched category's own ref, for the matches that held.
+   */
+  private async lookUpRefs(nodes: PathNode[]): Promise<Map<string, string>> {
+    const { entity, lookup, matches } = this;
+    const held = new Map<string, string>();
+    const titleField = titleFieldOf(entity);
+    const parentField = parentFieldOf(entity);
+    const earlier = new Map<string, PathNode>();
+    if (matches && titleField && parentField)
+      for (const node of nodes) {
+        const own = matches.get(node.ref);
+        if (own !== undefined && own !== node.ref && this.idOf(own) === undefined) earlier.set(own, node);
+      }
+    const found = new Map<string, Record<string, unknown>>();
+    await lookup.lookupIds(
+      entity,
+      [...nodes.map((n) => n.ref), ...earlier.keys()],
+      earlier.size === 0
+        ? undefined
+        : {
+            fields: [titleField!, parentField!],
+            seen: (record) => {
+              const ref = String(record[entity.refField]);
+              if (earlier.has(ref)) found.set(ref, record);
+            },
+          },
+    );
+    // Root first: a node's parent is placed before the node is checked against it.
+    const sorted = [...earlier].sort((a, b) => a[1].titles.length - b[1].titles.length);
+    for (const [own, node] of sorted) {
+      const record = found.get(own);
+      const parentId = node.parentRef === undefined ? null : this.idOf(node.parentRef);
+      const holds =
+        record !== undefined &&
+        this.idOf(node.ref) === undefined &&
+        String(record[titleField!] ?? '') === node.titles.at(-1) &&
+        parentId !== undefined &&
+        String(record[parentField!] ?? '') === String(parentId ?? '');
+      if (!holds) {
+        matches!.forget(node.ref);
+        continue;
+      }
+      lookup.rememberId(entity.name, node.ref, record[entity.idField] as number | string);
+      held.set(node.ref, own);
+    }
+    return held;
+  }
+
   /** The first category of the path that could not be created; undefined when all exist. */
   private whyMissing(path: string[]): { message: string; brief: string; field: string } | undefined {
     for (let depth = 1; depth <= path.length; depth++) {
@@ -148,7 +204,7 @@ export class CategoryPaths {
     const { entity, lookup, ctx } = this;
     const matched = new Map<string, string>();
     const titleField = titleFieldOf(entity);
-    const parentField = entity.fields.find((f) => f.references === 'Categories' && !f.multiple)?.name;
+    const parentField = parentFieldOf(entity);
     if (!titleField || !parentField) return matched;
     const titles = new Set(nodes.map((n) => n.titles.at(-1)!));
     /** `parent id or root` + `\0` + title -> the first such category. */
@@ -172,6 +228,7 @@ export class CategoryPaths {
       if (hit === undefined) continue;
       lookup.rememberId(entity.name, node.ref, hit.id);
       matched.set(node.ref, hit.ref);
+      this.matches?.set(node.ref, hit.ref);
     }
     return matched;
   }
@@ -186,8 +243,7 @@ export class CategoryPaths {
       return;
     }
     const titleField = titleFieldOf(entity);
-    const parentField =
-      entity.fields.find((f) => f.references === 'Categories' && !f.multiple)?.name ?? 'cat_parent_id';
+    const parentField = parentFieldOf(entity) ?? 'cat_parent_id';
     const fields = {
       [entity.refField]: node.ref,
       ...(titleField && { [titleField]: node.titles.at(-1)! }),
@@ -248,6 +304,11 @@ export class CategoryPaths {
     this.failed.set(ref, why);
     if (this.failed.size > FAILED_KEPT) this.failed.delete(this.failed.keys().next().value as string);
   }
+}
+
+/** The category's parent link (`cat_parent_id`). */
+function parentFieldOf(entity: EntityModel): string | undefined {
+  return entity.fields.find((f) => f.references === 'Categories' && !f.multiple)?.name;
 }
 
 /** The category's title field (`cat_title`). */

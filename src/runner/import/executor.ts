@@ -36,7 +36,7 @@ export class ImportExecutor {
   constructor(private readonly ctx: ExecutorContext) {
     this.lookup = new RecordLookup(ctx.catalog, ctx.model, ctx.planned);
     const categories = ctx.model.entities.find((e) => e.kind === 'categories');
-    if (categories) this.paths = new CategoryPaths(ctx, this.lookup, categories);
+    if (categories) this.paths = new CategoryPaths(ctx, this.lookup, categories, ctx.categoryMatches);
   }
 
   /** Runs one batch (refs unique per entity). Results come back in no particular order. */

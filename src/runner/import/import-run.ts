@@ -5,7 +5,7 @@
 // service is clearly gone; every row not tried is then recorded as `not-attempted`.
 import type { Draft } from '../../mappers/types.js';
 import type { Cell, SourceRow } from '../../readers/types.js';
-import type { KnownState } from '../../runs/known-state.js';
+import type { KnownStates } from '../../runs/known-states.js';
 import { fullSentence } from '../../schema/messages.js';
 import { redactFields } from '../../secrets.js';
 import { boundFields } from '../../writers/bounds.js';
@@ -18,6 +18,7 @@ import { type DraftResult, ImportExecutor } from './executor.js';
 import type { PlannedRecords } from './planned.js';
 import type { RunRecorder } from './recorder.js';
 import { EMPTY_LINE, failedResult, type RowOutcome, type RowWork, reportLine } from './report-line.js';
+import { notAttemptedMessage, notFinishedMessage } from './stop-messages.js';
 import { MODE_COMMAND, ROW_OUTCOMES, type RunningImport, type StopReason } from './types.js';
 
 const DEFAULT_BATCH = 100;
@@ -64,7 +65,7 @@ export class ImportRun {
     private readonly rejects: RejectsWriter | undefined,
     private readonly position: () => { bytesRead: number; totalBytes?: number; rowsMade?: number },
     /** What earlier runs left on the tenant: unchanged rows skip the lookup. */
-    private readonly known?: KnownState,
+    private readonly known?: KnownStates,
     /** A plan: what it would have written so far. */
     planned?: PlannedRecords,
   ) {
@@ -103,6 +104,7 @@ export class ImportRun {
       },
       writeLog: recorder,
       ...(planned && { planned }),
+      ...(known && { categoryMatches: known.categoryMatches }),
     });
     for (const [o, n] of Object.entries(recorder.carried.outcomes))
       this.outcomes[o as RowOutcome] = (this.outcomes[o as RowOutcome] ?? 0) + n;
@@ -420,33 +422,6 @@ function refsOf(work: RowWork): string[] {
   const drafts = work.checked.mapped.drafts;
   if (drafts.length < 2) return [];
   return drafts.filter((d) => d.ref).map((d) => `${d.entity}\u0000${d.ref}`);
-}
-
-export function notAttemptedMessage(reason: StopReason | undefined): string {
-  switch (reason) {
-    case 'SIGINT':
-    case 'SIGTERM':
-      return `not attempted: the run was interrupted (${reason}); --resume tries it`;
-    case 'max-errors':
-      return 'not attempted: --max-errors was reached';
-    case 'auth':
-      return 'not attempted: the API key was refused';
-    case 'service':
-      return 'not attempted: the service kept failing (--max-failed-batches); --resume tries it';
-    case 'outage':
-      return 'not attempted: the service could not be reached for longer than --outage-budget; --resume tries it';
-    default:
-      return 'not attempted';
-  }
-}
-
-/** A row whose requests were under way when the run stopped: --resume checks what was written. */
-function notFinishedMessage(reason: StopReason | undefined): string {
-  const why =
-    reason === 'outage'
-      ? 'the service could not be reached for longer than --outage-budget'
-      : `the run was interrupted (${reason ?? 'stopped'})`;
-  return `not finished: ${why} before the service answered; --resume checks it and finishes it`;
 }
 
 function namesImageUrl(draft: Draft): boolean {

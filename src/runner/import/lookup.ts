@@ -94,8 +94,17 @@ export class RecordLookup {
     return found;
   }
 
-  /** Ids of `refs` not yet known, in one lookup; remembered for the rest of the run. */
-  async lookupIds(entity: EntityModel, refs: Iterable<string>): Promise<void> {
+  /**
+   * Ids of `refs` not yet known, in one lookup; remembered for the rest of the run. `fields`: read these
+   * too, and hand each record found to `seen`.
+   */
+  async lookupIds(
+    entity: EntityModel,
+    refs: Iterable<string>,
+    also:
+      | { fields: readonly string[]; seen: (record: Record<string, unknown>) => void }
+      | undefined = undefined,
+  ): Promise<void> {
     const missing = [...new Set(refs)].filter((r) => this.knownId(entity.name, r) === undefined);
     if (missing.length === 0) return;
     for await (const record of this.catalog.listIn<Record<string, unknown>>(
@@ -103,9 +112,12 @@ export class RecordLookup {
       entity.refField,
       missing,
       {
-        query: { $select: `${entity.idField},${entity.refField}` },
+        query: { $select: [entity.idField, entity.refField, ...(also?.fields ?? [])].join(',') },
+        // Values of the fields read too, in the language the tenant's titles are matched in.
+        ...(also && { culture: this.model.baseLanguage }),
       },
     )) {
+      also?.seen(record);
       const ref = String(record[entity.refField]);
       // A record the plan would delete is gone for the rows after it.
       if (this.planned?.exists(entity.name, ref) === false) continue;

@@ -1,9 +1,11 @@
 // What one batch step says about each draft: the outcome of its write (or, in a plan, of the write it
 // would be), and the shared settings every step of the executor reads.
+
 import type { CatalogClient } from '../../api/catalog.js';
 import { ApiError } from '../../api/errors.js';
 import type { ErrorCode } from '../../errors.js';
 import type { Draft } from '../../mappers/types.js';
+import type { CategoryMatches } from '../../runs/category-matches.js';
 import type { WriteIntent } from '../../runs/journal.js';
 import type { TenantModel } from '../../schema/model.js';
 import type { AssetErrorPolicy, AssetOutcome, AssetRegistrar } from './assets.js';
@@ -86,6 +88,8 @@ export interface ExecutorContext {
   writeLog?: WriteLog;
   /** A plan: what it would have written so far (in this run, and in the sheets of a workbook before it). */
   planned?: PlannedRecords;
+  /** Categories earlier runs found by title for paths (the import state's; not in a plan). */
+  categoryMatches?: CategoryMatches;
 }
 
 /** Where a batch says what it is about to write before sending it, and a resume reads what was. */

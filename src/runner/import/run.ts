@@ -9,7 +9,7 @@ import { type ErrorCode, isCatalogIoError } from '../../errors.js';
 import type { HeldLock } from '../../lock/types.js';
 import { openSource } from '../../readers/index.js';
 import { displayName } from '../../readers/sources/redact.js';
-import { KnownState } from '../../runs/known-state.js';
+import { KnownStates } from '../../runs/known-states.js';
 import { hashOf, type SourceIdentity, sourceIdentity } from '../../runs/source-identity.js';
 import type { TenantModel } from '../../schema/model.js';
 import { openRejectsFor, type RejectsWriter } from '../../writers/rejects.js';
@@ -82,7 +82,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
   let opened: Awaited<ReturnType<typeof openSource>> | undefined;
   let rejects: RejectsWriter | undefined;
   let planned: PlannedRecords | undefined;
-  let known: KnownState | undefined;
+  let known: KnownStates | undefined;
   /** The row loop began: from here on, a run that fails is a run (crashed, resumable). */
   let looping = false;
   try {
@@ -263,25 +263,29 @@ export async function modelOf(options: ImportOptions): Promise<TenantModel> {
   return typeof options.model === 'function' ? options.model() : options.model;
 }
 
-/** What earlier runs left on the tenant (not for a plan, nor without a state folder and a tenant name). */
-async function openKnownState(options: RunningImport): Promise<KnownState | undefined> {
+/**
+ * What earlier runs left on the tenant (not for a plan, nor without a state folder and a tenant name):
+ * the state of the profile's entity, and of the variants a products profile with `variants` drafts.
+ */
+async function openKnownState(options: RunningImport): Promise<KnownStates | undefined> {
   const entity = options.model.entity(options.profile.entity);
   if (options.plan || options.stateDir === undefined || options.tenant === undefined || !entity)
     return undefined;
-  try {
-    return await KnownState.open({
+  const variants =
+    entity.kind === 'products' && options.profile.variants
+      ? options.model.entities.filter((e) => e.kind === 'variants')
+      : [];
+  return KnownStates.open(
+    {
       stateDir: options.stateDir,
       tenant: options.tenant,
       entity,
       catalog: options.catalog,
       profileHash: hashOf({ profile: options.profile, mode: options.mode ?? 'upsert' }),
       ...(options.fullCompare !== undefined && { fullCompare: options.fullCompare }),
-    });
-  } catch {
-    // The count or the changelog could not be read: every row is looked up, and the state on disk
-    // stays as it is (its older changelog mark still covers every change since, this run's too).
-    return undefined;
-  }
+    },
+    variants,
+  );
 }
 
 async function identityOf(source: string): Promise<SourceIdentity> {

@@ -1,0 +1,31 @@
+// What the report says of a row a stopped run did not finish, by why it stopped: the words name the
+// setting or signal that stopped it and whether `--resume` takes the row up again.
+import type { StopReason } from './types.js';
+
+/** A row the run never sent: --resume tries it. */
+export function notAttemptedMessage(reason: StopReason | undefined): string {
+  switch (reason) {
+    case 'SIGINT':
+    case 'SIGTERM':
+      return `not attempted: the run was interrupted (${reason}); --resume tries it`;
+    case 'max-errors':
+      return 'not attempted: --max-errors was reached';
+    case 'auth':
+      return 'not attempted: the API key was refused';
+    case 'service':
+      return 'not attempted: the service kept failing (--max-failed-batches); --resume tries it';
+    case 'outage':
+      return 'not attempted: the service could not be reached for longer than --outage-budget; --resume tries it';
+    default:
+      return 'not attempted';
+  }
+}
+
+/** A row whose requests were under way when the run stopped: --resume checks what was written. */
+export function notFinishedMessage(reason: StopReason | undefined): string {
+  const why =
+    reason === 'outage'
+      ? 'the service could not be reached for longer than --outage-budget'
+      : `the run was interrupted (${reason ?? 'stopped'})`;
+  return `not finished: ${why} before the service answered; --resume checks it and finishes it`;
+}
