@@ -8,7 +8,7 @@ import { openReport, type ReportWriter } from '../writers/report.js';
 import type { SummaryRows } from '../writers/table.js';
 import { RowChecker } from './check.js';
 import type { ReferenceCheck } from './references.js';
-import { partsPlan, validateParts } from './validate-parts/parts.js';
+import { partsPlan, startPartThreads, validateParts } from './validate-parts/parts.js';
 import {
   checkRows,
   type SourceProgress,
@@ -83,7 +83,15 @@ export interface ValidateFileResult extends ValidateSummary {
 /** Opens the source and the output files, validates every row, and closes everything (also on failure). */
 export async function validateFile(options: ValidateFileOptions): Promise<ValidateFileResult> {
   const started = Date.now();
-  const opened = await openSourceThreaded(options.source, options.readerOptions, options.readThread);
+  // Threads for checking in parts start loading now, while the source is opened.
+  const pool = startPartThreads(options.source, options.references !== undefined);
+  let opened: Awaited<ReturnType<typeof openSourceThreaded>>;
+  try {
+    opened = await openSourceThreaded(options.source, options.readerOptions, options.readThread);
+  } catch (err) {
+    await pool?.close();
+    throw err;
+  }
   let report: ReportWriter | undefined;
   let rejects: RejectsWriter | undefined;
   let summary: ValidateSummary;
@@ -103,11 +111,13 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
       ...(rejects && { rejects }),
     };
     // A large local CSV file is checked in parts on worker threads (validate-parts/), the same rows alike.
-    const plan = await partsPlan(options.source, opened, rowsOptions, options.readerOptions);
-    summary = plan ? await validateParts(plan, rowsOptions, opened) : await validateRows(rowsOptions);
+    const plan =
+      pool && (await partsPlan(options.source, opened, rowsOptions, options.readerOptions ?? {}, pool));
+    if (pool && !plan) await pool.close();
+    summary = plan ? await validateParts(plan, rowsOptions, opened, pool!) : await validateRows(rowsOptions);
     parts = plan?.checked;
   } catch (err) {
-    await Promise.allSettled([report?.close(), rejects?.close(), opened.close()]);
+    await Promise.allSettled([report?.close(), rejects?.close(), opened.close(), pool?.close()]);
     throw err;
   }
   // On success a file that cannot be finished is an error the caller must see.

@@ -99,7 +99,11 @@ export class PartChecker {
       },
     };
     const decoded: DecodeStatus = { invalidSequences: 0 };
-    const bytes = Buffer.from(message.bytes, 0, message.length);
+    const bytes = Buffer.from(
+      message.slot >= 0 ? input.slots[message.slot]! : message.bytes!,
+      0,
+      message.length,
+    );
     const text = decodeUtf8Part(bytes, decoded);
     const { rows, short } = readCsvPart(pieces(text), {
       source: input.source,
@@ -146,7 +150,8 @@ export class PartChecker {
     }
     return {
       seq: message.seq,
-      bytes: message.bytes,
+      slot: message.slot,
+      ...(message.bytes && { bytes: message.bytes }),
       length: message.length,
       rows: summary.rows,
       outcomes: summary.outcomes,

@@ -6,7 +6,7 @@
 // a part whose rows hold a duplicate is checked again here (rare), with the answers the file gives; a
 // row that names an image or file (whose check follows the whole file), a lone CR line break or a record
 // longer than the reader's limit makes this thread read the rest of the file itself.
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -23,9 +23,9 @@ import { registeredSecrets } from '../../secrets.js';
 import { AssetCheck } from '../asset-check.js';
 import { RowChecker } from '../check.js';
 import { checkRows, type ValidateRowsOptions, type ValidateSummary } from '../validate-rows.js';
-import { PartChecker, pieces } from './part-check.js';
+import { pieces } from './part-check.js';
 import type { PartMessage, PartResult, PartThreadInput } from './protocol.js';
-import { type DataStart, dataStart, FileParts, type Part } from './split.js';
+import { type DataStart, dataStart, FileParts, type Part, SlotPool } from './split.js';
 
 /** Files from this size are checked in parts (a smaller one is checked before threads would have started). */
 const MIN_FILE_BYTES = 4 << 20;
@@ -34,7 +34,37 @@ const PART_BYTES = 256 << 10;
 /** Parts given out and not yet written, per thread: enough to keep each busy, few enough to bound memory. */
 const PARTS_PER_THREAD = 3;
 
+/**
+ * The part threads, started before the source is opened when it may be checked in parts (a local file
+ * of some size, named .csv, no reference check): they load their code while this thread opens the file
+ * and reads the header. `partsPlan` decides; threads not needed are stopped.
+ */
+export function startPartThreads(spec: string, references: boolean): ThreadPool | undefined {
+  const mode = process.env.CATALOG_IO_VALIDATE_PARTS ?? 'auto';
+  if (mode === 'off' || references) return undefined;
+  if (spec === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(spec) || !/\.(csv|txt|tsv)$/i.test(spec))
+    return undefined;
+  let size: number;
+  try {
+    size = statSync(spec).size;
+  } catch {
+    return undefined;
+  }
+  if (mode !== 'on' && size < MIN_FILE_BYTES) return undefined;
+  const threads = threadCount();
+  // `CATALOG_IO_VALIDATE_THREADS=0` asks for parts checked on this thread alone.
+  if (threads < 1 && process.env.CATALOG_IO_VALIDATE_THREADS === undefined) return undefined;
+  return new ThreadPool(threads);
+}
+
+/** Threads beside this one, which checks parts too: one per further core (at most 3). */
+function threadCount(): number {
+  return Number(process.env.CATALOG_IO_VALIDATE_THREADS ?? Math.min(3, availableParallelism() - 1));
+}
+
 export interface PartsPlan {
+  /** The buffers parts are read into, shared with the threads. */
+  pool: SlotPool;
   /** Parts checked so far (by a thread or here). */
   checked: number;
   path: string;
@@ -56,7 +86,8 @@ export async function partsPlan(
   spec: string,
   opened: OpenedSource,
   options: ValidateRowsOptions,
-  readerOptions: ReaderOptions = {},
+  readerOptions: ReaderOptions,
+  threadPool: ThreadPool,
 ): Promise<PartsPlan | undefined> {
   const mode = process.env.CATALOG_IO_VALIDATE_PARTS ?? 'auto';
   if (mode === 'off') return undefined;
@@ -69,20 +100,22 @@ export async function partsPlan(
   if (profile.fillDown || profile.variants || profile.parentColumn) return undefined;
   if (options.report && !options.report.format) return undefined;
   if (options.rejects && !options.rejects.writeText) return undefined;
-  // Threads beside this one, which checks parts too: one per further core (at most 3).
-  const threads = Number(process.env.CATALOG_IO_VALIDATE_THREADS ?? Math.min(3, availableParallelism() - 1));
-  if (mode !== 'on' && threads < 1) return undefined;
+  const threads = threadPool.size;
   const settings = resolveOptions(readerOptions);
   // Where the data starts, found by the same rules as the parts' ends (undefined: the head does not tell).
   const start = await dataStart(spec, opened.csv.headerLine, opened.delimiter ?? ',');
   if (!start) return undefined;
   const unguardFormulas = options.unguardFormulas ?? false;
+  const partBytes = Number(process.env.CATALOG_IO_VALIDATE_PART_BYTES ?? PART_BYTES);
+  // The parts given out, the one being read and the one checked here.
+  const pool = new SlotPool((threads + 1) * PARTS_PER_THREAD + 2, partBytes);
   return {
+    pool,
     checked: 0,
     path: spec,
     start,
-    partBytes: Number(process.env.CATALOG_IO_VALIDATE_PART_BYTES ?? PART_BYTES),
-    threads: Math.max(0, threads),
+    partBytes,
+    threads,
     maxRecordBytes: maxRowBytes(settings.maxCellBytes),
     input: {
       model: modelData(options.model),
@@ -100,6 +133,7 @@ export async function partsPlan(
       // A CSV source's rejects file speaks its dialect; the formula guard is off only for `--raw`.
       ...(options.rejects && { rejects: { delimiter: opened.delimiter ?? ',', guard: unguardFormulas } }),
       secrets: registeredSecrets(),
+      slots: pool.slots,
     },
   };
 }
@@ -112,6 +146,7 @@ export async function validateParts(
   plan: PartsPlan,
   options: ValidateRowsOptions,
   opened: OpenedSource,
+  pool: ThreadPool,
 ): Promise<ValidateSummary> {
   // The header's reader is done with: closing it must not leave a note about the one row it read.
   const notes = [...opened.notes];
@@ -158,10 +193,11 @@ export async function validateParts(
     plan.input.delimiter,
     plan.partBytes,
     plan.maxRecordBytes,
+    plan.pool,
   );
   opened.bytesRead = () => parts.bytesRead;
   try {
-    await checkInParts(parts, here, warnings);
+    await checkInParts(parts, here, warnings, pool);
   } finally {
     await parts.close();
     checker.close();
@@ -192,19 +228,28 @@ interface Here {
 /** A part read and waiting for its turn: checked by a thread (`result`), or here when its turn comes. */
 interface Given {
   part: Part;
+  /** Dealt to this thread. */
+  mine: boolean;
   result?: Promise<PartResult>;
   settled?: boolean;
 }
 
-async function checkInParts(parts: FileParts, here: Here, warnings: Set<string>): Promise<void> {
+async function checkInParts(
+  parts: FileParts,
+  here: Here,
+  warnings: Set<string>,
+  pool: ThreadPool,
+): Promise<void> {
   const { plan, summary, options, checker } = here;
-  const pool = new ThreadPool(plan);
-  let local: PartChecker | undefined;
+  pool.init(plan.input);
   try {
     const given: Given[] = [];
     let rest: DataStart | undefined;
     let ended = false;
     const window = (plan.threads + 1) * PARTS_PER_THREAD;
+    // Parts are dealt in turn: one to this thread, then one to each part thread (this thread also
+    // answers the duplicate check and writes every part's text, so it takes no more than its share).
+    let dealt = 0;
     for (;;) {
       while (!ended && given.length < window) {
         const next = await parts.next();
@@ -212,12 +257,11 @@ async function checkInParts(parts: FileParts, here: Here, warnings: Set<string>)
         else if ('rest' in next) {
           ended = true;
           rest = next;
-        } else given.push({ part: next });
+        } else given.push({ part: next, mine: dealt++ % (plan.threads + 1) === 0 });
       }
-      // The parts after the first go to threads with room; the first, if no thread has it, is checked here.
-      for (let i = 1; i < given.length; i++) {
-        const entry = given[i]!;
-        if (entry.result) continue;
+      // A thread's parts go out while it has room; one it cannot take yet stays for this thread.
+      for (const entry of given) {
+        if (entry.result || entry.mine) continue;
         const result = pool.offer(entry.part);
         if (!result) break;
         track(entry, result);
@@ -228,17 +272,9 @@ async function checkInParts(parts: FileParts, here: Here, warnings: Set<string>)
         given.shift();
         plan.checked++;
         await checkHere(here, first.part);
+        plan.pool.release(first.part.slot);
         options.onRow?.(summary);
         continue;
-      }
-      if (!first.settled) {
-        // While the first part's thread works, this thread checks a later part nobody has.
-        const free = given.find((entry) => !entry.result);
-        if (free) {
-          local ??= new PartChecker(plan.input, options.model);
-          track(free, Promise.resolve(await local.check(partMessage(free.part, -1))));
-          continue;
-        }
       }
       given.shift();
       plan.checked++;
@@ -250,8 +286,10 @@ async function checkInParts(parts: FileParts, here: Here, warnings: Set<string>)
       }
       if (askDuplicates(checker, result)) {
         await checkAgain(here, result, first.part.firstLine);
+        plan.pool.release(first.part.slot);
         continue;
       }
+      plan.pool.release(first.part.slot);
       for (const w of result.warnings) warnings.add(w);
       summary.rows += result.rows;
       summary.outcomes.valid += result.outcomes.valid;
@@ -284,7 +322,13 @@ function track(entry: Given, result: Promise<PartResult>): void {
 }
 
 function partMessage(part: Part, seq: number): PartMessage {
-  return { seq, bytes: part.bytes, length: part.length, firstLine: part.firstLine };
+  return {
+    seq,
+    slot: part.slot,
+    ...(part.slot < 0 && { bytes: part.bytes as ArrayBuffer }),
+    length: part.length,
+    firstLine: part.firstLine,
+  };
 }
 
 /** A part checked on this thread, in its turn: the file's duplicate check and asset check answer. */
@@ -324,7 +368,8 @@ const answersOf = new WeakMap<PartResult, Array<string | undefined>>();
 /** A part with a duplicate: its rows checked here with the file's answers, written as on one thread. */
 async function checkAgain(here: Here, result: PartResult, firstLine: number): Promise<void> {
   const decoded: DecodeStatus = { invalidSequences: 0 };
-  const text = decodeUtf8Part(Buffer.from(result.bytes, 0, result.length), decoded);
+  const bytes = result.slot >= 0 ? here.plan.pool.slots[result.slot]! : result.bytes!;
+  const text = decodeUtf8Part(Buffer.from(bytes, 0, result.length), decoded);
   const { rows, short } = readCsvPart(pieces(text), partSettings(here.plan, firstLine, decoded));
   here.replay.answers = answersOf.get(result);
   here.replay.at = 0;
@@ -380,7 +425,7 @@ function partError(error: NonNullable<PartResult['error']>): Error {
  * The part threads. A thread takes parts once it is ready (its model and checker built), at most
  * PARTS_PER_THREAD at a time; results come back by part.
  */
-class ThreadPool {
+export class ThreadPool {
   private readonly workers: Array<{ worker: Worker; waiting: number; ready: boolean }> = [];
   private readonly pending = new Map<
     number,
@@ -390,9 +435,9 @@ class ThreadPool {
   private failure: Error | undefined;
   private closing = false;
 
-  constructor(plan: PartsPlan) {
-    for (let i = 0; i < plan.threads; i++) {
-      const worker = startWorker(plan.input);
+  constructor(threads: number) {
+    for (let i = 0; i < threads; i++) {
+      const worker = startWorker();
       const entry = { worker, waiting: 0, ready: false };
       worker.on('message', (result: PartResult | 'ready') => {
         if (result === 'ready') {
@@ -414,6 +459,15 @@ class ThreadPool {
     }
   }
 
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** What the threads check parts against: the file's header and the run's options. */
+  init(input: PartThreadInput): void {
+    for (const w of this.workers) w.worker.postMessage(input);
+  }
+
   /** The part's result from a ready thread with room, or undefined when none has room. */
   offer(part: Part): Promise<PartResult> | undefined {
     if (this.failure) return Promise.reject(this.failure);
@@ -425,7 +479,7 @@ class ThreadPool {
     entry.waiting++;
     const message = partMessage(part, seq);
     const result = new Promise<PartResult>((resolve, reject) => this.pending.set(seq, { resolve, reject }));
-    entry.worker.postMessage(message, [part.bytes]);
+    entry.worker.postMessage(message, message.bytes ? [message.bytes] : []);
     return result;
   }
 
@@ -445,10 +499,10 @@ class ThreadPool {
  * The compiled thread is a `.js` file next to this one (in the bundle too: `dist/bin/part-worker.js`).
  * Run from TypeScript sources (tsx, vitest), the thread first registers tsx's loader.
  */
-function startWorker(input: PartThreadInput): Worker {
+function startWorker(): Worker {
   const here = import.meta.url;
   // A small young generation: a part's garbage is short-lived, and the thread's memory stays low.
-  const options = { workerData: input, resourceLimits: { maxYoungGenerationSizeMb: 8 } };
+  const options = { resourceLimits: { maxYoungGenerationSizeMb: 8 } };
   if (!here.endsWith('.ts')) return new Worker(new URL('./part-worker.js', here), options);
   const entry = new URL('./part-worker.ts', here).href;
   const tsx = pathToFileURL(

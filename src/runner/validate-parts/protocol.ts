@@ -24,11 +24,15 @@ export interface PartThreadInput {
   rejects?: { delimiter: string; guard: boolean };
   /** Values masked wherever they turn up (the API key): the thread's own registry starts empty. */
   secrets: string[];
+  /** The buffers parts are read into (see SlotPool), shared with the main thread. */
+  slots: SharedArrayBuffer[];
 }
 
 export interface PartMessage {
   seq: number;
-  bytes: ArrayBuffer;
+  /** The shared buffer the part is in, or -1: the part is in `bytes` (moved with the message). */
+  slot: number;
+  bytes?: ArrayBuffer;
   length: number;
   firstLine: number;
 }
@@ -46,8 +50,9 @@ export interface PartRefs {
 
 export interface PartResult {
   seq: number;
-  /** The part's bytes, back (a part that needs checking on the main thread again is read from them). */
-  bytes: ArrayBuffer;
+  /** The part's buffer, as given: a part that needs checking on the main thread again is read from it. */
+  slot: number;
+  bytes?: ArrayBuffer;
   length: number;
   rows: number;
   outcomes: Record<Outcome, number>;

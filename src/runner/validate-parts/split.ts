@@ -129,9 +129,41 @@ export async function dataStart(
   }
 }
 
-/** A part of the file: `length` bytes at the start of `bytes` (a buffer of its own), from `firstLine`. */
+/**
+ * Buffers shared with the part threads, given once: a part read into one moves as its index (no copy,
+ * and no new memory for the garbage collector to account for at every part).
+ */
+export class SlotPool {
+  readonly slots: SharedArrayBuffer[];
+  private readonly free: number[];
+
+  constructor(
+    count: number,
+    readonly size: number,
+  ) {
+    this.slots = Array.from({ length: count }, () => new SharedArrayBuffer(size));
+    this.free = this.slots.map((_, i) => count - 1 - i);
+  }
+
+  /** A free buffer of at least `size` bytes (-1 and a buffer of its own when none fits). */
+  take(size: number): { buf: Buffer; slot: number } {
+    const slot = size <= this.size ? this.free.pop() : undefined;
+    if (slot === undefined) return { buf: Buffer.allocUnsafeSlow(size), slot: -1 };
+    return { buf: Buffer.from(this.slots[slot]!, 0, size), slot };
+  }
+
+  release(slot: number): void {
+    if (slot >= 0) this.free.push(slot);
+  }
+}
+
+/**
+ * A part of the file: `length` bytes at the start of `bytes`, from `firstLine`. `bytes` is the pool's
+ * buffer number `slot`, or (slot -1) a buffer of its own.
+ */
 export interface Part {
-  bytes: ArrayBuffer;
+  bytes: ArrayBufferLike;
+  slot: number;
   length: number;
   /** Where the part starts in the file. */
   offset: number;
@@ -163,6 +195,7 @@ export class FileParts {
     delimiter: string,
     private readonly partBytes: number,
     private readonly maxRecordBytes: number,
+    private readonly pool: SlotPool,
   ) {
     this.offset = start.offset;
     this.readAt = start.offset;
@@ -181,7 +214,7 @@ export class FileParts {
     this.file ??= await open(this.path, 'r');
     let size = this.partBytes;
     for (;;) {
-      const buf = Buffer.allocUnsafeSlow(Math.max(size, this.carry.length + Math.min(size, 64 * 1024)));
+      const { buf, slot } = this.pool.take(Math.max(size, this.carry.length + Math.min(size, 64 * 1024)));
       this.carry.copy(buf, 0);
       let filled = this.carry.length;
       while (!this.ended && filled < buf.length) {
@@ -192,22 +225,36 @@ export class FileParts {
       }
       const data = buf.subarray(0, filled);
       if (this.ended) {
-        if (filled === 0) return undefined;
-        if (hasLoneCr(data, 0, filled)) return this.rest();
         this.carry = Buffer.alloc(0);
-        return { bytes: buf.buffer, length: filled, offset: this.offset, firstLine: this.line, last: true };
+        if (filled === 0 || hasLoneCr(data, 0, filled)) {
+          this.pool.release(slot);
+          return filled === 0 ? undefined : this.rest();
+        }
+        return {
+          bytes: buf.buffer,
+          slot,
+          length: filled,
+          offset: this.offset,
+          firstLine: this.line,
+          last: true,
+        };
       }
       const whole = wholeRecords(data, 0, this.delimiter);
       if (whole.end === 0) {
         // One record larger than the part: read on with more room, up to the reader's record limit.
+        this.carry = Buffer.from(data);
+        this.pool.release(slot);
         if (filled > this.maxRecordBytes) return this.rest();
-        this.carry = data;
         size = filled * 2;
         continue;
       }
-      if (hasLoneCr(data, 0, whole.end)) return this.rest();
+      if (hasLoneCr(data, 0, whole.end)) {
+        this.pool.release(slot);
+        return this.rest();
+      }
       const part: Part = {
         bytes: buf.buffer,
+        slot,
         length: whole.end,
         offset: this.offset,
         firstLine: this.line,
