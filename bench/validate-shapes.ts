@@ -13,6 +13,7 @@
 //   CATALOG_IO_BENCH_BIG_ROWS=2000000    rows of the large files, every shape (0: skipped)
 //   CATALOG_IO_BENCH_SHAPES=dates,mixed  only these shapes
 //   CATALOG_IO_BENCH_NO_REPORT=0         skip the runs without the report
+//   CATALOG_IO_BENCH_ONE_THREAD=1        also ours with the report on one thread (CATALOG_IO_VALIDATE_PARTS=off)
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -230,6 +231,7 @@ interface Run {
 /** Spawns one whole process and measures it from spawn to exit. */
 function runProcess(
   args: string[],
+  env: Record<string, string>,
   parse: (stdout: string) => { rows: number; invalid: number },
 ): Promise<Run> {
   const usageFile = join(DATA, `usage-${process.pid}.json`);
@@ -239,7 +241,7 @@ function runProcess(
     const child = spawn(process.execPath, ['--import', join(HERE, '_peak-rss.mjs'), ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, CATALOG_IO_BENCH_USAGE: usageFile },
+      env: { ...process.env, ...env, CATALOG_IO_BENCH_USAGE: usageFile },
     });
     let stdout = '';
     let stderr = '';
@@ -272,13 +274,19 @@ function rawSide(shape: Shape, path: string, schemasDir: string): Promise<Run> {
       { field: c.field, kind: c.kind, ...(c.culture && { culture: c.culture }) },
     ]),
   );
-  return runProcess([join(HERE, '_raw-validate.mjs'), path, schemasDir, JSON.stringify(columns)], (out) =>
+  return runProcess([join(HERE, '_raw-validate.mjs'), path, schemasDir, JSON.stringify(columns)], {}, (out) =>
     JSON.parse(out.trim()),
   );
 }
 
 /** `catalog-io validate` as a user runs it; with `report`, also writing its per-row report. */
-function ourSide(shape: Shape, path: string, schemasDir: string, report = false): Promise<Run> {
+function ourSide(
+  shape: Shape,
+  path: string,
+  schemasDir: string,
+  report = false,
+  env: Record<string, string> = {},
+): Promise<Run> {
   const profile = join(DATA, `shape-${shape.name}.profile.json`);
   writeFileSync(profile, JSON.stringify(profileOf(shape)));
   const args = [
@@ -292,7 +300,7 @@ function ourSide(shape: Shape, path: string, schemasDir: string, report = false)
     ...(report ? ['--report', join(DATA, `shape-${shape.name}.report.csv`)] : []),
     '--json',
   ];
-  return runProcess(args, (out) => {
+  return runProcess(args, env, (out) => {
     const summary = JSON.parse(out.trim().split('\n').pop()!) as {
       rows: number;
       outcomes: { invalid: number };
@@ -308,16 +316,20 @@ const median = (xs: number[]) => {
 };
 
 const NO_REPORT = process.env.CATALOG_IO_BENCH_NO_REPORT !== '0';
+const ONE_THREAD = process.env.CATALOG_IO_BENCH_ONE_THREAD === '1';
 
 async function measure(shape: Shape, rows: number, reps: number, schemasDir: string): Promise<void> {
   const path = await generate(shape, rows);
   const raw: Run[] = [];
   const ours: Run[] = [];
   const bare: Run[] = [];
+  const single: Run[] = [];
   for (let rep = 0; rep < reps; rep++) {
     raw.push(await rawSide(shape, path, schemasDir));
     ours.push(await ourSide(shape, path, schemasDir, true));
     if (NO_REPORT) bare.push(await ourSide(shape, path, schemasDir));
+    if (ONE_THREAD)
+      single.push(await ourSide(shape, path, schemasDir, true, { CATALOG_IO_VALIDATE_PARTS: 'off' }));
   }
   const r = median(raw.map((x) => x.seconds));
   const o = median(ours.map((x) => x.seconds));
