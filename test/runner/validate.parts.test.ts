@@ -17,6 +17,7 @@ import { connect } from '../../src/config/index.js';
 import { isCatalogIoError } from '../../src/errors.js';
 import { loadProfile } from '../../src/mappers/profile.js';
 import type { Profile } from '../../src/mappers/profile-types.js';
+import type { ReaderOptions } from '../../src/readers/index.js';
 import { type ValidateFileResult, validateFile } from '../../src/runner/validate.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { loadTenantModel, pullSchemas } from '../../src/schema/load.js';
@@ -62,7 +63,12 @@ interface Outcome {
 let runs = 0;
 
 /** One validate run, in parts (`partBytes`) or on one thread: its result or coded error, and its files. */
-async function run(source: string, profile: Profile, partBytes: number | undefined): Promise<Outcome> {
+async function run(
+  source: string,
+  profile: Profile,
+  partBytes: number | undefined,
+  readerOptions: ReaderOptions = {},
+): Promise<Outcome> {
   process.env.CATALOG_IO_VALIDATE_PARTS = partBytes === undefined ? 'off' : 'on';
   process.env.CATALOG_IO_VALIDATE_PART_BYTES = String(partBytes ?? 0);
   const n = runs++;
@@ -70,7 +76,14 @@ async function run(source: string, profile: Profile, partBytes: number | undefin
   const rejectsFile = join(dir, `rejects-${n}.csv`);
   const outcome: Outcome = { report: '', rejects: '' };
   try {
-    const { parts, ...result } = await validateFile({ source, model, profile, reportFile, rejectsFile });
+    const { parts, ...result } = await validateFile({
+      source,
+      model,
+      profile,
+      reportFile,
+      rejectsFile,
+      readerOptions,
+    });
     outcome.result = result;
     if (parts !== undefined) outcome.parts = parts;
   } catch (err) {
@@ -83,12 +96,17 @@ async function run(source: string, profile: Profile, partBytes: number | undefin
 }
 
 /** The same in parts of each size as on one thread; the parts run's count of parts. */
-async function expectSame(source: string, profile: Profile, sizes = [211, 4096]): Promise<number[]> {
-  const single = await run(source, profile, undefined);
+async function expectSame(
+  source: string,
+  profile: Profile,
+  sizes = [211, 4096],
+  readerOptions: ReaderOptions = {},
+): Promise<number[]> {
+  const single = await run(source, profile, undefined, readerOptions);
   expect(single.parts).toBeUndefined();
   const counts: number[] = [];
   for (const size of sizes) {
-    const { parts, ...inParts } = await run(source, profile, size);
+    const { parts, ...inParts } = await run(source, profile, size, readerOptions);
     expect(inParts).toEqual(single);
     counts.push(parts ?? 0);
   }
@@ -187,6 +205,14 @@ describe('validate in parts gives what validate on one thread gives', () => {
       expect(single.result!.notes.some((n) => n.includes('fewer cells than the header'))).toBe(true);
     }, 60_000);
   }
+
+  it('a file with lines above its header (--header-row 3) and semicolons', async () => {
+    const source = join(dir, 'semicolons.csv');
+    const body = feed(800).replaceAll(',', ';').replaceAll('"1;', '"1,');
+    await writeFile(source, `Supplier export;2025\n\n${body}`);
+    const counts = await expectSame(source, products, [211, 2048], { headerRow: 3 });
+    expect(counts[0]).toBeGreaterThan(50);
+  }, 60_000);
 
   it('a file ending inside a quote: the same coded error after the same lines', async () => {
     const source = join(dir, 'unclosed.csv');
