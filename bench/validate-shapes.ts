@@ -54,14 +54,14 @@ const sku: Column = {
   cell: (i) => `SKU-${pad(i, 8)}`,
 };
 /**
- * The same refs in no order (a multiplicative scramble modulo a prime above a million: unique up to a
- * million rows): the duplicate check's path for feeds not sorted by ref.
+ * The same refs in no order (a multiplicative scramble modulo a prime above two million: unique up to
+ * two million rows): the duplicate check's path for feeds not sorted by ref.
  */
 const scrambledSku: Column = {
   header: 'sku',
   field: 'prod_ref',
   kind: 'text',
-  cell: (i) => `SKU-${pad((i * 7919) % 1_000_003, 8)}`,
+  cell: (i) => `SKU-${pad((i * 7919) % 2_000_003, 8)}`,
 };
 const textColumns: Column[] = [
   { header: 'name', field: 'prod_title', kind: 'text', cell: (i) => `Product ${i} classic` },

@@ -32,7 +32,9 @@ const MIN_FILE_BYTES = 4 << 20;
 /** Small parts keep memory low (a part's rows, report text and strings live at once) at no cost in speed. */
 const PART_BYTES = 256 << 10;
 /** Parts given out and not yet written, per thread: enough to keep each busy, few enough to bound memory. */
-const PARTS_PER_THREAD = 3;
+const PARTS_PER_THREAD = 4;
+/** A part thread gets this many parts for each one this thread checks. */
+const MAIN_SHARE = 2;
 
 /**
  * The part threads, started before the source is opened when it may be checked in parts (a local file
@@ -247,8 +249,8 @@ async function checkInParts(
     let rest: DataStart | undefined;
     let ended = false;
     const window = (plan.threads + 1) * PARTS_PER_THREAD;
-    // Parts are dealt in turn: one to this thread, then one to each part thread (this thread also
-    // answers the duplicate check and writes every part's text, so it takes no more than its share).
+    // Parts are dealt in turn: one to this thread, then MAIN_SHARE to each part thread (this thread also
+    // reads the file, answers the duplicate check and writes every part's text).
     let dealt = 0;
     for (;;) {
       while (!ended && given.length < window) {
@@ -257,7 +259,7 @@ async function checkInParts(
         else if ('rest' in next) {
           ended = true;
           rest = next;
-        } else given.push({ part: next, mine: dealt++ % (plan.threads + 1) === 0 });
+        } else given.push({ part: next, mine: dealt++ % (MAIN_SHARE * plan.threads + 1) === 0 });
       }
       // A thread's parts go out while it has room; one it cannot take yet stays for this thread.
       for (const entry of given) {
