@@ -345,6 +345,9 @@ async function measure(shape: Shape, rows: number, reps: number, schemasDir: str
       (b === undefined
         ? ''
         : `  | no report ${b.toFixed(2)} s, raw/ours ${(r / b).toFixed(2)}, ${peak(bare)} MB`) +
+      (single.length === 0
+        ? ''
+        : `  | one thread ${median(single.map((x) => x.seconds)).toFixed(2)} s, raw/ours ${(r / median(single.map((x) => x.seconds))).toFixed(2)}, CPU ${(median(raw.map((x) => x.cpuSeconds)) / median(single.map((x) => x.cpuSeconds))).toFixed(2)}, ${peak(single)} MB`) +
       `  invalid ${raw[0]!.invalid}/${ours[0]!.invalid}${agree ? '' : ' DISAGREE'}\n`,
   );
 }
