@@ -27,6 +27,12 @@ import { pieces } from './part-check.js';
 import type { PartMessage, PartResult, PartThreadInput } from './protocol.js';
 import { type DataStart, dataStart, FileParts, type Part, SlotPool } from './split.js';
 
+/**
+ * Off until it measures faster: on a busy 2-core machine the second thread's start, its own compiled
+ * code and the garbage collector's helpers cost more than it saves on light shapes, and 50 MB more at 2M
+ * rows (docs/benchmarks.md). `auto` splits files from MIN_FILE_BYTES, `on` any file.
+ */
+const DEFAULT_MODE = 'off';
 /** Files from this size are checked in parts (a smaller one is checked before threads would have started). */
 const MIN_FILE_BYTES = 4 << 20;
 /** Small parts keep memory low (a part's rows, report text and strings live at once) at no cost in speed. */
@@ -42,7 +48,7 @@ const MAIN_SHARE = 2;
  * and reads the header. `partsPlan` decides; threads not needed are stopped.
  */
 export function startPartThreads(spec: string, references: boolean): ThreadPool | undefined {
-  const mode = process.env.CATALOG_IO_VALIDATE_PARTS ?? 'auto';
+  const mode = process.env.CATALOG_IO_VALIDATE_PARTS ?? DEFAULT_MODE;
   if (mode === 'off' || references) return undefined;
   if (spec === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(spec) || !/\.(csv|txt|tsv)$/i.test(spec))
     return undefined;
@@ -81,8 +87,8 @@ export interface PartsPlan {
  * How to check this source in parts, or undefined to check it on one thread: a local UTF-8 CSV file of
  * some size, without a reference check (it follows the tenant and the whole file), with a profile whose
  * rows stand alone (no fill-down, no product groups across rows), a report and rejects file written as
- * lines. `CATALOG_IO_VALIDATE_PARTS=off` never splits; `on` splits whatever the file's size;
- * `CATALOG_IO_VALIDATE_PART_BYTES` sets the part size.
+ * lines. `CATALOG_IO_VALIDATE_PARTS`: `off` (the default) never splits, `auto` splits files of 4 MiB and
+ * more, `on` whatever the file's size; `CATALOG_IO_VALIDATE_PART_BYTES` sets the part size.
  */
 export async function partsPlan(
   spec: string,
@@ -91,7 +97,7 @@ export async function partsPlan(
   readerOptions: ReaderOptions,
   threadPool: ThreadPool,
 ): Promise<PartsPlan | undefined> {
-  const mode = process.env.CATALOG_IO_VALIDATE_PARTS ?? 'auto';
+  const mode = process.env.CATALOG_IO_VALIDATE_PARTS ?? DEFAULT_MODE;
   if (mode === 'off') return undefined;
   const local = spec !== '-' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(spec) && !readerOptions.stdin;
   if (!local || opened.format !== 'csv' || !opened.csv || opened.encoding !== 'utf-8') return undefined;
