@@ -75,6 +75,8 @@ export interface ValidateFileOptions {
 export interface ValidateFileResult extends ValidateSummary {
   /** A large CSV file checked in parts on several threads (see validate-parts/): how many parts. */
   parts?: number;
+  /** Of those, how many the part threads checked. */
+  threadParts?: number;
   /** What the reader detected (format, encoding, ...), for people. */
   notes: string[];
   source: string;
@@ -96,6 +98,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
   let rejects: RejectsWriter | undefined;
   let summary: ValidateSummary;
   let parts: number | undefined;
+  let threadParts: number | undefined;
   try {
     if (options.reportFile) report = await openReport(options.reportFile);
     if (options.rejectsFile)
@@ -116,6 +119,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
     if (pool && !plan) await pool.close();
     summary = plan ? await validateParts(plan, rowsOptions, opened, pool!) : await validateRows(rowsOptions);
     parts = plan?.checked;
+    if (plan) threadParts = pool?.checked;
   } catch (err) {
     await Promise.allSettled([report?.close(), rejects?.close(), opened.close(), pool?.close()]);
     throw err;
@@ -134,5 +138,6 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
     notes: opened.notes,
     source: opened.source,
     ...(parts !== undefined && { parts }),
+    ...(threadParts !== undefined && { threadParts }),
   };
 }

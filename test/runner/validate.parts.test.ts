@@ -47,14 +47,18 @@ beforeAll(async () => {
   model = await loadTenantModel({ schemasDir: schemas });
 }, 60_000);
 
+process.env.CATALOG_IO_VALIDATE_WAIT_THREADS = '1';
+
 afterAll(() => {
+  delete process.env.CATALOG_IO_VALIDATE_WAIT_THREADS;
   delete process.env.CATALOG_IO_VALIDATE_PARTS;
   delete process.env.CATALOG_IO_VALIDATE_PART_BYTES;
 });
 
 interface Outcome {
-  result?: Omit<ValidateFileResult, 'parts'>;
+  result?: Omit<ValidateFileResult, 'parts' | 'threadParts'>;
   parts?: number;
+  threadParts?: number;
   error?: { code: string; message: string };
   report: string;
   rejects: string;
@@ -76,7 +80,7 @@ async function run(
   const rejectsFile = join(dir, `rejects-${n}.csv`);
   const outcome: Outcome = { report: '', rejects: '' };
   try {
-    const { parts, ...result } = await validateFile({
+    const { parts, threadParts, ...result } = await validateFile({
       source,
       model,
       profile,
@@ -86,6 +90,7 @@ async function run(
     });
     outcome.result = result;
     if (parts !== undefined) outcome.parts = parts;
+    if (threadParts !== undefined) outcome.threadParts = threadParts;
   } catch (err) {
     if (!isCatalogIoError(err)) throw err;
     outcome.error = { code: err.code, message: err.message };
@@ -106,9 +111,11 @@ async function expectSame(
   expect(single.parts).toBeUndefined();
   const counts: number[] = [];
   for (const size of sizes) {
-    const { parts, ...inParts } = await run(source, profile, size, readerOptions);
+    const { parts, threadParts, ...inParts } = await run(source, profile, size, readerOptions);
     expect(inParts).toEqual(single);
     counts.push(parts ?? 0);
+    // A file checked in parts had parts checked by the part thread (it is ready before the first part).
+    if (parts !== undefined && parts > 3) expect(threadParts).toBeGreaterThan(0);
   }
   return counts;
 }
@@ -237,7 +244,11 @@ describe('the CLI, in parts', () => {
       timeoutMs: 60_000,
     });
     const inParts = await runCliProcess(args, {
-      env: { CATALOG_IO_VALIDATE_PARTS: 'on', CATALOG_IO_VALIDATE_PART_BYTES: '1000' },
+      env: {
+        CATALOG_IO_VALIDATE_PARTS: 'on',
+        CATALOG_IO_VALIDATE_PART_BYTES: '1000',
+        CATALOG_IO_VALIDATE_WAIT_THREADS: '1',
+      },
       timeoutMs: 60_000,
     });
     expect(single.stderr).toContain('Quote not closed');

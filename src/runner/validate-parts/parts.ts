@@ -250,6 +250,8 @@ async function checkInParts(
 ): Promise<void> {
   const { plan, summary, options, checker } = here;
   pool.init(plan.input);
+  // Tests make the threads take their share from the first part on.
+  if (process.env.CATALOG_IO_VALIDATE_WAIT_THREADS === '1') await pool.ready();
   try {
     const given: Given[] = [];
     let rest: DataStart | undefined;
@@ -450,9 +452,11 @@ export class ThreadPool {
       worker.on('message', (result: PartResult | 'ready') => {
         if (result === 'ready') {
           entry.ready = true;
+          this.wake();
           return;
         }
         entry.waiting--;
+        this.checked++;
         const waiting = this.pending.get(result.seq);
         this.pending.delete(result.seq);
         waiting?.resolve(result);
@@ -469,6 +473,21 @@ export class ThreadPool {
 
   get size(): number {
     return this.workers.length;
+  }
+
+  /** Parts checked by the threads so far. */
+  checked = 0;
+  private readyWaiters: Array<() => void> = [];
+
+  /** Resolves once every thread is ready (or one failed). */
+  ready(): Promise<void> {
+    if (this.failure || this.workers.every((w) => w.ready)) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  private wake(): void {
+    if (!this.failure && !this.workers.every((w) => w.ready)) return;
+    for (const resolve of this.readyWaiters.splice(0)) resolve();
   }
 
   /** What the threads check parts against: the file's header and the run's options. */
@@ -493,6 +512,7 @@ export class ThreadPool {
 
   private fail(error: Error): void {
     this.failure ??= error;
+    this.wake();
     for (const waiting of this.pending.values()) waiting.reject(this.failure);
     this.pending.clear();
   }
