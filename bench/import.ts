@@ -68,11 +68,13 @@ async function importOnce(
   } = {},
 ): Promise<ImportSummary> {
   const connection = await connectTo(sb, options);
+  const profile = options.profile ?? PRODUCTS;
   try {
     return await importFile({
       source,
-      profile: options.profile ?? PRODUCTS,
-      model: await connection.tenant.model(),
+      profile,
+      // As the CLI reads it: the `$metadata` of the profile's entity only.
+      model: await connection.tenant.model([profile.entity]),
       catalog: connection.catalog,
       dam: () => connection.dam,
       concurrency: options.concurrency ?? 8,
@@ -190,7 +192,7 @@ async function requestBudget(dir: string): Promise<void> {
   let metadata = 0;
   try {
     const connection = await connectTo(probe);
-    await connection.tenant.model();
+    await connection.tenant.model([PRODUCTS.entity]);
     metadata = connection.snapshot().requests;
     await connection.close();
   } finally {
@@ -438,7 +440,7 @@ async function unchangedWithImages(dir: string): Promise<void> {
       const s = await sandboxStats(sb);
       // Each run reads the tenant's $metadata (a CLI run too, unless given --schemas): set apart here.
       const probe = await connectTo(sb);
-      await probe.tenant.model();
+      await probe.tenant.model([(c.profile ?? PRODUCTS).entity]);
       const metadata = probe.snapshot().requests;
       await probe.close();
       s.byMethod.GET = (s.byMethod.GET ?? 0) - metadata;

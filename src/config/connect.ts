@@ -13,7 +13,7 @@ import { CatalogIoError } from '../errors.js';
 import { defaultLockDir } from '../lock/dir.js';
 import type { RunLockStore } from '../lock/types.js';
 import { tenantHash } from '../runs/source-identity.js';
-import { loadTenantModel } from '../schema/load.js';
+import { type ModelScope, TenantModels } from '../schema/load.js';
 import type { TenantModel } from '../schema/model.js';
 import { defaultSchemasDir, tenantName } from '../schema/raw.js';
 import {
@@ -51,8 +51,11 @@ export interface TenantInfo {
   defaultSchemasDir: string;
   /** The schema cache in use (`--schemas`), when offline. */
   schemasDir: string | undefined;
-  /** The tenant's model: from the schema cache when one is configured, else live; fetched once. */
-  model(): Promise<TenantModel>;
+  /**
+   * The tenant's model: from the schema cache when one is configured, else live, reading only the
+   * `$metadata` documents the scope's entities need (default all); each document is fetched once.
+   */
+  model(scope?: ModelScope): Promise<TenantModel>;
 }
 
 export interface Connection {
@@ -141,8 +144,8 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     : undefined;
 
   const name = embedded ? 'sandbox' : tenantName(catalogUrl);
-  let modelPromise: Promise<TenantModel> | undefined;
   const schemasDir = settings.schemasDir ? path.resolve(cwd, settings.schemasDir) : undefined;
+  const models = new TenantModels({ client: catalog, schemasDir });
   const tenant: TenantInfo = {
     name,
     catalogUrl,
@@ -151,10 +154,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     keyId: keyIdOf(apiKey),
     defaultSchemasDir: defaultSchemasDir(name, cwd),
     schemasDir,
-    model() {
-      modelPromise ??= loadTenantModel(schemasDir ? { schemasDir } : { client: catalog });
-      return modelPromise;
-    },
+    model: (scope) => models.model(scope),
   };
 
   let closed = false;

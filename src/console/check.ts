@@ -65,7 +65,7 @@ export function checkRoutes(
         ...(profileFile && { profile: profileFile }),
         ...(entity && { entity }),
       });
-      const model = await tenantModelFor({ flags: options.flags });
+      const model = await tenantModelFor({ flags: options.flags, scope: [profile.entity] });
       const report = path.join(dir, 'report.jsonl');
       const result = await validateFile({ source: feed.file, model, profile, reportFile: report });
       const id = String(++next);

@@ -23,6 +23,18 @@ const STANDARD: StandardEntity[] = [
   { name: 'categories', kind: 'categories', collection: 'Categories', def: 'Category', prefix: 'cat' },
 ];
 
+/**
+ * Whether `/$metadata` holds a standard collection's schema under `$defs` (with its properties): then
+ * the model needs no per-resource document for it.
+ */
+export function catalogDefines(catalog: RawSchemas['catalog'], collection: string): boolean {
+  const s = STANDARD.find((e) => e.collection === collection);
+  return s !== undefined && findDef(obj(obj(catalog?.value).$defs), [s.def, s.collection]) !== undefined;
+}
+
+/** The model names of the standard entities (`products`, `variants`, `categories`). */
+export const STANDARD_ENTITIES: readonly string[] = STANDARD.map((s) => s.name);
+
 export function buildTenantModel(raw: RawSchemas): TenantModel {
   const root = obj(raw.catalog?.value);
   const defs = obj(root.$defs);

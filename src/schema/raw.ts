@@ -30,8 +30,9 @@ export interface RawSchemas {
 }
 
 /**
- * Fetches every document. `/$metadata` must answer; a per-resource or custom-entity document a tenant
- * does not serve (404) is skipped, since `/$metadata` holds the same resources under `$defs`.
+ * Fetches every document, for `schema pull` to write them all (a command reads only those its model
+ * needs: live.ts). `/$metadata` must answer; a per-resource or custom-entity document a tenant does
+ * not serve (404) is skipped, since `/$metadata` holds the same resources under `$defs`.
  */
 export async function fetchRawSchemas(
   client: CatalogClient,
@@ -39,14 +40,6 @@ export async function fetchRawSchemas(
 ): Promise<RawSchemas> {
   const fetchedAt = now().toISOString();
   const catalog = await client.metadata('catalog');
-  const optional = async (run: () => Promise<MetadataDocument>): Promise<MetadataDocument | undefined> => {
-    try {
-      return await run();
-    } catch (err) {
-      if (isApiError(err, 'API_NOT_FOUND')) return undefined;
-      throw err;
-    }
-  };
   const [customEntities, ...standard] = await Promise.all([
     optional(() => client.metadata('CustomEntities')),
     ...STANDARD.map((name) => optional(() => client.metadata(name))),
@@ -62,6 +55,16 @@ export async function fetchRawSchemas(
     if (doc) custom[denominator] = doc;
   }
   return { fetchedAt, source: client.baseUrl, catalog, resources, customEntities, custom };
+}
+
+/** A document the tenant does not serve (404) is left out: the model falls back to `$defs`. */
+export async function optional(run: () => Promise<MetadataDocument>): Promise<MetadataDocument | undefined> {
+  try {
+    return await run();
+  } catch (err) {
+    if (isApiError(err, 'API_NOT_FOUND')) return undefined;
+    throw err;
+  }
 }
 
 /** Denominators exactly as the tenant lists them: `x-denominators`, else the `$defs` names. */

@@ -9,6 +9,8 @@ import { CatalogIoError } from '../../errors.js';
 import type { ExportProgress, ExportResult } from '../../runner/export/index.js';
 import { parseSince } from '../../runner/export/since.js';
 import { EXPORT_FORMATS } from '../../runner/export/target.js';
+import { ATTRIBUTE_SETS_TABLE, LAYOUTS_TABLE } from '../../runner/structure/types.js';
+import type { ModelScope } from '../../schema/load.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress, type Progress } from '../progress.js';
 import type { CommandFactory } from './index.js';
@@ -122,7 +124,7 @@ export const exportCommand: CommandFactory = (out, setExitCode) =>
         });
       };
       try {
-        const model = await connection.tenant.model();
+        const model = await connection.tenant.model(exportScope(args.entities));
         // Loaded on use: the export brings exceljs, which other commands do not need.
         const { exportCatalog } = await import('../../runner/export/index.js');
         const result = await exportCatalog({
@@ -194,4 +196,13 @@ function printSummary(out: Output, result: ExportResult, counters: CountersSnaps
     `${counters.requests} requests (${methods || 'none'}${limited}) in ${(result.durationMs / 1000).toFixed(1)} s`,
   );
   for (const note of result.notes) out.error(`note: ${note}`);
+}
+
+/**
+ * The entities an export reads the `$metadata` of: those named (the attribute-set table needs none);
+ * none named, or the layouts table (custom entities have layouts): every one.
+ */
+function exportScope(entities: string[] | undefined): ModelScope {
+  if (!entities || entities.length === 0 || entities.includes(LAYOUTS_TABLE)) return 'all';
+  return entities.filter((name) => name !== ATTRIBUTE_SETS_TABLE);
 }

@@ -265,8 +265,10 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           source: start.source,
           readerOptions,
           profile,
-          // Read once the run holds its lock: a run refused by the lock sends no request.
-          model: () => connection.tenant.model(),
+          // Read once the run holds its lock: a run refused by the lock sends no request. One file
+          // needs its profile's entity (the `$metadata` of custom entities only for one of them); a
+          // whole workbook places its sheets on any entity.
+          model: () => connection.tenant.model(sheets ? 'all' : [profile.entity]),
           catalog: connection.catalog,
           dam: () => connection.dam,
           mode: args.mode,

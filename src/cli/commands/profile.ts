@@ -55,6 +55,7 @@ export const profileCommand: CommandFactory = (out, setExitCode) =>
     handler: async (args: ProfileArgs) => {
       const model = await tenantModelFor({
         flags: connectionFlagsFrom(args),
+        scope: [args.entity],
         announce: (line) => out.error(line),
       });
       if (!model.entity(args.entity)) {

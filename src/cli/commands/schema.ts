@@ -72,8 +72,9 @@ async function runShow(
     ? undefined
     : await connect({ flags, announce: (line) => out.error(line) });
   try {
+    // One entity's fields need that entity's `$metadata` only; the list needs every entity's.
     const model = connection
-      ? await connection.tenant.model()
+      ? await connection.tenant.model(name ? [name] : 'all')
       : await loadTenantModel({ schemasDir: flags.schemas! });
     if (!name) {
       for (const line of entityList(model)) out.print(line);

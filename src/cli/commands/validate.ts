@@ -57,9 +57,11 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
               announce: (line) => out.error(line),
             })
           : undefined;
+      // Only the profile's entity: a feed of products reads no custom entity's `$metadata`.
+      const scope = [profile.entity];
       const model = connection
-        ? await connection.tenant.model()
-        : await tenantModelFor({ flags, announce: (line) => out.error(line) });
+        ? await connection.tenant.model(scope)
+        : await tenantModelFor({ flags, scope, announce: (line) => out.error(line) });
       const progress = createProgress(out, 'validate', { quiet: args.quiet || args.json });
       let shown = 0;
       let result: ValidateFileResult;
