@@ -1,18 +1,23 @@
-// Validation on every feed shape, whole process against whole process: `catalog-io validate` (the CLI
-// as shipped, as a user runs it; on the mixed files also with its per-row report) against the raw loop of `_raw-validate.mjs` (papaparse -> the same
-// mapping -> Ajv with ajv-formats compiled from the same pulled schemas, every format checked), spawned
-// side by side in one run, in turns (raw, ours, raw, ours, ...). Medians of the wall times and their
-// ratio per shape; peak RSS of each process. One row in 100 carries a bad value in each shape, and both
-// sides must count the same invalid rows.
+// Validation on every feed shape, whole process against whole process: `catalog-io validate` writing its
+// per-row report (the CLI as shipped, as a user runs it) against the raw loop of `_raw-validate.mjs`
+// (papaparse in chunk mode -> the same mapping -> Ajv with ajv-formats compiled from the same pulled
+// schemas, every format checked), spawned side by side in one run, in turns (raw, ours, ours without the
+// report, raw, ...). For every shape at 300,000 rows (3 pairs, medians) and at 2,000,000 (1 pair): our time
+// with `--report`, the raw loop's, their ratio (raw / ours: above 1.0 we are faster), the CPU ratio, peak
+// RSS of each, our time without the report, and our time with the report checked in parts on two threads
+// (`CATALOG_IO_VALIDATE_PARTS=auto`, off by default: see docs/reports.md). One row in 100 carries a bad
+// value in each shape, and both sides must count the same invalid rows.
 //
 //   npm run bench validate-shapes
 //   CATALOG_IO_BENCH_SHAPE_ROWS=300000   rows per shape (default 300,000)
 //   CATALOG_IO_BENCH_REPS=3              pairs per shape (default 3)
-//   CATALOG_IO_BENCH_BIG_ROWS=2000000    rows of the large mixed file (0: skipped)
+//   CATALOG_IO_BENCH_BIG_ROWS=2000000    rows of the large files, every shape (0: skipped)
 //   CATALOG_IO_BENCH_SHAPES=dates,mixed  only these shapes
+//   CATALOG_IO_BENCH_NO_REPORT=0         skip the runs without the report
+//   CATALOG_IO_BENCH_PARTS=0             skip ours with the report in parts on two threads (CATALOG_IO_VALIDATE_PARTS=auto)
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Profile } from '../src/mappers/profile-types.js';
@@ -50,14 +55,14 @@ const sku: Column = {
   cell: (i) => `SKU-${pad(i, 8)}`,
 };
 /**
- * The same refs in no order (a multiplicative scramble modulo a prime above a million: unique up to a
- * million rows): the duplicate check's path for feeds not sorted by ref.
+ * The same refs in no order (a multiplicative scramble modulo a prime above two million: unique up to
+ * two million rows): the duplicate check's path for feeds not sorted by ref.
  */
 const scrambledSku: Column = {
   header: 'sku',
   field: 'prod_ref',
   kind: 'text',
-  cell: (i) => `SKU-${pad((i * 7919) % 1_000_003, 8)}`,
+  cell: (i) => `SKU-${pad((i * 7919) % 2_000_003, 8)}`,
 };
 const textColumns: Column[] = [
   { header: 'name', field: 'prod_title', kind: 'text', cell: (i) => `Product ${i} classic` },
@@ -224,10 +229,10 @@ interface Run {
   rows: number;
   invalid: number;
 }
-
 /** Spawns one whole process and measures it from spawn to exit. */
 function runProcess(
   args: string[],
+  env: Record<string, string>,
   parse: (stdout: string) => { rows: number; invalid: number },
 ): Promise<Run> {
   const usageFile = join(DATA, `usage-${process.pid}.json`);
@@ -237,7 +242,7 @@ function runProcess(
     const child = spawn(process.execPath, ['--import', join(HERE, '_peak-rss.mjs'), ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, CATALOG_IO_BENCH_USAGE: usageFile },
+      env: { ...process.env, ...env, CATALOG_IO_BENCH_USAGE: usageFile },
     });
     let stdout = '';
     let stderr = '';
@@ -270,13 +275,19 @@ function rawSide(shape: Shape, path: string, schemasDir: string): Promise<Run> {
       { field: c.field, kind: c.kind, ...(c.culture && { culture: c.culture }) },
     ]),
   );
-  return runProcess([join(HERE, '_raw-validate.mjs'), path, schemasDir, JSON.stringify(columns)], (out) =>
+  return runProcess([join(HERE, '_raw-validate.mjs'), path, schemasDir, JSON.stringify(columns)], {}, (out) =>
     JSON.parse(out.trim()),
   );
 }
 
 /** `catalog-io validate` as a user runs it; with `report`, also writing its per-row report. */
-function ourSide(shape: Shape, path: string, schemasDir: string, report = false): Promise<Run> {
+function ourSide(
+  shape: Shape,
+  path: string,
+  schemasDir: string,
+  report = false,
+  env: Record<string, string> = {},
+): Promise<Run> {
   const profile = join(DATA, `shape-${shape.name}.profile.json`);
   writeFileSync(profile, JSON.stringify(profileOf(shape)));
   const args = [
@@ -290,7 +301,7 @@ function ourSide(shape: Shape, path: string, schemasDir: string, report = false)
     ...(report ? ['--report', join(DATA, `shape-${shape.name}.report.csv`)] : []),
     '--json',
   ];
-  return runProcess(args, (out) => {
+  return runProcess(args, env, (out) => {
     const summary = JSON.parse(out.trim().split('\n').pop()!) as {
       rows: number;
       outcomes: { invalid: number };
@@ -305,40 +316,41 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function measure(
-  shape: Shape,
-  rows: number,
-  reps: number,
-  schemasDir: string,
-  withReport = false,
-): Promise<void> {
+const NO_REPORT = process.env.CATALOG_IO_BENCH_NO_REPORT !== '0';
+const PARTS = process.env.CATALOG_IO_BENCH_PARTS !== '0';
+
+async function measure(shape: Shape, rows: number, reps: number, schemasDir: string): Promise<void> {
   const path = await generate(shape, rows);
   const raw: Run[] = [];
   const ours: Run[] = [];
-  const reported: Run[] = [];
+  const bare: Run[] = [];
+  const single: Run[] = [];
   for (let rep = 0; rep < reps; rep++) {
     raw.push(await rawSide(shape, path, schemasDir));
-    ours.push(await ourSide(shape, path, schemasDir));
-    if (withReport) reported.push(await ourSide(shape, path, schemasDir, true));
+    ours.push(await ourSide(shape, path, schemasDir, true));
+    if (NO_REPORT) bare.push(await ourSide(shape, path, schemasDir));
+    if (PARTS)
+      single.push(await ourSide(shape, path, schemasDir, true, { CATALOG_IO_VALIDATE_PARTS: 'auto' }));
   }
   const r = median(raw.map((x) => x.seconds));
   const o = median(ours.map((x) => x.seconds));
+  const cpu = median(raw.map((x) => x.cpuSeconds)) / median(ours.map((x) => x.cpuSeconds));
   const pairs = raw.map((x, i) => (x.seconds / ours[i]!.seconds).toFixed(2)).join(' ');
-  const agree = raw[0]!.invalid === ours[0]!.invalid && raw[0]!.rows === ours[0]!.rows;
+  const agree = [...ours, ...bare].every((x) => x.invalid === raw[0]!.invalid && x.rows === raw[0]!.rows);
+  const peak = (runs: Run[]) => Math.max(...runs.map((x) => x.peakRssMb));
+  const b = bare.length > 0 ? median(bare.map((x) => x.seconds)) : undefined;
   process.stdout.write(
-    `  ${shape.title.padEnd(40)} ${(r / o).toFixed(2).padStart(5)}  (pairs ${pairs})  raw ${r.toFixed(2)} s / ours ${o.toFixed(2)} s` +
-      `  CPU ${(median(raw.map((x) => x.cpuSeconds)) / median(ours.map((x) => x.cpuSeconds))).toFixed(2)}` +
-      `  peak RSS raw ${Math.max(...raw.map((x) => x.peakRssMb))} / ours ${Math.max(...ours.map((x) => x.peakRssMb))} MB` +
+    `  ${shape.title.padEnd(42)} ${String(rows).padStart(9)}  ours ${o.toFixed(2).padStart(6)} s  raw ${r.toFixed(2).padStart(6)} s` +
+      `  raw/ours ${(r / o).toFixed(2).padStart(5)} (CPU ${cpu.toFixed(2)}; pairs ${pairs})` +
+      `  peak RSS ours ${peak(ours)} / raw ${peak(raw)} MB` +
+      (b === undefined
+        ? ''
+        : `  | no report ${b.toFixed(2)} s, raw/ours ${(r / b).toFixed(2)}, ${peak(bare)} MB`) +
+      (single.length === 0
+        ? ''
+        : `  | in parts ${median(single.map((x) => x.seconds)).toFixed(2)} s, raw/ours ${(r / median(single.map((x) => x.seconds))).toFixed(2)}, CPU ${(median(raw.map((x) => x.cpuSeconds)) / median(single.map((x) => x.cpuSeconds))).toFixed(2)}, ${peak(single)} MB`) +
       `  invalid ${raw[0]!.invalid}/${ours[0]!.invalid}${agree ? '' : ' DISAGREE'}\n`,
   );
-  if (reported.length > 0) {
-    const w = median(reported.map((x) => x.seconds));
-    process.stdout.write(
-      `  ${'  the same, validate writing its report'.padEnd(40)} ${(r / w).toFixed(2).padStart(5)}  ours ${w.toFixed(2)} s` +
-        `  CPU ${(median(raw.map((x) => x.cpuSeconds)) / median(reported.map((x) => x.cpuSeconds))).toFixed(2)}` +
-        `  peak RSS ${Math.max(...reported.map((x) => x.peakRssMb))} MB\n`,
-    );
-  }
 }
 
 export async function run(): Promise<void> {
@@ -348,19 +360,19 @@ export async function run(): Promise<void> {
   const schemasDir = await pulledSchemas(join(DATA, 'schemas'));
   const only = process.env.CATALOG_IO_BENCH_SHAPES?.split(',');
   const shapes = [...SHAPES, MIXED].filter((s) => !only || only.includes(s.name));
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ');
   process.stdout.write(
-    `validate-shapes: ${ROWS} rows a shape, ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}\n` +
-      `  ${REPS} pairs a shape, raw then ours in turns; validate / raw loop = median raw wall time / median ours\n`,
+    `validate-shapes: ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}, load ${load()}\n` +
+      `  ${REPS} pairs a shape at ${ROWS} rows, 1 at ${BIG_ROWS}; raw, ours with --report, ours without, in turns; medians\n`,
   );
-  for (const shape of shapes) await measure(shape, ROWS, REPS, schemasDir, shape === MIXED);
-  if (BIG_ROWS > 0 && (!only || only.includes('big')))
-    await measure(
-      { ...MIXED, name: 'mixed-big', title: `mixed, ${BIG_ROWS} rows` },
-      BIG_ROWS,
-      1,
-      schemasDir,
-      true,
-    );
+  for (const shape of shapes) await measure(shape, ROWS, REPS, schemasDir);
+  if (BIG_ROWS > 0)
+    for (const shape of shapes)
+      await measure({ ...shape, name: `${shape.name}-big` }, BIG_ROWS, 1, schemasDir);
+  process.stdout.write(`  load at the end: ${load()}\n`);
 }
 
 const invokedDirectly = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];

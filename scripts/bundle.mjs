@@ -10,7 +10,11 @@ import { build } from 'esbuild';
 rmSync('dist/bin', { recursive: true, force: true });
 
 await build({
-  entryPoints: { run: 'dist/cli/run.js', worker: 'dist/readers/thread/worker.js' },
+  entryPoints: {
+    run: 'dist/cli/run.js',
+    worker: 'dist/readers/thread/worker.js',
+    'part-worker': 'dist/runner/validate-parts/part-worker.js',
+  },
   // Two folders deep like every tsc module, so `new URL('../../samples/', import.meta.url)` still finds
   // the package's files.
   outdir: 'dist/bin',

@@ -19,6 +19,11 @@ export function registerSecret(value: string): void {
   if (value.length >= 6) secrets.add(value);
 }
 
+/** The values registered so far (handed to a worker thread, whose registry starts empty). */
+export function registeredSecrets(): string[] {
+  return [...secrets];
+}
+
 /** Every string inside a JSON value (a secret given as `["sk_live_..."]` or `{"v": "..."}`). */
 export function registerSecretsIn(value: unknown): void {
   if (typeof value === 'string') registerSecret(value.trim());

@@ -6,7 +6,7 @@
 import { CatalogIoError } from '../errors.js';
 import type { EntityModel, TenantModel } from '../schema/model.js';
 import { unneutralise } from '../writers/formula.js';
-import { REJECTS_COLUMNS } from '../writers/rejects.js';
+import { REJECTS_COLUMNS } from '../writers/rejects-text.js';
 import { PathReader } from './category-path.js';
 import type { CoerceType } from './coerce.js';
 import type { PlainColumn } from './plain.js';

@@ -3,16 +3,13 @@
 import { isUtf8 } from 'node:buffer';
 import iconv from 'iconv-lite';
 import { CatalogIoError } from '../errors.js';
+import { bomEncoding } from './bom.js';
+import { countReplacements, type DecodeStatus } from './utf8-part.js';
+
+export { bomEncoding } from './bom.js';
 
 /** Bytes that windows-1252 leaves undefined: a file holding them is text in no encoding we support. */
 const UNDEFINED_IN_1252 = new Set([0x81, 0x8d, 0x8f, 0x90, 0x9d]);
-
-export function bomEncoding(head: Buffer): 'utf-8' | 'utf-16le' | 'utf-16be' | undefined {
-  if (head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
-  if (head.length >= 2 && head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
-  if (head.length >= 2 && head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
-  return undefined;
-}
 
 /** True when the bytes look like a binary file rather than text (NUL bytes, many control bytes). */
 export function looksBinary(head: Buffer): boolean {
@@ -114,13 +111,7 @@ export function normalizeEncoding(name: string): string {
   return lower;
 }
 
-/**
- * What the UTF-8 decoder met: invalid bytes become U+FFFD in the text and are counted here, so that the
- * readers, which know rows and columns, make each row holding one a row error (never silent).
- */
-export interface DecodeStatus {
-  invalidSequences: number;
-}
+export type { DecodeStatus } from './utf8-part.js';
 
 /** Decodes a byte stream; invalid UTF-8 is counted in `status` (see DecodeStatus). */
 export async function* decode(
@@ -186,12 +177,6 @@ async function* decodeUtf8(chunks: AsyncIterable<Buffer>, status: DecodeStatus):
     if (!isUtf8(carried)) status.invalidSequences += countReplacements(text);
     yield text;
   }
-}
-
-function countReplacements(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf('\ufffd'); at !== -1; at = text.indexOf('\ufffd', at + 1)) count++;
-  return Math.max(count, 1);
 }
 
 /** Length of `bytes` without a multi-byte sequence that its end cuts short. */

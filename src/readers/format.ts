@@ -1,7 +1,7 @@
 // Which reader a source needs: the option, else the file extension, else the content. A `.json`
 // that holds one object per line is NDJSON; a `.txt` or a name without extension is sniffed.
 import { CatalogIoError } from '../errors.js';
-import { bomEncoding } from './encoding.js';
+import { bomEncoding } from './bom.js';
 
 export type Format = 'csv' | 'xlsx' | 'json' | 'ndjson';
 export const FORMATS: readonly Format[] = ['csv', 'xlsx', 'json', 'ndjson'];

@@ -20,6 +20,8 @@ export interface OpenedSource {
   encoding?: string;
   /** CSV only. */
   delimiter?: string;
+  /** CSV only: the header record's physical line and whether cells are trimmed (for reading parts of the file). */
+  csv?: { headerLine: number; trim: boolean };
   /**
    * Column names. CSV/XLSX: the header row (XLSX with several sheets: the first sheet's).
    * JSON/NDJSON: the union of the keys seen so far; it grows while rows are read.
@@ -184,7 +186,14 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
       notes,
     });
     return finish(
-      { ...base, encoding, delimiter: table.delimiter, headers: table.headers, rows: table.rows },
+      {
+        ...base,
+        encoding,
+        delimiter: table.delimiter,
+        headers: table.headers,
+        rows: table.rows,
+        csv: { headerLine: table.headerLine ?? 1, trim: table.trim ?? false },
+      },
       bytes,
     );
   }

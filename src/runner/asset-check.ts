@@ -62,6 +62,11 @@ export class AssetCheck {
     return found;
   }
 
+  /** Some row's image or file name is remembered: a later row's verdict may depend on it. */
+  get remembers(): boolean {
+    return this.urlOfName.size > 0;
+  }
+
   /** Why the DAM refuses this URL, told from the URL alone, or undefined. */
   private refusal(a: AssetRef, href: string): string | undefined {
     const url = parsed(href);

@@ -29,7 +29,18 @@ export interface CheckOptions {
    * The plain lane keeps each row's links to other records (`quickLinks`) for validate's reference check.
    */
   collectLinks?: boolean;
+  /**
+   * Answers the duplicate check in place of the checker's own (validate's threads: a part of the file
+   * checked on its own notes its refs for the thread that knows the whole file, which answers them).
+   */
+  duplicates?: DuplicateAnswers;
 }
+
+/** The duplicate check's question, asked in row order: where this ref was used first, or undefined. */
+export type DuplicateAnswers = (entity: string, ref: string, line: number) => string | undefined;
+
+/** A problem kind's count in a part of the file, and the first row that had it (see `RowChecker.takeKinds`). */
+export type KindCount = [kind: string, count: number, first: string | undefined];
 
 /** What the plain lane (`RowChecker.quick`) says of a row: its one draft's entity and ref, and its errors. */
 export interface QuickChecked {
@@ -297,6 +308,8 @@ export class RowChecker {
    * alone (its location text is made only if someone asks for it).
    */
   private firstUse(entity: string, ref: string, row: SourceRow): string | undefined {
+    const answers = this.options.duplicates;
+    if (answers) return answers(entity, ref, row instanceof TableRow ? row.line : row.location.line);
     if (row instanceof TableRow && row.byLine) return this.refs.checkLine(entity, ref, row.line);
     return this.refs.check(entity, ref, row.location.text, row.location.line);
   }
@@ -319,6 +332,28 @@ export class RowChecker {
     const known = this.kinds.get(kind);
     if (known !== undefined) known.count += 1;
     else if (this.kinds.size < MAX_KINDS) this.kinds.set(kind, { count: 1, first: where?.() });
+  }
+
+  /** The problem kinds counted so far, in the order first met; the count starts again from none. */
+  takeKinds(): KindCount[] {
+    const taken: KindCount[] = [];
+    for (const [kind, { count, first }] of this.kinds) taken.push([kind, count, first]);
+    this.kinds.clear();
+    return taken;
+  }
+
+  /** Kinds counted elsewhere (a later part of the file), as if counted here row after row. */
+  addKinds(kinds: readonly KindCount[]): void {
+    for (const [kind, count, first] of kinds) {
+      const known = this.kinds.get(kind);
+      if (known !== undefined) known.count += count;
+      else if (this.kinds.size < MAX_KINDS) this.kinds.set(kind, { count, first });
+    }
+  }
+
+  /** Answers the duplicate check from the checker's own refs, as `check` does (see CheckOptions.duplicates). */
+  firstUseOfLine(entity: string, ref: string, line: number): string | undefined {
+    return this.refs.checkLine(entity, ref, line);
   }
 
   topErrors(top = 10): TopProblem[] {

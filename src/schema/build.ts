@@ -279,3 +279,26 @@ function stringList(v: unknown): string[] | undefined {
 function sameList(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
+
+/** A model as plain data (its lookups left out): what a worker thread is given to rebuild it. */
+export type ModelData = Omit<TenantModel, 'entity' | 'entities'> & {
+  entities: Array<Omit<EntityModel, 'field'>>;
+};
+
+export function modelData(model: TenantModel): ModelData {
+  return {
+    languages: model.languages,
+    baseLanguage: model.baseLanguage,
+    fetchedAt: model.fetchedAt,
+    entities: model.entities.map(({ field: _, ...entity }) => entity),
+  };
+}
+
+/** The model again from `modelData`, with its lookups. */
+export function modelFromData(data: ModelData): TenantModel {
+  const entities: EntityModel[] = data.entities.map((entity) => {
+    const byName = new Map(entity.fields.map((f) => [f.name, f]));
+    return { ...entity, field: (name: string) => byName.get(name) };
+  });
+  return { ...data, entities, entity: (name: string) => findEntity(entities, name) };
+}

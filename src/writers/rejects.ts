@@ -10,15 +10,12 @@ export type RowPlace = Pick<Location, 'text' | 'sheet'>;
 
 import { extname } from 'node:path';
 import type ExcelJS from 'exceljs';
-import { CsvFormat } from './csv.js';
 import { formatFromExtension, openLineFile } from './lines.js';
+import { csvRejectsText, ERROR_COLUMN, SOURCE_COLUMN, text, withRejectsColumns } from './rejects-text.js';
 
 export type RejectsFormat = 'csv' | 'xlsx' | 'ndjson';
 
-export const ERROR_COLUMN = '_error';
-export const SOURCE_COLUMN = '_source';
-/** The columns a rejects file adds; the mapper ignores them, so the file imports as it is. */
-export const REJECTS_COLUMNS: ReadonlySet<string> = new Set([ERROR_COLUMN, SOURCE_COLUMN]);
+export { csvRejectsText, ERROR_COLUMN, REJECTS_COLUMNS, SOURCE_COLUMN } from './rejects-text.js';
 
 /** Each sheet's rejects go to a file of their own: `rejects.xlsx` -> `rejects-products.xlsx`. */
 export function rejectsFileOf(file: string, sheet: string): string {
@@ -30,6 +27,8 @@ export function rejectsFileOf(file: string, sheet: string): string {
 export interface RejectsWriter {
   /** A promise only when the caller must wait (a chunk went to the disk). */
   write(cells: Record<string, Cell>, error: string, location: RowPlace): Promise<void> | undefined;
+  /** CSV: `rows` lines already made by `csvRejectsText`, written as they are. */
+  writeText?(lines: string, rows: number): Promise<void> | undefined;
   close(): Promise<void>;
   readonly count: number;
 }
@@ -104,28 +103,23 @@ export async function openRejects(path: string, options: RejectsOptions): Promis
   const encoding = options.encoding ?? 'utf-8';
   // UTF-8 and UTF-16 files start with a byte order mark: Excel reads UTF-8 without one as ANSI.
   const file = await openLineFile(path, { encoding, bom: /^utf-?(8|16)/i.test(encoding) });
-  const headers = withRejectsColumns(options.headers);
-  const csv = new CsvFormat({ delimiter: options.delimiter ?? ',', guard: options.guard ?? true });
-  await file.write(csv.header(headers));
+  const text = csvRejectsText(options);
+  await file.write(text.header);
   let count = 0;
   return {
     write(cells, error, location) {
       count += 1;
-      const values = headers.map((h) =>
-        h === ERROR_COLUMN ? error : h === SOURCE_COLUMN ? location.text : text(cells[h]),
-      );
-      return file.append(csv.line(values));
+      return file.append(text.line(cells, error, location));
+    },
+    writeText(lines, rows) {
+      count += rows;
+      return file.append(lines);
     },
     close: () => file.close(),
     get count() {
       return count;
     },
   };
-}
-
-/** The source's columns (without old `_error` / `_source` of a rejects file imported again), then both. */
-function withRejectsColumns(headers: readonly string[]): string[] {
-  return [...headers.filter((h) => !REJECTS_COLUMNS.has(h)), ERROR_COLUMN, SOURCE_COLUMN];
 }
 
 async function openXlsxRejects(path: string, options: RejectsOptions): Promise<RejectsWriter> {
@@ -168,12 +162,6 @@ async function openXlsxRejects(path: string, options: RejectsOptions): Promise<R
       return count;
     },
   };
-}
-
-function text(cell: Cell | undefined): string {
-  if (cell === undefined || cell === null) return '';
-  if (Array.isArray(cell)) return cell.map(text).join('|');
-  return String(cell);
 }
 
 function xlsxValue(cell: Cell | undefined): string | number | boolean | null {

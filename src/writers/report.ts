@@ -1,6 +1,6 @@
 // The validate per-row report: one line per source row, a table (CSV, JSON Lines or XLSX, chosen by the
 // file's extension) whose XLSX form highlights invalid rows.
-import { REPORT_CSV } from './csv.js';
+import { reportText, validLine } from './report-text.js';
 import { openTable, type SummaryRows, type TableColumn } from './table.js';
 
 export type Outcome = 'valid' | 'invalid' | 'skipped';
@@ -33,11 +33,17 @@ const COLUMNS: ReadonlyArray<TableColumn<keyof ReportLine>> = [
 
 export const REPORT_COLUMNS: ReadonlyArray<keyof ReportLine> = COLUMNS.map((c) => c.key);
 
+export { type ReportText, reportText } from './report-text.js';
+
 export interface ReportWriter {
   /** A promise only when the caller must wait (a chunk went to the disk): most lines are only buffered. */
   write(line: ReportLine): Promise<void> | undefined;
   /** The line of a valid row (most rows): in CSV one string from a template, with no ReportLine built. */
   writeValid(location: string, entity: string, ref: string): Promise<void> | undefined;
+  /** Lines already made by `reportText` (line formats only), written as they are. */
+  writeText?(text: string): Promise<void> | undefined;
+  /** The file's format, when its lines can be made as text (`reportText`). */
+  format?: 'csv' | 'jsonl';
   /** An XLSX report gets a "Summary" sheet from `summary`. */
   close(summary?: SummaryRows): Promise<void>;
 }
@@ -49,40 +55,20 @@ export async function openReport(path: string): Promise<ReportWriter> {
     'Report file',
   );
   const write = (line: ReportLine) => table.write(line);
-  const writeLine = table.format === 'csv' ? table.writeLine : undefined;
-  if (!writeLine) {
+  const writeLine = table.writeLine;
+  if (table.format === 'xlsx' || !writeLine) {
     return {
       write,
-      writeValid: (location, entity, ref) =>
-        write({
-          location,
-          entity,
-          ref,
-          outcome: 'valid',
-          field: '',
-          column: '',
-          value: '',
-          message: '',
-          warnings: '',
-        }),
+      writeValid: (location, entity, ref) => write(validLine(location, entity, ref)),
       close: (summary) => table.close(summary),
     };
   }
-  // The entity is the same for row after row: its field is kept.
-  let entityName = '';
-  let entityField = '';
+  const text = reportText(table.format);
   return {
     write,
-    writeValid(location, entity, ref) {
-      if (entity !== entityName) {
-        entityName = entity;
-        entityField = REPORT_CSV.field(entity);
-      }
-      // The columns' order: location, entity, ref, outcome, then field, column, value, message, warnings empty.
-      return writeLine(
-        `${REPORT_CSV.field(location)},${entityField},${REPORT_CSV.field(ref)},valid,,,,,\r\n`,
-      );
-    },
+    writeValid: (location, entity, ref) => writeLine(text.valid(location, entity, ref)),
+    writeText: writeLine,
+    format: table.format,
     close: (summary) => table.close(summary),
   };
 }

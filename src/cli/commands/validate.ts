@@ -63,6 +63,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
         ? await connection.tenant.model(scope)
         : await tenantModelFor({ flags, scope, announce: (line) => out.error(line) });
       const progress = createProgress(out, 'validate', { quiet: args.quiet || args.json });
+      let shown = 0;
       let result: ValidateFileResult;
       try {
         const references = checkRefs
@@ -87,8 +88,10 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
           ...(args.report && { reportFile: args.report }),
           ...(args.rejects && { rejectsFile: args.rejects }),
           onRow: (s, read) => {
-            // The bar is drawn by a timer; telling it the state every 1024 rows is often enough.
-            if ((s.rows & 1023) !== 0) return;
+            // The bar is drawn by a timer; telling it the state every 1024 rows is often enough (a file
+            // checked in parts tells it a part at a time).
+            if (s.rows - shown < 1024) return;
+            shown = s.rows;
             progress.update({
               done: s.rows,
               rowsRead: s.rows,

@@ -1,12 +1,12 @@
 // The CSV reader core: text in, header and rows out. It knows nothing of files, URLs or bytes.
 import { CatalogIoError } from '../../errors.js';
 import { BatchedRows } from '../batched.js';
-import type { DecodeStatus } from '../encoding.js';
 import { checkHeaders } from '../headers.js';
 import { cellTooLarge, invalidUtf8, recordTooLarge, replacedAt } from '../limits.js';
 import { maxRowBytes } from '../options.js';
 import { readAhead } from '../sources/peek.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
+import type { DecodeStatus } from '../utf8-part.js';
 import { type CsvBatch, csvRecordBatches, guessDelimiter } from './records.js';
 
 export interface CsvSettings {
@@ -30,6 +30,9 @@ export interface CsvSettings {
 export interface OpenedTable {
   headers: string[];
   delimiter?: string;
+  /** The physical line of the header record, and whether cells are trimmed: what a part of the file read on its own needs. */
+  headerLine?: number;
+  trim?: boolean;
   notes: string[];
   rows: AsyncIterable<SourceRow>;
 }
@@ -88,7 +91,69 @@ export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings
   const rows = new BatchedRows(
     dataRows(rest, iterator, headers, { ...settings, delimiter, trim: Boolean(trim), notes }),
   );
-  return { headers, delimiter, notes, rows };
+  return { headers, delimiter, notes, rows, headerLine: header.line, trim: Boolean(trim) };
+}
+
+/** What `readCsvPart` needs to know of the file a part of it belongs to (its header, read before). */
+export interface CsvPartSettings {
+  source: string;
+  headers: string[];
+  delimiter: string;
+  trim: boolean;
+  maxCellBytes: number;
+  /** The physical line the part starts on. */
+  firstLine: number;
+  decoded?: DecodeStatus;
+}
+
+/** Rows shorter than the header in a part: merged over the parts, they make the file's note. */
+export type ShortRows = RowCounter;
+
+/**
+ * The data rows of a part of a CSV file that starts on a record boundary after the header (a chunk
+ * validated on its own thread, or the rest of a file): the same rows, cells, lines and row errors as
+ * `readCsv` gives for those records. `short` fills as the rows are read.
+ */
+export function readCsvPart(
+  text: AsyncIterable<string>,
+  settings: CsvPartSettings,
+): { rows: BatchedRows; short: ShortRows } {
+  const counter: RowCounter = {
+    index: 0,
+    short: 0,
+    shortest: settings.headers.length,
+    longest: 0,
+    firstShortLine: 0,
+  };
+  const batches = csvRecordBatches(
+    text,
+    settings.delimiter,
+    maxRowBytes(settings.maxCellBytes),
+    settings.firstLine,
+  );
+  const rows = new BatchedRows(
+    batchesOfRows(
+      { records: [], lines: new Int32Array(0) },
+      batches[Symbol.asyncIterator](),
+      settings.headers,
+      { ...settings, headerRow: 1 },
+      counter,
+    ),
+  );
+  return { rows, short: counter };
+}
+
+/** The parts' short-row counts as one (in the parts' order), and the file's note from them. */
+export function mergeShortRows(into: ShortRows, part: ShortRows): void {
+  if (part.short === 0) return;
+  if (into.short === 0) into.firstShortLine = part.firstShortLine;
+  into.short += part.short;
+  into.shortest = Math.min(into.shortest, part.shortest);
+  into.longest = Math.max(into.longest, part.longest);
+}
+
+export function shortRowsNoteOf(counter: ShortRows, width: number): string | undefined {
+  return shortRowsNote(counter, width);
 }
 
 /** The data rows, a batch per chunk of text; a failure comes after the rows read before it. */

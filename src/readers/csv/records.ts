@@ -51,16 +51,18 @@ function countBreaks(text: string, end: number): number {
  * a generator resuming per record cost more than the record. `maxRecordChars` bounds the carry: a
  * record that grows past it is skipped to its end without being held (a `tooLarge` batch, so the
  * row is reported and the records after it are read), and an unclosed quote is found at the end.
+ * `firstLine`: the physical line the text starts on (a part of a file read on its own).
  */
 export async function* csvRecordBatches(
   text: AsyncIterable<string>,
   delimiter: string,
   maxRecordChars: number,
+  firstLine = 1,
 ): AsyncGenerator<CsvBatch> {
   const parser = new Papa.Parser({ delimiter, newline: '\n', quoteChar: '"' });
   let partial = '';
   let baseIndex = 0;
-  let line = 1;
+  let line = firstLine;
   let skipping: { end: RecordEnd; line: number; chars: number } | undefined;
   /** Follows the quotes of a large unfinished record in `partial`, to know when it ends. */
   let scan: RecordEnd | undefined;

@@ -1,0 +1,543 @@
+// Validate on several cores: a large local CSV file is cut into parts on record boundaries (split.ts),
+// and worker threads (part-worker.ts) check the parts with the same reader, mapper, checker and row loop
+// as a run on one thread. This thread keeps the order: it answers each part's duplicate-check questions
+// against the whole file's refs, writes the parts' report and rejects text in the file's order, and adds
+// their counts up. The report, the rejects and the summary are the same as on one thread, byte for byte:
+// a part whose rows hold a duplicate is checked again here (rare), with the answers the file gives; a
+// row that names an image or file (whose check follows the whole file), a lone CR line break or a record
+// longer than the reader's limit makes this thread read the rest of the file itself.
+import { createReadStream, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { CatalogIoError, type ErrorCode } from '../../errors.js';
+import { mergeShortRows, readCsvPart, type ShortRows, shortRowsNoteOf } from '../../readers/csv/csv.js';
+import { decode } from '../../readers/encoding.js';
+import type { OpenedSource } from '../../readers/open.js';
+import { maxRowBytes, type ReaderOptions, resolveOptions } from '../../readers/options.js';
+import type { SourceRow } from '../../readers/types.js';
+import { type DecodeStatus, decodeUtf8Part } from '../../readers/utf8-part.js';
+import { modelData } from '../../schema/build.js';
+import { registeredSecrets } from '../../secrets.js';
+import { AssetCheck } from '../asset-check.js';
+import { RowChecker } from '../check.js';
+import { checkRows, type ValidateRowsOptions, type ValidateSummary } from '../validate-rows.js';
+import { pieces } from './part-check.js';
+import type { PartMessage, PartResult, PartThreadInput } from './protocol.js';
+import { type DataStart, dataStart, FileParts, type Part, SlotPool } from './split.js';
+
+/**
+ * Off until it measures faster: on a busy 2-core machine the second thread's start, its own compiled
+ * code and the garbage collector's helpers cost more than it saves on light shapes, and 50 MB more at 2M
+ * rows (docs/benchmarks.md). `auto` splits files from MIN_FILE_BYTES, `on` any file.
+ */
+const DEFAULT_MODE = 'off';
+/** Files from this size are checked in parts (a smaller one is checked before threads would have started). */
+const MIN_FILE_BYTES = 4 << 20;
+/** Small parts keep memory low (a part's rows, report text and strings live at once) at no cost in speed. */
+const PART_BYTES = 256 << 10;
+/** Parts given out and not yet written, per thread: enough to keep each busy, few enough to bound memory. */
+const PARTS_PER_THREAD = 4;
+/** A part thread gets this many parts for each one this thread checks. */
+const MAIN_SHARE = 2;
+
+/**
+ * The part threads, started before the source is opened when it may be checked in parts (a local file
+ * of some size, named .csv, no reference check): they load their code while this thread opens the file
+ * and reads the header. `partsPlan` decides; threads not needed are stopped.
+ */
+export function startPartThreads(spec: string, references: boolean): ThreadPool | undefined {
+  const mode = process.env.CATALOG_IO_VALIDATE_PARTS ?? DEFAULT_MODE;
+  if (mode === 'off' || references) return undefined;
+  if (spec === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(spec) || !/\.(csv|txt|tsv)$/i.test(spec))
+    return undefined;
+  let size: number;
+  try {
+    size = statSync(spec).size;
+  } catch {
+    return undefined;
+  }
+  if (mode !== 'on' && size < MIN_FILE_BYTES) return undefined;
+  const threads = threadCount();
+  // `CATALOG_IO_VALIDATE_THREADS=0` asks for parts checked on this thread alone.
+  if (threads < 1 && process.env.CATALOG_IO_VALIDATE_THREADS === undefined) return undefined;
+  return new ThreadPool(threads);
+}
+
+/** Threads beside this one, which checks parts too: one per further core (at most 3). */
+function threadCount(): number {
+  return Number(process.env.CATALOG_IO_VALIDATE_THREADS ?? Math.min(3, availableParallelism() - 1));
+}
+
+export interface PartsPlan {
+  /** The buffers parts are read into, shared with the threads. */
+  pool: SlotPool;
+  /** Parts checked so far (by a thread or here). */
+  checked: number;
+  path: string;
+  start: DataStart;
+  input: PartThreadInput;
+  partBytes: number;
+  threads: number;
+  maxRecordBytes: number;
+}
+
+/**
+ * How to check this source in parts, or undefined to check it on one thread: a local UTF-8 CSV file of
+ * some size, without a reference check (it follows the tenant and the whole file), with a profile whose
+ * rows stand alone (no fill-down, no product groups across rows), a report and rejects file written as
+ * lines. `CATALOG_IO_VALIDATE_PARTS`: `off` (the default) never splits, `auto` splits files of 4 MiB and
+ * more, `on` whatever the file's size; `CATALOG_IO_VALIDATE_PART_BYTES` sets the part size.
+ */
+export async function partsPlan(
+  spec: string,
+  opened: OpenedSource,
+  options: ValidateRowsOptions,
+  readerOptions: ReaderOptions,
+  threadPool: ThreadPool,
+): Promise<PartsPlan | undefined> {
+  const mode = process.env.CATALOG_IO_VALIDATE_PARTS ?? DEFAULT_MODE;
+  if (mode === 'off') return undefined;
+  const local = spec !== '-' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(spec) && !readerOptions.stdin;
+  if (!local || opened.format !== 'csv' || !opened.csv || opened.encoding !== 'utf-8') return undefined;
+  if (opened.notes.some((note) => note.startsWith('gzip'))) return undefined;
+  if (mode !== 'on' && (opened.totalBytes ?? 0) < MIN_FILE_BYTES) return undefined;
+  if (options.references) return undefined;
+  const { profile } = options;
+  if (profile.fillDown || profile.variants || profile.parentColumn) return undefined;
+  if (options.report && !options.report.format) return undefined;
+  if (options.rejects && !options.rejects.writeText) return undefined;
+  const threads = threadPool.size;
+  const settings = resolveOptions(readerOptions);
+  // Where the data starts, found by the same rules as the parts' ends (undefined: the head does not tell).
+  const start = await dataStart(spec, opened.csv.headerLine, opened.delimiter ?? ',');
+  if (!start) return undefined;
+  const unguardFormulas = options.unguardFormulas ?? false;
+  const partBytes = Number(process.env.CATALOG_IO_VALIDATE_PART_BYTES ?? PART_BYTES);
+  // The parts given out, the one being read and the one checked here.
+  const pool = new SlotPool((threads + 1) * PARTS_PER_THREAD + 2, partBytes);
+  return {
+    pool,
+    checked: 0,
+    path: spec,
+    start,
+    partBytes,
+    threads,
+    maxRecordBytes: maxRowBytes(settings.maxCellBytes),
+    input: {
+      model: modelData(options.model),
+      profile,
+      strict: options.strict ?? false,
+      unguardFormulas,
+      ...(options.onAssetError && { onAssetError: options.onAssetError }),
+      ...(options.damHosts && { damHosts: options.damHosts }),
+      source: opened.source,
+      headers: opened.headers,
+      delimiter: opened.delimiter ?? ',',
+      trim: opened.csv.trim,
+      maxCellBytes: settings.maxCellBytes,
+      ...(options.report?.format && { report: options.report.format }),
+      // A CSV source's rejects file speaks its dialect; the formula guard is off only for `--raw`.
+      ...(options.rejects && { rejects: { delimiter: opened.delimiter ?? ',', guard: unguardFormulas } }),
+      secrets: registeredSecrets(),
+      slots: pool.slots,
+    },
+  };
+}
+
+/**
+ * Checks the file in parts: the same summary, report and rejects as `validateRows` over the whole file.
+ * `opened` (its header read) is closed here; its notes get the file's note on short rows.
+ */
+export async function validateParts(
+  plan: PartsPlan,
+  options: ValidateRowsOptions,
+  opened: OpenedSource,
+  pool: ThreadPool,
+): Promise<ValidateSummary> {
+  // The header's reader is done with: closing it must not leave a note about the one row it read.
+  const notes = [...opened.notes];
+  await opened.close();
+  opened.notes.splice(0, opened.notes.length, ...notes);
+  const summary: ValidateSummary = {
+    rows: 0,
+    outcomes: { valid: 0, invalid: 0, skipped: 0 },
+    warned: 0,
+    topErrors: [],
+    warnings: [],
+  };
+  // A part checked again here is answered from its own questions' answers, in order (see checkAgain).
+  const replay: Replay = { answers: undefined, at: 0 };
+  const checker: RowChecker = new RowChecker({
+    model: options.model,
+    profile: options.profile,
+    strict: options.strict ?? false,
+    ...(options.refLimit !== undefined && { refLimit: options.refLimit }),
+    ...(options.unguardFormulas !== undefined && { unguardFormulas: options.unguardFormulas }),
+    duplicates: (entity, ref, line) =>
+      replay.answers ? replay.answers[replay.at++] : checker.firstUseOfLine(entity, ref, line),
+  });
+  const short: ShortRows = {
+    index: 0,
+    short: 0,
+    shortest: plan.input.headers.length,
+    longest: 0,
+    firstShortLine: 0,
+  };
+  const warnings = new Set<string>();
+  const here: Here = {
+    checker,
+    summary,
+    options,
+    assets: new AssetCheck(options.damHosts),
+    short,
+    plan,
+    replay,
+  };
+  const parts = new FileParts(
+    plan.path,
+    plan.start,
+    plan.input.delimiter,
+    plan.partBytes,
+    plan.maxRecordBytes,
+    plan.pool,
+  );
+  opened.bytesRead = () => parts.bytesRead;
+  try {
+    await checkInParts(parts, here, warnings, pool);
+  } finally {
+    await parts.close();
+    checker.close();
+  }
+  for (const warning of checker.warnings()) warnings.add(warning);
+  summary.warnings = [...warnings];
+  summary.topErrors = checker.topErrors(10);
+  const note = shortRowsNoteOf(short, plan.input.headers.length);
+  if (note) opened.notes.push(note);
+  return summary;
+}
+
+interface Replay {
+  answers: Array<string | undefined> | undefined;
+  at: number;
+}
+
+interface Here {
+  replay: Replay;
+  checker: RowChecker;
+  summary: ValidateSummary;
+  options: ValidateRowsOptions;
+  assets: AssetCheck;
+  short: ShortRows;
+  plan: PartsPlan;
+}
+
+/** A part read and waiting for its turn: checked by a thread (`result`), or here when its turn comes. */
+interface Given {
+  part: Part;
+  /** Dealt to this thread. */
+  mine: boolean;
+  result?: Promise<PartResult>;
+  settled?: boolean;
+}
+
+async function checkInParts(
+  parts: FileParts,
+  here: Here,
+  warnings: Set<string>,
+  pool: ThreadPool,
+): Promise<void> {
+  const { plan, summary, options, checker } = here;
+  pool.init(plan.input);
+  // Tests make the threads take their share from the first part on.
+  if (process.env.CATALOG_IO_VALIDATE_WAIT_THREADS === '1') await pool.ready();
+  try {
+    const given: Given[] = [];
+    let rest: DataStart | undefined;
+    let ended = false;
+    const window = (plan.threads + 1) * PARTS_PER_THREAD;
+    // Parts are dealt in turn: one to this thread, then MAIN_SHARE to each part thread (this thread also
+    // reads the file, answers the duplicate check and writes every part's text).
+    let dealt = 0;
+    for (;;) {
+      while (!ended && given.length < window) {
+        const next = await parts.next();
+        if (next === undefined) ended = true;
+        else if ('rest' in next) {
+          ended = true;
+          rest = next;
+        } else given.push({ part: next, mine: dealt++ % (MAIN_SHARE * plan.threads + 1) === 0 });
+      }
+      // A thread's parts go out while it has room; one it cannot take yet stays for this thread.
+      for (const entry of given) {
+        if (entry.result || entry.mine) continue;
+        const result = pool.offer(entry.part);
+        if (!result) break;
+        track(entry, result);
+      }
+      const first = given[0];
+      if (!first) break;
+      if (!first.result) {
+        given.shift();
+        plan.checked++;
+        await checkHere(here, first.part);
+        plan.pool.release(first.part.slot);
+        options.onRow?.(summary);
+        continue;
+      }
+      given.shift();
+      plan.checked++;
+      const result = await first.result;
+      if (result.assets) {
+        // The asset check follows the whole file: from this part on, the rows are checked here.
+        rest = { offset: first.part.offset, line: first.part.firstLine };
+        break;
+      }
+      if (askDuplicates(checker, result)) {
+        await checkAgain(here, result, first.part.firstLine);
+        plan.pool.release(first.part.slot);
+        continue;
+      }
+      plan.pool.release(first.part.slot);
+      for (const w of result.warnings) warnings.add(w);
+      summary.rows += result.rows;
+      summary.outcomes.valid += result.outcomes.valid;
+      summary.outcomes.invalid += result.outcomes.invalid;
+      summary.outcomes.skipped += result.outcomes.skipped;
+      summary.warned += result.warned;
+      checker.addKinds(result.kinds);
+      mergeShortRows(here.short, result.short);
+      if (result.report) await options.report?.writeText?.(result.report);
+      if (result.rejected > 0) await options.rejects?.writeText?.(result.rejects, result.rejected);
+      if (result.error) throw partError(result.error);
+      options.onRow?.(summary);
+    }
+    if (rest) await checkRest(here, rest);
+  } finally {
+    await pool.close();
+  }
+}
+
+function track(entry: Given, result: Promise<PartResult>): void {
+  entry.result = result;
+  result.then(
+    () => {
+      entry.settled = true;
+    },
+    () => {
+      entry.settled = true;
+    },
+  );
+}
+
+function partMessage(part: Part, seq: number): PartMessage {
+  return {
+    seq,
+    slot: part.slot,
+    ...(part.slot < 0 && { bytes: part.bytes as ArrayBuffer }),
+    length: part.length,
+    firstLine: part.firstLine,
+  };
+}
+
+/** A part checked on this thread, in its turn: the file's duplicate check and asset check answer. */
+async function checkHere(here: Here, part: Part): Promise<void> {
+  const decoded: DecodeStatus = { invalidSequences: 0 };
+  const text = decodeUtf8Part(Buffer.from(part.bytes, 0, part.length), decoded);
+  const { rows, short } = readCsvPart(pieces(text), partSettings(here.plan, part.firstLine, decoded));
+  try {
+    await checkRows(here.checker, here.summary, rowsOf(here, rows), here.assets);
+  } finally {
+    mergeShortRows(here.short, short);
+  }
+}
+
+/**
+ * Asks the file's duplicate check the part's questions, in order; true when a ref was used before (the
+ * part is then checked again here with these answers, see `checkAgain`).
+ */
+function askDuplicates(checker: RowChecker, result: PartResult): boolean {
+  const { entities, entity, text, lengths, lines } = result.refs;
+  let at = 0;
+  let found = false;
+  const said: Array<string | undefined> = [];
+  for (let i = 0; i < lengths.length; i++) {
+    const ref = text.slice(at, at + lengths[i]!);
+    at += lengths[i]!;
+    const first = checker.firstUseOfLine(entities[entity[i]!]!, ref, lines[i]!);
+    said.push(first);
+    if (first !== undefined) found = true;
+  }
+  if (found) answersOf.set(result, said);
+  return found;
+}
+
+const answersOf = new WeakMap<PartResult, Array<string | undefined>>();
+
+/** A part with a duplicate: its rows checked here with the file's answers, written as on one thread. */
+async function checkAgain(here: Here, result: PartResult, firstLine: number): Promise<void> {
+  const decoded: DecodeStatus = { invalidSequences: 0 };
+  const bytes = result.slot >= 0 ? here.plan.pool.slots[result.slot]! : result.bytes!;
+  const text = decodeUtf8Part(Buffer.from(bytes, 0, result.length), decoded);
+  const { rows, short } = readCsvPart(pieces(text), partSettings(here.plan, firstLine, decoded));
+  here.replay.answers = answersOf.get(result);
+  here.replay.at = 0;
+  try {
+    await checkRows(here.checker, here.summary, rowsOf(here, rows), here.assets);
+  } finally {
+    here.replay.answers = undefined;
+    mergeShortRows(here.short, short);
+  }
+}
+
+/** The rest of the file, from `offset`, read as a stream and checked here. */
+async function checkRest(here: Here, from: DataStart): Promise<void> {
+  const decoded: DecodeStatus = { invalidSequences: 0 };
+  const stream = createReadStream(here.plan.path, { start: from.offset, highWaterMark: 64 * 1024 });
+  try {
+    const text = decode(stream as AsyncIterable<Buffer>, 'utf-8', decoded);
+    const { rows, short } = readCsvPart(text, partSettings(here.plan, from.line, decoded));
+    try {
+      await checkRows(here.checker, here.summary, rowsOf(here, rows), here.assets);
+    } finally {
+      mergeShortRows(here.short, short);
+    }
+  } finally {
+    stream.destroy();
+  }
+}
+
+function rowsOf(here: Here, rows: AsyncIterable<SourceRow>): ValidateRowsOptions {
+  const { source: _, ...options } = here.options;
+  return { ...options, rows };
+}
+
+function partSettings(plan: PartsPlan, firstLine: number, decoded: DecodeStatus) {
+  const { source, headers, delimiter, trim, maxCellBytes } = plan.input;
+  return { source, headers, delimiter, trim, maxCellBytes, firstLine, decoded };
+}
+
+/** The error a part ended in, as the reader threw it. */
+function partError(error: NonNullable<PartResult['error']>): Error {
+  if (error.code === undefined)
+    return new CatalogIoError('INTERNAL', `A validate thread failed: ${error.message}`);
+  const suffix = error.location === undefined ? '' : ` (${error.location})`;
+  const message =
+    suffix && error.message.endsWith(suffix) ? error.message.slice(0, -suffix.length) : error.message;
+  return new CatalogIoError(error.code as ErrorCode, message, {
+    ...(error.details ?? {}),
+    ...(error.location !== undefined && { location: error.location }),
+  });
+}
+
+/**
+ * The part threads. A thread takes parts once it is ready (its model and checker built), at most
+ * PARTS_PER_THREAD at a time; results come back by part.
+ */
+export class ThreadPool {
+  private readonly workers: Array<{ worker: Worker; waiting: number; ready: boolean }> = [];
+  private readonly pending = new Map<
+    number,
+    { resolve: (r: PartResult) => void; reject: (e: Error) => void }
+  >();
+  private seq = 0;
+  private failure: Error | undefined;
+  private closing = false;
+
+  constructor(threads: number) {
+    for (let i = 0; i < threads; i++) {
+      const worker = startWorker();
+      const entry = { worker, waiting: 0, ready: false };
+      worker.on('message', (result: PartResult | 'ready') => {
+        if (result === 'ready') {
+          entry.ready = true;
+          this.wake();
+          return;
+        }
+        entry.waiting--;
+        this.checked++;
+        const waiting = this.pending.get(result.seq);
+        this.pending.delete(result.seq);
+        waiting?.resolve(result);
+      });
+      worker.on('error', (err) =>
+        this.fail(new CatalogIoError('INTERNAL', `A validate thread failed: ${err.message}`)),
+      );
+      worker.on('exit', () => {
+        if (!this.closing) this.fail(new CatalogIoError('INTERNAL', 'A validate thread stopped'));
+      });
+      this.workers.push(entry);
+    }
+  }
+
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** Parts checked by the threads so far. */
+  checked = 0;
+  private readyWaiters: Array<() => void> = [];
+
+  /** Resolves once every thread is ready (or one failed). */
+  ready(): Promise<void> {
+    if (this.failure || this.workers.every((w) => w.ready)) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  private wake(): void {
+    if (!this.failure && !this.workers.every((w) => w.ready)) return;
+    for (const resolve of this.readyWaiters.splice(0)) resolve();
+  }
+
+  /** What the threads check parts against: the file's header and the run's options. */
+  init(input: PartThreadInput): void {
+    for (const w of this.workers) w.worker.postMessage(input);
+  }
+
+  /** The part's result from a ready thread with room, or undefined when none has room. */
+  offer(part: Part): Promise<PartResult> | undefined {
+    if (this.failure) return Promise.reject(this.failure);
+    let entry: (typeof this.workers)[number] | undefined;
+    for (const w of this.workers)
+      if (w.ready && w.waiting < PARTS_PER_THREAD && (!entry || w.waiting < entry.waiting)) entry = w;
+    if (!entry) return undefined;
+    const seq = this.seq++;
+    entry.waiting++;
+    const message = partMessage(part, seq);
+    const result = new Promise<PartResult>((resolve, reject) => this.pending.set(seq, { resolve, reject }));
+    entry.worker.postMessage(message, message.bytes ? [message.bytes] : []);
+    return result;
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    this.wake();
+    for (const waiting of this.pending.values()) waiting.reject(this.failure);
+    this.pending.clear();
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.workers.map((w) => w.worker.terminate()));
+  }
+}
+
+/**
+ * The compiled thread is a `.js` file next to this one (in the bundle too: `dist/bin/part-worker.js`).
+ * Run from TypeScript sources (tsx, vitest), the thread first registers tsx's loader.
+ */
+function startWorker(): Worker {
+  const here = import.meta.url;
+  // A small young generation: a part's garbage is short-lived, and the thread's memory stays low.
+  const options = { resourceLimits: { maxYoungGenerationSizeMb: 8 } };
+  if (!here.endsWith('.ts')) return new Worker(new URL('./part-worker.js', here), options);
+  const entry = new URL('./part-worker.ts', here).href;
+  const tsx = pathToFileURL(
+    createRequire(here)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
+  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(boot, { ...options, eval: true });
+}

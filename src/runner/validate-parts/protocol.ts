@@ -1,0 +1,71 @@
+// What validate's part threads are given and send back (see parts.ts).
+import type { Profile } from '../../mappers/profile-types.js';
+import type { ShortRows } from '../../readers/csv/csv.js';
+import type { ModelData } from '../../schema/build.js';
+import type { Outcome } from '../../writers/report.js';
+import type { KindCount } from '../check.js';
+
+/** Given once, when the thread starts: the file's header and everything a row is checked against. */
+export interface PartThreadInput {
+  model: ModelData;
+  profile: Profile;
+  strict: boolean;
+  unguardFormulas: boolean;
+  onAssetError?: 'warn' | 'fail';
+  damHosts?: readonly string[];
+  source: string;
+  headers: string[];
+  delimiter: string;
+  trim: boolean;
+  maxCellBytes: number;
+  /** The report's line format, when there is a report. */
+  report?: 'csv' | 'jsonl';
+  /** The rejects file's dialect, when there is one (CSV). */
+  rejects?: { delimiter: string; guard: boolean };
+  /** Values masked wherever they turn up (the API key): the thread's own registry starts empty. */
+  secrets: string[];
+  /** The buffers parts are read into (see SlotPool), shared with the main thread. */
+  slots: SharedArrayBuffer[];
+}
+
+export interface PartMessage {
+  seq: number;
+  /** The shared buffer the part is in, or -1: the part is in `bytes` (moved with the message). */
+  slot: number;
+  bytes?: ArrayBuffer;
+  length: number;
+  firstLine: number;
+}
+
+/** The refs of a part's rows in the order the duplicate check was asked (entity, ref, line). */
+export interface PartRefs {
+  entities: string[];
+  /** Per question: the entity's index in `entities`. */
+  entity: Uint16Array;
+  /** The refs one after the other, and each one's length. */
+  text: string;
+  lengths: Int32Array;
+  lines: Int32Array;
+}
+
+export interface PartResult {
+  seq: number;
+  /** The part's buffer, as given: a part that needs checking on the main thread again is read from it. */
+  slot: number;
+  bytes?: ArrayBuffer;
+  length: number;
+  rows: number;
+  outcomes: Record<Outcome, number>;
+  warned: number;
+  report: string;
+  rejects: string;
+  rejected: number;
+  kinds: KindCount[];
+  refs: PartRefs;
+  short: ShortRows;
+  warnings: string[];
+  /** A row named an image or file: the asset check follows the whole file, so the main thread takes over. */
+  assets: boolean;
+  /** The part ended in an error (after the rows before it, whose lines are above). */
+  error?: { code?: string; message: string; location?: string; details?: Record<string, unknown> };
+}
