@@ -121,8 +121,10 @@ export class Transport {
     if (!pool) {
       pool = new Pool(origin, {
         connections: this.concurrency,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
+        // Each try's own deadline (deadline.ts) covers the whole try and decides; undici's waits are a
+        // backstop a second later, so the same stall never ends by one limit one time and the other the next.
+        headersTimeout: this.timeoutMs + 1_000,
+        bodyTimeout: this.timeoutMs + 1_000,
         connectTimeout: Math.min(this.connectTimeoutMs, this.timeoutMs),
         keepAliveTimeout: 10_000,
       });
