@@ -4,6 +4,9 @@
 // tens of millions of refs): a binary search over the first hash of each block, then a block read from the
 // file. Run files are removed at once where the system allows it, and closed by close() or, for a tracker
 // dropped without it, when collected.
+// A log of refs in order (ref-tracker.ts) is parked as it is: written to a file with no sorting and no
+// filter, since no ref is looked up while the order holds (most sorted feeds never break it). Only when
+// the order breaks are parked records sorted into runs and added to the filter.
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +48,8 @@ export class RefRuns {
   foundTemplate = 0;
   /** On disk: made at the first write. */
   private readonly runs: Run[] = [];
+  /** Records parked as they came (a log in order): sorted into runs by settle() before any lookup. */
+  private readonly parked: Array<{ fd: number; records: number }> = [];
   /** The runs' file descriptors, shared with `openRuns` (which must not hold the tracker, or these runs, itself). */
   private readonly fds: number[] = [];
   private bloom: Int32Array | undefined;
@@ -55,7 +60,30 @@ export class RefRuns {
 
   /** How many runs of refs went to disk. */
   get count(): number {
-    return this.runs.length;
+    return this.runs.length + this.parked.length;
+  }
+
+  /** `n` records written as they are: a sequential write, no sort, no filter (see settle()). */
+  park(held: Int32Array, n: number): void {
+    const fd = this.tempFile();
+    writeAll(fd, new Uint8Array(held.buffer, held.byteOffset, n * RECORD_BYTES));
+    this.parked.push({ fd, records: n });
+  }
+
+  /** Sorts the parked records into runs and the filter: before the first lookup. */
+  settle(): void {
+    for (const { fd, records } of this.parked.splice(0)) {
+      const held = new Int32Array(records * WIDTH);
+      const bytes = new Uint8Array(held.buffer);
+      for (let read = 0; read < bytes.length; ) {
+        const got = readSync(fd, bytes, read, bytes.length - read, read);
+        if (got === 0) throw new Error('A parked run of refs ended early');
+        read += got;
+      }
+      closeSync(fd);
+      this.fds.splice(this.fds.indexOf(fd), 1);
+      this.write(held, records);
+    }
   }
 
   /** `n` records (hash A, hash B, line) sorted by hash A into a run file, and into the disk's filter. */
@@ -76,6 +104,13 @@ export class RefRuns {
       if (k % BLOCK === 0) firsts[k / BLOCK] = held[from]! >>> 0;
       this.addToBloom(held[from]!, held[from + 1]!);
     }
+    const fd = this.tempFile();
+    writeAll(fd, new Uint8Array(records.buffer, records.byteOffset, records.byteLength));
+    this.runs.push({ fd, records: n, firsts });
+  }
+
+  /** A new file for records, open for reading and writing, its descriptor kept in `fds`. */
+  private tempFile(): number {
     const folder = mkdtempSync(join(tmpdir(), 'catalog-io-refs-'));
     const path = join(folder, 'run');
     const fd = openSync(path, 'w+');
@@ -87,12 +122,9 @@ export class RefRuns {
     } catch {
       this.folders.push(folder);
     }
-    const bytes = new Uint8Array(records.buffer, records.byteOffset, records.byteLength);
-    for (let written = 0; written < bytes.length; )
-      written += writeSync(fd, bytes, written, bytes.length - written, written);
-    this.runs.push({ fd, records: n, firsts });
     if (this.fds.length === 0) openRuns.register(this, this.fds, this);
     this.fds.push(fd);
+    return fd;
   }
 
   /**
@@ -100,6 +132,7 @@ export class RefRuns {
    * line and template id are in `foundLine` and `foundTemplate`.
    */
   find(a: number, b: number): boolean {
+    if (this.parked.length > 0) this.settle();
     return this.bloom !== undefined && this.maybeOnDisk(a, b) && this.findOnDisk(a, b);
   }
 
@@ -107,7 +140,9 @@ export class RefRuns {
   close(): void {
     openRuns.unregister(this);
     for (const run of this.runs) closeSync(run.fd);
+    for (const run of this.parked) closeSync(run.fd);
     this.runs.length = 0;
+    this.parked.length = 0;
     this.fds.length = 0;
     for (const folder of this.folders.splice(0)) rmSync(folder, { recursive: true, force: true });
   }
@@ -164,4 +199,9 @@ export class RefRuns {
     }
     return false;
   }
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let written = 0; written < bytes.length; )
+    written += writeSync(fd, bytes, written, bytes.length - written, written);
 }

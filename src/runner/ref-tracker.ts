@@ -199,7 +199,8 @@ export class RefTracker {
     this.log[at + 2] = line;
     this.logged += 1;
     if (this.logged >= this.limit) {
-      this.disk.write(this.log, this.logged);
+      // No ref is looked up while the order holds: parked as it is, sorted only if the order breaks.
+      this.disk.park(this.log, this.logged);
       this.logged = 0;
     }
   }
