@@ -14,6 +14,11 @@ import { AssetCheck, type AssetFindings } from './asset-check.js';
 import type { RowChecker, TopProblem } from './check.js';
 import type { ReferenceCheck, RowRefs, Unresolved } from './references.js';
 
+/** A summary before its first row. */
+export function emptySummary(): ValidateSummary {
+  return { rows: 0, outcomes: { valid: 0, invalid: 0, skipped: 0 }, warned: 0, topErrors: [], warnings: [] };
+}
+
 export interface ValidateSummary {
   rows: number;
   outcomes: Record<Outcome, number>;

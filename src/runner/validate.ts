@@ -11,6 +11,7 @@ import type { ReferenceCheck } from './references.js';
 import { partsPlan, startPartThreads, validateParts } from './validate-parts/parts.js';
 import {
   checkRows,
+  emptySummary,
   type SourceProgress,
   type ValidateRowsOptions,
   type ValidateSummary,
@@ -31,13 +32,7 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     ...(options.refLimit !== undefined && { refLimit: options.refLimit }),
     ...(options.unguardFormulas !== undefined && { unguardFormulas: options.unguardFormulas }),
   });
-  const summary: ValidateSummary = {
-    rows: 0,
-    outcomes: { valid: 0, invalid: 0, skipped: 0 },
-    warned: 0,
-    topErrors: [],
-    warnings: [],
-  };
+  const summary: ValidateSummary = emptySummary();
   if (options.references) options.references.locate = (entity, ref) => checker.firstLocation(entity, ref);
   try {
     await checkRows(checker, summary, options);

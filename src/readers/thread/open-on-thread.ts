@@ -1,9 +1,7 @@
 // Reading on a second thread, when asked: the source is read and parsed by a worker thread while this
 // thread maps, validates and writes. The rows that arrive are the reader's rows (same cells, locations
 // and row errors); standard input and URLs are read in this thread.
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { CatalogIoError, type ErrorCode } from '../../errors.js';
 import { type OpenedSource, openSource } from '../open.js';
 import type { ReaderOptions } from '../options.js';
@@ -18,6 +16,7 @@ import {
   type RowsMessage,
   type ThreadInput,
 } from './protocol.js';
+import { startThread } from './start-thread.js';
 
 /**
  * `on`: read and parse a local file on a worker thread; `off` (the default): in this thread. Standard
@@ -278,22 +277,11 @@ function errorFrom(message: ErrorMessage): Error {
   return error;
 }
 
-/**
- * The compiled worker is a `.js` file next to this one. Run from TypeScript sources (tsx, vitest), the
- * thread first registers tsx's loader, which a worker's entry does not get from its parent.
- */
 function startWorker(input: ThreadInput): Worker {
-  const here = import.meta.url;
   // The thread's garbage is short-lived (texts of one batch): a small young generation keeps its memory
   // down at no cost in speed.
-  const options = { workerData: input, resourceLimits: { maxYoungGenerationSizeMb: 8 } };
-  if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), options);
-  const entry = new URL('./worker.ts', here).href;
-  const tsx = pathToFileURL(
-    createRequire(here)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  ).href;
-  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { ...options, eval: true });
+  return startThread(import.meta.url, 'worker', {
+    workerData: input,
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+  });
 }

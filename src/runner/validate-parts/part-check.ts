@@ -9,7 +9,7 @@ import type { ReportWriter } from '../../writers/report.js';
 import { type ReportText, reportText } from '../../writers/report-text.js';
 import { AssetCheck } from '../asset-check.js';
 import { RowChecker } from '../check.js';
-import { checkRows, type ValidateSummary } from '../validate-rows.js';
+import { checkRows, emptySummary, type ValidateSummary } from '../validate-rows.js';
 import type { PartMessage, PartResult, PartThreadInput } from './protocol.js';
 
 /** The refs asked about, gathered for the main thread. */
@@ -114,13 +114,7 @@ export class PartChecker {
       firstLine: message.firstLine,
       decoded,
     });
-    const summary: ValidateSummary = {
-      rows: 0,
-      outcomes: { valid: 0, invalid: 0, skipped: 0 },
-      warned: 0,
-      topErrors: [],
-      warnings: [],
-    };
+    const summary: ValidateSummary = emptySummary();
     const assets = new AssetCheck(input.damHosts);
     let error: PartResult['error'];
     try {

@@ -7,22 +7,21 @@
 // row that names an image or file (whose check follows the whole file), a lone CR line break or a record
 // longer than the reader's limit makes this thread read the rest of the file itself.
 import { createReadStream, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { CatalogIoError, type ErrorCode } from '../../errors.js';
 import { mergeShortRows, readCsvPart, type ShortRows, shortRowsNoteOf } from '../../readers/csv/csv.js';
 import { decode } from '../../readers/encoding.js';
 import type { OpenedSource } from '../../readers/open.js';
 import { maxRowBytes, type ReaderOptions, resolveOptions } from '../../readers/options.js';
+import { startThread } from '../../readers/thread/start-thread.js';
 import type { SourceRow } from '../../readers/types.js';
 import { type DecodeStatus, decodeUtf8Part } from '../../readers/utf8-part.js';
 import { modelData } from '../../schema/build.js';
 import { registeredSecrets } from '../../secrets.js';
 import { AssetCheck } from '../asset-check.js';
 import { RowChecker } from '../check.js';
-import { checkRows, type ValidateRowsOptions, type ValidateSummary } from '../validate-rows.js';
+import { checkRows, emptySummary, type ValidateRowsOptions, type ValidateSummary } from '../validate-rows.js';
 import { pieces } from './part-check.js';
 import type { PartMessage, PartResult, PartThreadInput } from './protocol.js';
 import { type DataStart, dataStart, FileParts, type Part, SlotPool } from './split.js';
@@ -160,13 +159,7 @@ export async function validateParts(
   const notes = [...opened.notes];
   await opened.close();
   opened.notes.splice(0, opened.notes.length, ...notes);
-  const summary: ValidateSummary = {
-    rows: 0,
-    outcomes: { valid: 0, invalid: 0, skipped: 0 },
-    warned: 0,
-    topErrors: [],
-    warnings: [],
-  };
+  const summary: ValidateSummary = emptySummary();
   // A part checked again here is answered from its own questions' answers, in order (see checkAgain).
   const replay: Replay = { answers: undefined, at: 0 };
   const checker: RowChecker = new RowChecker({
@@ -523,21 +516,8 @@ export class ThreadPool {
   }
 }
 
-/**
- * The compiled thread is a `.js` file next to this one (in the bundle too: `dist/bin/part-worker.js`).
- * Run from TypeScript sources (tsx, vitest), the thread first registers tsx's loader.
- */
+/** The part thread (in the bundle: `dist/bin/part-worker.js`). */
 function startWorker(): Worker {
-  const here = import.meta.url;
   // A small young generation: a part's garbage is short-lived, and the thread's memory stays low.
-  const options = { resourceLimits: { maxYoungGenerationSizeMb: 8 } };
-  if (!here.endsWith('.ts')) return new Worker(new URL('./part-worker.js', here), options);
-  const entry = new URL('./part-worker.ts', here).href;
-  const tsx = pathToFileURL(
-    createRequire(here)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  ).href;
-  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { ...options, eval: true });
+  return startThread(import.meta.url, 'part-worker', { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
 }
