@@ -8,13 +8,11 @@
 // longer than the reader's limit makes this thread read the rest of the file itself.
 import { createReadStream, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
 import { CatalogIoError, type ErrorCode } from '../../errors.js';
 import { mergeShortRows, readCsvPart, type ShortRows, shortRowsNoteOf } from '../../readers/csv/csv.js';
 import { decode } from '../../readers/encoding.js';
 import type { OpenedSource } from '../../readers/open.js';
 import { maxRowBytes, type ReaderOptions, resolveOptions } from '../../readers/options.js';
-import { startThread } from '../../readers/thread/start-thread.js';
 import type { SourceRow } from '../../readers/types.js';
 import { type DecodeStatus, decodeUtf8Part } from '../../readers/utf8-part.js';
 import { modelData } from '../../schema/build.js';
@@ -23,8 +21,9 @@ import { AssetCheck } from '../asset-check.js';
 import { RowChecker } from '../check.js';
 import { checkRows, emptySummary, type ValidateRowsOptions, type ValidateSummary } from '../validate-rows.js';
 import { pieces } from './part-check.js';
-import type { PartMessage, PartResult, PartThreadInput } from './protocol.js';
+import type { PartResult, PartThreadInput } from './protocol.js';
 import { type DataStart, dataStart, FileParts, type Part, SlotPool } from './split.js';
+import { PARTS_PER_THREAD, ThreadPool } from './thread-pool.js';
 
 /**
  * Off until it measures faster: on a busy 2-core machine the second thread's start, its own compiled
@@ -36,8 +35,6 @@ const DEFAULT_MODE = 'off';
 const MIN_FILE_BYTES = 4 << 20;
 /** Small parts keep memory low (a part's rows, report text and strings live at once) at no cost in speed. */
 const PART_BYTES = 256 << 10;
-/** Parts given out and not yet written, per thread: enough to keep each busy, few enough to bound memory. */
-const PARTS_PER_THREAD = 4;
 /** A part thread gets this many parts for each one this thread checks. */
 const MAIN_SHARE = 2;
 
@@ -324,16 +321,6 @@ function track(entry: Given, result: Promise<PartResult>): void {
   );
 }
 
-function partMessage(part: Part, seq: number): PartMessage {
-  return {
-    seq,
-    slot: part.slot,
-    ...(part.slot < 0 && { bytes: part.bytes as ArrayBuffer }),
-    length: part.length,
-    firstLine: part.firstLine,
-  };
-}
-
 /** A part checked on this thread, in its turn: the file's duplicate check and asset check answer. */
 async function checkHere(here: Here, part: Part): Promise<void> {
   const decoded: DecodeStatus = { invalidSequences: 0 };
@@ -422,102 +409,4 @@ function partError(error: NonNullable<PartResult['error']>): Error {
     ...(error.details ?? {}),
     ...(error.location !== undefined && { location: error.location }),
   });
-}
-
-/**
- * The part threads. A thread takes parts once it is ready (its model and checker built), at most
- * PARTS_PER_THREAD at a time; results come back by part.
- */
-export class ThreadPool {
-  private readonly workers: Array<{ worker: Worker; waiting: number; ready: boolean }> = [];
-  private readonly pending = new Map<
-    number,
-    { resolve: (r: PartResult) => void; reject: (e: Error) => void }
-  >();
-  private seq = 0;
-  private failure: Error | undefined;
-  private closing = false;
-
-  constructor(threads: number) {
-    for (let i = 0; i < threads; i++) {
-      const worker = startWorker();
-      const entry = { worker, waiting: 0, ready: false };
-      worker.on('message', (result: PartResult | 'ready') => {
-        if (result === 'ready') {
-          entry.ready = true;
-          this.wake();
-          return;
-        }
-        entry.waiting--;
-        this.checked++;
-        const waiting = this.pending.get(result.seq);
-        this.pending.delete(result.seq);
-        waiting?.resolve(result);
-      });
-      worker.on('error', (err) =>
-        this.fail(new CatalogIoError('INTERNAL', `A validate thread failed: ${err.message}`)),
-      );
-      worker.on('exit', () => {
-        if (!this.closing) this.fail(new CatalogIoError('INTERNAL', 'A validate thread stopped'));
-      });
-      this.workers.push(entry);
-    }
-  }
-
-  get size(): number {
-    return this.workers.length;
-  }
-
-  /** Parts checked by the threads so far. */
-  checked = 0;
-  private readyWaiters: Array<() => void> = [];
-
-  /** Resolves once every thread is ready (or one failed). */
-  ready(): Promise<void> {
-    if (this.failure || this.workers.every((w) => w.ready)) return Promise.resolve();
-    return new Promise((resolve) => this.readyWaiters.push(resolve));
-  }
-
-  private wake(): void {
-    if (!this.failure && !this.workers.every((w) => w.ready)) return;
-    for (const resolve of this.readyWaiters.splice(0)) resolve();
-  }
-
-  /** What the threads check parts against: the file's header and the run's options. */
-  init(input: PartThreadInput): void {
-    for (const w of this.workers) w.worker.postMessage(input);
-  }
-
-  /** The part's result from a ready thread with room, or undefined when none has room. */
-  offer(part: Part): Promise<PartResult> | undefined {
-    if (this.failure) return Promise.reject(this.failure);
-    let entry: (typeof this.workers)[number] | undefined;
-    for (const w of this.workers)
-      if (w.ready && w.waiting < PARTS_PER_THREAD && (!entry || w.waiting < entry.waiting)) entry = w;
-    if (!entry) return undefined;
-    const seq = this.seq++;
-    entry.waiting++;
-    const message = partMessage(part, seq);
-    const result = new Promise<PartResult>((resolve, reject) => this.pending.set(seq, { resolve, reject }));
-    entry.worker.postMessage(message, message.bytes ? [message.bytes] : []);
-    return result;
-  }
-
-  private fail(error: Error): void {
-    this.failure ??= error;
-    this.wake();
-    for (const waiting of this.pending.values()) waiting.reject(this.failure);
-    this.pending.clear();
-  }
-
-  async close(): Promise<void> {
-    this.closing = true;
-    await Promise.all(this.workers.map((w) => w.worker.terminate()));
-  }
-}
-
-/** The part thread (in the bundle: `dist/bin/part-worker.js`). */
-function startWorker(): Worker {
-  // A small young generation: a part's garbage is short-lived, and the thread's memory stays low.
-  return startThread(import.meta.url, 'part-worker', { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
 }
