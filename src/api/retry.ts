@@ -149,6 +149,11 @@ export function decideRetry(
 
 /** Statuses a gateway answers when the service behind it cannot be reached. */
 const GATEWAY_STATUSES = [502, 503, 504];
+
+/** A gateway's answer in place of the service's (502, 503, 504): no answer from the service itself. */
+export function isGatewayStatus(status: number): boolean {
+  return GATEWAY_STATUSES.includes(status);
+}
 const UNREACHABLE_CODES = new Set(UNREACHABLE);
 
 /**
@@ -156,7 +161,7 @@ const UNREACHABLE_CODES = new Set(UNREACHABLE);
  * the circuit counts these. `ECONNREFUSED` or `502`, for people; undefined when it is not one.
  */
 export function unreachableKind(err: ApiError): string | undefined {
-  if (err.status !== undefined) return GATEWAY_STATUSES.includes(err.status) ? String(err.status) : undefined;
+  if (err.status !== undefined) return isGatewayStatus(err.status) ? String(err.status) : undefined;
   const errno = typeof err.details.errno === 'string' ? err.details.errno : undefined;
   return errno !== undefined && UNREACHABLE_CODES.has(errno) ? errno : undefined;
 }

@@ -12,7 +12,7 @@ import {
   header,
   type ServiceName,
 } from './errors.js';
-import { decideRetry, type GiveUpReason, sleep, unreachableKind } from './retry.js';
+import { decideRetry, type GiveUpReason, isGatewayStatus, sleep, unreachableKind } from './retry.js';
 import type { Transport } from './transport.js';
 import { encodePath, encodeQuery, type Query, trimBase } from './url.js';
 
@@ -178,7 +178,7 @@ export class ServiceHttp {
           () => !started,
           () => this.stopped(method, shownPath),
         );
-        if (res.status !== 502 && res.status !== 503 && res.status !== 504) circuit.answered();
+        if (!isGatewayStatus(res.status)) circuit.answered();
         if (res.status < 300) return { ...this.parse<T>(method, shownPath, res), attempts: attempt };
         if (method === 'DELETE' && res.status === 404 && unknownOutcomeBefore) {
           return {
@@ -251,7 +251,7 @@ export class ServiceHttp {
       const res = await this.transport.limiter.schedule(() =>
         this.timedOnce(new RequestBudget(tryMs), tryMs, 'GET', target, headers, undefined, true),
       );
-      return res.status !== 502 && res.status !== 503 && res.status !== 504;
+      return !isGatewayStatus(res.status);
     } catch {
       return false;
     }

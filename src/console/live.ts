@@ -30,8 +30,7 @@ export function liveRoutes(
 ): void {
   app.get('/api/runs/:id/live', async (request, reply) => {
     const { id } = request.params as { id: string };
-    if (!(await registry.list()).some((r) => r.runId === id))
-      return reply.code(404).send({ error: `No run ${id}` });
+    if (!(await registry.get(id))) return reply.code(404).send({ error: `No run ${id}` });
     const { index } = reports.get(registry.journalFile(id), 'journal');
     reply.hijack();
     const res = reply.raw;
@@ -44,7 +43,7 @@ export function liveRoutes(
     let closed = false;
     let timer: NodeJS.Timeout | undefined;
     const tick = async () => {
-      const meta = (await registry.list()).find((r) => r.runId === id);
+      const meta = await registry.get(id);
       await index.refresh();
       const at = Date.now();
       const progress = await liveProgress(registry, id);

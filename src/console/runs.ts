@@ -85,7 +85,7 @@ export function runRoutes(
   tempDir: string,
 ): void {
   const runOf = async (id: string, reply: FastifyReply): Promise<RunMeta | undefined> => {
-    const meta = RUN_ID.test(id) ? (await registry.list()).find((r) => r.runId === id) : undefined;
+    const meta = RUN_ID.test(id) ? await registry.get(id) : undefined;
     if (!meta) reply.code(404).send({ error: `No run ${id} in ${registry.root}` });
     return meta;
   };

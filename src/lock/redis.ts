@@ -14,6 +14,14 @@ import { KEY_PREFIX } from '../redis/url.js';
 import { heldLock, lossSignal } from './held.js';
 import type { AcquireOptions, HeldLock, LockHolder, LockScope, RunLockStore } from './types.js';
 
+/**
+ * How long a holder may go without renewing before it counts its lock as lost (two thirds of the TTL):
+ * the key may expire any moment after, so the run and the shared limit stop before it does.
+ */
+export function lockLostAfterMs(ttlMs: number): number {
+  return Math.floor((ttlMs * 2) / 3);
+}
+
 export const REDIS_LOCK_DEFAULTS = Object.freeze({
   /** A holder that stops renewing loses the lock after this long. */
   ttlMs: 30_000,
@@ -94,7 +102,7 @@ export class RedisLockStore implements RunLockStore {
     let released = false;
     let busy = false;
     // Past this without a renewal the key may expire any moment: the run must stop before it does.
-    const unreachableMs = Math.floor((ttlMs * 2) / 3);
+    const unreachableMs = lockLostAfterMs(ttlMs);
     const loseIt = (message: string) => {
       if (isLost) return;
       isLost = true;

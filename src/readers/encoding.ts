@@ -6,8 +6,6 @@ import { CatalogIoError } from '../errors.js';
 import { bomEncoding } from './bom.js';
 import { countReplacements, type DecodeStatus } from './utf8-part.js';
 
-export { bomEncoding } from './bom.js';
-
 /** Bytes that windows-1252 leaves undefined: a file holding them is text in no encoding we support. */
 const UNDEFINED_IN_1252 = new Set([0x81, 0x8d, 0x8f, 0x90, 0x9d]);
 

@@ -3,7 +3,7 @@
 import type { Redis } from 'ioredis';
 import type { RateLimit } from '../api/limiter.js';
 import { CatalogIoError } from '../errors.js';
-import { REDIS_LOCK_DEFAULTS, RedisLockStore } from '../lock/redis.js';
+import { lockLostAfterMs, REDIS_LOCK_DEFAULTS, RedisLockStore } from '../lock/redis.js';
 import type { RunLockStore } from '../lock/types.js';
 import { connectRedis } from './connection.js';
 import { SharedLimiter } from './limiter.js';
@@ -52,7 +52,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
         tenant,
         rateLimit: options.rateLimit,
         // By then the run's lock is lost and the run stops after its batch in flight (lock/redis.ts).
-        aloneAfterMs: Math.floor((ttlMs * 2) / 3),
+        aloneAfterMs: lockLostAfterMs(ttlMs),
         ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       })
     : undefined;

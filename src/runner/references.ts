@@ -11,8 +11,9 @@
 //     (found or not) kept for the rows after, in bounded caches.
 // A record whose row is invalid is never written: a reference to it makes the row invalid too.
 import type { Draft } from '../mappers/types.js';
-import type { EntityModel, TenantModel } from '../schema/model.js';
+import { type EntityModel, referencedEntity, type TenantModel } from '../schema/model.js';
 import type { QuickLinks } from './check.js';
+import { DEFAULT_BATCH_SIZE, WRITE_ORDER } from './import/types.js';
 import { RefTracker } from './ref-tracker.js';
 
 /** Asks the tenant which of these refs it has (the caller sends 100 per request). */
@@ -56,10 +57,6 @@ export interface RowRefs {
 
 /** Refs remembered as found (or not found) in the tenant: past this, the cache starts again. */
 const CACHE_LIMIT = 50_000;
-/** The import's write order within a batch (executor.ts): categories, products, custom entities, variants. */
-const WRITE_RANK: Record<string, number> = { categories: 0, products: 1, custom: 2, variants: 3 };
-/** Drafts per import batch (the import's default `--batch-size`). */
-const BATCH_DRAFTS = 100;
 const NO_USES: RowRefs['uses'] = [];
 const NONE: string[] = [];
 
@@ -85,7 +82,7 @@ export class ReferenceCheck {
     /** The DAM, for the image and file names a row gives without a URL (undefined: not checked). */
     private readonly damLookup?: DamNameLookup,
     /** The import's batch size (drafts per batch): which later rows it writes before a row. */
-    private readonly batchDrafts_ = BATCH_DRAFTS,
+    private readonly batchDrafts_ = DEFAULT_BATCH_SIZE,
   ) {}
 
   /** Whether refs are asked of a tenant (else the file alone tells). */
@@ -191,7 +188,7 @@ export class ReferenceCheck {
 
   /** The valid plain row's record, when no row is held before it: noted at once, without a RowRefs. */
   definePlain(entity: string, ref: string): void {
-    this.place1(entity, ref);
+    this.placeOne();
     this.inFile.check(entity, ref, '', 0);
   }
 
@@ -319,7 +316,7 @@ export class ReferenceCheck {
   }
 
   /** `place` for one record of a plain row (whose ref is unique in the file: no key is kept). */
-  private place1(_entity: string, _ref: string): void {
+  private placeOne(): void {
     if (this.batchDrafts + 1 > this.batchDrafts_) {
       this.batch += 1;
       this.batchDrafts = 0;
@@ -332,7 +329,7 @@ export class ReferenceCheck {
     let rank = this.ranks.get(entityName);
     if (rank === undefined) {
       const kind = this.model.entity(entityName)?.kind ?? 'custom';
-      rank = WRITE_RANK[kind] ?? WRITE_RANK.custom!;
+      rank = WRITE_ORDER[kind] ?? WRITE_ORDER.custom!;
       this.ranks.set(entityName, rank);
     }
     return rank;
@@ -362,7 +359,7 @@ export class ReferenceCheck {
     if (!fromPaths)
       for (const ref of categoryRefs ?? NONE) add(byKind('categories'), ref, 'link:categoryRefs');
     for (const [field, refs] of Object.entries(byField ?? {})) {
-      const target = targetOf(self?.field(field)?.references, this.model);
+      const target = referencedEntity(this.model, self?.field(field)?.references);
       for (const ref of [refs].flat()) add(target, ref, 'link:byField');
     }
     // An image or file given by its DAM name must be in the DAM, or registered from a URL by this file
@@ -386,10 +383,4 @@ export class ReferenceCheck {
 
 function key(entity: string, ref: string): string {
   return `${entity}\u0000${ref}`;
-}
-
-function targetOf(references: string | undefined, model: TenantModel): EntityModel | undefined {
-  if (!references) return undefined;
-  const kind = references.toLowerCase();
-  return model.entities.find((e) => e.kind === kind || e.name === kind);
 }

@@ -6,8 +6,7 @@ import { RowPuller } from '../readers/batched.js';
 import type { SourceRow } from '../readers/types.js';
 import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
-import { redactFields } from '../secrets.js';
-import { boundFields } from '../writers/bounds.js';
+import { shownFields } from '../writers/bounds.js';
 import type { RejectsWriter } from '../writers/rejects.js';
 import type { Outcome, ReportLine, ReportWriter } from '../writers/report.js';
 import { AssetCheck, type AssetFindings } from './asset-check.js';
@@ -82,7 +81,7 @@ export async function checkRows(
   const references = options.references;
   const failOnAssets = options.onAssetError === 'fail';
   const emit = async (row: SourceRow, whole: ReportLine, outcome: Outcome) => {
-    const line = redactFields(boundFields(whole));
+    const line = shownFields(whole);
     summary.outcomes[outcome] += 1;
     if (line.warnings) summary.warned += 1;
     // Writers buffer: they hand back a promise only when a chunk is on its way to the disk.

@@ -7,6 +7,7 @@
 // look first.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { setBounded } from '../bounded-map.js';
 import { tenantStateDir } from './known-state.js';
 
 const VERSION = 1;
@@ -50,9 +51,7 @@ export class CategoryMatches {
 
   set(derivedRef: string, ownRef: string): void {
     if (this.matches.get(derivedRef) === ownRef) return;
-    this.matches.delete(derivedRef);
-    this.matches.set(derivedRef, ownRef);
-    if (this.matches.size > MAX_MATCHES) this.matches.delete(this.matches.keys().next().value as string);
+    setBounded(this.matches, derivedRef, ownRef, MAX_MATCHES);
     this.changed = true;
   }
 

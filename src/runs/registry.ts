@@ -113,6 +113,17 @@ export class RunRegistry {
     }
   }
 
+  /**
+   * One run as `list()` shows it (its state read the same way), without reading every run: undefined
+   * for an id that names no run folder here.
+   */
+  async get(runId: string): Promise<RunMeta | undefined> {
+    if (!/^[\w.-]+$/.test(runId) || runId.startsWith('.')) return undefined;
+    const meta = await this.read(runId);
+    if (meta?.runId !== runId) return undefined;
+    return { ...meta, state: effectiveState(meta, this.journalBeat(runId)) };
+  }
+
   /** Runs, newest first, with a `running` run whose process is gone shown as `crashed`. */
   async list(): Promise<RunMeta[]> {
     if (!existsSync(this.root)) return [];

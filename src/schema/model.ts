@@ -68,3 +68,13 @@ export interface TenantModel {
   /** When the schemas were fetched (ISO). */
   fetchedAt: string;
 }
+
+/** The entity a field's `references` names (`Products`, `categories`, ...), if the model has it. */
+export function referencedEntity(
+  model: TenantModel,
+  references: string | undefined,
+): EntityModel | undefined {
+  if (!references) return undefined;
+  const kind = references.toLowerCase();
+  return model.entities.find((e) => e.kind === kind || e.name === kind);
+}

@@ -3,16 +3,24 @@
 // row of large cells cannot make a report or a rejects `_error` of gigabytes. The row's own cells
 // are bounded by the readers' row limit (readers/options.ts maxRowBytes).
 
+import { redactText } from '../secrets.js';
+
 /** The most characters one text field of a report line holds. */
 export const MAX_REPORT_FIELD = 4096;
 
-/** The record itself when every text field fits (the usual case), else a copy with the long ones cut. */
-export function boundFields<T extends object>(record: T): T {
+/**
+ * A report line as it may be written, in one pass over its text fields: each cut at MAX_REPORT_FIELD,
+ * then redacted (URLs' credentials, registered secrets). The record itself when nothing changes (the
+ * usual case), else a copy.
+ */
+export function shownFields<T extends object>(record: T): T {
   let out: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(record)) {
-    if (typeof value !== 'string' || value.length <= MAX_REPORT_FIELD) continue;
+    if (typeof value !== 'string') continue;
+    const shown = redactText(value.length > MAX_REPORT_FIELD ? cut(value) : value);
+    if (shown === value) continue;
     const copy: Record<string, unknown> = out ?? { ...(record as Record<string, unknown>) };
-    copy[key] = cut(value);
+    copy[key] = shown;
     out = copy;
   }
   return (out as T | undefined) ?? record;

@@ -15,8 +15,6 @@ import { csvRejectsText, ERROR_COLUMN, SOURCE_COLUMN, text, withRejectsColumns }
 
 export type RejectsFormat = 'csv' | 'xlsx' | 'ndjson';
 
-export { csvRejectsText, ERROR_COLUMN, REJECTS_COLUMNS, SOURCE_COLUMN } from './rejects-text.js';
-
 /** Each sheet's rejects go to a file of their own: `rejects.xlsx` -> `rejects-products.xlsx`. */
 export function rejectsFileOf(file: string, sheet: string): string {
   const extension = extname(file);

@@ -33,8 +33,6 @@ const COLUMNS: ReadonlyArray<TableColumn<keyof ReportLine>> = [
 
 export const REPORT_COLUMNS: ReadonlyArray<keyof ReportLine> = COLUMNS.map((c) => c.key);
 
-export { type ReportText, reportText } from './report-text.js';
-
 export interface ReportWriter {
   /** A promise only when the caller must wait (a chunk went to the disk): most lines are only buffered. */
   write(line: ReportLine): Promise<void> | undefined;

@@ -15,8 +15,6 @@ import {
   keyType,
 } from './known-hosts.js';
 
-export { fingerprint } from './known-hosts.js';
-
 export interface RemoteFile {
   name: string;
   size: number;

@@ -6,7 +6,7 @@ import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
 import { gt } from '../../api/filter.js';
 import type { ImportReportWriter } from '../../writers/import-report.js';
-import { referenceOf } from '../import/assets.js';
+import { safeReference } from '../import/assets.js';
 import type { StructureOutcome } from '../structure/types.js';
 
 const PAGE = 100;
@@ -122,12 +122,7 @@ async function register(
   plan: boolean,
 ): Promise<{ outcome: StructureOutcome; status?: string; message?: string }> {
   const url = asset.originalUrl;
-  let usable = false;
-  try {
-    usable = !!url && referenceOf(url) === asset.reference;
-  } catch {
-    usable = false;
-  }
+  const usable = !!url && safeReference(url) === asset.reference;
   if (!url || !usable) {
     return {
       outcome: 'failed',

@@ -5,7 +5,7 @@
 // content was replaced from another URL) stays a name, since the import would register it under
 // that other name.
 import type { AssetKind, DamClient } from '../../api/dam.js';
-import { referenceOf } from '../import/assets.js';
+import { safeReference } from '../import/assets.js';
 
 /** Most name -> URL pairs kept per kind; the oldest are forgotten first. */
 const CACHE_LIMIT = 20_000;
@@ -32,12 +32,7 @@ export class AssetUrls {
     }
     for (const name of missing) {
       const url = found.get(name);
-      let usable: string | null = null;
-      try {
-        usable = url && referenceOf(url) === name ? url : null;
-      } catch {
-        usable = null;
-      }
+      const usable = url && safeReference(url) === name ? url : null;
       if (usable === null && this.keptAsNames.size < 100) this.keptAsNames.add(name);
       this.urls.set(`${kind}:${name}`, usable);
       if (this.urls.size > CACHE_LIMIT) this.urls.delete(this.urls.keys().next().value!);

@@ -7,7 +7,8 @@ import type { FilterValue } from '../../api/filter.js';
 import { CatalogIoError } from '../../errors.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
 import type { CsvOptions, ExportSink, ExportValue } from '../../writers/export/index.js';
-import { ATTRIBUTE_SETS_TABLE, LAYOUTS_TABLE } from '../structure/types.js';
+import { readAttributeSets } from '../structure/read.js';
+import { ATTRIBUTE_SETS_TABLE, type AttributeSetDoc, LAYOUTS_TABLE } from '../structure/types.js';
 import { AssetUrls, assetNames } from './asset-urls.js';
 import { planTable, resolveLanguages, type TablePlan } from './columns.js';
 import { allPages, type BasePage, type MergedRecord, mergeCultures, pagesOfIds, readAhead } from './pages.js';
@@ -102,6 +103,12 @@ export async function exportCatalog(options: ExportOptions): Promise<ExportResul
   }
 
   const sink = timed(openSink(target, options.csv ?? {}));
+  // The attribute sets are read once, for the `attribute-sets` table and every `typ_name` column alike.
+  let sets: Promise<AttributeSetDoc[]> | undefined;
+  const attributeSets = () => {
+    sets ??= readAttributeSets(catalog);
+    return sets;
+  };
   const results: EntityExport[] = [];
   /** entity -> where its next `--since last` starts. */
   const marks = new Map<string, Date>();
@@ -111,7 +118,7 @@ export async function exportCatalog(options: ExportOptions): Promise<ExportResul
         if (options.since) notes.push(`${entity}: has no changelog; exported in full`);
         const rows =
           entity === ATTRIBUTE_SETS
-            ? await exportAttributeSetTable(catalog, sink)
+            ? await exportAttributeSetTable(await attributeSets(), sink)
             : await exportLayoutTable(catalog, model, sink);
         options.onProgress?.({ entity, phase: 'rows', rows, total: rows });
         results.push({ entity, rows });
@@ -119,7 +126,16 @@ export async function exportCatalog(options: ExportOptions): Promise<ExportResul
       }
       marks.set(entity.name, (await changelogMark(catalog, entity)) ?? startedAt);
       results.push(
-        await exportEntity(catalog, model, plans.get(entity.name)!, sink, options, history, notes),
+        await exportEntity(
+          catalog,
+          model,
+          plans.get(entity.name)!,
+          sink,
+          options,
+          history,
+          notes,
+          attributeSets,
+        ),
       );
     }
   } catch (err) {
@@ -197,6 +213,7 @@ async function exportEntity(
   options: ExportOptions,
   history: NonNullable<ExportOptions['history']>,
   notes: string[],
+  attributeSets: () => Promise<AttributeSetDoc[]>,
 ): Promise<EntityExport> {
   const { entity } = plan;
   const base = model.baseLanguage;
@@ -229,7 +246,7 @@ async function exportEntity(
   const lookups: RowLookups = {
     refCaches,
     ...(plan.columns.some((c) => c.source.kind === 'setName') && {
-      setNames: await attributeSetNames(catalog),
+      setNames: attributeSetNames(await attributeSets()),
     }),
   };
   const assetFields = options.assetUrls ? entity.fields.filter((f) => f.asset) : [];

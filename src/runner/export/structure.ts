@@ -5,8 +5,8 @@
 import type { CatalogClient } from '../../api/catalog.js';
 import type { TenantModel } from '../../schema/model.js';
 import type { EntityTableWriter, ExportColumn, ExportSink } from '../../writers/export/index.js';
-import { readAttributeSets, readLayouts } from '../structure/read.js';
-import { ATTRIBUTE_SETS_TABLE, LAYOUTS_TABLE } from '../structure/types.js';
+import { readLayouts } from '../structure/read.js';
+import { ATTRIBUTE_SETS_TABLE, type AttributeSetDoc, LAYOUTS_TABLE } from '../structure/types.js';
 
 const SET_COLUMNS: ExportColumn[] = [
   { header: 'name', kind: 'text' },
@@ -21,9 +21,8 @@ const LAYOUT_COLUMNS: ExportColumn[] = [
   { header: 'document', kind: 'text' },
 ];
 
-/** Writes the `attribute-sets` table; how many rows. One request. */
-export async function exportAttributeSetTable(catalog: CatalogClient, sink: ExportSink): Promise<number> {
-  const sets = await readAttributeSets(catalog);
+/** Writes the `attribute-sets` table from the sets read once for the export; how many rows. */
+export async function exportAttributeSetTable(sets: AttributeSetDoc[], sink: ExportSink): Promise<number> {
   const table: EntityTableWriter = await sink.table(ATTRIBUTE_SETS_TABLE, SET_COLUMNS);
   for (const set of sets) {
     await table.writeRow([
@@ -52,9 +51,9 @@ export async function exportLayoutTable(
 }
 
 /** Attribute set id -> name, for the `typ_name` column (the sets are few: held whole). */
-export async function attributeSetNames(catalog: CatalogClient): Promise<Map<number, string>> {
+export function attributeSetNames(sets: AttributeSetDoc[]): Map<number, string> {
   const names = new Map<number, string>();
-  for (const set of await readAttributeSets(catalog)) {
+  for (const set of sets) {
     if (set.identifier !== undefined) names.set(set.identifier, set.name);
   }
   return names;

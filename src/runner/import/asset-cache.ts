@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AssetKind, DamClient } from '../../api/dam.js';
+import { setBounded } from '../../bounded-map.js';
 import { redactText, redactUrl } from '../../secrets.js';
 import { type DamMark, isMark, markState, takeMark } from './asset-mark.js';
 
@@ -115,13 +116,13 @@ export class AssetCache {
     const key = storedKey(url);
     this.failedUrls.delete(key);
     if (kind === 'image' && this.cache.get(key)?.reference !== reference) this.imagesChanged = true;
-    rememberIn(this.cache, key, { reference, kind, registeredAt: new Date().toISOString() });
+    setBounded(this.cache, key, { reference, kind, registeredAt: new Date().toISOString() }, CACHE_LIMIT);
   }
 
   /** A URL the DAM could not take because of the URL itself: the next runs skip it for a while. */
   rememberFailure(url: string, kind: AssetKind, message: string): void {
     if (this.options.plan) return;
-    rememberIn(
+    setBounded(
       this.failedUrls,
       storedKey(url),
       { kind, message: redactText(message), failedAt: new Date().toISOString() },
@@ -197,14 +198,14 @@ export class AssetCache {
       };
       if (isMark(parsed.imageMark)) this.mark = parsed.imageMark;
       for (const [url, entry] of Object.entries(parsed.entries ?? {})) {
-        if (entry && typeof entry.reference === 'string') rememberIn(this.cache, url, entry);
+        if (entry && typeof entry.reference === 'string') setBounded(this.cache, url, entry, CACHE_LIMIT);
       }
       const now = Date.now();
       for (const [url, entry] of Object.entries(parsed.failed ?? {})) {
         const at = Date.parse(entry?.failedAt ?? '');
         // Expired entries are dropped as the file is read: it never grows past what is still due.
         if (typeof entry?.message === 'string' && now - at < this.failedTtl())
-          rememberIn(this.failedUrls, url, entry, FAILED_LIMIT);
+          setBounded(this.failedUrls, url, entry, FAILED_LIMIT);
       }
     } catch {
       // No cache yet, or an unreadable one: start empty (it is only a cache).
@@ -218,11 +219,4 @@ export class AssetCache {
  */
 function storedKey(url: string): string {
   return redactUrl(url) === url ? url : `#${createHash('sha256').update(url).digest('hex')}`;
-}
-
-/** Insert into a Map used as a bounded, oldest-first cache. */
-export function rememberIn<V>(map: Map<string, V>, key: string, value: V, limit = CACHE_LIMIT): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > limit) map.delete(map.keys().next().value as string);
 }

@@ -12,8 +12,9 @@
 import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
 import { RETRY_DEFAULTS } from '../../api/retry.js';
+import { setBounded } from '../../bounded-map.js';
 import { refusedHost } from '../asset-check.js';
-import { AssetCache, rememberIn as remember } from './asset-cache.js';
+import { AssetCache, CACHE_LIMIT } from './asset-cache.js';
 import type { PlannedRecords } from './planned.js';
 
 export { CACHE_LIMIT, FAILED_LIMIT, FAILED_TTL_MS } from './asset-cache.js';
@@ -146,7 +147,7 @@ export class AssetRegistrar {
     }
     for (const [kind, references] of byKind) {
       for await (const record of this.dam.existing<{ reference: string }>(kind, references)) {
-        remember(this.known, `${kind}:${record.reference}`, true);
+        setBounded(this.known, `${kind}:${record.reference}`, true, CACHE_LIMIT);
       }
     }
   }
@@ -170,7 +171,7 @@ export class AssetRegistrar {
     }
     for (const [kind, names] of byKind) {
       for await (const record of this.dam.existing<{ reference: string }>(kind, names)) {
-        remember(this.known, `${kind}:${record.reference}`, true);
+        setBounded(this.known, `${kind}:${record.reference}`, true, CACHE_LIMIT);
       }
     }
     return new Set(assets.filter((a) => !has(a.kind, a.name)).map((a) => `${a.kind}:${a.name}`));
@@ -185,8 +186,8 @@ export class AssetRegistrar {
     const earlier = this.options.log?.earlier(url);
     if (earlier && earlier.status !== 'pending' && earlier.kind === kind) {
       const outcome: AssetOutcome = { url, kind, reference: earlier.reference, status: earlier.status };
-      remember(this.claimed, earlier.reference, url);
-      remember(this.done, url, outcome);
+      setBounded(this.claimed, earlier.reference, url, CACHE_LIMIT);
+      setBounded(this.done, url, outcome, CACHE_LIMIT);
       if (outcome.status === 'registered' && kind === 'image') this.registeredImages.push(outcome.reference);
       return Promise.resolve(outcome);
     }
@@ -202,10 +203,10 @@ export class AssetRegistrar {
         }),
       );
     }
-    remember(this.claimed, reference, url);
+    setBounded(this.claimed, reference, url, CACHE_LIMIT);
     const pending = this.registerOnce(kind, url, reference, tags).then((outcome) => {
       this.inFlight.delete(url);
-      remember(this.done, url, outcome);
+      setBounded(this.done, url, outcome, CACHE_LIMIT);
       if (!this.options.plan) this.options.log?.outcome(outcome);
       return outcome;
     });
@@ -378,7 +379,8 @@ function isSourceFailure(message: string): boolean {
   return /could not download|could not be reached|download timed out|source (host|url)/i.test(message);
 }
 
-function safeReference(url: string): string | undefined {
+/** `referenceOf`, or undefined for a URL that does not parse. */
+export function safeReference(url: string): string | undefined {
   try {
     return referenceOf(url);
   } catch {

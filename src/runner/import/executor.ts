@@ -13,6 +13,7 @@ import { CategoryPaths, type PathFailure } from './category-paths.js';
 import { deleteGroup } from './delete.js';
 import { RecordLookup } from './lookup.js';
 import { type DraftResult, type ExecutorContext, placeOf, stepFailed } from './outcome.js';
+import { WRITE_ORDER } from './types.js';
 import { writeGroup } from './write.js';
 
 export type {
@@ -23,8 +24,6 @@ export type {
   WriteLog,
   WriteOutcome,
 } from './outcome.js';
-
-const WRITE_ORDER: Record<string, number> = { categories: 0, products: 1, custom: 2, variants: 3 };
 
 export class ImportExecutor {
   readonly lookup: RecordLookup;

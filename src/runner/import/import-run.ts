@@ -7,8 +7,7 @@ import type { Draft } from '../../mappers/types.js';
 import type { Cell, SourceRow } from '../../readers/types.js';
 import type { KnownStates } from '../../runs/known-states.js';
 import { fullSentence } from '../../schema/messages.js';
-import { redactFields } from '../../secrets.js';
-import { boundFields } from '../../writers/bounds.js';
+import { shownFields } from '../../writers/bounds.js';
 import type { RejectsWriter } from '../../writers/rejects.js';
 import { RowChecker } from '../check.js';
 import { AssetRegistrar } from './assets.js';
@@ -19,9 +18,14 @@ import type { PlannedRecords } from './planned.js';
 import type { RunRecorder } from './recorder.js';
 import { EMPTY_LINE, failedResult, type RowOutcome, type RowWork, reportLine } from './report-line.js';
 import { notAttemptedMessage, notFinishedMessage } from './stop-messages.js';
-import { MODE_COMMAND, ROW_OUTCOMES, type RunningImport, type StopReason } from './types.js';
+import {
+  DEFAULT_BATCH_SIZE,
+  MODE_COMMAND,
+  ROW_OUTCOMES,
+  type RunningImport,
+  type StopReason,
+} from './types.js';
 
-const DEFAULT_BATCH = 100;
 const DEFAULT_MAX_FAILED_BATCHES = 5;
 /** Progress is reported after every batch, and between batches at most this often. */
 const PROGRESS_EVERY_MS = 100;
@@ -114,7 +118,7 @@ export class ImportRun {
   }
 
   async execute(rows: AsyncIterable<SourceRow>): Promise<LoopResult> {
-    const batchSize = this.options.batchSize ?? DEFAULT_BATCH;
+    const batchSize = this.options.batchSize ?? DEFAULT_BATCH_SIZE;
     const finished = this.recorder.carried.finished;
     let batch: RowWork[] = [];
     let drafts = 0;
@@ -301,7 +305,7 @@ export class ImportRun {
       this.progress();
       return;
     }
-    const line = redactFields(boundFields(reportLine(work, results, this.options.profile.entity)));
+    const line = shownFields(reportLine(work, results, this.options.profile.entity));
     this.rows += 1;
     this.outcomes[line.outcome as RowOutcome] += 1;
     if (line.outcome === 'failed') {

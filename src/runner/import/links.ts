@@ -3,7 +3,7 @@
 
 import { pathText } from '../../mappers/category-path.js';
 import type { Draft } from '../../mappers/types.js';
-import type { EntityModel, TenantModel } from '../../schema/model.js';
+import { type EntityModel, referencedEntity, type TenantModel } from '../../schema/model.js';
 import type { RecordLookup } from './lookup.js';
 import { type FailurePlace, placeOf } from './outcome.js';
 
@@ -126,7 +126,7 @@ function linkPlan(entity: EntityModel, draft: Draft, model: TenantModel): LinkPl
   }
   for (const [field, refs] of Object.entries(byField ?? {})) {
     if (entity.field(field)?.references === 'AttributeSets') continue; // by name: setNamePlan
-    const target = targetOf(entity.field(field)?.references, model);
+    const target = referencedEntity(model, entity.field(field)?.references);
     if (target) plan.push({ field, target, refs: [refs].flat(), many: Array.isArray(refs), kind: 'byField' });
   }
   return plan;
@@ -139,10 +139,4 @@ function setNamePlan(entity: EntityModel, draft: Draft): SetNameItem[] {
       out.push({ field, name: name.trim() });
   }
   return out;
-}
-
-function targetOf(references: string | undefined, model: TenantModel): EntityModel | undefined {
-  if (!references) return undefined;
-  const kind = references.toLowerCase();
-  return model.entities.find((e) => e.kind === kind || e.name === kind);
 }

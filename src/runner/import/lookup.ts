@@ -2,6 +2,7 @@
 // read per language the drafts carry) and bare ids for links, remembered for the rest of the run.
 // In a plan, what the plan would have written so far (`planned.ts`) is laid over what the tenant holds.
 import type { CatalogClient } from '../../api/catalog.js';
+import { setBounded } from '../../bounded-map.js';
 import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
 import { readAttributeSets } from '../structure/read.js';
@@ -157,9 +158,7 @@ export class RecordLookup {
       map = new Map();
       this.ids.set(entity, map);
     }
-    map.delete(ref);
-    map.set(ref, id);
-    if (map.size > ID_CACHE_LIMIT) map.delete(map.keys().next().value as string);
+    setBounded(map, ref, id, ID_CACHE_LIMIT);
   }
 
   forgetId(entity: string, ref: string): void {

@@ -18,6 +18,17 @@ export type ImportMode = 'upsert' | 'create' | 'update';
 
 export const MODE_COMMAND: Record<ImportMode, Command> = { upsert: 'MERGE', create: 'NEW', update: 'UPDATE' };
 
+/** Drafts per batch when `--batch-size` is not given. */
+export const DEFAULT_BATCH_SIZE = 100;
+
+/** The order a batch writes its entities in: a record's parents and links before it. */
+export const WRITE_ORDER: Readonly<Record<string, number>> = {
+  categories: 0,
+  products: 1,
+  custom: 2,
+  variants: 3,
+};
+
 export const ROW_OUTCOMES: readonly RowOutcome[] = [
   'created',
   'updated',
