@@ -3,7 +3,7 @@
 import type { Profile } from '../mappers/profile-types.js';
 import type { RowIssue } from '../mappers/types.js';
 import { RowPuller } from '../readers/batched.js';
-import type { SourceRow } from '../readers/types.js';
+import { type SourceRow, TableRow } from '../readers/types.js';
 import { cellText, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
 import { shownFields } from '../writers/bounds.js';
@@ -134,7 +134,12 @@ export async function checkRows(
       // Most rows: valid, and their report line is written without a ReportLine.
       references?.definePlain(quick.entity, quick.ref);
       summary.outcomes.valid += 1;
-      const written = options.report?.writeValid(row.location.text, quick.entity, quick.ref);
+      const report = options.report;
+      // A CSV row's line goes out as bytes, without its location's text.
+      const written =
+        report?.writeValidAt && row instanceof TableRow && row.byLine
+          ? report.writeValidAt(row.line, quick.entity, quick.ref)
+          : report?.writeValid(row.location.text, quick.entity, quick.ref);
       if (written) await written;
       options.onRow?.(summary);
       continue;

@@ -12,7 +12,20 @@ export interface LineFile {
    * Row-by-row writers use it so a buffered line costs no promise.
    */
   append(text: string): Promise<void> | undefined;
+  /** UTF-8 files: the chunk being filled, for lines written as bytes (no string per line). */
+  bytes?: ByteTail;
   close(): Promise<void>;
+}
+
+/**
+ * The end of a UTF-8 file's current chunk. A hot loop asks for `room(n)` (which may start a new
+ * chunk), writes at most `n` bytes into `chunk` from `at`, and moves `at` past them.
+ */
+export interface ByteTail {
+  /** A promise only when the caller must wait for the disk; the room is there either way. */
+  room(bytes: number): Promise<void> | undefined;
+  chunk: Buffer;
+  at: number;
 }
 
 export interface LineFileOptions {
@@ -40,15 +53,70 @@ export async function openLineFile(path: string, options: LineFileOptions = {}):
       throw new CatalogIoError('INTERNAL', `Writing ${path} failed: ${failure.message}`, { cause: failure });
   };
   const encoding = (options.encoding ?? 'utf-8').toLowerCase();
-  const utf8 = encoding === 'utf-8' || encoding === 'utf8';
+  const file =
+    encoding === 'utf-8' || encoding === 'utf8'
+      ? utf8Lines(stream, check)
+      : encodedLines(stream, check, encoding);
+  if (options.bom) await file.write('\uFEFF');
+  return file;
+}
+
+/**
+ * UTF-8: lines are encoded straight into chunks of CHUNK_BYTES, written whole. Gathering strings and
+ * encoding them later cost a string per line, the joined text and a copy; a chunk is only filled.
+ */
+function utf8Lines(stream: WriteStream, check: () => void): LineFile {
+  const drained = async () => {
+    await once(stream, 'drain');
+  };
+  const tail: ByteTail = {
+    chunk: Buffer.allocUnsafeSlow(CHUNK_BYTES),
+    at: 0,
+    room(bytes) {
+      check();
+      if (bytes <= tail.chunk.length - tail.at) return undefined;
+      const full = flush();
+      if (bytes > tail.chunk.length) tail.chunk = Buffer.allocUnsafeSlow(bytes);
+      return full;
+    },
+  };
+  const flush = (): Promise<void> | undefined => {
+    if (tail.at === 0) return undefined;
+    const full = tail.chunk.subarray(0, tail.at);
+    tail.chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
+    tail.at = 0;
+    return stream.write(full) ? undefined : drained();
+  };
+  // A UTF-16 unit takes at most 3 bytes in UTF-8 (a surrogate pair: 4 for 2 units).
+  const append = (text: string): Promise<void> | undefined => {
+    const wait = tail.room(text.length * 3);
+    tail.at += tail.chunk.write(text, tail.at);
+    return wait;
+  };
+  return {
+    bytes: tail,
+    async write(text) {
+      await append(text);
+    },
+    append,
+    async close() {
+      check();
+      await flush();
+      stream.end();
+      await once(stream, 'finish');
+      check();
+    },
+  };
+}
+
+/** Other encodings (a rejects file in the source's): lines gathered as text, encoded a chunk at a time. */
+function encodedLines(stream: WriteStream, check: () => void, encoding: string): LineFile {
   // Chunks hold whole lines, so a character is never cut between two encodings.
-  const bytes = (text: string): Buffer | string => (utf8 ? text : iconv.encode(text, encoding));
-  // Lines are gathered into chunks of about 64 KB: one stream write per line costs more than the line.
-  let pending = options.bom ? '\uFEFF' : '';
+  let pending = '';
   const flush = async () => {
     const chunk = pending;
     pending = '';
-    if (chunk && !stream.write(bytes(chunk))) await once(stream, 'drain');
+    if (chunk && !stream.write(iconv.encode(chunk, encoding))) await once(stream, 'drain');
   };
   const append = (text: string): Promise<void> | undefined => {
     check();
@@ -70,6 +138,8 @@ export async function openLineFile(path: string, options: LineFileOptions = {}):
   };
 }
 
+/** Bytes of a UTF-8 chunk: one stream write per line costs more than the line. */
+const CHUNK_BYTES = 256 * 1024;
 const CHUNK_CHARS = 64 * 1024;
 /**
  * Chunks queued for the disk before a writer waits: the default (16 KB) is less than one chunk, so the

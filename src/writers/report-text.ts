@@ -23,6 +23,13 @@ const REPORT_KEYS: ReadonlyArray<keyof ReportLine> = [
 export interface ReportText {
   line(line: ReportLine): string;
   valid(location: string, entity: string, ref: string): string;
+  /**
+   * CSV: the line of a valid row at `line N` written into `chunk` from `at` (at most `validRoom` bytes);
+   * returns where it ended. The same bytes as `valid`, with no string made for the line.
+   */
+  validAt?(chunk: Buffer, at: number, line: number, entity: string, ref: string): number;
+  /** The most bytes `validAt` writes for this ref. */
+  validRoom?(ref: string): number;
 }
 
 export function reportText(format: 'csv' | 'jsonl'): ReportText {
@@ -34,20 +41,83 @@ export function reportText(format: 'csv' | 'jsonl'): ReportText {
       valid: (location, entity, ref) => line(validLine(location, entity, ref)),
     };
   }
-  // The entity is the same for row after row: its field is kept.
+  // The entity is the same for row after row: its field is kept, as text and as bytes (`,products,`).
   let entityName = '';
   let entityField = '';
+  let entityBytes = Buffer.alloc(0);
+  const valid = (location: string, entity: string, ref: string) => {
+    if (entity !== entityName) {
+      entityName = entity;
+      entityField = REPORT_CSV.field(entity);
+      entityBytes = Buffer.from(`,${entityField},`);
+    }
+    // The columns' order: location, entity, ref, outcome, then field, column, value, message, warnings empty.
+    return `${REPORT_CSV.field(location)},${entityField},${REPORT_CSV.field(ref)},valid,,,,,\r\n`;
+  };
   return {
     line: (record) => REPORT_CSV.record(record, REPORT_KEYS),
-    valid(location, entity, ref) {
-      if (entity !== entityName) {
-        entityName = entity;
-        entityField = REPORT_CSV.field(entity);
-      }
-      // The columns' order: location, entity, ref, outcome, then field, column, value, message, warnings empty.
-      return `${REPORT_CSV.field(location)},${entityField},${REPORT_CSV.field(ref)},valid,,,,,\r\n`;
+    valid,
+    validRoom: (ref) => VALID_ROOM + 3 * entityBytes.length + 6 * ref.length,
+    validAt(chunk, at, line, entity, ref) {
+      if (entity !== entityName) valid('', entity, '');
+      const end = validBytes(chunk, at, line, entityBytes, ref);
+      // A ref to quote, guard or encode: the text line, the same bytes.
+      return end >= 0 ? end : at + chunk.write(valid(`line ${line}`, entity, ref), at);
     },
   };
+}
+
+/** `validRoom` beyond the entity and the ref: `line `, ten digits, `,valid,,,,,\r\n`, quotes (3 bytes a unit). */
+const VALID_ROOM = 120;
+const LINE = Buffer.from('line ');
+const VALID_END = Buffer.from(',valid,,,,,\r\n');
+
+/**
+ * `line N<entity>ref,valid,,,,,\r\n` as bytes, `entity` with its commas; -1 (nothing counted as written)
+ * when the ref is not plain ASCII that CSV writes as it is: a quote, comma, line break, an edge space, a
+ * formula's first character (csv.ts, formula.ts) or a character past 127.
+ */
+function validBytes(chunk: Buffer, at: number, line: number, entity: Buffer, ref: string): number {
+  const n = ref.length;
+  if (n > 0) {
+    const first = ref.charCodeAt(0);
+    if (
+      first === 32 ||
+      first === 61 ||
+      first === 43 ||
+      first === 45 ||
+      first === 64 ||
+      first === 9 ||
+      first === 13 ||
+      first === 39
+    )
+      return -1;
+    if (ref.charCodeAt(n - 1) === 32) return -1;
+  }
+  let p = at;
+  for (let i = 0; i < LINE.length; i++) chunk[p++] = LINE[i]!;
+  p += digitCount(line);
+  for (let rest = line, q = p; ; ) {
+    const tens = (rest / 10) | 0;
+    chunk[--q] = 48 + rest - tens * 10;
+    if (tens === 0) break;
+    rest = tens;
+  }
+  for (let i = 0; i < entity.length; i++) chunk[p++] = entity[i]!;
+  for (let i = 0; i < n; i++) {
+    const c = ref.charCodeAt(i);
+    if (c > 127 || c === 34 || c === 44 || c === 10 || c === 13) return -1;
+    chunk[p++] = c;
+  }
+  for (let i = 0; i < VALID_END.length; i++) chunk[p++] = VALID_END[i]!;
+  return p;
+}
+
+/** How many digits a line number (a whole number from 0, below 2^31) is written with. */
+function digitCount(line: number): number {
+  let digits = 1;
+  for (let rest = line; rest >= 10; rest = (rest / 10) | 0) digits++;
+  return digits;
 }
 
 export function validLine(location: string, entity: string, ref: string): ReportLine {

@@ -38,6 +38,8 @@ export interface ReportWriter {
   write(line: ReportLine): Promise<void> | undefined;
   /** The line of a valid row (most rows): in CSV one string from a template, with no ReportLine built. */
   writeValid(location: string, entity: string, ref: string): Promise<void> | undefined;
+  /** `writeValid` for a row at `line N` (a CSV row): in CSV written as bytes, with no string per line. */
+  writeValidAt?(line: number, entity: string, ref: string): Promise<void> | undefined;
   /** Lines already made by `reportText` (line formats only), written as they are. */
   writeText?(text: string): Promise<void> | undefined;
   /** The file's format, when its lines can be made as text (`reportText`). */
@@ -62,9 +64,20 @@ export async function openReport(path: string): Promise<ReportWriter> {
     };
   }
   const text = reportText(table.format);
+  const bytes = table.bytes;
+  const { validAt, validRoom } = text;
   return {
     write,
     writeValid: (location, entity, ref) => writeLine(text.valid(location, entity, ref)),
+    ...(bytes &&
+      validAt &&
+      validRoom && {
+        writeValidAt(line, entity, ref) {
+          const wait = bytes.room(validRoom(ref));
+          bytes.at = validAt(bytes.chunk, bytes.at, line, entity, ref);
+          return wait;
+        },
+      }),
     writeText: writeLine,
     format: table.format,
     close: (summary) => table.close(summary),

@@ -2,7 +2,7 @@
 // streaming, one record at a time. Per-row reports are tables; so is anything else that lists rows.
 import { CatalogIoError } from '../errors.js';
 import { REPORT_CSV } from './csv.js';
-import { type FileFormat, formatFromExtension, openLineFile } from './lines.js';
+import { type ByteTail, type FileFormat, formatFromExtension, openLineFile } from './lines.js';
 
 export interface TableColumn<K extends string> {
   key: K;
@@ -30,6 +30,8 @@ export interface TableWriter<K extends string> {
    * loop that knows most of its values in advance. Line formats only: an XLSX table has none.
    */
   writeLine?(text: string): Promise<void> | undefined;
+  /** A CSV table's chunk being filled, for records written as bytes (see `ByteTail`). */
+  bytes?: ByteTail;
   /** Ends the file; an XLSX file gets a "Summary" sheet from `summary` (line formats have no room for one). */
   close(summary?: SummaryRows): Promise<void>;
 }
@@ -72,6 +74,7 @@ async function openTableAs<K extends string>(
     format,
     write: (record) => file.append(REPORT_CSV.record(record, keys)),
     writeLine: file.append,
+    ...(file.bytes && { bytes: file.bytes }),
     close: () => file.close(),
   };
 }

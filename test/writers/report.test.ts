@@ -144,3 +144,60 @@ describe('report files', () => {
     await expect(openReport(join(dir, 'r.txt'))).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
   });
 });
+
+describe('valid lines written as bytes', () => {
+  // Refs CSV writes as they are, and every kind it must quote, guard or encode (the text path).
+  const refs = [
+    'SKU-1',
+    '',
+    'a,b',
+    'say "hi"',
+    ' edge',
+    'edge ',
+    '=SUM(A1)',
+    '-5',
+    "'quoted",
+    'line\nbreak',
+    'Größe-ü',
+    'emoji-😀',
+    'x'.repeat(300),
+  ];
+  const entities = ['products', 'variants', 'a,b entity'];
+
+  it('are the bytes of the text lines, across chunk ends and entity changes', async () => {
+    const asBytes = join(dir, 'bytes.csv');
+    const asText = join(dir, 'text.csv');
+    const bytes = await openReport(asBytes);
+    const text = await openReport(asText);
+    expect(bytes.writeValidAt).toBeTypeOf('function');
+    // Enough lines to fill several chunks; line numbers of every length up to ten digits.
+    let line = 1;
+    for (let i = 0; i < 40_000; i++) {
+      const ref = refs[i % refs.length]!;
+      const entity = entities[Math.floor(i / 5000) % entities.length]!;
+      line = i < 39_990 ? i + 2 : 10 ** (i - 39_990) + 7;
+      await bytes.writeValidAt!(line, entity, ref);
+      await text.writeValid(`line ${line}`, entity, ref);
+      if (i % 997 === 0) {
+        // Lines written as text in between keep their place.
+        const invalid = { ...lines[1]!, location: `line ${line}` };
+        await bytes.write(invalid);
+        await text.write(invalid);
+      }
+    }
+    await bytes.close();
+    await text.close();
+    const written = await readFile(asBytes);
+    expect(written.length).toBeGreaterThan(3 * 256 * 1024);
+    expect(written.equals(await readFile(asText))).toBe(true);
+    const parsed = Papa.parse<string[]>(written.toString('utf8'), { skipEmptyLines: true }).data;
+    expect(parsed[1]).toEqual(['line 2', 'products', 'SKU-1', 'valid', '', '', '', '', '']);
+    expect(parsed.at(-1)?.[0]).toBe(`line ${line}`);
+  });
+
+  it('are not offered for JSON Lines, whose lines are text', async () => {
+    const report = await openReport(join(dir, 'lines.jsonl'));
+    expect(report.writeValidAt).toBeUndefined();
+    await report.close();
+  });
+});
