@@ -69,13 +69,12 @@ export function reportText(format: 'csv' | 'jsonl'): ReportText {
 
 /** `validRoom` beyond the entity and the ref: `line `, ten digits, `,valid,,,,,\r\n`, quotes (3 bytes a unit). */
 const VALID_ROOM = 120;
-const LINE = Buffer.from('line ');
-const VALID_END = Buffer.from(',valid,,,,,\r\n');
 
 /**
  * `line N<entity>ref,valid,,,,,\r\n` as bytes, `entity` with its commas; -1 (nothing counted as written)
  * when the ref is not plain ASCII that CSV writes as it is: a quote, comma, line break, an edge space, a
- * formula's first character (csv.ts, formula.ts) or a character past 127.
+ * formula's first character (csv.ts, formula.ts) or a character past 127. The fixed texts are stored byte
+ * by byte: a loop over a constant array costs a third more, and this runs for every valid row.
  */
 function validBytes(chunk: Buffer, at: number, line: number, entity: Buffer, ref: string): number {
   const n = ref.length;
@@ -95,7 +94,12 @@ function validBytes(chunk: Buffer, at: number, line: number, entity: Buffer, ref
     if (ref.charCodeAt(n - 1) === 32) return -1;
   }
   let p = at;
-  for (let i = 0; i < LINE.length; i++) chunk[p++] = LINE[i]!;
+  // `line `
+  chunk[p++] = 108;
+  chunk[p++] = 105;
+  chunk[p++] = 110;
+  chunk[p++] = 101;
+  chunk[p++] = 32;
   p += digitCount(line);
   for (let rest = line, q = p; ; ) {
     const tens = (rest / 10) | 0;
@@ -109,7 +113,16 @@ function validBytes(chunk: Buffer, at: number, line: number, entity: Buffer, ref
     if (c > 127 || c === 34 || c === 44 || c === 10 || c === 13) return -1;
     chunk[p++] = c;
   }
-  for (let i = 0; i < VALID_END.length; i++) chunk[p++] = VALID_END[i]!;
+  // `,valid,,,,,\r\n`
+  chunk[p++] = 44;
+  chunk[p++] = 118;
+  chunk[p++] = 97;
+  chunk[p++] = 108;
+  chunk[p++] = 105;
+  chunk[p++] = 100;
+  for (let i = 0; i < 5; i++) chunk[p++] = 44;
+  chunk[p++] = 13;
+  chunk[p++] = 10;
   return p;
 }
 
