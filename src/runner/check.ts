@@ -356,6 +356,15 @@ export class RowChecker {
     return this.refs.checkLine(entity, ref, line);
   }
 
+  /** The duplicate check of a part's refs read on another thread (RefTracker.checkPart). */
+  checkPart(
+    hashes: Int32Array,
+    lines: Int32Array,
+    run: { entity: string; first: string; last: string } | undefined,
+  ): Array<string | undefined> | undefined {
+    return this.refs.checkPart(hashes, lines, run);
+  }
+
   topErrors(top = 10): TopProblem[] {
     return [...this.kinds.entries()]
       .sort((a, b) => b[1].count - a[1].count)

@@ -1,29 +1,25 @@
 // Duplicate refs within one file, over the whole file, in bounded memory. Each ref is kept as a 56-bit
-// hash (two 32-bit FNV-1a variants, each mixed at the end, the low byte of the second holding the location's template) with the
-// line that first had it: 12 bytes a ref in an open-addressing table at most 5/8 full. The hashes (8 bytes a
-// slot) and the lines sit in two typed arrays: a probe reads only the hashes, so a table of a few hundred
-// thousand refs stays small enough for the processor's cache, and a line is read only for a duplicate.
+// hash (two 32-bit FNV-1a variants, each mixed at the end, the low byte of the second holding the
+// location's template) with the line that first had it: 12 bytes a ref, side by side in one typed array,
+// an open-addressing table at most 5/8 full. A new ref (most rows) costs one probe into the table, and
+// the hashes and the line of a slot sit together, so the probe and the write touch one cache line.
 // A file sorted by ref (most exports and ERP feeds) cannot repeat one while each ref is greater than the
 // one before: until a ref breaks that order, refs are only appended to a log, which costs far less than a
 // probe into a large table per row; the first ref out of order moves the log into the table at once.
-// When the table holds `limit` refs (default 1,000,000: at most 24 MB), they go to disk (RefRuns in
-// ref-runs.ts: sorted run files and a Bloom filter) and the table starts again. A ref the table does not
-// know is looked up on disk: exact, and told on the row itself. Two refs with the same hash (odds about
-// 1 in 140,000 at a million refs) would be reported as duplicates; the message names the first location,
-// so a person can check.
+// When the table holds `limit` refs (default 2^21, about 2.1 million: at most 48 MB), they go to disk
+// (RefRuns in ref-runs.ts: sorted run files and a Bloom filter) and the table starts again. A ref the
+// table does not know is looked up on disk: exact, and told on the row itself. Two refs with the same
+// hash (odds about 1 in 35,000 at two million refs) would be reported as duplicates; the message names
+// the first location, so a person can check.
 // This file holds the hashing, the location templates, the ordered log and the table in memory.
 import { RefRuns, TEMPLATE_MASK, WIDTH } from './ref-runs.js';
 
-/** Refs kept in memory before they are written to disk (the table then holds at most 2^21 slots). */
-export const DEFAULT_REF_LIMIT = 1_000_000;
+/** Refs kept in memory before they are written to disk (the table then holds at most 2^22 slots). */
+export const DEFAULT_REF_LIMIT = 2 ** 21;
 
 const INITIAL_SLOTS = 1 << 14;
-/**
- * A slot of the table is two numbers side by side: hash A, and hash B with the template id (1 and up; 0:
- * an empty slot) in its low byte; its line is in `lines` at the slot's index. A record in the log or on
- * disk is the three side by side (WIDTH).
- */
-const KEY_WIDTH = 2;
+// A slot of the table, like a record in the log or on disk, is three numbers side by side (WIDTH): hash
+// A, hash B with the template id (1 and up; 0: an empty slot) in its low byte, and the line.
 /** The table grows past this share of slots in use (linear probing stays short below it). */
 const FILL_EIGHTHS = 5;
 /** Template ids that fit the low byte; later templates (sheets past the 254th) share the last id. */
@@ -31,8 +27,7 @@ const MAX_TEMPLATE = 255;
 
 export class RefTracker {
   private slots = INITIAL_SLOTS;
-  private table = new Int32Array(INITIAL_SLOTS * KEY_WIDTH);
-  private lines = new Int32Array(INITIAL_SLOTS);
+  private table = new Int32Array(INITIAL_SLOTS * WIDTH);
   private size = 0;
   /** No ref so far was out of order: refs go to `log`, not the table. */
   private ordered = true;
@@ -51,10 +46,7 @@ export class RefTracker {
   private lastPrefix: string | undefined;
   /** The id of `line {n}`, once a row placed by line alone came. */
   private lineTemplate: number | undefined;
-  /** The hash state after the last entity name (every row of a file usually has the same entity). */
-  private lastEntity: string | undefined;
-  private entityA = 0;
-  private entityB = 0;
+  private readonly hasher = new RefHasher();
   /** The last ref's hashes (hashRef). */
   private refA = 0;
   private refB = 0;
@@ -62,9 +54,9 @@ export class RefTracker {
   private readonly disk = new RefRuns();
   private readonly limit: number;
 
-  /** `limit`: refs kept in memory before they go to disk (at most 2^20). */
+  /** `limit`: refs kept in memory before they go to disk (at most 2^21). */
   constructor(limit = DEFAULT_REF_LIMIT) {
-    this.limit = Math.max(1, Math.min(limit, 2 ** 20));
+    this.limit = Math.max(1, Math.min(limit, 2 ** 21));
   }
 
   /**
@@ -96,13 +88,63 @@ export class RefTracker {
       }
       this.leaveOrder();
     }
+    return this.checkHashed(a, b, line);
+  }
+
+  /**
+   * The refs of a part of the file that another thread read (validate in parts), in the part's order:
+   * each one's hashes (`hashes`: a and b side by side, as RefHasher makes them) and line (`line N`).
+   * `run`, when the part's refs rose one after the other within one entity, gives its first and last:
+   * a part that goes on from where the order stands is only logged. Returns each ref's first location
+   * (undefined: new), or undefined when no ref was used before.
+   */
+  checkPart(
+    hashes: Int32Array,
+    lines: Int32Array,
+    run: { entity: string; first: string; last: string } | undefined,
+  ): Array<string | undefined> | undefined {
+    const n = lines.length;
+    if (n === 0) return undefined;
+    this.lineTemplate ??= this.templateId('line {n}');
+    const template = Math.min(this.lineTemplate, MAX_TEMPLATE);
+    if (this.ordered) {
+      if (
+        run &&
+        (this.previousRef === undefined ||
+          (run.first > this.previousRef && run.entity === this.previousEntity))
+      ) {
+        for (let i = 0; i < n; i++)
+          this.append(hashes[2 * i]!, (hashes[2 * i + 1]! & ~TEMPLATE_MASK) | template, lines[i]!);
+        this.previousRef = run.last;
+        this.previousEntity = run.entity;
+        return undefined;
+      }
+      this.leaveOrder();
+    }
+    let said: Array<string | undefined> | undefined;
+    for (let i = 0; i < n; i++) {
+      const first = this.checkHashed(
+        hashes[2 * i]!,
+        (hashes[2 * i + 1]! & ~TEMPLATE_MASK) | template,
+        lines[i]!,
+      );
+      if (first === undefined) continue;
+      said ??= new Array<string | undefined>(n).fill(undefined);
+      said[i] = first;
+    }
+    return said;
+  }
+
+  /** The table's and the disk's answer for a ref out of order, added when new. */
+  private checkHashed(a: number, b: number, line: number): string | undefined {
     const slot = this.probe(a, b);
-    if (slot >= 0) return this.describe(this.lines[slot]!, this.table[slot * KEY_WIDTH + 1]! & TEMPLATE_MASK);
+    if (slot >= 0)
+      return this.describe(this.table[slot * WIDTH + 2]!, this.table[slot * WIDTH + 1]! & TEMPLATE_MASK);
     if (this.disk.find(a, b)) return this.describe(this.disk.foundLine, this.disk.foundTemplate);
     const free = ~slot;
-    this.table[free * KEY_WIDTH] = a;
-    this.table[free * KEY_WIDTH + 1] = b;
-    this.lines[free] = line;
+    this.table[free * WIDTH] = a;
+    this.table[free * WIDTH + 1] = b;
+    this.table[free * WIDTH + 2] = line;
     this.size += 1;
     if (this.size >= this.limit) this.spill();
     else if (this.size * 8 > this.slots * FILL_EIGHTHS) this.grow();
@@ -126,7 +168,8 @@ export class RefTracker {
     const a = this.refA;
     const b = this.refB;
     const slot = this.probe(a, b);
-    if (slot >= 0) return this.describe(this.lines[slot]!, this.table[slot * KEY_WIDTH + 1]! & TEMPLATE_MASK);
+    if (slot >= 0)
+      return this.describe(this.table[slot * WIDTH + 2]!, this.table[slot * WIDTH + 1]! & TEMPLATE_MASK);
     return this.disk.find(a, b) ? this.describe(this.disk.foundLine, this.disk.foundTemplate) : undefined;
   }
 
@@ -138,31 +181,18 @@ export class RefTracker {
     const table = this.table;
     const mask = this.slots - 1;
     let i = (a >>> 0) & mask;
-    for (; table[i * KEY_WIDTH + 1] !== 0; i = (i + 1) & mask) {
-      const at = i * KEY_WIDTH;
+    for (; table[i * WIDTH + 1] !== 0; i = (i + 1) & mask) {
+      const at = i * WIDTH;
       if (table[at] === a && (table[at + 1]! & ~TEMPLATE_MASK) === (b & ~TEMPLATE_MASK)) return i;
     }
     return ~i;
   }
 
-  /**
-   * The two hashes of `${entity}\u0000${ref}`, fed one string after the other (no joined string per
-   * row), into `refA` and `refB` (fields, not an array: this runs for every row).
-   */
+  /** The two hashes of the entity and ref into `refA` and `refB` (fields: this runs for every row). */
   private hashRef(entity: string, ref: string): void {
-    if (entity !== this.lastEntity) this.hashEntity(entity);
-    let a = this.entityA;
-    let b = this.entityB;
-    for (let i = 0; i < ref.length; i += 1) {
-      const c = ref.charCodeAt(i);
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-      b ^= b >>> 13;
-    }
-    // FNV-1a leaves refs that differ in their last characters close together in the low bits, which
-    // place a ref in the table: mixed (a one-to-one step) so that `SKU-1`, `SKU-2`, ... spread out.
-    this.refA = mix(a);
-    this.refB = mix(b);
+    this.hasher.hash(entity, ref);
+    this.refA = this.hasher.a;
+    this.refB = this.hasher.b;
   }
 
   /**
@@ -177,7 +207,7 @@ export class RefTracker {
       return;
     }
     while (wanted * 8 > this.slots * FILL_EIGHTHS) this.slots *= 2;
-    if (this.slots * KEY_WIDTH !== this.table.length) this.rehash();
+    if (this.slots * WIDTH !== this.table.length) this.rehash();
   }
 
   /** How many runs of refs went to disk (0 for a file of up to `limit` refs). */
@@ -220,10 +250,10 @@ export class RefTracker {
     const mask = this.slots - 1;
     for (let k = 0; k < this.logged * WIDTH; k += WIDTH) {
       let i = (log[k]! >>> 0) & mask;
-      while (table[i * KEY_WIDTH + 1] !== 0) i = (i + 1) & mask;
-      table[i * KEY_WIDTH] = log[k]!;
-      table[i * KEY_WIDTH + 1] = log[k + 1]!;
-      this.lines[i] = log[k + 2]!;
+      while (table[i * WIDTH + 1] !== 0) i = (i + 1) & mask;
+      table[i * WIDTH] = log[k]!;
+      table[i * WIDTH + 1] = log[k + 1]!;
+      table[i * WIDTH + 2] = log[k + 2]!;
     }
     this.size = this.logged;
     this.log = new Int32Array(0);
@@ -236,29 +266,15 @@ export class RefTracker {
     const held = new Int32Array(this.size * WIDTH);
     let n = 0;
     for (let slot = 0; slot < this.slots; slot += 1) {
-      if (table[slot * KEY_WIDTH + 1] === 0) continue;
-      held[n * WIDTH] = table[slot * KEY_WIDTH]!;
-      held[n * WIDTH + 1] = table[slot * KEY_WIDTH + 1]!;
-      held[n * WIDTH + 2] = this.lines[slot]!;
+      if (table[slot * WIDTH + 1] === 0) continue;
+      held[n * WIDTH] = table[slot * WIDTH]!;
+      held[n * WIDTH + 1] = table[slot * WIDTH + 1]!;
+      held[n * WIDTH + 2] = table[slot * WIDTH + 2]!;
       n += 1;
     }
     this.disk.write(held, n);
     this.table.fill(0);
     this.size = 0;
-  }
-
-  private hashEntity(entity: string): void {
-    let a = 0x811c9dc5;
-    let b = 0x2f3a9c71;
-    for (let i = 0; i <= entity.length; i += 1) {
-      const c = i < entity.length ? entity.charCodeAt(i) : 0;
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-      b ^= b >>> 13;
-    }
-    this.lastEntity = entity;
-    this.entityA = a;
-    this.entityB = b;
   }
 
   /** The id of the location's template (`line {n}`), 1 and up. */
@@ -304,21 +320,62 @@ export class RefTracker {
   /** Moves every ref into a new table of `slots` slots. */
   private rehash(): void {
     const old = this.table;
-    const oldLines = this.lines;
-    const table = new Int32Array(this.slots * KEY_WIDTH);
-    const lines = new Int32Array(this.slots);
+    const table = new Int32Array(this.slots * WIDTH);
     const mask = this.slots - 1;
-    for (let slot = 0; slot < oldLines.length; slot += 1) {
-      const j = slot * KEY_WIDTH;
+    for (let slot = 0; slot < old.length / WIDTH; slot += 1) {
+      const j = slot * WIDTH;
       if (old[j + 1] === 0) continue;
       let i = (old[j]! >>> 0) & mask;
-      while (table[i * KEY_WIDTH + 1] !== 0) i = (i + 1) & mask;
-      table[i * KEY_WIDTH] = old[j]!;
-      table[i * KEY_WIDTH + 1] = old[j + 1]!;
-      lines[i] = oldLines[slot]!;
+      while (table[i * WIDTH + 1] !== 0) i = (i + 1) & mask;
+      table[i * WIDTH] = old[j]!;
+      table[i * WIDTH + 1] = old[j + 1]!;
+      table[i * WIDTH + 2] = old[j + 2]!;
     }
     this.table = table;
-    this.lines = lines;
+  }
+}
+
+/**
+ * The two 32-bit hashes of `${entity}\u0000${ref}`, fed one string after the other (no joined string per
+ * row), into `a` and `b`; the low byte of `b` is left for the location's template. A part thread of
+ * validate hashes its refs with it, and the main thread's tracker takes the hashes as they are.
+ */
+export class RefHasher {
+  a = 0;
+  b = 0;
+  /** The hash state after the last entity name (every row of a file usually has the same entity). */
+  private lastEntity: string | undefined;
+  private entityA = 0;
+  private entityB = 0;
+
+  hash(entity: string, ref: string): void {
+    if (entity !== this.lastEntity) this.hashEntity(entity);
+    let a = this.entityA;
+    let b = this.entityB;
+    for (let i = 0; i < ref.length; i += 1) {
+      const c = ref.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 13;
+    }
+    // FNV-1a leaves refs that differ in their last characters close together in the low bits, which
+    // place a ref in the table: mixed (a one-to-one step) so that `SKU-1`, `SKU-2`, ... spread out.
+    this.a = mix(a);
+    this.b = mix(b);
+  }
+
+  private hashEntity(entity: string): void {
+    let a = 0x811c9dc5;
+    let b = 0x2f3a9c71;
+    for (let i = 0; i <= entity.length; i += 1) {
+      const c = i < entity.length ? entity.charCodeAt(i) : 0;
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 13;
+    }
+    this.lastEntity = entity;
+    this.entityA = a;
+    this.entityB = b;
   }
 }
 

@@ -42,6 +42,8 @@ export interface ReportWriter {
   writeValidAt?(line: number, entity: string, ref: string): Promise<void> | undefined;
   /** Lines already made by `reportText` (line formats only), written as they are. */
   writeText?(text: string): Promise<void> | undefined;
+  /** The same, as UTF-8 bytes (a part thread's lines): copied into the file's chunk. */
+  writeBytes?(bytes: Uint8Array): Promise<void> | undefined;
   /** The file's format, when its lines can be made as text (`reportText`). */
   format?: 'csv' | 'jsonl';
   /** An XLSX report gets a "Summary" sheet from `summary`. */
@@ -69,6 +71,14 @@ export async function openReport(path: string): Promise<ReportWriter> {
   return {
     write,
     writeValid: (location, entity, ref) => writeLine(text.valid(location, entity, ref)),
+    ...(bytes && {
+      writeBytes(lines) {
+        const wait = bytes.room(lines.length);
+        bytes.chunk.set(lines, bytes.at);
+        bytes.at += lines.length;
+        return wait;
+      },
+    }),
     ...(bytes &&
       validAt &&
       validRoom && {

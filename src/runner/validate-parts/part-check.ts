@@ -5,33 +5,79 @@ import { type DecodeStatus, decodeUtf8Part } from '../../readers/utf8-part.js';
 import type { TenantModel } from '../../schema/model.js';
 import type { RejectsWriter } from '../../writers/rejects.js';
 import { csvRejectsText } from '../../writers/rejects-text.js';
+import type { ByteTail } from '../../writers/lines.js';
 import type { ReportWriter } from '../../writers/report.js';
 import { type ReportText, reportText } from '../../writers/report-text.js';
 import { AssetCheck } from '../asset-check.js';
 import { RowChecker } from '../check.js';
+import { RefHasher } from '../ref-tracker.js';
 import { checkRows, emptySummary, type ValidateSummary } from '../validate-rows.js';
-import type { PartMessage, PartResult, PartThreadInput } from './protocol.js';
+import type { PartMessage, PartRefs, PartResult, PartThreadInput } from './protocol.js';
 
-/** The refs asked about, gathered for the main thread. */
+/**
+ * The refs asked about, gathered for the main thread as hashes (RefHasher: the main thread's tracker
+ * takes them as they are), with whether they rose one after the other (a file sorted by ref).
+ */
 class RefNotes {
-  entities: string[] = [];
-  entity: number[] = [];
-  text = '';
-  lengths: number[] = [];
-  lines: number[] = [];
-  private lastEntity = '';
-  private lastIndex = -1;
+  hashes = new Int32Array(2 * 1024);
+  lines = new Int32Array(1024);
+  count = 0;
+  /** The refs rose so far within one entity. */
+  rising = true;
+  entity: string | undefined;
+  first = '';
+  last = '';
+
+  constructor(private readonly hasher: RefHasher) {}
 
   note(entity: string, ref: string, line: number): undefined {
-    if (entity !== this.lastEntity || this.lastIndex < 0) {
-      this.lastEntity = entity;
-      this.lastIndex = this.entities.indexOf(entity);
-      if (this.lastIndex < 0) this.lastIndex = this.entities.push(entity) - 1;
+    const n = this.count++;
+    if (n === 0) {
+      this.entity = entity;
+      this.first = ref;
+    } else if (this.rising && (entity !== this.entity || !(ref > this.last))) this.rising = false;
+    this.last = ref;
+    if (n === this.lines.length) {
+      const hashes = new Int32Array(this.hashes.length * 2);
+      hashes.set(this.hashes);
+      this.hashes = hashes;
+      const lines = new Int32Array(this.lines.length * 2);
+      lines.set(this.lines);
+      this.lines = lines;
     }
-    this.entity.push(this.lastIndex);
-    this.text += ref;
-    this.lengths.push(ref.length);
-    this.lines.push(line);
+    this.hasher.hash(entity, ref);
+    this.hashes[2 * n] = this.hasher.a;
+    this.hashes[2 * n + 1] = this.hasher.b;
+    this.lines[n] = line;
+    return undefined;
+  }
+
+  refs(): PartRefs {
+    const n = this.count;
+    return {
+      hashes: this.hashes.slice(0, 2 * n),
+      lines: this.lines.slice(0, n),
+      ...(n > 0 && this.rising && { run: { entity: this.entity!, first: this.first, last: this.last } }),
+    };
+  }
+}
+
+/** A part's report lines as UTF-8 bytes, in a buffer of their own that grows (moved to the main thread). */
+class ReportBytes implements ByteTail {
+  chunk = Buffer.allocUnsafeSlow(64 * 1024);
+  at = 0;
+
+  room(bytes: number): undefined {
+    if (bytes <= this.chunk.length - this.at) return undefined;
+    const chunk = Buffer.allocUnsafeSlow(Math.max(this.chunk.length * 2, this.at + bytes));
+    this.chunk.copy(chunk, 0, 0, this.at);
+    this.chunk = chunk;
+    return undefined;
+  }
+
+  text(text: string): undefined {
+    this.room(text.length * 3);
+    this.at += this.chunk.write(text, this.at);
     return undefined;
   }
 }
@@ -42,7 +88,8 @@ class RefNotes {
  * that knows the whole file.
  */
 export class PartChecker {
-  private notes = new RefNotes();
+  private readonly hasher = new RefHasher();
+  private notes = new RefNotes(this.hasher);
   private readonly checker: RowChecker;
   private readonly lines: ReportText | undefined;
   private readonly rejectsText: ReturnType<typeof csvRejectsText> | undefined;
@@ -71,22 +118,26 @@ export class PartChecker {
 
   async check(message: PartMessage): Promise<PartResult> {
     const { input, model, checker, lines, rejectsText } = this;
-    this.notes = new RefNotes();
+    this.notes = new RefNotes(this.hasher);
     const notes = this.notes;
-    let report = '';
+    const report = lines && new ReportBytes();
     let rejects = '';
     let rejected = 0;
-    const reportWriter: ReportWriter | undefined = lines && {
-      write(line) {
-        report += lines.line(line);
-        return undefined;
-      },
-      writeValid(location, entity, ref) {
-        report += lines.valid(location, entity, ref);
-        return undefined;
-      },
-      close: async () => {},
-    };
+    const { validAt, validRoom } = lines ?? {};
+    const reportWriter: ReportWriter | undefined = lines &&
+      report && {
+        write: (line) => report.text(lines.line(line)),
+        writeValid: (location, entity, ref) => report.text(lines.valid(location, entity, ref)),
+        ...(validAt &&
+          validRoom && {
+            writeValidAt(line, entity, ref) {
+              report.room(validRoom(ref));
+              report.at = validAt(report.chunk, report.at, line, entity, ref);
+              return undefined;
+            },
+          }),
+        close: async () => {},
+      };
     const rejectsWriter: RejectsWriter | undefined = rejectsText && {
       write(cells, error, location) {
         rejected++;
@@ -150,17 +201,12 @@ export class PartChecker {
       rows: summary.rows,
       outcomes: summary.outcomes,
       warned: summary.warned,
-      report,
+      ...(report && { report: report.chunk.buffer as ArrayBuffer }),
+      reportLength: report?.at ?? 0,
       rejects,
       rejected,
       kinds: checker.takeKinds(),
-      refs: {
-        entities: notes.entities,
-        entity: Uint16Array.from(notes.entity),
-        text: notes.text,
-        lengths: Int32Array.from(notes.lengths),
-        lines: Int32Array.from(notes.lines),
-      },
+      refs: notes.refs(),
       short: { ...short },
       warnings: checker.warnings(),
       assets: assets.remembers,

@@ -26,8 +26,8 @@ port.on('message', (message: PartMessage | PartThreadInput) => {
     const result = await checker.check(message as PartMessage);
     port.postMessage(result, [
       ...(result.bytes ? [result.bytes] : []),
-      result.refs.entity.buffer as ArrayBuffer,
-      result.refs.lengths.buffer as ArrayBuffer,
+      ...(result.report ? [result.report] : []),
+      result.refs.hashes.buffer as ArrayBuffer,
       result.refs.lines.buffer as ArrayBuffer,
     ]);
   });

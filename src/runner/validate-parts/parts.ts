@@ -102,7 +102,7 @@ export async function partsPlan(
   if (options.references) return undefined;
   const { profile } = options;
   if (profile.fillDown || profile.variants || profile.parentColumn) return undefined;
-  if (options.report && !options.report.format) return undefined;
+  if (options.report && !(options.report.format && options.report.writeBytes)) return undefined;
   if (options.rejects && !options.rejects.writeText) return undefined;
   const threads = threadPool.size;
   const settings = resolveOptions(readerOptions);
@@ -298,7 +298,8 @@ async function checkInParts(
       summary.warned += result.warned;
       checker.addKinds(result.kinds);
       mergeShortRows(here.short, result.short);
-      if (result.report) await options.report?.writeText?.(result.report);
+      if (result.report && result.reportLength > 0)
+        await options.report?.writeBytes?.(new Uint8Array(result.report, 0, result.reportLength));
       if (result.rejected > 0) await options.rejects?.writeText?.(result.rejects, result.rejected);
       if (result.error) throw partError(result.error);
       options.onRow?.(summary);
@@ -338,19 +339,10 @@ async function checkHere(here: Here, part: Part): Promise<void> {
  * part is then checked again here with these answers, see `checkAgain`).
  */
 function askDuplicates(checker: RowChecker, result: PartResult): boolean {
-  const { entities, entity, text, lengths, lines } = result.refs;
-  let at = 0;
-  let found = false;
-  const said: Array<string | undefined> = [];
-  for (let i = 0; i < lengths.length; i++) {
-    const ref = text.slice(at, at + lengths[i]!);
-    at += lengths[i]!;
-    const first = checker.firstUseOfLine(entities[entity[i]!]!, ref, lines[i]!);
-    said.push(first);
-    if (first !== undefined) found = true;
-  }
-  if (found) answersOf.set(result, said);
-  return found;
+  const { hashes, lines, run } = result.refs;
+  const said = checker.checkPart(hashes, lines, run);
+  if (said) answersOf.set(result, said);
+  return said !== undefined;
 }
 
 const answersOf = new WeakMap<PartResult, Array<string | undefined>>();

@@ -37,15 +37,13 @@ export interface PartMessage {
   firstLine: number;
 }
 
-/** The refs of a part's rows in the order the duplicate check was asked (entity, ref, line). */
+/** The refs of a part's rows in the order the duplicate check was asked (RefTracker.checkPart). */
 export interface PartRefs {
-  entities: string[];
-  /** Per question: the entity's index in `entities`. */
-  entity: Uint16Array;
-  /** The refs one after the other, and each one's length. */
-  text: string;
-  lengths: Int32Array;
+  /** Each ref's two hashes side by side (RefHasher). */
+  hashes: Int32Array;
   lines: Int32Array;
+  /** Set when the refs rose one after the other within one entity: the first and the last. */
+  run?: { entity: string; first: string; last: string };
 }
 
 export interface PartResult {
@@ -57,7 +55,9 @@ export interface PartResult {
   rows: number;
   outcomes: Record<Outcome, number>;
   warned: number;
-  report: string;
+  /** The report's lines as UTF-8 bytes: `reportLength` bytes of this buffer (moved, not copied). */
+  report?: ArrayBuffer;
+  reportLength: number;
   rejects: string;
   rejected: number;
   kinds: KindCount[];
