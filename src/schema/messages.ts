@@ -67,13 +67,16 @@ export function sentenceFor(error: ErrorObject, ctx: ErrorContext): Sentence {
   const culture = field?.multilingual && segments[1] && !/^\d+$/.test(segments[1]) ? segments[1] : undefined;
   const path = fieldName ? (culture ? `${fieldName}.${culture}` : fieldName) : undefined;
   const value = valueAt(ctx.body, segments);
-  const got = `, got ${describeValue(value)}`;
-  const make = (brief: string, withValue = true): Sentence => ({
-    ...(path !== undefined && { field: path }),
-    ...(withValue && { value }),
-    brief,
-    message: withValue ? brief + got : brief,
-  });
+  // Invalid rows of a large file each come here: the value is described only for a message that shows it.
+  const make = (brief: string, withValue = true): Sentence => {
+    const sentence: Sentence = {
+      brief,
+      message: withValue ? `${brief}, got ${describeValue(value)}` : brief,
+    };
+    if (path !== undefined) sentence.field = path;
+    if (withValue) sentence.value = value;
+    return sentence;
+  };
   switch (error.keyword) {
     case 'required': {
       const missing = String(error.params.missingProperty);
@@ -167,5 +170,5 @@ function valueAt(body: unknown, segments: string[]): unknown {
 }
 
 function unescapePointer(segment: string): string {
-  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+  return segment.includes('~') ? segment.replace(/~1/g, '/').replace(/~0/g, '~') : segment;
 }
