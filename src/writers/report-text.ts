@@ -3,8 +3,8 @@
 import { REPORT_CSV } from './csv.js';
 import type { ReportLine } from './report.js';
 
-/** The report's columns in order (`REPORT_COLUMNS`). */
-const REPORT_KEYS: ReadonlyArray<keyof ReportLine> = [
+/** The report's columns in order: the one list, for its text lines here and its table (report.ts). */
+export const REPORT_KEYS: ReadonlyArray<keyof ReportLine> = [
   'location',
   'entity',
   'ref',

@@ -1,6 +1,6 @@
 // The validate per-row report: one line per source row, a table (CSV, JSON Lines or XLSX, chosen by the
 // file's extension) whose XLSX form highlights invalid rows.
-import { reportText, validLine } from './report-text.js';
+import { REPORT_KEYS, reportText, validLine } from './report-text.js';
 import { openTable, type SummaryRows, type TableColumn } from './table.js';
 
 export type Outcome = 'valid' | 'invalid' | 'skipped';
@@ -19,19 +19,25 @@ export interface ReportLine {
   warnings: string;
 }
 
-const COLUMNS: ReadonlyArray<TableColumn<keyof ReportLine>> = [
-  { key: 'location', width: 24 },
-  { key: 'entity', width: 12 },
-  { key: 'ref', width: 20 },
-  { key: 'outcome', width: 10 },
-  { key: 'field', width: 20 },
-  { key: 'column', width: 20 },
-  { key: 'value', width: 24 },
-  { key: 'message', width: 80 },
-  { key: 'warnings', width: 60 },
-];
+/** XLSX column widths in characters; the order is REPORT_KEYS'. */
+const WIDTHS: Record<keyof ReportLine, number> = {
+  location: 24,
+  entity: 12,
+  ref: 20,
+  outcome: 10,
+  field: 20,
+  column: 20,
+  value: 24,
+  message: 80,
+  warnings: 60,
+};
 
-export const REPORT_COLUMNS: ReadonlyArray<keyof ReportLine> = COLUMNS.map((c) => c.key);
+const COLUMNS: ReadonlyArray<TableColumn<keyof ReportLine>> = REPORT_KEYS.map((key) => ({
+  key,
+  width: WIDTHS[key],
+}));
+
+export const REPORT_COLUMNS: ReadonlyArray<keyof ReportLine> = REPORT_KEYS;
 
 export interface ReportWriter {
   /** A promise only when the caller must wait (a chunk went to the disk): most lines are only buffered. */
