@@ -5,9 +5,10 @@
 // the category still has the path's title under the path's parent; else it matches by title again. So
 // the paths of a batch cost one lookup instead of two. Nothing is taken on trust: it only says where to
 // look first.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setBounded } from '../bounded-map.js';
+import { replaceFileSync } from '../replace-file.js';
 import { tenantStateDir } from './known-state.js';
 
 const VERSION = 1;
@@ -63,11 +64,8 @@ export class CategoryMatches {
   /** Written when it changed (a file of its own, renamed over the last one). */
   save(): void {
     if (!this.changed) return;
-    mkdirSync(path.dirname(this.file), { recursive: true });
-    const work = `${this.file}.${process.pid}.tmp`;
     const stored: Stored = { version: VERSION, matches: Object.fromEntries(this.matches) };
-    writeFileSync(work, JSON.stringify(stored));
-    renameSync(work, this.file);
+    replaceFileSync(this.file, JSON.stringify(stored));
     this.changed = false;
   }
 }

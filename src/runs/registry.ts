@@ -3,10 +3,11 @@
 // finds the one to resume, and prunes old finished runs.
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { CatalogIoError } from '../errors.js';
+import { jsonText, replaceFile } from '../replace-file.js';
 import type { RunState, RunSummary } from '../runner/summary-types.js';
 import type { SourceIdentity } from './source-identity.js';
 
@@ -84,8 +85,7 @@ export class RunRegistry {
 
   async save(meta: RunMeta): Promise<void> {
     const file = path.join(this.dir(meta.runId), 'run.json');
-    await writeFile(`${file}.tmp`, `${JSON.stringify(meta, null, 2)}\n`);
-    await rename(`${file}.tmp`, file);
+    await replaceFile(file, jsonText(meta));
   }
 
   async read(runId: string): Promise<RunMeta | undefined> {

@@ -6,11 +6,12 @@
 //   catalog.json          GET /$metadata
 //   Products.json, Variants.json, Categories.json, AttributeSets.json, CustomEntities.json
 //   custom-<n>-<name>.json  GET /CustomEntities('<denominator>')/$metadata
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CatalogClient, MetadataDocument } from '../api/catalog.js';
 import { isApiError } from '../api/errors.js';
 import { CatalogIoError } from '../errors.js';
+import { jsonText, replaceFile } from '../replace-file.js';
 
 export type StandardCollection = 'Products' | 'Variants' | 'Categories' | 'AttributeSets';
 const STANDARD: StandardCollection[] = ['Products', 'Variants', 'Categories', 'AttributeSets'];
@@ -173,9 +174,7 @@ export function defaultSchemasDir(tenant: string, cwd: string = process.cwd()): 
 }
 
 async function writeJson(file: string, value: unknown): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(value, null, 2)}\n`, 'utf8');
-  await rename(tmp, file);
+  await replaceFile(file, jsonText(value));
 }
 
 async function readJson<T>(dir: string, file: string, hint: string): Promise<T> {

@@ -2,9 +2,10 @@
 // skips them and resumes the one that was cut), and holds the entities' exported files and reports.
 // Beside the folders, `<from>--<to>.json` keeps where the last finished copy between the two tenants
 // stood in each changelog and in the DAM: `--since` starts there.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { CatalogIoError } from '../../errors.js';
+import { jsonText, replaceFileSync } from '../../replace-file.js';
 
 export type StepState = 'pending' | 'exported' | 'done';
 
@@ -155,10 +156,7 @@ function readManifest(file: string): CopyManifest | undefined {
 }
 
 function atomicJson(file: string, value: unknown): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
-  renameSync(temp, file);
+  replaceFileSync(file, jsonText(value));
 }
 
 /** The copy folders' ids, newest first (ids start with their time); undefined when there are none yet. */

@@ -1,11 +1,12 @@
 // Incremental export: which items changed after a moment, from the entity's changelog, and the record
 // of past exports that `--since last` reads (`.catalog-io/exports/<tenant>.json`).
 // The changelog records creations and modifications, never deletions: a deleted item never shows.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CatalogClient } from '../../api/catalog.js';
 import { gt, utcDateTime } from '../../api/filter.js';
 import { CatalogIoError } from '../../errors.js';
+import { jsonText, replaceFileSync } from '../../replace-file.js';
 import type { EntityModel } from '../../schema/model.js';
 
 /**
@@ -82,10 +83,7 @@ export class ExportHistory {
   /** Records a successful export of `entity` that started at `startedAt` (written atomically). */
   record(entity: string, startedAt: Date): void {
     const all = { ...this.read(), [entity]: startedAt.toISOString() };
-    mkdirSync(dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(all, null, 2)}\n`);
-    renameSync(temp, this.file);
+    replaceFileSync(this.file, jsonText(all));
   }
 
   private read(): Record<string, unknown> {

@@ -5,10 +5,10 @@
 // may skip the rows that name them, known-state.ts); when an image was replaced since, it does not;
 // when one was deleted, the cache's images are forgotten and looked up again.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { AssetKind, DamClient } from '../../api/dam.js';
 import { setBounded } from '../../bounded-map.js';
+import { replaceFileSync } from '../../replace-file.js';
 import { redactText, redactUrl } from '../../secrets.js';
 import { type DamMark, isMark, markState, takeMark } from './asset-mark.js';
 
@@ -166,10 +166,8 @@ export class AssetCache {
         this.mark = undefined;
       }
     }
-    mkdirSync(dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(
-      tmp,
+    replaceFileSync(
+      file,
       JSON.stringify({
         version: 1,
         entries: Object.fromEntries(this.cache),
@@ -177,7 +175,6 @@ export class AssetCache {
         ...(this.mark && { imageMark: this.mark }),
       }),
     );
-    renameSync(tmp, file);
   }
 
   private failedTtl(): number {

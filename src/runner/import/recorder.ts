@@ -2,11 +2,12 @@
 // appended from it. A resumed run first copies the earlier attempt's finished rows into a fresh
 // journal and report, and learns which rows it may skip and what was in flight when it stopped.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ReaderOptions } from '../../readers/options.js';
+import { replaceFileSync } from '../../replace-file.js';
 import {
   type JournalRecord,
   JournalWriter,
@@ -340,8 +341,7 @@ export class RunRecorder implements WriteLog {
     this.progressAt = at;
     const file = this.registry.progressFile(this.meta.runId);
     try {
-      writeFileSync(`${file}.tmp`, JSON.stringify({ ...progress, at } satisfies LiveProgress));
-      renameSync(`${file}.tmp`, file);
+      replaceFileSync(file, JSON.stringify({ ...progress, at } satisfies LiveProgress));
     } catch {
       // Only a view of the run: the journal is what counts.
     }
