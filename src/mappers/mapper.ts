@@ -132,8 +132,10 @@ class ProfileMapper implements Mapper {
     }
     for (const plan of planner.fieldPlans) this.applyFieldRule(parts, plan, layout, cells, issues);
     for (const part of parts) part.draft.ref = refOf(part);
-    if (layout.parentAt >= 0) collectByParent(result, parts, cells[layout.parentAt]);
-    else collect(result, parts, command, this.groups);
+    if (layout.parentAt >= 0) {
+      const cellOf = (column: string) => cellNamed(layout, cells, column);
+      collectByParent(result, parts, cells[layout.parentAt], planner.profile.parentColumn!, cellOf);
+    } else collect(result, parts, command, this.groups);
     return result;
   }
 

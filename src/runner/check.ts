@@ -120,6 +120,20 @@ export interface TopProblem {
   first?: string;
 }
 
+/**
+ * A row's warnings for its report line, the same in validate, plan and import: the mapper's (a value the
+ * row's drafts leave out), then `more`. Most rows have none, and share the list they were given.
+ */
+export function rowWarnings(issues: readonly RowIssue[], more: readonly string[]): readonly string[] {
+  let said: string[] | undefined;
+  for (const issue of issues) {
+    if (issue.severity !== 'warning') continue;
+    said ??= [];
+    said.push(issue.message);
+  }
+  return said ? [...said, ...more] : more;
+}
+
 export class RowChecker {
   /** See QuickLinks: filled by `quick` when `collectLinks`. */
   readonly quickLinks: QuickLinks = { count: 0, at: [], columns: [], values: [] };

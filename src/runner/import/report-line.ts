@@ -2,7 +2,7 @@
 import type { SourceRow } from '../../readers/types.js';
 import { cellText, fullSentence } from '../../schema/messages.js';
 import type { ImportReportLine } from '../../writers/import-report.js';
-import type { CheckedRow } from '../check.js';
+import { type CheckedRow, rowWarnings } from '../check.js';
 import type { DraftResult, PlanOutcome, WriteOutcome } from './outcome.js';
 
 export type RowOutcome = WriteOutcome | PlanOutcome | 'invalid' | 'not-attempted';
@@ -98,7 +98,7 @@ export function reportLine(work: RowWork, results: DraftResult[], defaultEntity:
     column: problem?.column ?? '',
     value: problem?.value ?? '',
     message,
-    warnings: warningsText(results),
+    warnings: warningsText(checked.mapped.issues, results),
     assets: assetsText(results),
   };
 }
@@ -116,8 +116,8 @@ export function failedResult(results: readonly DraftResult[]): DraftResult | und
   return results.find((r) => r.outcome === 'failed');
 }
 
-function warningsText(results: DraftResult[]): string {
-  let text = '';
+function warningsText(issues: CheckedRow['mapped']['issues'], results: DraftResult[]): string {
+  let text = rowWarnings(issues, []).join('; ');
   for (const r of results) for (const w of r.warnings ?? []) text += `${text ? '; ' : ''}${w}`;
   return text;
 }
