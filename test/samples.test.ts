@@ -192,7 +192,7 @@ describe('real-world feeds with the sample profiles', () => {
     expect(code).toBe(1);
     expect(summary.outcomes).toEqual({ valid: 86, invalid: 2, skipped: 0 });
     expect(summary.topErrors).toEqual([
-      { message: 'column "sku": duplicate reference: already used by line 87', count: 2, first: 'line 88' },
+      { message: 'column "sku": duplicate reference: first used on line 87', count: 2, first: 'line 88' },
     ]);
     expect(
       lines

@@ -17,8 +17,8 @@ export function readCommand(cell: Cell | undefined, column: string, issues: RowI
     severity: 'error',
     column,
     value: cell,
-    message: `must be one of ${COMMANDS.join(', ')}, got ${describeValue(cell)}`,
-    brief: `must be one of ${COMMANDS.join(', ')}`,
+    message: `must be one of ${COMMANDS.join(', ')} (found ${describeValue(cell)})`,
+    brief: `must be one of ${COMMANDS.join(', ')} (found ${describeValue(cell)})`,
   });
   return 'MERGE';
 }

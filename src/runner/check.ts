@@ -275,15 +275,15 @@ export class RowChecker {
 
   private duplicateIssue(entity: string, ref: string, first: string, column: string | undefined): RowIssue {
     const field = this.options.model.entity(entity)?.refField ?? '';
-    const brief = `duplicate reference: already used by ${first}`;
+    // Said from the row's side: the earlier row has the ref, this one repeats it.
     return {
       code: 'VALIDATION',
       severity: 'error',
       field,
       ...(column !== undefined && { column }),
       value: ref,
-      brief,
-      message: `${brief} (${describeValue(ref)})`,
+      brief: `duplicate reference: first used on ${first}`,
+      message: `duplicate reference: ${describeValue(ref)} was first used on ${first}`,
     };
   }
 

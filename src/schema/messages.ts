@@ -74,6 +74,10 @@ export function sentenceFor(error: ErrorObject, ctx: ErrorContext): Sentence {
     brief,
     message: withValue ? brief + got : brief,
   });
+  const withFound = (expected: string): Sentence => {
+    const said = `${expected} (found ${describeValue(value)})`;
+    return { ...(path !== undefined && { field: path }), value, brief: said, message: said };
+  };
   switch (error.keyword) {
     case 'required': {
       const missing = String(error.params.missingProperty);
@@ -115,10 +119,12 @@ export function sentenceFor(error: ErrorObject, ctx: ErrorContext): Sentence {
       return make(
         value === '' ? 'must not be empty' : `must be at least ${String(error.params.limit)} characters`,
       );
+    // The value found is part of the brief too: the summary's line of the problem quotes it (the few
+    // values outside a list repeat; a pattern's misfits are told apart by what they are).
     case 'pattern':
-      return make(`must match the pattern ${String(error.params.pattern)}`);
+      return withFound(`must match the pattern ${String(error.params.pattern)}`);
     case 'enum':
-      return make(
+      return withFound(
         `must be one of ${(error.params.allowedValues as unknown[]).map((v) => describeValue(v)).join(', ')}`,
       );
     case 'minimum':
