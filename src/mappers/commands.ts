@@ -47,25 +47,37 @@ export function collect(
   if (variant.touched) result.drafts.push(variant.draft);
 }
 
-/** Parent-column feeds: a row with a parent is that product's variant; a row without one is a product. */
+/**
+ * Parent-column feeds: a row with a parent is that product's variant; a row without one is a product, and
+ * with `ownVariant` also its own variant when it gives variant values (a simple product's price).
+ */
 export function collectByParent(
   result: MappedRow,
   parts: Part[],
   parent: Cell | undefined,
-  parentColumn: string,
+  by: { parentColumn: string; ownVariant: boolean },
   cellOf: (column: string) => Cell | undefined,
 ): void {
   const [main, variant] = parts as [Part, Part];
   const [drafted, dropped] = isBlank(parent) ? [main, variant] : [variant, main];
   if (dropped.touched) {
     const why = isBlank(parent)
-      ? `a row without "${parentColumn}" is a product`
-      : `a row with "${parentColumn}" is a variant of that product`;
-    result.issues.push(...notWritten(dropped, drafted, cellOf, why));
+      ? `a row without "${by.parentColumn}" is a product`
+      : `a row with "${by.parentColumn}" is a variant of that product`;
+    const lost = notWritten(dropped, drafted, cellOf, why);
+    if (dropped === variant && by.ownVariant && lost.length > 0) {
+      variant.draft.links.productRef = main.draft.ref;
+      result.drafts.push(main.draft, variant.draft);
+      return;
+    }
+    result.issues.push(...lost);
   }
   if (drafted === variant) variant.draft.links.productRef = String(parent).trim();
   result.drafts.push(drafted.draft);
 }
+
+/** The words of a not-written warning (the import's count of rows left without an image tells them apart). */
+export const NOT_WRITTEN = 'not written: this row drafts no';
 
 /**
  * A warning per column whose value went to the part the row does not draft (a simple product's price on
@@ -90,7 +102,7 @@ function notWritten(
     if (column === undefined || written.has(column) || named.has(column) || isBlank(cellOf(column))) continue;
     named.add(column);
     const target = `${dropped.entity.name}.${path.replace(/^link:/, '')}`;
-    const message = `column ${JSON.stringify(column)} (${target}) not written: this row drafts no ${entityWord(dropped)} (${why})`;
+    const message = `column ${JSON.stringify(column)} (${target}) ${NOT_WRITTEN} ${entityWord(dropped)} (${why})`;
     issues.push({
       code: 'MAP_NOT_WRITTEN',
       severity: 'warning',

@@ -319,9 +319,39 @@ function completeVariants(
     }
   }
   variantImage(profile, main, variant, headers, chosen, structure, sample, fields, notes);
+  if (structure.parentColumn)
+    ownVariant(profile, variant, headers, chosen, structure.parentColumn, sample, notes);
   if (!structure.parentColumn && productRef && variantRef)
     ownVariantImage(profile, main, variant, headers, chosen, sample, productRef, fields, notes);
   if (Object.keys(fields).length > 0) profile.fields = fields;
+}
+
+/**
+ * With a parent column, a row without a parent is a product; when some such sampled rows give variant
+ * values of their own (WooCommerce's and Bagisto's simple products and their `Regular price`), each also
+ * drafts its own variant, or those values would not be written (`ownVariant`).
+ */
+function ownVariant(
+  profile: Profile,
+  variant: EntityModel,
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  parent: string,
+  sample: FeedSample,
+  notes: HeaderNote[],
+): void {
+  const values = headers.filter((_, at) => {
+    const c = chosen.get(at);
+    return c?.entity === variant && c.target !== variant.refField;
+  });
+  const rows = sample.rows.filter((row) => !row.has(parent) && values.some((column) => row.has(column)));
+  if (rows.length === 0) return;
+  profile.ownVariant = true;
+  const named = values.filter((column) => rows.some((row) => row.has(column)));
+  const said = `${rows.length} sampled rows without one give variant values (${named.map((c) => `"${c}"`).join(', ')}): such a row drafts its product and a variant of it (ownVariant)`;
+  const note = notes.find((n) => n.header === parent);
+  if (note?.structure) note.structure = `${note.structure}; ${said}`;
+  else notes.push({ header: parent, structure: said });
 }
 
 /**

@@ -134,7 +134,14 @@ class ProfileMapper implements Mapper {
     for (const part of parts) part.draft.ref = refOf(part);
     if (layout.parentAt >= 0) {
       const cellOf = (column: string) => cellNamed(layout, cells, column);
-      collectByParent(result, parts, cells[layout.parentAt], planner.profile.parentColumn!, cellOf);
+      const { parentColumn, ownVariant = false } = planner.profile;
+      collectByParent(
+        result,
+        parts,
+        cells[layout.parentAt],
+        { parentColumn: parentColumn!, ownVariant },
+        cellOf,
+      );
     } else collect(result, parts, command, this.groups);
     return result;
   }

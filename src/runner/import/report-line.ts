@@ -1,4 +1,5 @@
 // One report line per source row: the most telling outcome of its drafts, and every message.
+import { NOT_WRITTEN } from '../../mappers/commands.js';
 import type { SourceRow } from '../../readers/types.js';
 import { cellText, fullSentence } from '../../schema/messages.js';
 import type { ImportReportLine } from '../../writers/import-report.js';
@@ -109,6 +110,17 @@ function changedText(r: DraftResult): string[] {
     const name = c.culture ? `${c.field}_${c.culture}` : c.field;
     return r.outcome === 'would-update' ? `${name}: ${show(c.old)} -> ${show(c.new)}` : name;
   });
+}
+
+/**
+ * The row's warnings say more than what its mapping left out (`NOT_WRITTEN`): an image or file the import
+ * left out, which the summary counts. Read from the line alone, so a resumed run counts its carried rows
+ * the same way.
+ */
+export function leftOutAssets(line: Pick<ImportReportLine, 'warnings'>): boolean {
+  if (!line.warnings) return false;
+  if (!line.warnings.includes(NOT_WRITTEN)) return true;
+  return line.warnings.split('; ').some((said) => !said.includes(NOT_WRITTEN));
 }
 
 /** The row's first failed result (the one its problem is counted by). */
