@@ -312,10 +312,11 @@ function completeVariants(
     if (title) {
       fields[main.refField] = { from: [title] };
       fields[variant.refField] = { from: [title] };
-      notes.push({
-        header: title,
-        warning: `no column holds a reference: ${main.refField} and ${variant.refField} are taken from "${title}"`,
-      });
+      warnOn(
+        notes,
+        title,
+        `no column holds a reference: ${main.refField} and ${variant.refField} are taken from "${title}"`,
+      );
     }
   }
   variantImage(profile, main, variant, headers, chosen, structure, sample, fields, notes);
@@ -438,10 +439,17 @@ function refFromTitle(
   const title = titleColumn(headers, chosen);
   if (!title) return;
   profile.fields = { [main.refField]: { from: [title] } };
-  notes.push({
-    header: title,
-    warning: `no column holds a reference: ${main.refField} is taken from "${title}"`,
-  });
+  warnOn(notes, title, `no column holds a reference: ${main.refField} is taken from "${title}"`);
+}
+
+/**
+ * A warning on a placed header's own note (the title, when it is also the ref): a note of its own, with
+ * no field, would read "not placed".
+ */
+function warnOn(notes: HeaderNote[], header: string, warning: string): void {
+  const note = notes.find((n) => n.header === header);
+  if (!note) notes.push({ header, warning });
+  else note.warning = note.warning ? `${note.warning}; ${warning}` : warning;
 }
 
 function titleColumn(headers: readonly string[], chosen: Map<number, Candidate>): string | undefined {

@@ -371,7 +371,14 @@ describe('profile init: values', () => {
       { Name: 'Cup', Description: 'A cup' },
     ]);
     expect(profile.fields).toEqual({ prod_ref: { from: ['Name'] } });
-    expect(notes.some((n) => n.warning?.includes('prod_ref is taken from "Name"'))).toBe(true);
+    // One note for Name: placed on the title, with the warning (not a second note saying "not placed").
+    expect(notes.filter((n) => n.header === 'Name')).toEqual([
+      {
+        header: 'Name',
+        field: 'prod_title',
+        warning: 'no column holds a reference: prod_ref is taken from "Name"',
+      },
+    ]);
   });
 });
 
