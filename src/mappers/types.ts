@@ -93,4 +93,6 @@ export interface MappedRow {
   skipped: boolean;
   /** Why a row is skipped when the row itself did not ask for it (a store view override). */
   skipReason?: string;
+  /** A skipped row without drafts that still names its record (a store view's row): its entity and ref. */
+  record?: { entity: string; ref: string };
 }

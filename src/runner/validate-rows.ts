@@ -173,8 +173,8 @@ export async function checkRows(
       const main = mapped.drafts[mapped.drafts.length - 1];
       line = reportLine(
         row.location.text,
-        main?.entity ?? options.profile.entity,
-        main?.ref ?? '',
+        main?.entity ?? mapped.record?.entity ?? options.profile.entity,
+        main?.ref ?? mapped.record?.ref ?? '',
         outcome,
         errors,
         warnings,

@@ -50,10 +50,11 @@ export const EMPTY_LINE: ImportReportLine = {
 export function reportLine(work: RowWork, results: DraftResult[], defaultEntity: string): ImportReportLine {
   const { checked, row } = work;
   const main = checked.mapped.drafts[checked.mapped.drafts.length - 1];
+  const { record } = checked.mapped;
   const base = {
     location: row.location.text,
-    entity: main?.entity ?? defaultEntity,
-    ref: main?.ref ?? '',
+    entity: main?.entity ?? record?.entity ?? defaultEntity,
+    ref: main?.ref ?? record?.ref ?? '',
   };
   if (checked.errors.length > 0) {
     const e = checked.errors;
