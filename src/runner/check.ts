@@ -121,6 +121,28 @@ export interface TopProblem {
 }
 
 /**
+ * A reference that holds a double quote: most likely a stray quote the file kept (eShopOnContainers'
+ * `Roslyn Red T-Shirt",12`: a quote opens a quoted cell only at its start, elsewhere it is text). It is
+ * written as given, with a warning on the row, once per column.
+ */
+function quotedRefWarning(mapped: MappedRow, draft: MappedRow['drafts'][number], model: TenantModel): void {
+  const field = model.entity(draft.entity)?.refField ?? '';
+  const column = draft.source.columns[field];
+  const where = column === undefined ? '' : `column ${JSON.stringify(column)}: `;
+  const message = `${where}the reference ${describeValue(draft.ref)} holds a double quote ("), kept as part of it: a stray quote in the file?`;
+  if (mapped.issues.some((issue) => issue.message === message)) return;
+  mapped.issues.push({
+    code: 'MAP_COERCE',
+    severity: 'warning',
+    field,
+    ...(column !== undefined && { column }),
+    value: draft.ref,
+    message,
+    brief: message,
+  });
+}
+
+/**
  * A row's warnings for its report line, the same in validate, plan and import: the mapper's (a value the
  * row's drafts leave out), then `more`. Most rows have none, and share the list they were given.
  */
@@ -202,6 +224,8 @@ export class RowChecker {
         if (value === undefined || value === null) return undefined;
         if (!this.passes(lane.tests[i], value)) return undefined;
         ref = String(value);
+        // A quote in a ref is a warning only the full check writes.
+        if (ref.includes('"')) return undefined;
         refAt = i;
         continue;
       }
@@ -304,6 +328,7 @@ export class RowChecker {
     const groupedProducts = profile.variants === true && !profile.parentColumn;
     for (const draft of mapped.drafts) {
       if (defaultCommand && !explicit && draft.command === 'MERGE') draft.command = defaultCommand;
+      if (draft.ref.includes('"')) quotedRefWarning(mapped, draft, model);
       for (const issue of this.validator.validate(draft)) add(issue);
       if (!draft.ref || (groupedProducts && draft.entity === profile.entity)) continue;
       const first = this.firstUse(draft.entity, draft.ref, row);
