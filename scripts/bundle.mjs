@@ -37,6 +37,8 @@ await build({
     'sharp',
     'exceljs',
     'undici',
+    // YAML profiles only (CommonJS: Node's own import gives its named exports, a bundle's chunk does not).
+    'yaml',
     // `serve` only: the web console's server and the job dashboard (which serves its own page files).
     'fastify',
     '@fastify/multipart',

@@ -2,9 +2,11 @@
 //   flags        --catalog-url --dam-url --api-key --config --concurrency --rate-limit --timeout
 //                --retry-budget --schemas --redis
 //   environment  CATALOG_URL, DAM_URL, CATALOG_API_KEY, CATALOG_IO_REDIS
-//   config file  catalog-io.config.json in the working directory, or the file given with --config
+//   config file  catalog-io.config.json in the working directory or the nearest folder above it (up to
+//                the home folder, else the filesystem root), or the file given with --config
 // With no catalog URL anywhere, commands run against the embedded sandbox (see connect.ts).
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import type { RateLimit } from '../api/limiter.js';
 import { CatalogIoError } from '../errors.js';
@@ -62,12 +64,22 @@ export interface ResolvedSettings extends ConnectionSettings {
   sources: Partial<Record<keyof ConnectionSettings, 'flag' | 'env' | 'file'>>;
   /** The config file read, if any. */
   configFile?: string;
+  /** Where a config file was looked for when none was given nor found (for the embedded sandbox's line). */
+  configSearch?: ConfigSearch;
+}
+
+/** The folders searched for `catalog-io.config.json`: from the working folder up to `to`. */
+export interface ConfigSearch {
+  from: string;
+  to: string;
 }
 
 export interface ResolveOptions {
   flags?: ConnectionFlags;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Where the config file's lookup stops going up (default the user's home folder). */
+  home?: string;
 }
 
 export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings {
@@ -75,7 +87,9 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
   const env = options.env ?? process.env;
   const flags = options.flags ?? {};
 
-  const fileSettings = flags.noConfigFile ? { settings: {} } : readConfigFile(flags.config, cwd);
+  const fileSettings = flags.noConfigFile
+    ? { settings: {} }
+    : readConfigFile(flags.config, cwd, options.home ?? homedir());
   const envSettings: ConnectionSettings = dropUndefined({
     catalogUrl: nonEmpty(env.CATALOG_URL),
     damUrl: nonEmpty(env.DAM_URL),
@@ -111,6 +125,7 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     }
   }
   if (fileSettings.file) resolved.configFile = fileSettings.file;
+  if (fileSettings.search) resolved.configSearch = fileSettings.search;
   if (resolved.schemasDir && fileSettings.file && resolved.sources.schemasDir === 'file') {
     resolved.schemasDir = path.resolve(path.dirname(fileSettings.file), resolved.schemasDir);
   }
@@ -187,17 +202,48 @@ export function parseRateLimit(text: string, where: string): RateLimit | null {
 interface FileSettings {
   settings: ConnectionSettings;
   file?: string;
+  search?: ConfigSearch;
 }
 
-/** The config file as JSON (`--config`, else `catalog-io.config.json` when present), checked as an object. */
+/**
+ * `catalog-io.config.json` in `cwd` or the nearest folder above it, as git finds its repository: up to
+ * the home folder when `cwd` is inside it (a config above home belongs to no one project), else up to
+ * the filesystem root. Undefined, with where it looked, when there is none.
+ */
+export function findConfigFile(
+  cwd: string,
+  home: string = homedir(),
+): { file: string } | { file: undefined; search: ConfigSearch } {
+  const from = path.resolve(cwd);
+  const top = path.resolve(home);
+  const insideHome = from === top || from.startsWith(top.endsWith(path.sep) ? top : top + path.sep);
+  for (let dir = from; ; ) {
+    const file = path.join(dir, CONFIG_FILE_NAME);
+    if (existsSync(file)) return { file };
+    const up = path.dirname(dir);
+    if (up === dir || (insideHome && dir === top)) return { file: undefined, search: { from, to: dir } };
+    dir = up;
+  }
+}
+
+/**
+ * The config file as JSON (`--config`, else the nearest `catalog-io.config.json`: `findConfigFile`),
+ * checked as an object; where it was looked for when there is none.
+ */
 export function readConfigJson(
   explicit: string | undefined,
   cwd: string,
-): { file: string; json: Record<string, unknown> } | undefined {
-  const file = explicit ? path.resolve(cwd, explicit) : path.join(cwd, CONFIG_FILE_NAME);
-  if (!existsSync(file)) {
-    if (explicit) throw new CatalogIoError('CONFIG_MISSING', `The config file ${file} does not exist`);
-    return undefined;
+  home: string = homedir(),
+): { file: string; json: Record<string, unknown> } | { file: undefined; search: ConfigSearch } {
+  let file: string;
+  if (explicit) {
+    file = path.resolve(cwd, explicit);
+    if (!existsSync(file))
+      throw new CatalogIoError('CONFIG_MISSING', `The config file ${file} does not exist`);
+  } else {
+    const found = findConfigFile(cwd, home);
+    if (found.file === undefined) return found;
+    file = found.file;
   }
   let json: unknown;
   const text = readFileSync(file, 'utf8');
@@ -215,9 +261,9 @@ export function readConfigJson(
   return { file, json: json as Record<string, unknown> };
 }
 
-function readConfigFile(explicit: string | undefined, cwd: string): FileSettings {
-  const read = readConfigJson(explicit, cwd);
-  if (!read) return { settings: {} };
+function readConfigFile(explicit: string | undefined, cwd: string, home: string): FileSettings {
+  const read = readConfigJson(explicit, cwd, home);
+  if (read.file === undefined) return { settings: {}, search: read.search };
   const { file, json: o } = read;
   // Secrets are masked in whatever shape they came, before anything could print them.
   registerSecretsIn(o.apiKey);

@@ -18,6 +18,7 @@ import { type ModelScope, TenantModels } from '../schema/load.js';
 import type { TenantModel } from '../schema/model.js';
 import { defaultSchemasDir, tenantName } from '../schema/raw.js';
 import {
+  CONFIG_FILE_NAME,
   type ConnectionFlags,
   type ConnectionSettings,
   type ResolvedSettings,
@@ -76,6 +77,16 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+/** Where the catalog URL was not found in a config file, for the embedded sandbox's line. */
+function configWords(resolved: ResolvedSettings): string {
+  if (resolved.configFile) return `no catalogUrl in ${resolved.configFile}`;
+  const search = resolved.configSearch;
+  if (!search) return 'no config file read';
+  const range =
+    search.from === search.to ? search.from : `${search.from} or a folder above it up to ${search.to}`;
+  return `no ${CONFIG_FILE_NAME} in ${range}`;
+}
+
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
   const cwd = options.cwd ?? process.cwd();
   const resolved: ResolvedSettings = resolveSettings({
@@ -101,9 +112,22 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     damUrl = sandbox.damUrl;
     apiKey = sandbox.apiKey;
     stopSandbox = () => sandbox.close();
+    const state = path.relative(cwd, dataDir) || dataDir;
     options.announce?.(
-      `Using the embedded sandbox tenant at ${sandbox.catalogUrl} (no CATALOG_URL set; state kept in ${path.relative(cwd, dataDir) || dataDir})`,
+      `Using the embedded sandbox tenant at ${sandbox.catalogUrl} (no CATALOG_URL set, no --catalog-url, ${configWords(resolved)}; state kept in ${state})`,
     );
+    // A key set for a tenant that is not reached: the likely slip is a config file that was not found.
+    if (resolved.apiKey !== undefined) {
+      const from =
+        resolved.sources.apiKey === 'env'
+          ? 'CATALOG_API_KEY'
+          : resolved.sources.apiKey === 'flag'
+            ? '--api-key'
+            : `apiKey in ${resolved.configFile}`;
+      options.announce?.(
+        `hint: an API key is set (${from}) but no catalog URL, so the key is not used: set CATALOG_URL, or catalogUrl in a ${CONFIG_FILE_NAME} in this folder or one above it`,
+      );
+    }
     if (sandbox.notice) options.announce?.(sandbox.notice);
   }
   if (catalogUrl === undefined || apiKey === undefined) {

@@ -30,7 +30,7 @@ const FILE_SETTINGS: Record<string, Record<string, [variable: string, isPath: bo
 /** The config file's credentials as environment variables (none when there is no file). */
 export function credentialsFromFile(config: string | undefined, cwd: string): Record<string, string> {
   const read = readConfigJson(config, cwd);
-  if (!read) return {};
+  if (read.file === undefined) return {};
   const { file, json } = read;
   const out: Record<string, string> = {};
   const text = (where: string, value: unknown): string => {

@@ -4,7 +4,7 @@ import type { Cell } from '../readers/types.js';
 import { describeValue } from '../schema/messages.js';
 import type { Part } from './drafts.js';
 import type { ProductGroups } from './grouping.js';
-import { COMMANDS, type Command, type MappedRow, type RowIssue } from './types.js';
+import { COMMANDS, type Command, type Draft, type MappedRow, type RowIssue } from './types.js';
 import { isBlank } from './values.js';
 
 /** The row's command: MERGE when the cell is blank (or not a command, which is an issue). */
@@ -17,8 +17,8 @@ export function readCommand(cell: Cell | undefined, column: string, issues: RowI
     severity: 'error',
     column,
     value: cell,
-    message: `must be one of ${COMMANDS.join(', ')}, got ${describeValue(cell)}`,
-    brief: `must be one of ${COMMANDS.join(', ')}`,
+    message: `must be one of ${COMMANDS.join(', ')} (found ${describeValue(cell)})`,
+    brief: `must be one of ${COMMANDS.join(', ')} (found ${describeValue(cell)})`,
   });
   return 'MERGE';
 }
@@ -47,13 +47,88 @@ export function collect(
   if (variant.touched) result.drafts.push(variant.draft);
 }
 
-/** Parent-column feeds: a row with a parent is that product's variant; a row without one is a product. */
-export function collectByParent(result: MappedRow, parts: Part[], parent: Cell | undefined): void {
+/**
+ * Parent-column feeds: a row with a parent is that product's variant; a row without one is a product, and
+ * with `ownVariant` also its own variant when it gives variant values (a simple product's price).
+ */
+export function collectByParent(
+  result: MappedRow,
+  parts: Part[],
+  parent: Cell | undefined,
+  by: { parentColumn: string; ownVariant: boolean },
+  cellOf: (column: string) => Cell | undefined,
+): void {
   const [main, variant] = parts as [Part, Part];
-  if (isBlank(parent)) {
-    result.drafts.push(main.draft);
-    return;
+  const [drafted, dropped] = isBlank(parent) ? [main, variant] : [variant, main];
+  if (dropped.touched) {
+    const why = isBlank(parent)
+      ? `a row without "${by.parentColumn}" is a product`
+      : `a row with "${by.parentColumn}" is a variant of that product`;
+    const lost = notWritten(dropped, drafted, cellOf, why);
+    if (dropped === variant && by.ownVariant && lost.length > 0) {
+      variant.draft.links.productRef = main.draft.ref;
+      result.drafts.push(main.draft, variant.draft);
+      return;
+    }
+    result.issues.push(...lost);
   }
-  variant.draft.links.productRef = String(parent).trim();
-  result.drafts.push(variant.draft);
+  if (drafted === variant) variant.draft.links.productRef = String(parent).trim();
+  result.drafts.push(drafted.draft);
+}
+
+/** The words of a not-written warning (the import's count of rows left without an image tells them apart). */
+export const NOT_WRITTEN = 'not written: this row drafts no';
+
+/**
+ * A warning per column whose value went to the part the row does not draft (a simple product's price on
+ * the variant), unless the column is written on the drafted part too (the SKU: the product's ref and the
+ * variant's). Constants and templates are the profile's, not the row's: they are not named.
+ */
+function notWritten(
+  dropped: Part,
+  drafted: Part,
+  cellOf: (column: string) => Cell | undefined,
+  why: string,
+): RowIssue[] {
+  const written = new Set<string>();
+  for (const path of writePaths(drafted.draft)) {
+    const column = drafted.draft.source.columns[path];
+    if (column !== undefined) written.add(column);
+  }
+  const issues: RowIssue[] = [];
+  const named = new Set<string>();
+  for (const path of writePaths(dropped.draft)) {
+    const column = dropped.draft.source.columns[path];
+    if (column === undefined || written.has(column) || named.has(column) || isBlank(cellOf(column))) continue;
+    named.add(column);
+    const target = `${dropped.entity.name}.${path.replace(/^link:/, '')}`;
+    const message = `column ${JSON.stringify(column)} (${target}) ${NOT_WRITTEN} ${entityWord(dropped)} (${why})`;
+    issues.push({
+      code: 'MAP_NOT_WRITTEN',
+      severity: 'warning',
+      column,
+      field: path,
+      message,
+      brief: message,
+    });
+  }
+  return issues;
+}
+
+/** The write paths a draft holds values for, as `draft.source.columns` keys them. */
+function* writePaths(draft: Draft): Iterable<string> {
+  yield* Object.keys(draft.fields);
+  for (const [culture, fields] of Object.entries(draft.cultures))
+    for (const field of Object.keys(fields)) yield `${field}.${culture}`;
+  for (const [link, value] of Object.entries(draft.links))
+    if (link !== 'categoryPaths' && value !== undefined) yield `link:${link}`;
+}
+
+/** `variant`, `product`: the entity's record in a sentence. */
+function entityWord(part: Part): string {
+  return part.entity.kind === 'variants'
+    ? 'variant'
+    : part.entity.kind === 'products'
+      ? 'product'
+      : part.entity.name;
 }

@@ -312,16 +312,47 @@ function completeVariants(
     if (title) {
       fields[main.refField] = { from: [title] };
       fields[variant.refField] = { from: [title] };
-      notes.push({
-        header: title,
-        warning: `no column holds a reference: ${main.refField} and ${variant.refField} are taken from "${title}"`,
-      });
+      warnOn(
+        notes,
+        title,
+        `no column holds a reference: ${main.refField} and ${variant.refField} are taken from "${title}"`,
+      );
     }
   }
   variantImage(profile, main, variant, headers, chosen, structure, sample, fields, notes);
+  if (structure.parentColumn)
+    ownVariant(profile, variant, headers, chosen, structure.parentColumn, sample, notes);
   if (!structure.parentColumn && productRef && variantRef)
     ownVariantImage(profile, main, variant, headers, chosen, sample, productRef, fields, notes);
   if (Object.keys(fields).length > 0) profile.fields = fields;
+}
+
+/**
+ * With a parent column, a row without a parent is a product; when some such sampled rows give variant
+ * values of their own (WooCommerce's and Bagisto's simple products and their `Regular price`), each also
+ * drafts its own variant, or those values would not be written (`ownVariant`).
+ */
+function ownVariant(
+  profile: Profile,
+  variant: EntityModel,
+  headers: readonly string[],
+  chosen: Map<number, Candidate>,
+  parent: string,
+  sample: FeedSample,
+  notes: HeaderNote[],
+): void {
+  const values = headers.filter((_, at) => {
+    const c = chosen.get(at);
+    return c?.entity === variant && c.target !== variant.refField;
+  });
+  const rows = sample.rows.filter((row) => !row.has(parent) && values.some((column) => row.has(column)));
+  if (rows.length === 0) return;
+  profile.ownVariant = true;
+  const named = values.filter((column) => rows.some((row) => row.has(column)));
+  const said = `${rows.length} sampled rows without one give variant values (${named.map((c) => `"${c}"`).join(', ')}): such a row drafts its product and a variant of it (ownVariant)`;
+  const note = notes.find((n) => n.header === parent);
+  if (note?.structure) note.structure = `${note.structure}; ${said}`;
+  else notes.push({ header: parent, structure: said });
 }
 
 /**
@@ -408,10 +439,17 @@ function refFromTitle(
   const title = titleColumn(headers, chosen);
   if (!title) return;
   profile.fields = { [main.refField]: { from: [title] } };
-  notes.push({
-    header: title,
-    warning: `no column holds a reference: ${main.refField} is taken from "${title}"`,
-  });
+  warnOn(notes, title, `no column holds a reference: ${main.refField} is taken from "${title}"`);
+}
+
+/**
+ * A warning on a placed header's own note (the title, when it is also the ref): a note of its own, with
+ * no field, would read "not placed".
+ */
+function warnOn(notes: HeaderNote[], header: string, warning: string): void {
+  const note = notes.find((n) => n.header === header);
+  if (!note) notes.push({ header, warning });
+  else note.warning = note.warning ? `${note.warning}; ${warning}` : warning;
 }
 
 function titleColumn(headers: readonly string[], chosen: Map<number, Candidate>): string | undefined {

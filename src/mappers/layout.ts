@@ -137,6 +137,8 @@ export class ColumnPlanner {
     this.main = main;
     if (profile.parentColumn && !profile.variants)
       throw profileError('$.parentColumn', 'needs "variants": true');
+    if (profile.ownVariant && !profile.parentColumn)
+      throw profileError('$.ownVariant', 'needs "parentColumn"');
     if (profile.variants) {
       if (main.kind !== 'products') {
         throw profileError('$.variants', 'variant rows can only be grouped under products');

@@ -102,11 +102,6 @@ class ProfileMapper implements Mapper {
       result.skipped = true;
       return result;
     }
-    if (layout.scopeAt >= 0 && !isBlank(cells[layout.scopeAt])) {
-      result.skipped = true;
-      result.skipReason = scopeSkipReason(planner.profile.scopeColumn!, cells[layout.scopeAt]);
-      return result;
-    }
     const parts: Part[] = [];
     for (let i = 0; i < planner.entities.length; i++) {
       const entity = planner.entities[i]!;
@@ -132,8 +127,27 @@ class ProfileMapper implements Mapper {
     }
     for (const plan of planner.fieldPlans) this.applyFieldRule(parts, plan, layout, cells, issues);
     for (const part of parts) part.draft.ref = refOf(part);
-    if (layout.parentAt >= 0) collectByParent(result, parts, cells[layout.parentAt]);
-    else collect(result, parts, command, this.groups);
+    if (layout.scopeAt >= 0 && !isBlank(cells[layout.scopeAt])) {
+      // A store view's row is not written, nor its values judged: its report line names the record it
+      // overrides (the one its default row writes last, as that row's line does).
+      result.skipped = true;
+      result.skipReason = scopeSkipReason(planner.profile.scopeColumn!, cells[layout.scopeAt]);
+      issues.length = 0;
+      const named = parts.findLast((part) => part.draft.ref !== '');
+      if (named) result.record = { entity: named.entity.name, ref: named.draft.ref };
+      return result;
+    }
+    if (layout.parentAt >= 0) {
+      const cellOf = (column: string) => cellNamed(layout, cells, column);
+      const { parentColumn, ownVariant = false } = planner.profile;
+      collectByParent(
+        result,
+        parts,
+        cells[layout.parentAt],
+        { parentColumn: parentColumn!, ownVariant },
+        cellOf,
+      );
+    } else collect(result, parts, command, this.groups);
     return result;
   }
 

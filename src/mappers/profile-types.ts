@@ -88,6 +88,12 @@ export interface Profile {
    */
   parentColumn?: string;
   /**
+   * With `parentColumn`: a row without a parent that gives a variant value of its own (a price, a stock:
+   * WooCommerce's and Bagisto's simple products) drafts its product and a variant of it, the variant's ref
+   * from the row's variant ref column. Without it, such values are not written, and each is a warning.
+   */
+  ownVariant?: boolean;
+  /**
    * Column naming the scope a row belongs to (Magento `store_view_code`): a row with a value there
    * overrides its product's default row for one store view, its empty cells meaning "inherit". The
    * tenant keeps values per language, not per store view, so such a row is skipped, with the reason in

@@ -1,4 +1,4 @@
-// Loading a mapping profile: JSON parse, then Ajv against the shipped `schemas/profile.schema.json`.
+// Loading a mapping profile: JSON (or YAML, for a `.yaml`/`.yml` file) parse, then Ajv against the shipped `schemas/profile.schema.json`.
 // A bad profile is ONE error (PROFILE_INVALID) that names the JSON path of the first real problem.
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -135,6 +135,11 @@ function checkTimezones(profile: Profile, where: string): void {
   }
 }
 
+/** A profile file is YAML when its name says so (`.yaml`, `.yml`), JSON otherwise. */
+export function isYamlProfile(file: string): boolean {
+  return /\.ya?ml$/i.test(file);
+}
+
 export async function loadProfile(file: string): Promise<Profile> {
   let text: string;
   try {
@@ -142,13 +147,33 @@ export async function loadProfile(file: string): Promise<Profile> {
   } catch (cause) {
     throw new CatalogIoError('PROFILE_INVALID', `Profile file cannot be read: ${file}`, { cause });
   }
-  let data: unknown;
+  text = text.replace(/^\uFEFF/, '');
+  const data = isYamlProfile(file) ? await parseYaml(text, file) : parseJson(text, file);
+  return parseProfile(data, file);
+}
+
+function parseJson(text: string, file: string): unknown {
   try {
-    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+    return JSON.parse(text);
   } catch (cause) {
     throw new CatalogIoError('PROFILE_INVALID', `Profile is not valid JSON: ${(cause as Error).message}`, {
       location: file,
     });
   }
-  return parseProfile(data, file);
+}
+
+/** YAML 1.2 (the `yaml` library, loaded only for a YAML profile): a fault is named by its line and column. */
+async function parseYaml(text: string, file: string): Promise<unknown> {
+  const { parse, YAMLError } = await import('yaml');
+  try {
+    return parse(text);
+  } catch (cause) {
+    if (!(cause instanceof YAMLError)) throw cause;
+    const at = cause.linePos?.[0];
+    const where = at ? ` at line ${at.line}, column ${at.col}` : '';
+    const what = cause.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    throw new CatalogIoError('PROFILE_INVALID', `Profile is not valid YAML${where}: ${what}`, {
+      location: file,
+    });
+  }
 }

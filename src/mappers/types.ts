@@ -66,7 +66,7 @@ export interface Draft {
 
 /** A problem with one row; `severity: 'warning'` never makes a row invalid. */
 export interface RowIssue {
-  code: 'MAP_COERCE' | 'MAP_UNKNOWN_COLUMN' | 'VALIDATION';
+  code: 'MAP_COERCE' | 'MAP_UNKNOWN_COLUMN' | 'MAP_NOT_WRITTEN' | 'VALIDATION';
   severity: 'error' | 'warning';
   /** The API field concerned (with `.culture` for a language), when known. */
   field?: string;
@@ -93,4 +93,6 @@ export interface MappedRow {
   skipped: boolean;
   /** Why a row is skipped when the row itself did not ask for it (a store view override). */
   skipReason?: string;
+  /** A skipped row without drafts that still names its record (a store view's row): its entity and ref. */
+  record?: { entity: string; ref: string };
 }

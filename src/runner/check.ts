@@ -120,6 +120,42 @@ export interface TopProblem {
   first?: string;
 }
 
+/**
+ * A reference that holds a double quote: most likely a stray quote the file kept (eShopOnContainers'
+ * `Roslyn Red T-Shirt",12`: a quote opens a quoted cell only at its start, elsewhere it is text). It is
+ * written as given, with a warning on the row, once per column.
+ */
+function quotedRefWarning(mapped: MappedRow, draft: MappedRow['drafts'][number], model: TenantModel): void {
+  const field = model.entity(draft.entity)?.refField ?? '';
+  const column = draft.source.columns[field];
+  const where = column === undefined ? '' : `column ${JSON.stringify(column)}: `;
+  const message = `${where}the reference ${describeValue(draft.ref)} holds a double quote ("), kept as part of it: a stray quote in the file?`;
+  if (mapped.issues.some((issue) => issue.message === message)) return;
+  mapped.issues.push({
+    code: 'MAP_COERCE',
+    severity: 'warning',
+    field,
+    ...(column !== undefined && { column }),
+    value: draft.ref,
+    message,
+    brief: message,
+  });
+}
+
+/**
+ * A row's warnings for its report line, the same in validate, plan and import: the mapper's (a value the
+ * row's drafts leave out), then `more`. Most rows have none, and share the list they were given.
+ */
+export function rowWarnings(issues: readonly RowIssue[], more: readonly string[]): readonly string[] {
+  let said: string[] | undefined;
+  for (const issue of issues) {
+    if (issue.severity !== 'warning') continue;
+    said ??= [];
+    said.push(issue.message);
+  }
+  return said ? [...said, ...more] : more;
+}
+
 export class RowChecker {
   /** See QuickLinks: filled by `quick` when `collectLinks`. */
   readonly quickLinks: QuickLinks = { count: 0, at: [], columns: [], values: [] };
@@ -188,6 +224,8 @@ export class RowChecker {
         if (value === undefined || value === null) return undefined;
         if (!this.passes(lane.tests[i], value)) return undefined;
         ref = String(value);
+        // A quote in a ref is a warning only the full check writes.
+        if (ref.includes('"')) return undefined;
         refAt = i;
         continue;
       }
@@ -261,15 +299,15 @@ export class RowChecker {
 
   private duplicateIssue(entity: string, ref: string, first: string, column: string | undefined): RowIssue {
     const field = this.options.model.entity(entity)?.refField ?? '';
-    const brief = `duplicate reference: already used by ${first}`;
+    // Said from the row's side: the earlier row has the ref, this one repeats it.
     return {
       code: 'VALIDATION',
       severity: 'error',
       field,
       ...(column !== undefined && { column }),
       value: ref,
-      brief,
-      message: `${brief} (${describeValue(ref)})`,
+      brief: `duplicate reference: first used on ${first}`,
+      message: `duplicate reference: ${describeValue(ref)} was first used on ${first}`,
     };
   }
 
@@ -290,6 +328,7 @@ export class RowChecker {
     const groupedProducts = profile.variants === true && !profile.parentColumn;
     for (const draft of mapped.drafts) {
       if (defaultCommand && !explicit && draft.command === 'MERGE') draft.command = defaultCommand;
+      if (draft.ref.includes('"')) quotedRefWarning(mapped, draft, model);
       for (const issue of this.validator.validate(draft)) add(issue);
       if (!draft.ref || (groupedProducts && draft.entity === profile.entity)) continue;
       const first = this.firstUse(draft.entity, draft.ref, row);

@@ -10,7 +10,7 @@ import { shownFields } from '../writers/bounds.js';
 import type { RejectsWriter } from '../writers/rejects.js';
 import type { Outcome, ReportLine, ReportWriter } from '../writers/report.js';
 import { AssetCheck, type AssetFindings } from './asset-check.js';
-import type { RowChecker, TopProblem } from './check.js';
+import { type RowChecker, rowWarnings, type TopProblem } from './check.js';
 import type { ReferenceCheck, RowRefs, Unresolved } from './references.js';
 
 /** A summary before its first row. */
@@ -163,7 +163,7 @@ export async function checkRows(
       let warnings = NO_WARNINGS;
       if (outcome === 'valid') {
         const found = assets.row(mapped.drafts);
-        warnings = found.notes;
+        warnings = rowWarnings(mapped.issues, found.notes);
         if (found.leftOut.length > 0 && failOnAssets) {
           // `--on-asset-error fail`: the import fails the row for them.
           errors = found.leftOut.map(assetIssue);
@@ -172,14 +172,14 @@ export async function checkRows(
           outcome = 'invalid';
         } else if (found.leftOut.length > 0) {
           const said = found.leftOut.map((l) => `${l.message}: the import writes the record without it`);
-          warnings = [...said, ...found.notes];
+          warnings = rowWarnings(mapped.issues, [...said, ...found.notes]);
         }
       }
       const main = mapped.drafts[mapped.drafts.length - 1];
       line = reportLine(
         row.location.text,
-        main?.entity ?? options.profile.entity,
-        main?.ref ?? '',
+        main?.entity ?? mapped.record?.entity ?? options.profile.entity,
+        main?.ref ?? mapped.record?.ref ?? '',
         outcome,
         errors,
         warnings,

@@ -77,6 +77,12 @@ export function sentenceFor(error: ErrorObject, ctx: ErrorContext): Sentence {
     if (withValue) sentence.value = value;
     return sentence;
   };
+  const withFound = (expected: string): Sentence => {
+    const said = `${expected} (found ${describeValue(value)})`;
+    const sentence: Sentence = { value, brief: said, message: said };
+    if (path !== undefined) sentence.field = path;
+    return sentence;
+  };
   switch (error.keyword) {
     case 'required': {
       const missing = String(error.params.missingProperty);
@@ -118,10 +124,12 @@ export function sentenceFor(error: ErrorObject, ctx: ErrorContext): Sentence {
       return make(
         value === '' ? 'must not be empty' : `must be at least ${String(error.params.limit)} characters`,
       );
+    // The value found is part of the brief too: the summary's line of the problem quotes it (the few
+    // values outside a list repeat; a pattern's misfits are told apart by what they are).
     case 'pattern':
-      return make(`must match the pattern ${String(error.params.pattern)}`);
+      return withFound(`must match the pattern ${String(error.params.pattern)}`);
     case 'enum':
-      return make(
+      return withFound(
         `must be one of ${(error.params.allowedValues as unknown[]).map((v) => describeValue(v)).join(', ')}`,
       );
     case 'minimum':

@@ -167,8 +167,8 @@ describe('reading report lines', () => {
       { kind: 'must be a number, got "…"', column: 'Price' },
       { kind: 'longer than N characters', column: 'Name' },
     ]);
-    expect(kindOf('duplicate reference: already used by line 4')).toBe(
-      'duplicate reference: already used by line N',
+    expect(kindOf('duplicate reference: "P-1" was first used on line 4')).toBe(
+      'duplicate reference: "…" was first used on line N',
     );
   });
 });

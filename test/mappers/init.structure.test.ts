@@ -104,7 +104,15 @@ describe('profile init: the variant structure', () => {
       },
     ]);
     const variant = mapper.map(row(woo[1]!, 3));
-    expect(variant.issues).toEqual([]);
+    // Its own Name is not written (the product's title comes from the product's row), and says so.
+    expect(variant.issues).toMatchObject([
+      {
+        severity: 'warning',
+        column: 'Name',
+        message:
+          'column "Name" (products.prod_title) not written: this row drafts no product (a row with "Parent" is a variant of that product)',
+      },
+    ]);
     expect(variant.drafts).toMatchObject([
       {
         entity: 'variants',
@@ -112,6 +120,26 @@ describe('profile init: the variant structure', () => {
         fields: { frmt_price: 18, frmt_image: 'r.jpg' },
         links: { productRef: 'tee' },
       },
+    ]);
+    // A simple product's row gives a price: it drafts its product and its own variant (ownVariant).
+    expect(profile.ownVariant).toBe(true);
+    expect(notes.find((n) => n.header === 'Parent')?.structure).toContain('("Regular price")');
+    const simple = mapper.map(row(woo.at(-1)!, woo.length + 1));
+    expect(simple.issues).toEqual([]);
+    expect(simple.drafts).toMatchObject([
+      { entity: 'products', ref: 'cap', fields: { prod_title: 'Cap' } },
+      { entity: 'variants', ref: 'cap', fields: { frmt_price: 9 }, links: { productRef: 'cap' } },
+    ]);
+    // Without ownVariant, the price is not written, and that is a warning on the row.
+    const plain = createMapper({ model, profile: { ...profile, ownVariant: false } }).map(
+      row(woo.at(-1)!, woo.length + 1),
+    );
+    expect(plain.drafts.map((d) => d.entity)).toEqual(['products']);
+    expect(plain.issues.map((i) => [i.severity, i.message])).toEqual([
+      [
+        'warning',
+        'column "Regular price" (variants.frmt_price) not written: this row drafts no variant (a row without "Parent" is a product)',
+      ],
     ]);
   });
 
@@ -343,7 +371,14 @@ describe('profile init: values', () => {
       { Name: 'Cup', Description: 'A cup' },
     ]);
     expect(profile.fields).toEqual({ prod_ref: { from: ['Name'] } });
-    expect(notes.some((n) => n.warning?.includes('prod_ref is taken from "Name"'))).toBe(true);
+    // One note for Name: placed on the title, with the warning (not a second note saying "not placed").
+    expect(notes.filter((n) => n.header === 'Name')).toEqual([
+      {
+        header: 'Name',
+        field: 'prod_title',
+        warning: 'no column holds a reference: prod_ref is taken from "Name"',
+      },
+    ]);
   });
 });
 

@@ -291,7 +291,9 @@ describe('commands', () => {
       'MERGE',
     ]);
     expect(out.map((o) => o.skipped)).toEqual([false, false, false, true, true, false]);
-    expect(out[5]!.issues[0]!.message).toBe('must be one of MERGE, NEW, UPDATE, DELETE, IGNORE, got "zap"');
+    expect(out[5]!.issues[0]!.message).toBe(
+      'must be one of MERGE, NEW, UPDATE, DELETE, IGNORE (found "zap")',
+    );
   });
 });
 

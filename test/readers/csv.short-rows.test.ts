@@ -1,5 +1,6 @@
 // Rows shorter than the header: read with the missing cells at the end empty, one note for the file.
-// Rows longer than the header stay row errors unless the cells beyond it are empty.
+// Rows longer than the header stay row errors unless the cells beyond it are empty: then the empty cells
+// are dropped, and one note for the file says so.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,8 +8,10 @@ import { openSource, openSourceThreaded, type SourceRow } from '../../src/reader
 import { chunked, collect, plain, REALWORLD, readAll, tempFile } from './helpers.js';
 
 const SHOPWARE = join(REALWORLD, 'shopware5_article_complete.csv');
+const PRESTASHOP = join(REALWORLD, 'prestashop_combinations_import.csv');
 
 const shortNotes = (notes: readonly string[]) => notes.filter((note) => note.includes('fewer cells'));
+const longNotes = (notes: readonly string[]) => notes.filter((note) => note.includes('more cells'));
 
 function shape(rows: SourceRow[]) {
   return rows.map((row) => ({ at: row.location.text, cells: { ...row.cells }, error: row.error?.code }));
@@ -94,5 +97,40 @@ describe('CSV rows shorter than the header', () => {
     expect(rows.map((row) => row.error?.code)).toEqual([undefined, 'CSV_ROW_LENGTH', undefined]);
     expect(rows[1]!.error?.message).toContain('line 3');
     expect(shortNotes(source.notes)).toHaveLength(1);
+    // Line 2's empty cell beyond the header is dropped, and said; line 3's filled one is its error.
+    expect(longNotes(source.notes)).toEqual([
+      '1 row has more cells than the header (3 of 2; first on line 2): the cells beyond the header were empty and were dropped',
+    ]);
+  });
+});
+
+describe('CSV rows longer than the header, the cells beyond it empty', () => {
+  it('PrestaShop combinations: the first record ends in an extra ";": read whole, one note says so', async () => {
+    const { source, rows } = await readAll(PRESTASHOP);
+    expect(source.headers).toHaveLength(23);
+    expect(rows).toHaveLength(27);
+    expect(rows.filter((row) => row.error)).toEqual([]);
+    expect(longNotes(source.notes)).toEqual([
+      '1 row has more cells than the header (24 of 23; first on line 2): the cells beyond the header were empty and were dropped',
+    ]);
+  });
+
+  it('split at many chunk sizes, and on a second thread: the same rows and the same single note', async () => {
+    const text = 'a;b;c\n1;2;3\n4;5;6;;\n7;8;9;\n';
+    const bytes = Buffer.from(text);
+    const read = async (size: number) => {
+      const source = await openSource('-', { stdin: chunked(bytes, size), format: 'csv' });
+      const rows = await collect(source);
+      return { rows: shape(rows), notes: longNotes(source.notes) };
+    };
+    const whole = await read(bytes.length);
+    expect(whole.notes).toEqual([
+      '2 rows have more cells than the header (up to 5 of 3; first on line 3): the cells beyond the header were empty and were dropped',
+    ]);
+    for (const size of [1, 2, 5, 64]) expect(await read(size), `chunk size ${size}`).toEqual(whole);
+    const threaded = await openSourceThreaded(tempFile('long.csv', text), {}, 'on');
+    await collect(threaded);
+    await threaded.close();
+    expect(longNotes(threaded.notes)).toEqual(whole.notes);
   });
 });

@@ -101,7 +101,8 @@ describe('catalog-io validate', () => {
     expect(summary.topErrors).toEqual([
       { message: 'column "prod_weight": must be a number', count: 1, first: 'line 2' },
       {
-        message: 'column "prod_season": must be one of "spring", "summer", "autumn", "winter"',
+        message:
+          'column "prod_season": must be one of "spring", "summer", "autumn", "winter" (found "monsoon")',
         count: 1,
         first: 'line 3',
       },
@@ -203,6 +204,46 @@ describe('catalog-io validate', () => {
     );
     const strict = await run(['validate', join(dir, 'extra.csv'), '--strict', ...connection()]);
     expect(strict.code).toBe(1);
+  });
+  it('quotes the value outside a list or a pattern, and says which line used a repeated ref first', async () => {
+    const source = join(dir, 'messages.csv');
+    await writeFile(
+      source,
+      'prod_ref,prod_title,prod_season\nM-1,Shirt,monsoon\nM-2,Hat,summer\nM-2,Cap,winter\n',
+    );
+    const variants = join(dir, 'messages-variants.csv');
+    await writeFile(variants, 'prod_ref,frmt_ref,frmt_ean\nM-1,MV-1,12345\n');
+    const report = join(dir, 'messages.csv.report.csv');
+    const { code, out } = await run(['validate', source, '--report', report, ...connection()]);
+    expect(code).toBe(1);
+    const messages = Papa.parse<Record<string, string>>(await readFile(report, 'utf8'), {
+      header: true,
+      skipEmptyLines: true,
+    }).data.map((l) => l.message);
+    expect(messages).toEqual([
+      'column "prod_season": must be one of "spring", "summer", "autumn", "winter" (found "monsoon")',
+      '',
+      'column "prod_ref": duplicate reference: "M-2" was first used on line 3',
+    ]);
+    // The summary's lines: the value found, the line that used the ref first, the first row of each kind.
+    expect(out.stderr).toContain(
+      '      1  column "prod_season": must be one of "spring", "summer", "autumn", "winter" (found "monsoon") (first such row: line 2)',
+    );
+    expect(out.stderr).toContain(
+      '      1  column "prod_ref": duplicate reference: first used on line 3 (first such row: line 4)',
+    );
+    const pattern = await run([
+      'validate',
+      variants,
+      '--entity',
+      'variants',
+      '--no-check-refs',
+      ...connection(),
+    ]);
+    expect(pattern.code).toBe(1);
+    expect(pattern.out.stderr).toContain(
+      '      1  column "frmt_ean": must match the pattern ^[0-9]{13}$ (found "12345") (first such row: line 2)',
+    );
   });
 });
 

@@ -146,8 +146,8 @@ describe('validateFile', () => {
       skipEmptyLines: true,
     }).data;
     expect(report.slice(-2).map((line) => line.message)).toEqual([
-      'column "prod_ref": duplicate reference: already used by line 12 ("P10")',
-      'column "prod_ref": duplicate reference: already used by line 200001 ("P199999")',
+      'column "prod_ref": duplicate reference: "P10" was first used on line 12',
+      'column "prod_ref": duplicate reference: "P199999" was first used on line 200001',
     ]);
   });
 
@@ -190,7 +190,7 @@ describe('validateRows', () => {
     expect(summary.topErrors).toEqual([
       { message: 'column "frmt_stock": must be a whole number', count: 2, first: 'line 3' },
       {
-        message: 'column "frmt_ref": duplicate reference: already used by line 2',
+        message: 'column "frmt_ref": duplicate reference: first used on line 2',
         count: 1,
         first: 'line 4',
       },
@@ -208,9 +208,9 @@ describe('validateRows', () => {
     expect(summary.outcomes).toEqual({ valid: 5, invalid: 3, skipped: 0 });
     expect(summary.warnings).toEqual([]);
     expect(summary.topErrors.map((e) => e.message).sort()).toEqual([
-      'column "frmt_ref": duplicate reference: already used by line 2',
-      'column "frmt_ref": duplicate reference: already used by line 4',
-      'column "frmt_ref": duplicate reference: already used by line 5',
+      'column "frmt_ref": duplicate reference: first used on line 2',
+      'column "frmt_ref": duplicate reference: first used on line 4',
+      'column "frmt_ref": duplicate reference: first used on line 5',
     ]);
   });
 

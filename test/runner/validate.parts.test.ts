@@ -166,7 +166,7 @@ describe('validate in parts gives what validate on one thread gives', () => {
     },
   };
 
-  /** Rows with a bad value now and then, a ref used again near and far, quoted line breaks, short rows. */
+  /** Rows with a bad value now and then, a ref used again near and far, quoted line breaks, short and long rows. */
   function feed(rows: number, options: { eol?: string; bom?: boolean; shuffled?: boolean } = {}): string {
     const eol = options.eol ?? '\n';
     const lines = ['sku,name,name_fr,description,released,launch,weight,tags'];
@@ -187,8 +187,10 @@ describe('validate in parts gives what validate on one thread gives', () => {
         continue;
       }
       if (i % 67 === 66) lines.push('');
+      // Every 71st row ends in an extra delimiter: an empty cell beyond the header, dropped with a note.
+      const extra = i % 71 === 70 ? ',' : '';
       lines.push(
-        `${sku},"Shirt ""${i}"", cotton",Chemise ${i},${description},${released},${launch},${weight},${tags}`,
+        `${sku},"Shirt ""${i}"", cotton",Chemise ${i},${description},${released},${launch},${weight},${tags}${extra}`,
       );
     }
     return `${options.bom ? '\uFEFF' : ''}${lines.join(eol)}${eol}`;
@@ -210,6 +212,7 @@ describe('validate in parts gives what validate on one thread gives', () => {
       expect(single.result!.outcomes.invalid).toBeGreaterThan(250);
       expect(single.result!.topErrors.some((e) => e.message.includes('duplicate reference'))).toBe(true);
       expect(single.result!.notes.some((n) => n.includes('fewer cells than the header'))).toBe(true);
+      expect(single.result!.notes.some((n) => n.includes('more cells than the header (9 of 8'))).toBe(true);
     }, 60_000);
   }
 

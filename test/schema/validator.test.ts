@@ -62,7 +62,7 @@ describe('error sentences', () => {
   it('a pattern', () => {
     expect(
       sentences({ entity: 'variants', columns: { EAN: 'frmt_ean' } }, { frmt_ref: 'V', EAN: '12345' }),
-    ).toEqual(['line 17, column "EAN": must match the pattern ^[0-9]{13}$, got "12345"']);
+    ).toEqual(['line 17, column "EAN": must match the pattern ^[0-9]{13}$ (found "12345")']);
   });
 
   it('an enum value, also inside a list', () => {
@@ -72,8 +72,8 @@ describe('error sentences', () => {
         { prod_ref: 'P', prod_season: 'monsoon', prod_labels: 'vegan|local' },
       ),
     ).toEqual([
-      'line 17, column "prod_season": must be one of "spring", "summer", "autumn", "winter", got "monsoon"',
-      'line 17, column "prod_labels": must be one of "organic", "recycled", "fair-trade", "vegan", got "local"',
+      'line 17, column "prod_season": must be one of "spring", "summer", "autumn", "winter" (found "monsoon")',
+      'line 17, column "prod_labels": must be one of "organic", "recycled", "fair-trade", "vegan" (found "local")',
     ]);
   });
 

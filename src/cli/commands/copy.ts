@@ -188,7 +188,7 @@ async function connectSide(side: 'from' | 'to', args: CopyArgs, out: Output): Pr
   }
   return connect({
     flags: {
-      // Without a file of its own, a side does not fall back to ./catalog-io.config.json.
+      // Without a file of its own, a side does not fall back to the nearest catalog-io.config.json.
       ...(config !== undefined ? { config } : { noConfigFile: true }),
       ...(flag('catalog-url') && { catalogUrl: flag('catalog-url') }),
       ...(flag('dam-url') && { damUrl: flag('dam-url') }),

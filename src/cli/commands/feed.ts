@@ -190,6 +190,6 @@ export function printFindings(
   if (run.topErrors.length) {
     out.error('most frequent problems:');
     for (const { message, count, first } of run.topErrors)
-      out.error(`${String(count).padStart(7)}  ${message}${first ? ` (first: ${first})` : ''}`);
+      out.error(`${String(count).padStart(7)}  ${message}${first ? ` (first such row: ${first})` : ''}`);
   }
 }

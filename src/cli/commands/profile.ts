@@ -1,4 +1,4 @@
-// `catalog-io profile init <file> --entity E [--out profile.json]`: drafts a mapping profile from the file's
+// `catalog-io profile init <file> --entity E [--out profile.json|.yaml]`: drafts a mapping profile from the file's
 // headers and the tenant's fields, and lists the columns it could not place.
 import { writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
@@ -7,7 +7,8 @@ import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
 import { CatalogIoError } from '../../errors.js';
 import { collectSamples, type FeedSample } from '../../mappers/init/values.js';
 import { draftProfile, type HeaderNote } from '../../mappers/init.js';
-import { profileSchemaPath } from '../../mappers/profile.js';
+import { isYamlProfile, profileSchemaPath } from '../../mappers/profile.js';
+import type { Profile } from '../../mappers/profile-types.js';
 import { openSource } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
 import { EXIT } from '../output.js';
@@ -49,7 +50,11 @@ export const profileCommand: CommandFactory = (out, setExitCode) =>
             describe:
               'Rows also carry variant columns (one row per variant); default: when the feed shows variants or variant values',
           })
-          .option('out', { type: 'string', describe: 'Write the profile here (default: stdout)' })
+          .option('out', {
+            type: 'string',
+            describe:
+              'Write the profile here: YAML for a .yaml or .yml file, JSON otherwise (default: JSON on stdout)',
+          })
           .options(connectionOptions),
       ),
     handler: async (args: ProfileArgs) => {
@@ -81,8 +86,13 @@ export const profileCommand: CommandFactory = (out, setExitCode) =>
         args.variants ?? 'auto',
         samples,
       );
-      const schema = args.out ? relative(dirname(args.out), profileSchemaPath()) : profileSchemaPath();
-      const text = `${JSON.stringify({ $schema: schema.split('\\').join('/'), ...profile }, null, 2)}\n`;
+      const schema = (args.out ? relative(dirname(args.out), profileSchemaPath()) : profileSchemaPath())
+        .split('\\')
+        .join('/');
+      const text =
+        args.out && isYamlProfile(args.out)
+          ? await yamlText(profile, schema)
+          : `${JSON.stringify({ $schema: schema, ...profile }, null, 2)}\n`;
       if (args.out) {
         await writeFile(args.out, text);
         out.error(`profile written to ${args.out}`);
@@ -103,6 +113,15 @@ export const profileCommand: CommandFactory = (out, setExitCode) =>
       setExitCode(EXIT.OK);
     },
   }) as CommandModule<object, ProfileArgs>;
+
+/**
+ * The profile as YAML (`--out` names a `.yaml` or `.yml` file): the schema named by the modeline editors'
+ * YAML support reads, long texts kept on one line.
+ */
+async function yamlText(profile: Profile, schema: string): Promise<string> {
+  const { stringify } = await import('yaml');
+  return `# yaml-language-server: $schema=${schema}\n${stringify(profile, { lineWidth: 0 })}`;
+}
 
 /** `"Gewicht (g)" -> prod_weight: the header says g, prod_weight holds kg`, `"Gewcht": not placed; did you mean ...`. */
 function noteLine(note: HeaderNote): string | undefined {

@@ -106,8 +106,22 @@ export interface CsvPartSettings {
   decoded?: DecodeStatus;
 }
 
-/** Rows shorter than the header in a part: merged over the parts, they make the file's note. */
+/** Rows shorter or longer than the header in a part: merged over the parts, they make the file's notes. */
 export type ShortRows = RowCounter;
+
+/** No row read yet, under a header of `width` columns. */
+export function emptyRowCounter(width: number): RowCounter {
+  return {
+    index: 0,
+    short: 0,
+    shortest: width,
+    longest: 0,
+    firstShortLine: 0,
+    long: 0,
+    widest: 0,
+    firstLongLine: 0,
+  };
+}
 
 /**
  * The data rows of a part of a CSV file that starts on a record boundary after the header (a chunk
@@ -118,13 +132,7 @@ export function readCsvPart(
   text: AsyncIterable<string>,
   settings: CsvPartSettings,
 ): { rows: BatchedRows; short: ShortRows } {
-  const counter: RowCounter = {
-    index: 0,
-    short: 0,
-    shortest: settings.headers.length,
-    longest: 0,
-    firstShortLine: 0,
-  };
+  const counter = emptyRowCounter(settings.headers.length);
   const batches = csvRecordBatches(
     text,
     settings.delimiter,
@@ -145,6 +153,11 @@ export function readCsvPart(
 
 /** The parts' short-row counts as one (in the parts' order), and the file's note from them. */
 export function mergeShortRows(into: ShortRows, part: ShortRows): void {
+  if (part.long > 0) {
+    if (into.long === 0) into.firstLongLine = part.firstLongLine;
+    into.long += part.long;
+    into.widest = Math.max(into.widest, part.widest);
+  }
   if (part.short === 0) return;
   if (into.short === 0) into.firstShortLine = part.firstShortLine;
   into.short += part.short;
@@ -152,8 +165,10 @@ export function mergeShortRows(into: ShortRows, part: ShortRows): void {
   into.longest = Math.max(into.longest, part.longest);
 }
 
-export function shortRowsNoteOf(counter: ShortRows, width: number): string | undefined {
-  return shortRowsNote(counter, width);
+/** The file's notes on rows of another length than the header (none when every row fits). */
+export function rowLengthNotes(counter: ShortRows, width: number): string[] {
+  const notes = [shortRowsNote(counter, width), longRowsNote(counter, width)];
+  return notes.filter((note): note is string => note !== undefined);
 }
 
 /** The data rows, a batch per chunk of text; a failure comes after the rows read before it. */
@@ -163,12 +178,11 @@ async function* dataRows(
   headers: string[],
   settings: CsvSettings & { delimiter: string; trim: boolean; notes: string[] },
 ): AsyncGenerator<SourceRow[]> {
-  const counter: RowCounter = { index: 0, short: 0, shortest: headers.length, longest: 0, firstShortLine: 0 };
+  const counter = emptyRowCounter(headers.length);
   try {
     yield* batchesOfRows(first, batches, headers, settings, counter);
   } finally {
-    const note = shortRowsNote(counter, headers.length);
-    if (note) settings.notes.push(note);
+    settings.notes.push(...rowLengthNotes(counter, headers.length));
   }
 }
 
@@ -200,13 +214,17 @@ async function* batchesOfRows(
   }
 }
 
-/** The rows read so far, and those shorter than the header (reported once, at the end). */
+/** The rows read so far, and those shorter or longer than the header (reported once, at the end). */
 interface RowCounter {
   index: number;
   short: number;
   shortest: number;
   longest: number;
   firstShortLine: number;
+  /** Rows whose cells beyond the header were all empty, and dropped. */
+  long: number;
+  widest: number;
+  firstLongLine: number;
 }
 
 /**
@@ -220,6 +238,18 @@ function shortRowsNote(counter: RowCounter, width: number): string | undefined {
   const { shortest, longest } = counter;
   const cells = shortest === longest ? `${shortest}` : `${shortest} to ${longest}`;
   return `${rows} fewer cells than the header (${cells} of ${width}; first on line ${counter.firstShortLine}): the missing cells at the end were read as empty`;
+}
+
+/**
+ * Rows with more cells than the header, the cells beyond it all empty (a line ending in the delimiter,
+ * PrestaShop's trailing `;`): the empty cells are dropped, and one note says so. A filled cell beyond
+ * the header is the row's error instead (see `fitToHeader`).
+ */
+function longRowsNote(counter: RowCounter, width: number): string | undefined {
+  if (counter.long === 0) return undefined;
+  const rows = counter.long === 1 ? '1 row has' : `${counter.long} rows have`;
+  const cells = counter.widest === width + 1 ? `${counter.widest}` : `up to ${counter.widest}`;
+  return `${rows} more cells than the header (${cells} of ${width}; first on line ${counter.firstLongLine}): the cells beyond the header were empty and were dropped`;
 }
 
 /** One record as a row (undefined for a blank line); its index counts the rows before it. */
@@ -270,13 +300,16 @@ function dataRow(
 
 /**
  * A row of another length than the header: empty cells beyond the header (a line ending in the
- * delimiter, an editor's padding) are dropped; a short row is counted for the file's note (its
+ * delimiter, an editor's padding) are dropped and counted for the file's note; a short row is counted for the file's note (its
  * missing cells read as empty). A row with filled cells beyond the header keeps its length and is a
  * row error: which cell belongs where cannot be known.
  */
 function fitToHeader(values: string[], width: number, line: number, counter: RowCounter): string[] {
   if (values.length > width) {
     for (let i = width; i < values.length; i++) if (values[i] !== '') return values;
+    if (counter.long === 0) counter.firstLongLine = line;
+    counter.long++;
+    if (values.length > counter.widest) counter.widest = values.length;
     return values.slice(0, width);
   }
   if (counter.short === 0) counter.firstShortLine = line;

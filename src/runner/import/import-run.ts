@@ -16,7 +16,14 @@ import { registerDraftAssets } from './draft-assets.js';
 import { type DraftResult, ImportExecutor } from './executor.js';
 import type { PlannedRecords } from './planned.js';
 import type { RunRecorder } from './recorder.js';
-import { EMPTY_LINE, failedResult, type RowOutcome, type RowWork, reportLine } from './report-line.js';
+import {
+  EMPTY_LINE,
+  failedResult,
+  leftOutAssets,
+  type RowOutcome,
+  type RowWork,
+  reportLine,
+} from './report-line.js';
 import { notAttemptedMessage, notFinishedMessage } from './stop-messages.js';
 import {
   DEFAULT_BATCH_SIZE,
@@ -317,7 +324,7 @@ export class ImportRun {
         : (failed?.message ?? line.message);
       this.checker.countKind(kind, () => row.location.text);
     } else if (line.outcome === 'invalid') this.errors += 1;
-    if (line.warnings) this.warned += 1;
+    if (leftOutAssets(line)) this.warned += 1;
     if (this.options.waitForImages) this.noteImages(row, results);
     this.recorder.row(
       work.n ?? 0,

@@ -31,6 +31,7 @@ import {
 import type { RunSummary } from '../summary-types.js';
 import type { AssetLog, AssetOutcome, AssetStatus, EarlierAsset } from './assets.js';
 import type { WriteLog } from './outcome.js';
+import { leftOutAssets } from './report-line.js';
 import { chooseRun, type JournalScan, resumingLine, type Spool } from './resume.js';
 
 export interface RecorderSetup {
@@ -243,7 +244,7 @@ export class RunRecorder implements WriteLog {
           this.carried.rows += 1;
           this.lines += 1;
           if (record.line.outcome === 'failed' || record.line.outcome === 'invalid') this.carried.errors += 1;
-          if (record.line.warnings) this.carried.warned += 1;
+          if (leftOutAssets(record.line)) this.carried.warned += 1;
           this.carried.outcomes[record.line.outcome] = (this.carried.outcomes[record.line.outcome] ?? 0) + 1;
         } else if (record.t === 'inflight') {
           inflight.set(record.b, record.intents);

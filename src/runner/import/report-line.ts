@@ -1,8 +1,9 @@
 // One report line per source row: the most telling outcome of its drafts, and every message.
+import { NOT_WRITTEN } from '../../mappers/commands.js';
 import type { SourceRow } from '../../readers/types.js';
 import { cellText, fullSentence } from '../../schema/messages.js';
 import type { ImportReportLine } from '../../writers/import-report.js';
-import type { CheckedRow } from '../check.js';
+import { type CheckedRow, rowWarnings } from '../check.js';
 import type { DraftResult, PlanOutcome, WriteOutcome } from './outcome.js';
 
 export type RowOutcome = WriteOutcome | PlanOutcome | 'invalid' | 'not-attempted';
@@ -49,10 +50,11 @@ export const EMPTY_LINE: ImportReportLine = {
 export function reportLine(work: RowWork, results: DraftResult[], defaultEntity: string): ImportReportLine {
   const { checked, row } = work;
   const main = checked.mapped.drafts[checked.mapped.drafts.length - 1];
+  const { record } = checked.mapped;
   const base = {
     location: row.location.text,
-    entity: main?.entity ?? defaultEntity,
-    ref: main?.ref ?? '',
+    entity: main?.entity ?? record?.entity ?? defaultEntity,
+    ref: main?.ref ?? record?.ref ?? '',
   };
   if (checked.errors.length > 0) {
     const e = checked.errors;
@@ -98,7 +100,7 @@ export function reportLine(work: RowWork, results: DraftResult[], defaultEntity:
     column: problem?.column ?? '',
     value: problem?.value ?? '',
     message,
-    warnings: warningsText(results),
+    warnings: warningsText(checked.mapped.issues, results),
     assets: assetsText(results),
   };
 }
@@ -111,13 +113,24 @@ function changedText(r: DraftResult): string[] {
   });
 }
 
+/**
+ * The row's warnings say more than what its mapping left out (`NOT_WRITTEN`): an image or file the import
+ * left out, which the summary counts. Read from the line alone, so a resumed run counts its carried rows
+ * the same way.
+ */
+export function leftOutAssets(line: Pick<ImportReportLine, 'warnings'>): boolean {
+  if (!line.warnings) return false;
+  if (!line.warnings.includes(NOT_WRITTEN)) return true;
+  return line.warnings.split('; ').some((said) => !said.includes(NOT_WRITTEN));
+}
+
 /** The row's first failed result (the one its problem is counted by). */
 export function failedResult(results: readonly DraftResult[]): DraftResult | undefined {
   return results.find((r) => r.outcome === 'failed');
 }
 
-function warningsText(results: DraftResult[]): string {
-  let text = '';
+function warningsText(issues: CheckedRow['mapped']['issues'], results: DraftResult[]): string {
+  let text = rowWarnings(issues, []).join('; ');
   for (const r of results) for (const w of r.warnings ?? []) text += `${text ? '; ' : ''}${w}`;
   return text;
 }

@@ -9,7 +9,13 @@
 import { createReadStream, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { CatalogIoError, type ErrorCode } from '../../errors.js';
-import { mergeShortRows, readCsvPart, type ShortRows, shortRowsNoteOf } from '../../readers/csv/csv.js';
+import {
+  emptyRowCounter,
+  mergeShortRows,
+  readCsvPart,
+  rowLengthNotes,
+  type ShortRows,
+} from '../../readers/csv/csv.js';
 import { decode } from '../../readers/encoding.js';
 import type { OpenedSource } from '../../readers/open.js';
 import { maxRowBytes, type ReaderOptions, resolveOptions } from '../../readers/options.js';
@@ -168,13 +174,7 @@ export async function validateParts(
     duplicates: (entity, ref, line) =>
       replay.answers ? replay.answers[replay.at++] : checker.firstUseOfLine(entity, ref, line),
   });
-  const short: ShortRows = {
-    index: 0,
-    short: 0,
-    shortest: plan.input.headers.length,
-    longest: 0,
-    firstShortLine: 0,
-  };
+  const short: ShortRows = emptyRowCounter(plan.input.headers.length);
   const warnings = new Set<string>();
   const here: Here = {
     checker,
@@ -203,8 +203,7 @@ export async function validateParts(
   for (const warning of checker.warnings()) warnings.add(warning);
   summary.warnings = [...warnings];
   summary.topErrors = checker.topErrors(10);
-  const note = shortRowsNoteOf(short, plan.input.headers.length);
-  if (note) opened.notes.push(note);
+  opened.notes.push(...rowLengthNotes(short, plan.input.headers.length));
   return summary;
 }
 
