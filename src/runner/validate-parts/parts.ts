@@ -6,7 +6,7 @@
 // a part whose rows hold a duplicate is checked again here (rare), with the answers the file gives; a
 // row that names an image or file (whose check follows the whole file), a lone CR line break or a record
 // longer than the reader's limit makes this thread read the rest of the file itself.
-import { createReadStream, statSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { CatalogIoError, type ErrorCode } from '../../errors.js';
 import {
@@ -32,17 +32,21 @@ import { type DataStart, dataStart, FileParts, type Part, SlotPool } from './spl
 import { PARTS_PER_THREAD, ThreadPool } from './thread-pool.js';
 
 /**
- * Off until it measures faster: on a busy 2-core machine the second thread's start, its own compiled
- * code and the garbage collector's helpers cost more than it saves on light shapes, and 50 MB more at 2M
- * rows (docs/benchmarks.md). `auto` splits files from MIN_FILE_BYTES, `on` any file.
+ * `auto` (the default) checks in parts only where two threads measured faster than one on a 2-core
+ * machine (docs/benchmarks.md): a file of AUTO_FROM_BYTES or more whose head quotes no cell. A smaller
+ * file is done before a second thread has paid for its start (its own code to load and compile, its own
+ * warm-up); a file with quoted cells costs this thread a scan of every quote to find where records end.
+ * `on` splits any file, `off` none.
  */
-const DEFAULT_MODE = 'off';
-/** Files from this size are checked in parts (a smaller one is checked before threads would have started). */
-const MIN_FILE_BYTES = 4 << 20;
+const DEFAULT_MODE = 'auto';
+/** `auto` splits files from this size. */
+const AUTO_FROM_BYTES = 96 << 20;
+/** `auto` looks for quotes in this much of the file's head. */
+const QUOTE_PROBE_BYTES = 64 << 10;
 /** Small parts keep memory low (a part's rows, report text and strings live at once) at no cost in speed. */
 const PART_BYTES = 256 << 10;
 /** A part thread gets this many parts for each one this thread checks. */
-const MAIN_SHARE = 2;
+const MAIN_SHARE = 1;
 
 /**
  * The part threads, started before the source is opened when it may be checked in parts (a local file
@@ -60,11 +64,36 @@ export function startPartThreads(spec: string, references: boolean): ThreadPool 
   } catch {
     return undefined;
   }
-  if (mode !== 'on' && size < MIN_FILE_BYTES) return undefined;
+  if (!wantsParts(mode, size, () => quotesInHead(spec))) return undefined;
   const threads = threadCount();
   // `CATALOG_IO_VALIDATE_THREADS=0` asks for parts checked on this thread alone.
   if (threads < 1 && process.env.CATALOG_IO_VALIDATE_THREADS === undefined) return undefined;
   return new ThreadPool(threads);
+}
+
+/**
+ * Whether a local CSV file of `size` bytes is checked in parts: `on` always, `auto` from AUTO_FROM_BYTES
+ * when its head quotes no cell (`quoted` reads it), `off` never.
+ */
+export function wantsParts(mode: string, size: number, quoted: () => boolean): boolean {
+  if (mode === 'on') return true;
+  if (mode !== 'auto') return false;
+  return size >= AUTO_FROM_BYTES && !quoted();
+}
+
+/** Whether the file's first QUOTE_PROBE_BYTES hold a double quote (a quoted header name or cell). */
+export function quotesInHead(path: string): boolean {
+  const head = Buffer.alloc(QUOTE_PROBE_BYTES);
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const read = readSync(fd, head, 0, head.length, 0);
+    return head.subarray(0, read).includes(0x22);
+  } catch {
+    return true;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** Threads beside this one, which checks parts too: one per further core (at most 3). */
@@ -89,8 +118,8 @@ export interface PartsPlan {
  * How to check this source in parts, or undefined to check it on one thread: a local UTF-8 CSV file of
  * some size, without a reference check (it follows the tenant and the whole file), with a profile whose
  * rows stand alone (no fill-down, no product groups across rows), a report and rejects file written as
- * lines. `CATALOG_IO_VALIDATE_PARTS`: `off` (the default) never splits, `auto` splits files of 4 MiB and
- * more, `on` whatever the file's size; `CATALOG_IO_VALIDATE_PART_BYTES` sets the part size.
+ * lines. `CATALOG_IO_VALIDATE_PARTS`: `auto` (the default) splits files of 96 MiB and more whose head
+ * quotes no cell, `on` whatever the file, `off` never; `CATALOG_IO_VALIDATE_PART_BYTES` sets the part size.
  */
 export async function partsPlan(
   spec: string,
@@ -104,7 +133,7 @@ export async function partsPlan(
   const local = spec !== '-' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(spec) && !readerOptions.stdin;
   if (!local || opened.format !== 'csv' || !opened.csv || opened.encoding !== 'utf-8') return undefined;
   if (opened.notes.some((note) => note.startsWith('gzip'))) return undefined;
-  if (mode !== 'on' && (opened.totalBytes ?? 0) < MIN_FILE_BYTES) return undefined;
+  if (!wantsParts(mode, opened.totalBytes ?? 0, () => quotesInHead(spec))) return undefined;
   if (options.references) return undefined;
   const { profile } = options;
   if (profile.fillDown || profile.variants || profile.parentColumn) return undefined;
