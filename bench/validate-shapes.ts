@@ -3,7 +3,7 @@
 // (papaparse in chunk mode -> the same mapping -> Ajv with ajv-formats compiled from the same pulled
 // schemas, every format checked), spawned side by side in one run, in turns (raw, ours, ours without the
 // report, raw, ...). For every shape at 300,000 rows (3 pairs, medians) and at 2,000,000 (1 pair): our time
-// with `--report` (as shipped: a file of 96 MiB and more whose head quotes no cell is checked in parts on
+// with `--report` (as shipped: a file of a million rows and more whose head quotes no cell is checked in parts on
 // two threads, see docs/reports.md), the raw loop's, their ratio (raw / ours: above 1.0 we are faster),
 // the CPU ratio, peak RSS of each, our time without the report, and, where the default checked the file
 // in parts, our time on one thread (`CATALOG_IO_VALIDATE_PARTS=off`). One row in 100 carries a bad value
@@ -30,7 +30,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Profile } from '../src/mappers/profile-types.js';
-import { quotesInHead, wantsParts } from '../src/runner/validate-parts/parts.js';
+import { fileHead, wantsParts } from '../src/runner/validate-parts/parts.js';
 import { pulledSchemas } from './_schemas.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -330,7 +330,7 @@ const NO_REPORT = process.env.CATALOG_IO_BENCH_NO_REPORT !== '0';
 const ONE_THREAD = process.env.CATALOG_IO_BENCH_ONE_THREAD !== '0';
 /** Whether the CLI as shipped checks this file in parts (on a machine with a second core). */
 const inParts = (path: string) =>
-  availableParallelism() > 1 && wantsParts('auto', statSync(path).size, () => quotesInHead(path));
+  availableParallelism() > 1 && wantsParts('auto', statSync(path).size, () => fileHead(path));
 
 async function measure(shape: Shape, rows: number, reps: number, schemasDir: string): Promise<void> {
   const path = await generate(shape, rows);

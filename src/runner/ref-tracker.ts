@@ -17,6 +17,11 @@ import { RefRuns, TEMPLATE_MASK, WIDTH } from './ref-runs.js';
 /** Refs kept in memory before they are written to disk (the table then holds at most 2^22 slots). */
 export const DEFAULT_REF_LIMIT = 2 ** 21;
 
+/**
+ * The ordered log goes to disk at 2^20 refs (12 MB): nothing looks it up while the order holds, so
+ * holding more would only cost memory (a sorted file never pays a lookup on disk).
+ */
+const LOG_LIMIT = 2 ** 20;
 const INITIAL_SLOTS = 1 << 14;
 // A slot of the table, like a record in the log or on disk, is three numbers side by side (WIDTH): hash
 // A, hash B with the template id (1 and up; 0: an empty slot) in its low byte, and the line.
@@ -53,10 +58,13 @@ export class RefTracker {
   /** The refs that went to disk (nothing until the first spill). */
   private readonly disk = new RefRuns();
   private readonly limit: number;
+  /** Refs the ordered log holds before it is parked on disk. */
+  private readonly logLimit: number;
 
   /** `limit`: refs kept in memory before they go to disk (at most 2^21). */
   constructor(limit = DEFAULT_REF_LIMIT) {
     this.limit = Math.max(1, Math.min(limit, 2 ** 21));
+    this.logLimit = Math.min(this.limit, LOG_LIMIT);
   }
 
   /**
@@ -203,7 +211,8 @@ export class RefTracker {
     const wanted = Math.min(Math.ceil(refs), this.limit);
     if (this.ordered) {
       this.reserved = Math.max(this.reserved, wanted);
-      if (wanted * WIDTH > this.log.length) this.growLog(wanted * WIDTH);
+      const logged = Math.min(wanted, this.logLimit);
+      if (logged * WIDTH > this.log.length) this.growLog(logged * WIDTH);
       return;
     }
     while (wanted * 8 > this.slots * FILL_EIGHTHS) this.slots *= 2;
@@ -228,7 +237,7 @@ export class RefTracker {
     this.log[at + 1] = b;
     this.log[at + 2] = line;
     this.logged += 1;
-    if (this.logged >= this.limit) {
+    if (this.logged >= this.logLimit) {
       // No ref is looked up while the order holds: parked as it is, sorted only if the order breaks.
       this.disk.park(this.log, this.logged);
       this.logged = 0;
@@ -236,7 +245,7 @@ export class RefTracker {
   }
 
   private growLog(length: number): void {
-    const log = new Int32Array(Math.min(length, this.limit * WIDTH));
+    const log = new Int32Array(Math.min(length, this.logLimit * WIDTH));
     log.set(this.log.subarray(0, this.logged * WIDTH));
     this.log = log;
   }

@@ -1,53 +1,63 @@
-// When validate checks a file in parts by default (`CATALOG_IO_VALIDATE_PARTS=auto`): large local CSV
-// files whose head quotes no cell, where two threads measured faster than one (docs/benchmarks.md).
+// When validate checks a file in parts by default (`CATALOG_IO_VALIDATE_PARTS=auto`): local CSV files of
+// about a million rows and more whose head quotes no cell, where two threads measured faster than one
+// (docs/benchmarks.md).
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { quotesInHead, wantsParts } from '../../src/runner/validate-parts/parts.js';
+import { type FileHead, fileHead, wantsParts } from '../../src/runner/validate-parts/parts.js';
 
 const MIB = 1 << 20;
+const plain = (bytesPerLine: number) => (): FileHead => ({ quoted: false, bytesPerLine });
 
 describe('the parts policy', () => {
-  it('auto takes files of 96 MiB and more whose head quotes nothing', () => {
-    const unquoted = () => false;
-    const quoted = () => true;
-    expect(wantsParts('auto', 96 * MIB, unquoted)).toBe(true);
-    expect(wantsParts('auto', 96 * MIB - 1, unquoted)).toBe(false);
-    expect(wantsParts('auto', 500 * MIB, quoted)).toBe(false);
-    expect(wantsParts('on', 10, quoted)).toBe(true);
-    expect(wantsParts('off', 500 * MIB, unquoted)).toBe(false);
-    expect(wantsParts('sometimes', 500 * MIB, unquoted)).toBe(false);
+  it('auto takes files of a million rows and more, told by their size and head, that quote nothing', () => {
+    // 100 bytes a row: a million rows is 100 MB.
+    expect(wantsParts('auto', 100_000_000, plain(100))).toBe(true);
+    expect(wantsParts('auto', 99_999_900, plain(100))).toBe(false);
+    // Short rows: 24 MB of 24-byte rows is a million rows too.
+    expect(wantsParts('auto', 24_000_000, plain(24))).toBe(true);
+    expect(wantsParts('auto', 500 * MIB, () => ({ quoted: true, bytesPerLine: 100 }))).toBe(false);
+    // A head without a whole line tells nothing: one thread.
+    expect(wantsParts('auto', 500 * MIB, plain(0))).toBe(false);
+    expect(wantsParts('on', 10, plain(0))).toBe(true);
+    expect(wantsParts('off', 500 * MIB, plain(10))).toBe(false);
+    expect(wantsParts('sometimes', 500 * MIB, plain(10))).toBe(false);
   });
 
-  it('reads the head only for a file large enough', () => {
+  it('reads the head only for a file that could hold a million rows', () => {
     let asked = 0;
-    const quoted = () => {
+    const head = () => {
       asked++;
-      return false;
+      return { quoted: false, bytesPerLine: 1 };
     };
-    wantsParts('auto', MIB, quoted);
+    wantsParts('auto', MIB, head);
     expect(asked).toBe(0);
-    wantsParts('auto', 100 * MIB, quoted);
+    wantsParts('auto', 100 * MIB, head);
     expect(asked).toBe(1);
   });
 
-  it('finds a quote in the first 64 KiB, header included, and not past it', async () => {
+  it('finds a quote in the first 64 KiB, header included, not past it, and the bytes a line', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'parts-auto-'));
-    const plain = join(dir, 'plain.csv');
-    const header = join(dir, 'header.csv');
-    const cell = join(dir, 'cell.csv');
-    const late = join(dir, 'late.csv');
     const rows = 'SKU-1,Name one,12.5\n'.repeat(5000);
-    await writeFile(plain, `sku,name,price\n${rows}`);
-    await writeFile(header, `"sku","name","price"\n${rows}`);
-    await writeFile(cell, `sku,name,price\nSKU-0,"Shirt, blue",3\n${rows}`);
-    await writeFile(late, `sku,name,price\n${rows}SKU-9,"late, quoted",1\n`);
-    expect(quotesInHead(plain)).toBe(false);
-    expect(quotesInHead(header)).toBe(true);
-    expect(quotesInHead(cell)).toBe(true);
-    expect(quotesInHead(late)).toBe(false);
+    const files = {
+      plain: `sku,name,price\n${rows}`,
+      header: `"sku","name","price"\n${rows}`,
+      cell: `sku,name,price\nSKU-0,"Shirt, blue",3\n${rows}`,
+      late: `sku,name,price\n${rows}SKU-9,"late, quoted",1\n`,
+      oneLine: 'x'.repeat(70_000),
+    };
+    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, `${name}.csv`), text);
+    const plainHead = fileHead(join(dir, 'plain.csv'));
+    expect(plainHead.quoted).toBe(false);
+    // 64 KiB of 20-byte rows after a 15-byte header: 20 bytes a line, near enough.
+    expect(plainHead.bytesPerLine).toBeGreaterThan(19.9);
+    expect(plainHead.bytesPerLine).toBeLessThan(20.1);
+    expect(fileHead(join(dir, 'header.csv')).quoted).toBe(true);
+    expect(fileHead(join(dir, 'cell.csv')).quoted).toBe(true);
+    expect(fileHead(join(dir, 'late.csv')).quoted).toBe(false);
+    expect(fileHead(join(dir, 'oneLine.csv')).bytesPerLine).toBe(0);
     // A file that cannot be read is left to one thread, which reports why.
-    expect(quotesInHead(join(dir, 'missing.csv'))).toBe(true);
+    expect(fileHead(join(dir, 'missing.csv'))).toEqual({ quoted: true, bytesPerLine: 0 });
   });
 });

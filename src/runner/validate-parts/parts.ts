@@ -33,16 +33,16 @@ import { PARTS_PER_THREAD, ThreadPool } from './thread-pool.js';
 
 /**
  * `auto` (the default) checks in parts only where two threads measured faster than one on a 2-core
- * machine (docs/benchmarks.md): a file of AUTO_FROM_BYTES or more whose head quotes no cell. A smaller
- * file is done before a second thread has paid for its start (its own code to load and compile, its own
- * warm-up); a file with quoted cells costs this thread a scan of every quote to find where records end.
- * `on` splits any file, `off` none.
+ * machine (docs/benchmarks.md): a file of about AUTO_FROM_ROWS rows or more whose head quotes no cell.
+ * A shorter file is done before a second thread has paid for its start (its own code to load and
+ * compile, its own warm-up); a file with quoted cells costs this thread a scan of every quote to find
+ * where records end. `on` splits any file, `off` none.
  */
 const DEFAULT_MODE = 'auto';
-/** `auto` splits files from this size. */
-const AUTO_FROM_BYTES = 96 << 20;
-/** `auto` looks for quotes in this much of the file's head. */
-const QUOTE_PROBE_BYTES = 64 << 10;
+/** `auto` splits files of about this many rows and more (told from the file's size and its head's lines). */
+const AUTO_FROM_ROWS = 1_000_000;
+/** `auto` looks for quotes, and counts lines, in this much of the file's head. */
+const HEAD_PROBE_BYTES = 64 << 10;
 /** Small parts keep memory low (a part's rows, report text and strings live at once) at no cost in speed. */
 const PART_BYTES = 256 << 10;
 /** A part thread gets this many parts for each one this thread checks. */
@@ -64,33 +64,49 @@ export function startPartThreads(spec: string, references: boolean): ThreadPool 
   } catch {
     return undefined;
   }
-  if (!wantsParts(mode, size, () => quotesInHead(spec))) return undefined;
+  if (!wantsParts(mode, size, () => fileHead(spec))) return undefined;
   const threads = threadCount();
   // `CATALOG_IO_VALIDATE_THREADS=0` asks for parts checked on this thread alone.
   if (threads < 1 && process.env.CATALOG_IO_VALIDATE_THREADS === undefined) return undefined;
   return new ThreadPool(threads);
 }
 
-/**
- * Whether a local CSV file of `size` bytes is checked in parts: `on` always, `auto` from AUTO_FROM_BYTES
- * when its head quotes no cell (`quoted` reads it), `off` never.
- */
-export function wantsParts(mode: string, size: number, quoted: () => boolean): boolean {
-  if (mode === 'on') return true;
-  if (mode !== 'auto') return false;
-  return size >= AUTO_FROM_BYTES && !quoted();
+/** What the head of a file tells `auto`: whether it quotes a cell, and its bytes per line. */
+export interface FileHead {
+  quoted: boolean;
+  /** 0 when the head holds no whole line. */
+  bytesPerLine: number;
 }
 
-/** Whether the file's first QUOTE_PROBE_BYTES hold a double quote (a quoted header name or cell). */
-export function quotesInHead(path: string): boolean {
-  const head = Buffer.alloc(QUOTE_PROBE_BYTES);
+/**
+ * Whether a local CSV file of `size` bytes is checked in parts: `on` always, `auto` when its head
+ * (`head` reads it, only for a file that could hold AUTO_FROM_ROWS rows) quotes no cell and its lines
+ * tell of AUTO_FROM_ROWS rows or more, `off` never.
+ */
+export function wantsParts(mode: string, size: number, head: () => FileHead): boolean {
+  if (mode === 'on') return true;
+  if (mode !== 'auto' || size < AUTO_FROM_ROWS * 2) return false;
+  const { quoted, bytesPerLine } = head();
+  return !quoted && bytesPerLine > 0 && size / bytesPerLine >= AUTO_FROM_ROWS;
+}
+
+/** The first HEAD_PROBE_BYTES of the file: any double quote (a quoted header name or cell), bytes a line. */
+export function fileHead(path: string): FileHead {
+  const head = Buffer.alloc(HEAD_PROBE_BYTES);
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
     const read = readSync(fd, head, 0, head.length, 0);
-    return head.subarray(0, read).includes(0x22);
+    const bytes = head.subarray(0, read);
+    let lines = 0;
+    let end = -1;
+    for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, at + 1)) {
+      lines++;
+      end = at + 1;
+    }
+    return { quoted: bytes.includes(0x22), bytesPerLine: lines > 0 ? end / lines : 0 };
   } catch {
-    return true;
+    return { quoted: true, bytesPerLine: 0 };
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
@@ -118,8 +134,9 @@ export interface PartsPlan {
  * How to check this source in parts, or undefined to check it on one thread: a local UTF-8 CSV file of
  * some size, without a reference check (it follows the tenant and the whole file), with a profile whose
  * rows stand alone (no fill-down, no product groups across rows), a report and rejects file written as
- * lines. `CATALOG_IO_VALIDATE_PARTS`: `auto` (the default) splits files of 96 MiB and more whose head
- * quotes no cell, `on` whatever the file, `off` never; `CATALOG_IO_VALIDATE_PART_BYTES` sets the part size.
+ * lines. `CATALOG_IO_VALIDATE_PARTS`: `auto` (the default) splits files of about a million rows and more
+ * whose head quotes no cell, `on` whatever the file, `off` never; `CATALOG_IO_VALIDATE_PART_BYTES` sets the
+ * part size.
  */
 export async function partsPlan(
   spec: string,
@@ -133,7 +150,7 @@ export async function partsPlan(
   const local = spec !== '-' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(spec) && !readerOptions.stdin;
   if (!local || opened.format !== 'csv' || !opened.csv || opened.encoding !== 'utf-8') return undefined;
   if (opened.notes.some((note) => note.startsWith('gzip'))) return undefined;
-  if (!wantsParts(mode, opened.totalBytes ?? 0, () => quotesInHead(spec))) return undefined;
+  if (!wantsParts(mode, opened.totalBytes ?? 0, () => fileHead(spec))) return undefined;
   if (options.references) return undefined;
   const { profile } = options;
   if (profile.fillDown || profile.variants || profile.parentColumn) return undefined;
@@ -203,6 +220,10 @@ export async function validateParts(
     duplicates: (entity, ref, line) =>
       replay.answers ? replay.answers[replay.at++] : checker.firstUseOfLine(entity, ref, line),
   });
+  // The file's size and its head's lines tell how many rows are coming: the duplicate check makes room
+  // for them at once (as one thread does after a few thousand rows), not by doubling its table.
+  const { bytesPerLine } = fileHead(plan.path);
+  if (bytesPerLine > 0 && opened.totalBytes) checker.expectRows(opened.totalBytes / bytesPerLine);
   const short: ShortRows = emptyRowCounter(plan.input.headers.length);
   const warnings = new Set<string>();
   const here: Here = {
