@@ -295,6 +295,8 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('stopping workers, kille
   const runPid = (source: string) => {
     const runs = join(dir, '.catalog-io', 'runs');
     for (const id of existsSync(runs) ? readdirSync(runs) : []) {
+      // A run's folder is made before its run.json is written.
+      if (!existsSync(join(runs, id, 'run.json'))) continue;
       const run = JSON.parse(readFileSync(join(runs, id, 'run.json'), 'utf8'));
       if (String(run.source).endsWith(source) && run.state === 'running') return run.pid as number;
     }
