@@ -395,6 +395,11 @@ export class RowChecker {
     return this.refs.checkLine(entity, ref, line);
   }
 
+  /** No ref so far came out of order (the duplicate check only logs them). */
+  get refsInOrder(): boolean {
+    return this.refs.inOrder;
+  }
+
   /** The duplicate check of a part's refs read on another thread (RefTracker.checkPart). */
   checkPart(
     hashes: Int32Array,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RefTracker } from '../../src/runner/ref-tracker.js';
+import { RefHasher, RefTracker } from '../../src/runner/ref-tracker.js';
 
 describe('RefTracker', () => {
   it('finds every duplicate among many refs and names where each was first', () => {
@@ -136,5 +136,44 @@ describe('RefTracker', () => {
     } finally {
       refs.close();
     }
+  });
+
+  it('a part checked elsewhere (hashes and lines) gets the answers of a row-by-row check, in any order', () => {
+    // Refs in no order, repeated within a part and across parts, and a part that rises: against a
+    // tracker fed row by row, each answer (the first line of a ref) is the same.
+    const hasher = new RefHasher();
+    const byRow = new RefTracker(5_000);
+    const byPart = new RefTracker(5_000);
+    let line = 2;
+    for (let part = 0; part < 12; part++) {
+      const spread = Array.from(
+        { length: 900 },
+        (_, i) => `R-${String((i * 7919 + part * 131) % 9000).padStart(5, '0')}`,
+      );
+      // Parts after the first repeat some of their own refs too, later in the part.
+      const refs: string[] =
+        part === 0
+          ? Array.from({ length: 700 }, (_, i) => `R-${String(i).padStart(5, '0')}`)
+          : [...spread, ...spread.filter((_, k) => k % 17 === 0).reverse()];
+      const hashes = new Int32Array(2 * refs.length);
+      const lines = new Int32Array(refs.length);
+      const expected: Array<string | undefined> = [];
+      refs.forEach((ref, i) => {
+        hasher.hash('products', ref);
+        hashes[2 * i] = hasher.a;
+        hashes[2 * i + 1] = hasher.b;
+        lines[i] = line;
+        expected.push(byRow.checkLine('products', ref, line));
+        line++;
+      });
+      const rising = refs.every((ref, i) => i === 0 || ref > refs[i - 1]!);
+      const run = rising ? { entity: 'products', first: refs[0]!, last: refs.at(-1)! } : undefined;
+      const said = byPart.checkPart(hashes, lines, run);
+      if (expected.every((e) => e === undefined)) expect(said).toBeUndefined();
+      else expect(said).toEqual(expected);
+    }
+    // Both went past their limit: refs on disk are found alike.
+    expect(byPart.spilled).toBeGreaterThan(0);
+    expect(byPart.firstLocation('products', 'R-00003')).toBe(byRow.firstLocation('products', 'R-00003'));
   });
 });

@@ -47,6 +47,11 @@ const HEAD_PROBE_BYTES = 64 << 10;
 const PART_BYTES = 256 << 10;
 /** A part thread gets this many parts for each one this thread checks. */
 const MAIN_SHARE = 1;
+/**
+ * The same once the file's refs came out of order: this thread then probes its duplicate table for every
+ * row of every part (a cache miss each), so it keeps fewer parts for itself.
+ */
+const MAIN_SHARE_OUT_OF_ORDER = 2;
 
 /**
  * The part threads, started before the source is opened when it may be checked in parts (a local file
@@ -297,8 +302,8 @@ async function checkInParts(
     let ended = false;
     const window = (plan.threads + 1) * PARTS_PER_THREAD;
     // Parts are dealt in turn: one to this thread, then MAIN_SHARE to each part thread (this thread also
-    // reads the file, answers the duplicate check and writes every part's text).
-    let dealt = 0;
+    // reads the file, answers the duplicate check and writes every part's bytes).
+    let sinceMine = Number.POSITIVE_INFINITY;
     for (;;) {
       while (!ended && given.length < window) {
         const next = await parts.next();
@@ -306,7 +311,12 @@ async function checkInParts(
         else if ('rest' in next) {
           ended = true;
           rest = next;
-        } else given.push({ part: next, mine: dealt++ % (MAIN_SHARE * plan.threads + 1) === 0 });
+        } else {
+          const share = checker.refsInOrder ? MAIN_SHARE : MAIN_SHARE_OUT_OF_ORDER;
+          const mine = sinceMine >= share * plan.threads;
+          sinceMine = mine ? 0 : sinceMine + 1;
+          given.push({ part: next, mine });
+        }
       }
       // A thread's parts go out while it has room; one it cannot take yet stays for this thread.
       for (const entry of given) {
