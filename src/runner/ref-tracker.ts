@@ -349,7 +349,7 @@ export class RefTracker {
    * slots, where a mask needs a power of two).
    */
   private home(a: number): number {
-    return Math.floor((a >>> 0) * this.scale);
+    return ((a >>> 0) * this.scale) | 0;
   }
 
   /** Moves every ref into a new table of `slots` slots. */
