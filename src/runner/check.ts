@@ -42,7 +42,10 @@ export type DuplicateAnswers = (entity: string, ref: string, line: number) => st
 /** A problem kind's count in a part of the file, and the first row that had it (see `RowChecker.takeKinds`). */
 export type KindCount = [kind: string, count: number, first: string | undefined];
 
-/** What the plain lane (`RowChecker.quick`) says of a row: its one draft's entity and ref, and its errors. */
+/**
+ * What the plain lane (`RowChecker.quick`) says of a row: its one draft's entity and ref, and its errors.
+ * One object, filled again for every row (read it before the next row is judged).
+ */
 export interface QuickChecked {
   entity: string;
   ref: string;
@@ -159,6 +162,8 @@ export function rowWarnings(issues: readonly RowIssue[], more: readonly string[]
 export class RowChecker {
   /** See QuickLinks: filled by `quick` when `collectLinks`. */
   readonly quickLinks: QuickLinks = { count: 0, at: [], columns: [], values: [] };
+  /** What `quick` returns, filled again for every row: no object per row. */
+  private readonly quickSaid: QuickChecked = { entity: '', ref: '', errors: NO_ERRORS };
   private readonly mapper: Mapper;
   private readonly validator: DraftValidator;
   private readonly refs: RefTracker;
@@ -250,7 +255,11 @@ export class RowChecker {
       errors = [this.duplicateIssue(entity, ref, first, row.headers?.[refAt])];
       this.countKind(fullSentence(undefined, errors[0]!.column, errors[0]!.brief), () => row.location.text);
     }
-    return { entity, ref, errors };
+    const said = this.quickSaid;
+    said.entity = entity;
+    said.ref = ref;
+    said.errors = errors;
+    return said;
   }
 
   /** The cell's plain reading is settled and its value (if any) passes the field's fast test. */
