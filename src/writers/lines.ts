@@ -93,20 +93,7 @@ function utf8Lines(stream: WriteStream, check: () => void): LineFile {
     tail.at += tail.chunk.write(text, tail.at);
     return wait;
   };
-  return {
-    bytes: tail,
-    async write(text) {
-      await append(text);
-    },
-    append,
-    async close() {
-      check();
-      await flush();
-      stream.end();
-      await once(stream, 'finish');
-      check();
-    },
-  };
+  return lineFile(stream, check, append, flush, tail);
 }
 
 /** Other encodings (a rejects file in the source's): lines gathered as text, encoded a chunk at a time. */
@@ -123,7 +110,19 @@ function encodedLines(stream: WriteStream, check: () => void, encoding: string):
     pending += text;
     return pending.length >= CHUNK_CHARS ? flush() : undefined;
   };
+  return lineFile(stream, check, append, flush);
+}
+
+/** A LineFile from how it appends a line and how it hands what it holds to the stream. */
+function lineFile(
+  stream: WriteStream,
+  check: () => void,
+  append: (text: string) => Promise<void> | undefined,
+  flush: () => Promise<void> | undefined,
+  bytes?: ByteTail,
+): LineFile {
   return {
+    ...(bytes && { bytes }),
     async write(text) {
       await append(text);
     },
