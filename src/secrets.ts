@@ -14,9 +14,15 @@ const SECRET_PARAM =
 
 const secrets = new Set<string>();
 
-/** A value that must never be shown (shorter ones would mask ordinary words). */
+/**
+ * Secrets shorter than this are not masked: they would mangle ordinary text. One rule for the values
+ * registered here and for the API clients' own masking of their answers (api/errors.ts).
+ */
+export const MIN_SECRET_CHARS = 4;
+
+/** A value that must never be shown. */
 export function registerSecret(value: string): void {
-  if (value.length >= 6) secrets.add(value);
+  if (value.length >= MIN_SECRET_CHARS) secrets.add(value);
 }
 
 /** The values registered so far (handed to a worker thread, whose registry starts empty). */

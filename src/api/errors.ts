@@ -8,6 +8,7 @@
 //   anything else      a plain-text body, or no body at all
 // The API key never reaches an ApiError: it is not part of the path, and any echo of it in a body is masked.
 import { CatalogIoError, type ErrorCode } from '../errors.js';
+import { MIN_SECRET_CHARS } from '../secrets.js';
 import { ATTEMPT_TIMEOUT, formatDuration } from './deadline.js';
 
 export type ServiceName = 'Catalog API' | 'DAM API';
@@ -340,9 +341,9 @@ export function header(
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** Replaces every secret with `***`. Secrets shorter than 4 characters are not masked (they would mangle text). */
+/** Replaces every secret with `***` (those of MIN_SECRET_CHARS and more: shorter ones would mangle text). */
 export function masker(secrets: readonly string[]): (text: string) => string {
-  const real = secrets.filter((s) => s.length >= 4);
+  const real = secrets.filter((s) => s.length >= MIN_SECRET_CHARS);
   if (real.length === 0) return (t) => t;
   return (text) => real.reduce((acc, s) => acc.split(s).join('***'), text);
 }

@@ -1,6 +1,7 @@
 // The one redactor of the project: credential-like query parameters of any URL in any text, the user
 // and password of a URL, and the API key registered once the settings are read, wherever they turn up.
 import { describe, expect, it } from 'vitest';
+import { masker } from '../../src/api/errors.js';
 import { redactFields, redactText, redactUrl, registerSecret, registerSecretsIn } from '../../src/secrets.js';
 
 describe('redactUrl', () => {
@@ -60,5 +61,15 @@ describe('redactText', () => {
     expect(redactFields(line)).toEqual({ location: 'line 2', message: 'key ***', value: 'plain' });
     const clean = { location: 'line 3', message: 'fine' };
     expect(redactFields(clean)).toBe(clean);
+  });
+
+  it('masks a short key as the API clients do: from four characters', () => {
+    // A key of five characters used to pass the registry (six and up) while the clients masked it.
+    registerSecret('k9Zq5');
+    registerSecret('ab3');
+    expect(redactText('rejected key k9Zq5 for tenant ab3')).toBe('rejected key *** for tenant ab3');
+    expect(masker(['k9Zq5', 'ab3'])('rejected key k9Zq5 for tenant ab3')).toBe(
+      'rejected key *** for tenant ab3',
+    );
   });
 });
