@@ -55,7 +55,7 @@ export function collectByParent(
   result: MappedRow,
   parts: Part[],
   parent: Cell | undefined,
-  by: { parentColumn: string; ownVariant: boolean },
+  by: { parentColumn: string; ownVariant: boolean | readonly string[] },
   cellOf: (column: string) => Cell | undefined,
 ): void {
   const [main, variant] = parts as [Part, Part];
@@ -65,7 +65,7 @@ export function collectByParent(
       ? `a row without "${by.parentColumn}" is a product`
       : `a row with "${by.parentColumn}" is a variant of that product`;
     const lost = notWritten(dropped, drafted, cellOf, why);
-    if (dropped === variant && by.ownVariant && lost.length > 0) {
+    if (dropped === variant && ownsVariant(by.ownVariant, lost)) {
       variant.draft.links.productRef = main.draft.ref;
       result.drafts.push(main.draft, variant.draft);
       return;
@@ -74,6 +74,12 @@ export function collectByParent(
   }
   if (drafted === variant) variant.draft.links.productRef = String(parent).trim();
   result.drafts.push(drafted.draft);
+}
+
+/** `ownVariant`: true for any variant value left out, or a list of the columns whose value counts. */
+function ownsVariant(own: boolean | readonly string[], lost: readonly RowIssue[]): boolean {
+  if (own === true) return lost.length > 0;
+  return Array.isArray(own) && lost.some((issue) => issue.column !== undefined && own.includes(issue.column));
 }
 
 /** The words of a not-written warning (the import's count of rows left without an image tells them apart). */

@@ -139,6 +139,11 @@ export class ColumnPlanner {
       throw profileError('$.parentColumn', 'needs "variants": true');
     if (profile.ownVariant && !profile.parentColumn)
       throw profileError('$.ownVariant', 'needs "parentColumn"');
+    // With autoColumns off, the columns are all named here: a list naming another is a typo.
+    if (Array.isArray(profile.ownVariant) && profile.autoColumns === false)
+      for (const [i, column] of profile.ownVariant.entries())
+        if (!(column in (profile.columns ?? {})))
+          throw profileError(`$.ownVariant[${i}]`, `"${column}" is not one of the profile's columns`);
     if (profile.variants) {
       if (main.kind !== 'products') {
         throw profileError('$.variants', 'variant rows can only be grouped under products');

@@ -91,8 +91,10 @@ export interface Profile {
    * With `parentColumn`: a row without a parent that gives a variant value of its own (a price, a stock:
    * WooCommerce's and Bagisto's simple products) drafts its product and a variant of it, the variant's ref
    * from the row's variant ref column. Without it, such values are not written, and each is a warning.
+   * A list of columns: only a value in one of them makes the variant (Bagisto's `price`, while its
+   * `status`, given on every row, does not: a configurable or grouped product has no variant of its own).
    */
-  ownVariant?: boolean;
+  ownVariant?: boolean | string[];
   /**
    * Column naming the scope a row belongs to (Magento `store_view_code`): a row with a value there
    * overrides its product's default row for one store view, its empty cells meaning "inherit". The

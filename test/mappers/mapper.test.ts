@@ -433,6 +433,54 @@ describe('parent column (WooCommerce, Bagisto)', () => {
     expect(m.warnings).toEqual([]);
   });
 
+  it('ownVariant as a list: only a value in one of its columns makes a parentless row its own variant', () => {
+    // Bagisto: a simple product has a price; a configurable or grouped one only a status (on every row).
+    const m = mapper({
+      entity: 'products',
+      variants: true,
+      parentColumn: 'parent_sku',
+      ownVariant: ['price'],
+      autoColumns: false,
+      columns: { sku: 'frmt_ref', name: 'prod_title', price: 'frmt_price', stock: 'frmt_stock' },
+      fields: { prod_ref: { from: ['sku'] } },
+    });
+    const rows = csvRows(
+      ['sku', 'parent_sku', 'name', 'price', 'stock'],
+      [
+        ['SP-001', '', 'Simple', '14', '3'],
+        ['CP-001', '', 'Configurable', '', '5'],
+      ],
+    );
+    const [simple, configurable] = rows.map((r) => m.map(r));
+    expect(simple!.drafts.map((d) => [d.entity, d.ref])).toEqual([
+      ['products', 'SP-001'],
+      ['variants', 'SP-001'],
+    ]);
+    expect(simple!.drafts[1]).toMatchObject({
+      links: { productRef: 'SP-001' },
+      fields: { frmt_price: 14, frmt_stock: 3 },
+    });
+    expect(simple!.issues).toEqual([]);
+    // The stock alone does not make a variant: it is not written, and the row says so.
+    expect(configurable!.drafts.map((d) => [d.entity, d.ref])).toEqual([['products', 'CP-001']]);
+    expect(configurable!.issues.map((i) => i.message)).toEqual([
+      'column "stock" (variants.frmt_stock) not written: this row drafts no variant (a row without "parent_sku" is a product)',
+    ]);
+  });
+
+  it("ownVariant names only the profile's columns when they are all named", () => {
+    expect(() =>
+      mapper({
+        entity: 'products',
+        variants: true,
+        parentColumn: 'parent_sku',
+        ownVariant: ['prices'],
+        autoColumns: false,
+        columns: { sku: 'frmt_ref', price: 'frmt_price' },
+      }),
+    ).toThrow(/\$\.ownVariant\[0\] "prices" is not one of the profile's columns/);
+  });
+
   it('needs variants: true', () => {
     expect(() => mapper({ entity: 'products', parentColumn: 'Parent' })).toThrow(
       /\$\.parentColumn needs "variants": true/,
