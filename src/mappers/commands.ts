@@ -82,8 +82,8 @@ function ownsVariant(own: boolean | readonly string[], lost: readonly RowIssue[]
   return Array.isArray(own) && lost.some((issue) => issue.column !== undefined && own.includes(issue.column));
 }
 
-/** The words of a not-written warning (the import's count of rows left without an image tells them apart). */
-export const NOT_WRITTEN = 'not written: this row drafts no';
+/** The words of a not-written warning. */
+const NOT_WRITTEN = 'not written: this row drafts no';
 
 /**
  * A warning per column whose value went to the part the row does not draft (a simple product's price on

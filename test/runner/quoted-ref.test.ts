@@ -65,5 +65,7 @@ describe('a reference with a stray quote', () => {
       ]);
     }
     expect(table.validate.lines[1]?.outcome).toBe('valid');
+    // The row names no image: it is not among the rows written without one.
+    expect(table.imported.summary).toMatchObject({ assetWarnings: 0 });
   });
 });

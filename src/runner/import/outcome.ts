@@ -13,6 +13,14 @@ import type { FieldChange } from './diff.js';
 import type { PlannedRecords } from './planned.js';
 
 export type WriteOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'skipped' | 'failed';
+
+/** A result's warning for an image or file left out of the record (`image 1.jpg left out: ...`). */
+export function leftOutWarning(kind: string, url: string, message: string | undefined): string {
+  return `${kind} ${url} left out: ${message}`;
+}
+
+/** A left-out warning (leftOutWarning) among a report line's `; `-joined warnings. */
+export const LEFT_OUT_WARNING = /(?:^|; )(?:image|file) .+? left out: /;
 export type PlanOutcome = 'would-create' | 'would-update' | 'would-delete';
 
 export interface DraftResult {

@@ -1,10 +1,9 @@
 // One report line per source row: the most telling outcome of its drafts, and every message.
-import { NOT_WRITTEN } from '../../mappers/commands.js';
 import type { SourceRow } from '../../readers/types.js';
 import { cellText, fullSentence } from '../../schema/messages.js';
 import type { ImportReportLine } from '../../writers/import-report.js';
 import { type CheckedRow, rowWarnings } from '../check.js';
-import type { DraftResult, PlanOutcome, WriteOutcome } from './outcome.js';
+import { type DraftResult, LEFT_OUT_WARNING, type PlanOutcome, type WriteOutcome } from './outcome.js';
 
 export type RowOutcome = WriteOutcome | PlanOutcome | 'invalid' | 'not-attempted';
 
@@ -114,14 +113,12 @@ function changedText(r: DraftResult): string[] {
 }
 
 /**
- * The row's warnings say more than what its mapping left out (`NOT_WRITTEN`): an image or file the import
- * left out, which the summary counts. Read from the line alone, so a resumed run counts its carried rows
- * the same way.
+ * The row's warnings name an image or file the import left out, which the summary counts (not what its
+ * mapping left out or a stray quote in its ref). Read from the line alone, so a resumed run counts its
+ * carried rows the same way.
  */
 export function leftOutAssets(line: Pick<ImportReportLine, 'warnings'>): boolean {
-  if (!line.warnings) return false;
-  if (!line.warnings.includes(NOT_WRITTEN)) return true;
-  return line.warnings.split('; ').some((said) => !said.includes(NOT_WRITTEN));
+  return line.warnings !== '' && LEFT_OUT_WARNING.test(line.warnings);
 }
 
 /** The row's first failed result (the one its problem is counted by). */

@@ -12,7 +12,7 @@ import { diffDraft, type ExistingRecord, type FieldChange } from './diff.js';
 import { registerDraftAssets } from './draft-assets.js';
 import { type ResolvedLinks, resolveLinks } from './links.js';
 import type { RecordLookup } from './lookup.js';
-import { type DraftResult, type ExecutorContext, failure, placeOf } from './outcome.js';
+import { type DraftResult, type ExecutorContext, failure, leftOutWarning, placeOf } from './outcome.js';
 import { PLANNED_VALUES_BUDGET } from './planned.js';
 
 /** `known`: the drafts' records when the caller already looked them up. */
@@ -204,7 +204,7 @@ function leaveOut(draft: Draft, failed: readonly AssetOutcome[], baseLanguage: s
         else delete values[asset.field];
       } else if (value === asset.name || value === outcome.reference) delete values[asset.field];
     }
-    warnings.push(`${outcome.kind} ${outcome.url} left out: ${outcome.message}`);
+    warnings.push(leftOutWarning(outcome.kind, outcome.url, outcome.message));
   }
   const gone = new Set(failed.map((o) => o.url));
   draft.assets = draft.assets.filter((a) => !gone.has(a.url ?? a.name));
