@@ -35,8 +35,12 @@ const RELEASE_WAIT_MS = 2000;
 /** Present while Redis keeps what lock holders wrote; gone after a flush or a restart that lost it. */
 const MARKER = `${KEY_PREFIX}:locks-kept`;
 
-/** Renews only a lock that is still ours. */
-const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+/**
+ * Renews only a lock that is still ours, and sets the marker (KEYS[2]) that says Redis keeps its locks:
+ * one request a renewal.
+ */
+const RENEW = `redis.call('set', KEYS[2], '1')
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
 /** Deletes the lock and its "last holder" note only when they are ours. */
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('del', KEYS[1]) end
 if redis.call('get', KEYS[2]) == ARGV[1] then redis.call('del', KEYS[2]) end
@@ -112,8 +116,7 @@ export class RedisLockStore implements RunLockStore {
       if (released || busy) return;
       busy = true;
       try {
-        await redis.set(MARKER, '1');
-        const kept = await redis.eval(RENEW, 1, key, value, String(ttlMs));
+        const kept = await redis.eval(RENEW, 2, key, MARKER, value, String(ttlMs));
         if (kept === 1) {
           renewedAt = Date.now();
           return;
