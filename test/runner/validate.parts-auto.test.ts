@@ -1,11 +1,16 @@
 // When validate checks a file in parts by default (`CATALOG_IO_VALIDATE_PARTS=auto`): local CSV files of
 // about a million rows and more whose head quotes no cell, where two threads measured faster than one
 // (docs/benchmarks.md).
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { connect } from '../../src/config/index.js';
+import { validateFile } from '../../src/runner/validate.js';
 import { type FileHead, fileHead, wantsParts } from '../../src/runner/validate-parts/parts.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { loadTenantModel, pullSchemas } from '../../src/schema/load.js';
 
 const MIB = 1 << 20;
 const plain = (bytesPerLine: number) => (): FileHead => ({ quoted: false, bytesPerLine });
@@ -60,4 +65,63 @@ describe('the parts policy', () => {
     // A file that cannot be read is left to one thread, which reports why.
     expect(fileHead(join(dir, 'missing.csv'))).toEqual({ quoted: true, bytesPerLine: 0 });
   });
+});
+
+describe('the default on a file of a million rows', () => {
+  it("checks it in parts, and the report is the one thread's byte for byte; a quoted head keeps one thread", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'parts-auto-run-'));
+    const schemas = join(dir, 'schemas');
+    const sandbox = await startSandbox({ port: 0 });
+    const connection = await connect({
+      settings: { catalogUrl: sandbox.catalogUrl, damUrl: sandbox.damUrl, apiKey: sandbox.apiKey },
+    });
+    try {
+      await pullSchemas(connection.catalog, schemas);
+    } finally {
+      await connection.close();
+      await sandbox.close();
+    }
+    const model = await loadTenantModel({ schemasDir: schemas });
+    // 1,050,000 short rows (17 MB), a duplicate ref and a title over its limit among them.
+    const write = async (file: string, firstTitle: string) => {
+      const out = createWriteStream(file);
+      out.write(`prod_ref,prod_title\nP0000000,${firstTitle}\n`);
+      for (let start = 1; start < 1_050_000; start += 10_000) {
+        let chunk = '';
+        for (let i = start; i < Math.min(start + 10_000, 1_050_000); i++)
+          chunk += `P${String(i === 700_001 ? 5 : i).padStart(7, '0')},${i === 900_000 ? 'T'.repeat(300) : `Title ${i}`}\n`;
+        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      }
+      await new Promise<void>((resolve) => out.end(() => resolve()));
+    };
+    const plain = join(dir, 'plain.csv');
+    const quoted = join(dir, 'quoted.csv');
+    await write(plain, 'Lamp');
+    await write(quoted, '"Lamp, blue"');
+    const saved = process.env.CATALOG_IO_VALIDATE_PARTS;
+    const run = async (source: string, mode: string | undefined, report: string) => {
+      if (mode === undefined) delete process.env.CATALOG_IO_VALIDATE_PARTS;
+      else process.env.CATALOG_IO_VALIDATE_PARTS = mode;
+      return validateFile({ source, model, profile: { entity: 'products' }, reportFile: join(dir, report) });
+    };
+    try {
+      const split = await run(plain, undefined, 'auto.csv');
+      const single = await run(plain, 'off', 'off.csv');
+      const kept = await run(quoted, undefined, 'quoted.csv');
+      if (availableParallelism() > 1) {
+        expect(split.parts).toBeGreaterThan(10);
+        expect(split.threadParts).toBeGreaterThan(0);
+      } else expect(split.parts).toBeUndefined();
+      expect(single.parts).toBeUndefined();
+      expect(kept.parts).toBeUndefined();
+      expect(split.outcomes).toEqual({ valid: 1_049_998, invalid: 2, skipped: 0 });
+      expect(split.outcomes).toEqual(single.outcomes);
+      expect(split.topErrors).toEqual(single.topErrors);
+      const [a, b] = await Promise.all([readFile(join(dir, 'auto.csv')), readFile(join(dir, 'off.csv'))]);
+      expect(a.equals(b)).toBe(true);
+    } finally {
+      if (saved === undefined) delete process.env.CATALOG_IO_VALIDATE_PARTS;
+      else process.env.CATALOG_IO_VALIDATE_PARTS = saved;
+    }
+  }, 120_000);
 });
