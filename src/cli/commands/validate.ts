@@ -5,10 +5,11 @@ import type { CatalogClient } from '../../api/catalog.js';
 import type { DamClient } from '../../api/dam.js';
 // From flags.js, not the config index: an offline run (--schemas) loads no HTTP client.
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
-import { checkSource } from '../../readers/index.js';
+import { checkSource, workbookSheets } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
 import { type DamNameLookup, ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
-import { type ValidateFileResult, validateFile } from '../../runner/validate.js';
+import { type ValidateFileOptions, type ValidateFileResult, validateFile } from '../../runner/validate.js';
+import type { ValidatedSheet } from '../../runner/validate-workbook.js';
 import { redactText } from '../../secrets.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
@@ -57,8 +58,17 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
               announce: (line) => out.error(line),
             })
           : undefined;
-      // Only the profile's entity: a feed of products reads no custom entity's `$metadata`.
-      const scope = [profile.entity];
+      // A workbook of several sheets, with no --sheet nor --entity, is validated whole, as the import
+      // imports it: every sheet placed on an entity.
+      const readerOptions = readerOptionsFrom(args);
+      const sheets =
+        readerOptions.sheet === undefined && args.entity === undefined
+          ? await workbookSheets(sourceArg(args.source), readerOptions)
+          : undefined;
+      const whole = sheets !== undefined && sheets.length > 1 ? sheets : undefined;
+      // Only the profile's entity: a feed of products reads no custom entity's `$metadata` (a whole
+      // workbook may hold any entity).
+      const scope = whole ? 'all' : [profile.entity];
       const model = connection
         ? await connection.tenant.model(scope)
         : await tenantModelFor({ flags, scope, announce: (line) => out.error(line) });
@@ -74,12 +84,12 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
             )
           : undefined;
         const damUrl = connection?.tenant.damUrl;
-        result = await validateFile({
+        const fileOptions: ValidateFileOptions = {
           ...(references && { references }),
           // A DAM on loopback (a sandbox) fetches from its own origin.
           ...(damUrl && { damHosts: [new URL(damUrl).host] }),
           source: sourceArg(args.source),
-          readerOptions: readerOptionsFrom(args),
+          readerOptions,
           model,
           profile,
           onAssetError: args['on-asset-error'],
@@ -100,7 +110,10 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
               counts: `${s.outcomes.valid} valid · ${s.outcomes.invalid} invalid`,
             });
           },
-        });
+        };
+        result = whole
+          ? await (await import('../../runner/validate-workbook.js')).validateWorkbook(fileOptions, whole)
+          : await validateFile(fileOptions);
       } finally {
         progress.stop();
         await connection?.close();
@@ -122,6 +135,7 @@ function printSummary(out: Output, result: ValidateFileResult, args: ValidateArg
           warned: result.warned,
           topErrors: result.topErrors,
           warnings: result.warnings,
+          ...('sheets' in result && { sheets: result.sheets }),
           ...(args.report && { report: args.report }),
           ...(args.rejects && { rejects: args.rejects }),
         }),
@@ -134,6 +148,10 @@ function printSummary(out: Output, result: ValidateFileResult, args: ValidateArg
   out.error(
     `${result.source}: ${result.rows} rows: ${valid} valid${warned}, ${invalid} invalid, ${skipped} skipped`,
   );
+  if ('sheets' in result)
+    out.error(
+      `sheets: ${(result.sheets as ValidatedSheet[]).map((s) => `${s.sheet} (${s.entity}, ${s.rows} rows)`).join(', ')}`,
+    );
   printFindings(out, result);
   if (args.report) out.error(`report: ${args.report}`);
   if (args.rejects && invalid > 0) out.error(`rejects: ${args.rejects} (fix them and run again)`);

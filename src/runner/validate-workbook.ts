@@ -1,0 +1,174 @@
+// A workbook of several sheets validated whole, as `catalog-io import` imports it (runner/import/
+// workbook.ts): each sheet placed on an entity by the same rules (the profile's `sheets`, the sheet's
+// name, its header), validated in the import's order (categories, products, variants, custom entities),
+// into one report, one rejects file per sheet and one summary. The profile reads the sheets of its own
+// entity; the others are read as an import without a profile reads them. A reference check, when there
+// is one, follows the whole workbook: a variant finds the product its products sheet defines.
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { CatalogIoError } from '../errors.js';
+import { openSource } from '../readers/index.js';
+import { rejectsFileOf } from '../writers/rejects.js';
+import { openReport, type ReportLine } from '../writers/report.js';
+import type { TopProblem } from './check.js';
+import { placeSheets } from './import/workbook.js';
+import { structureTable } from './structure/sheets.js';
+import { type ValidateFileOptions, type ValidateFileResult, validateFile } from './validate.js';
+import type { SourceProgress, ValidateSummary } from './validate-rows.js';
+
+export interface ValidatedSheet {
+  sheet: string;
+  entity: string;
+  rows: number;
+}
+
+export interface ValidateWorkbookResult extends ValidateFileResult {
+  sheets: ValidatedSheet[];
+}
+
+/** Problem kinds the summary lists (as one file's). */
+const TOP = 10;
+
+export async function validateWorkbook(
+  options: ValidateFileOptions,
+  sheetNames: readonly string[],
+): Promise<ValidateWorkbookResult> {
+  const headers: Array<{ name: string; headers: readonly string[] | undefined }> = [];
+  for (const name of sheetNames) headers.push({ name, headers: await headersOf(options, name) });
+  const { placed, unplaced } = placeSheets(headers, options.model, options.profile.sheets);
+  const structure = unplaced.filter((s) => structureTable(s) !== undefined);
+  const unknown = unplaced.filter((s) => structureTable(s) === undefined);
+  if (placed.length === 0) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `No sheet of ${options.source} names an entity (${unplaced.map((s) => `"${s}"`).join(', ')}): name the sheets after the entities (products, variants, categories), map them in the profile's "sheets", or validate one with --sheet and --entity`,
+    );
+  }
+  const warnings: string[] = [];
+  if (unknown.length > 0)
+    warnings.push(
+      `sheets not validated, no entity found for them: ${unknown.map((s) => `"${s}"`).join(', ')} (name one with --sheet and --entity, or map it in the profile's "sheets")`,
+    );
+  if (structure.length > 0)
+    warnings.push(
+      `sheets ${structure.map((s) => `"${s}"`).join(', ')} (the attribute sets and layouts) are checked against the tenant by the import, which applies them first: not validated here`,
+    );
+  // Each sheet's report lines go to a file of their own, then into the one report in the sheets' order.
+  const lines = options.reportFile ? await mkdtemp(path.join(tmpdir(), 'catalog-io-validate-')) : undefined;
+  const parts: ValidateFileResult[] = [];
+  const sheets: ValidatedSheet[] = [];
+  // Progress counts the workbook's rows, not the sheet's: one view, filled again on each call.
+  const before = { rows: 0, valid: 0, invalid: 0, skipped: 0, warned: 0 };
+  const view: ValidateSummary = {
+    rows: 0,
+    outcomes: { valid: 0, invalid: 0, skipped: 0 },
+    warned: 0,
+    topErrors: [],
+    warnings: [],
+  };
+  const onRow = options.onRow;
+  try {
+    for (const [i, { sheet, entity }] of placed.entries()) {
+      const { reportFile: _report, rejectsFile, onRow: _onRow, ...rest } = options;
+      const part = await validateFile({
+        ...rest,
+        ...(onRow && {
+          onRow: (s: Readonly<ValidateSummary>, read: SourceProgress) => {
+            view.rows = before.rows + s.rows;
+            view.outcomes.valid = before.valid + s.outcomes.valid;
+            view.outcomes.invalid = before.invalid + s.outcomes.invalid;
+            view.outcomes.skipped = before.skipped + s.outcomes.skipped;
+            view.warned = before.warned + s.warned;
+            onRow(view, read);
+          },
+        }),
+        readerOptions: { ...options.readerOptions, sheet: [sheet] },
+        profile: entity === options.profile.entity ? options.profile : { entity },
+        ...(lines && { reportFile: path.join(lines, `${i}.jsonl`) }),
+        ...(rejectsFile && { rejectsFile: rejectsFileOf(rejectsFile, sheet) }),
+      });
+      parts.push(part);
+      sheets.push({ sheet, entity, rows: part.rows });
+      before.rows += part.rows;
+      before.valid += part.outcomes.valid;
+      before.invalid += part.outcomes.invalid;
+      before.skipped += part.outcomes.skipped;
+      before.warned += part.warned;
+    }
+    const result: ValidateWorkbookResult = { ...fold(options.source, parts, warnings), sheets };
+    if (options.reportFile && lines) {
+      const report = await openReport(options.reportFile);
+      try {
+        for (let i = 0; i < parts.length; i++)
+          for await (const line of jsonLines(path.join(lines, `${i}.jsonl`))) {
+            const written = report.write(line);
+            if (written) await written;
+          }
+      } finally {
+        await report.close([
+          ['source', result.source],
+          ['sheets', sheets.map((s) => `${s.sheet} (${s.entity})`).join(', ')],
+          ['rows', result.rows],
+          ...Object.entries(result.outcomes).map(([outcome, n]) => [outcome, n] as const),
+          ['with warnings', result.warned],
+        ]);
+      }
+    }
+    return result;
+  } finally {
+    if (lines) await rm(lines, { recursive: true, force: true });
+  }
+}
+
+/** The sheets' results as one file's: counts added up, problem kinds merged, notes and warnings once. */
+function fold(source: string, parts: readonly ValidateFileResult[], warnings: string[]): ValidateFileResult {
+  const outcomes = { valid: 0, invalid: 0, skipped: 0 };
+  const kinds = new Map<string, TopProblem>();
+  let rows = 0;
+  let warned = 0;
+  for (const part of parts) {
+    rows += part.rows;
+    warned += part.warned;
+    outcomes.valid += part.outcomes.valid;
+    outcomes.invalid += part.outcomes.invalid;
+    outcomes.skipped += part.outcomes.skipped;
+    for (const top of part.topErrors) {
+      const known = kinds.get(top.message);
+      if (known) known.count += top.count;
+      else kinds.set(top.message, { ...top });
+    }
+  }
+  return {
+    source: parts[0]?.source ?? source,
+    rows,
+    outcomes,
+    warned,
+    // The first sheet's first row of a kind stays the first: sheets ran in order.
+    topErrors: [...kinds.values()].sort((a, b) => b.count - a.count).slice(0, TOP),
+    warnings: [...new Set([...warnings, ...parts.flatMap((p) => p.warnings)])],
+    notes: [...new Set(parts.flatMap((p) => p.notes))],
+  };
+}
+
+async function headersOf(options: ValidateFileOptions, sheet: string): Promise<string[] | undefined> {
+  try {
+    const opened = await openSource(options.source, { ...options.readerOptions, sheet: [sheet] });
+    await opened.close();
+    return opened.headers;
+  } catch {
+    // An empty sheet has no header: it is placed by its name or not at all.
+    return undefined;
+  }
+}
+
+async function* jsonLines(file: string): AsyncGenerator<ReportLine> {
+  for await (const line of createInterface({
+    input: createReadStream(file),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  })) {
+    if (line) yield JSON.parse(line) as ReportLine;
+  }
+}
