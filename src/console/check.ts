@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { profileFrom } from '../cli/commands/feed.js';
 import type { ConnectionFlags } from '../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../errors.js';
+import { workbookSheets } from '../readers/index.js';
 import { formatSize } from '../readers/options.js';
 import { tenantModelFor } from '../runner/model-source.js';
 import { type ValidateFileResult, validateFile } from '../runner/validate.js';
@@ -65,9 +66,15 @@ export function checkRoutes(
         ...(profileFile && { profile: profileFile }),
         ...(entity && { entity }),
       });
-      const model = await tenantModelFor({ flags: options.flags, scope: [profile.entity] });
+      // A workbook of several sheets, with no entity named, is checked whole, as `validate` checks it.
+      const sheets = entity === undefined ? await workbookSheets(feed.file) : undefined;
+      const whole = sheets !== undefined && sheets.length > 1 ? sheets : undefined;
+      const model = await tenantModelFor({ flags: options.flags, scope: whole ? 'all' : [profile.entity] });
       const report = path.join(dir, 'report.jsonl');
-      const result = await validateFile({ source: feed.file, model, profile, reportFile: report });
+      const checked = { source: feed.file, model, profile, reportFile: report };
+      const result = whole
+        ? await (await import('../runner/validate-workbook.js')).validateWorkbook(checked, whole)
+        : await validateFile(checked);
       const id = String(++next);
       checks.set(id, { dir, report, result: { ...result, source: feed.name }, file: feed.name });
       for (const [old, check] of checks) {

@@ -5,12 +5,14 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAccess } from '../../src/console/access.js';
 import { startConsole } from '../../src/console/server.js';
 import { enqueueFeed, openQueue } from '../../src/jobs/queue.js';
 import { connectRedis } from '../../src/redis/connection.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { redisTestsRun, useRedis } from '../helpers/redis-server.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -152,6 +154,37 @@ describe.runIf(redisTestsRun('test/console/serve.test.ts'))('jobs', () => {
 });
 
 describe('check a file', () => {
+  it('checks a workbook of several sheets whole, as validate does', async () => {
+    const sandbox = await startSandbox({ port: 0 });
+    const handle = await startConsole({
+      stateDir: mkdtempSync(join(tmpdir(), 'state-')),
+      port: 0,
+      flags: { catalogUrl: sandbox.catalogUrl, damUrl: sandbox.damUrl, apiKey: sandbox.apiKey },
+    });
+    try {
+      const workbook = new ExcelJS.Workbook();
+      workbook.addWorksheet('Variants').addRows([
+        ['frmt_ref', 'prod_ref', 'frmt_price'],
+        ['CW-1-S', 'CW-1', 'abc'],
+      ]);
+      workbook.addWorksheet('Products').addRows([
+        ['prod_ref', 'prod_title'],
+        ['CW-1', 'Shirt'],
+        ['CW-2', 'Pants'],
+      ]);
+      const form = new FormData();
+      form.append('feed', new Blob([await workbook.xlsx.writeBuffer()]), 'book.xlsx');
+      const res = await fetch(`${handle.url}/api/check`, { method: 'POST', body: form });
+      const body = (await res.json()) as { rows?: number; outcomes?: Record<string, number>; error?: string };
+      expect(res.status, body.error).toBe(200);
+      // Both sheets: the products sheet's 2 rows and the variants sheet's, whose price is no number.
+      expect(body).toMatchObject({ rows: 3, outcomes: { valid: 2, invalid: 1 } });
+    } finally {
+      await handle.close();
+      await sandbox.close();
+    }
+  });
+
   it('cuts an upload at --max-upload, on its way to the disk, with a clear answer', async () => {
     const handle = await startConsole({
       stateDir: mkdtempSync(join(tmpdir(), 'state-')),
