@@ -150,7 +150,7 @@ function printSummary(out: Output, result: ValidateFileResult, args: ValidateArg
   );
   if ('sheets' in result)
     out.error(
-      `sheets: ${(result.sheets as ValidatedSheet[]).map((s) => `${s.sheet} (${s.entity}, ${s.rows} rows)`).join(', ')}`,
+      `sheets: ${(result.sheets as ValidatedSheet[]).map((s) => `${s.sheet} (${s.entity}, ${s.rows} row${s.rows === 1 ? '' : 's'})`).join(', ')}`,
     );
   printFindings(out, result);
   if (args.report) out.error(`report: ${args.report}`);
