@@ -4,17 +4,14 @@
 // into one report, one rejects file per sheet and one summary. The profile reads the sheets of its own
 // entity; the others are read as an import without a profile reads them. A reference check, when there
 // is one, follows the whole workbook: a variant finds the product its products sheet defines.
-import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { CatalogIoError } from '../errors.js';
-import { openSource } from '../readers/index.js';
 import { rejectsFileOf } from '../writers/rejects.js';
 import { openReport, type ReportLine } from '../writers/report.js';
 import type { TopProblem } from './check.js';
-import { placeSheets } from './import/workbook.js';
+import { jsonLines, placeSheets, sheetHeaders } from './import/workbook.js';
 import { structureTable } from './structure/sheets.js';
 import { type ValidateFileOptions, type ValidateFileResult, validateFile } from './validate.js';
 import type { SourceProgress, ValidateSummary } from './validate-rows.js';
@@ -37,7 +34,8 @@ export async function validateWorkbook(
   sheetNames: readonly string[],
 ): Promise<ValidateWorkbookResult> {
   const headers: Array<{ name: string; headers: readonly string[] | undefined }> = [];
-  for (const name of sheetNames) headers.push({ name, headers: await headersOf(options, name) });
+  for (const name of sheetNames)
+    headers.push({ name, headers: await sheetHeaders(options.source, options.readerOptions, name) });
   const { placed, unplaced } = placeSheets(headers, options.model, options.profile.sheets);
   const structure = unplaced.filter((s) => structureTable(s) !== undefined);
   const unknown = unplaced.filter((s) => structureTable(s) === undefined);
@@ -103,7 +101,7 @@ export async function validateWorkbook(
       const report = await openReport(options.reportFile);
       try {
         for (let i = 0; i < parts.length; i++)
-          for await (const line of jsonLines(path.join(lines, `${i}.jsonl`))) {
+          for await (const line of jsonLines<ReportLine>(path.join(lines, `${i}.jsonl`))) {
             const written = report.write(line);
             if (written) await written;
           }
@@ -151,24 +149,4 @@ function fold(source: string, parts: readonly ValidateFileResult[], warnings: st
     warnings: [...new Set([...warnings, ...parts.flatMap((p) => p.warnings)])],
     notes: [...new Set(parts.flatMap((p) => p.notes))],
   };
-}
-
-async function headersOf(options: ValidateFileOptions, sheet: string): Promise<string[] | undefined> {
-  try {
-    const opened = await openSource(options.source, { ...options.readerOptions, sheet: [sheet] });
-    await opened.close();
-    return opened.headers;
-  } catch {
-    // An empty sheet has no header: it is placed by its name or not at all.
-    return undefined;
-  }
-}
-
-async function* jsonLines(file: string): AsyncGenerator<ReportLine> {
-  for await (const line of createInterface({
-    input: createReadStream(file),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  })) {
-    if (line) yield JSON.parse(line) as ReportLine;
-  }
 }

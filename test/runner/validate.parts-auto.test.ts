@@ -6,11 +6,9 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { connect } from '../../src/config/index.js';
 import { validateFile } from '../../src/runner/validate.js';
 import { type FileHead, fileHead, wantsParts } from '../../src/runner/validate-parts/parts.js';
-import { startSandbox } from '../../src/sandbox/index.js';
-import { loadTenantModel, pullSchemas } from '../../src/schema/load.js';
+import { pulledSandboxModel } from '../helpers/sandbox.js';
 
 const MIB = 1 << 20;
 const plain = (bytesPerLine: number) => (): FileHead => ({ quoted: false, bytesPerLine });
@@ -70,18 +68,7 @@ describe('the parts policy', () => {
 describe('the default on a file of a million rows', () => {
   it("checks it in parts, and the report is the one thread's byte for byte; a quoted head keeps one thread", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'parts-auto-run-'));
-    const schemas = join(dir, 'schemas');
-    const sandbox = await startSandbox({ port: 0 });
-    const connection = await connect({
-      settings: { catalogUrl: sandbox.catalogUrl, damUrl: sandbox.damUrl, apiKey: sandbox.apiKey },
-    });
-    try {
-      await pullSchemas(connection.catalog, schemas);
-    } finally {
-      await connection.close();
-      await sandbox.close();
-    }
-    const model = await loadTenantModel({ schemasDir: schemas });
+    const model = await pulledSandboxModel(join(dir, 'schemas'));
     // 1,050,000 short rows (17 MB), a duplicate ref and a title over its limit among them.
     const write = async (file: string, firstTitle: string) => {
       const out = createWriteStream(file);

@@ -13,16 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/config/index.js';
 import { isCatalogIoError } from '../../src/errors.js';
 import { loadProfile } from '../../src/mappers/profile.js';
 import type { Profile } from '../../src/mappers/profile-types.js';
 import type { ReaderOptions } from '../../src/readers/index.js';
 import { type ValidateFileResult, validateFile } from '../../src/runner/validate.js';
-import { startSandbox } from '../../src/sandbox/index.js';
-import { loadTenantModel, pullSchemas } from '../../src/schema/load.js';
 import type { TenantModel } from '../../src/schema/model.js';
 import { runCliProcess } from '../helpers/cli-process.js';
+import { pulledSandboxModel } from '../helpers/sandbox.js';
 import { REALWORLD } from '../helpers/shared.js';
 
 const SAMPLES = join(import.meta.dirname, '../../samples');
@@ -34,17 +32,7 @@ let model: TenantModel;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'validate-parts-'));
   schemas = join(dir, 'schemas');
-  const sandbox = await startSandbox({ port: 0 });
-  const connection = await connect({
-    settings: { catalogUrl: sandbox.catalogUrl, damUrl: sandbox.damUrl, apiKey: sandbox.apiKey },
-  });
-  try {
-    await pullSchemas(connection.catalog, schemas);
-  } finally {
-    await connection.close();
-    await sandbox.close();
-  }
-  model = await loadTenantModel({ schemasDir: schemas });
+  model = await pulledSandboxModel(schemas);
 }, 60_000);
 
 process.env.CATALOG_IO_VALIDATE_WAIT_THREADS = '1';

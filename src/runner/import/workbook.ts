@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { CatalogIoError } from '../../errors.js';
-import { openSource } from '../../readers/index.js';
+import { openSource, type ReaderOptions } from '../../readers/index.js';
 import { writeRunSummary } from '../../runs/summary.js';
 import type { TenantModel } from '../../schema/model.js';
 import { type ImportReportLine, writeWorkbookReport } from '../../writers/import-report.js';
@@ -94,7 +94,8 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
   const options: RunningImport = { ...request, model: await modelOf(request) };
   const startedAt = new Date().toISOString();
   const headers = [];
-  for (const name of sheets) headers.push({ name, headers: await headersOf(options, name) });
+  for (const name of sheets)
+    headers.push({ name, headers: await sheetHeaders(options.source, options.readerOptions, name) });
   const { placed, unplaced } = placeSheets(headers, options.model, options.profile.sheets);
   // The export's structure tables (attribute sets, layouts) go first: records name their sets.
   const structure = unplaced.filter((s) => structureTable(s) !== undefined);
@@ -159,7 +160,7 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
         options.reportFile,
         (async function* () {
           for (const [i, { sheet }] of done.entries())
-            yield { sheet, lines: jsonLines(path.join(reports, `${i}.jsonl`)) };
+            yield { sheet, lines: jsonLines<ImportReportLine>(path.join(reports, `${i}.jsonl`)) };
         })(),
         [
           ['source', summary.source],
@@ -205,9 +206,14 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
   }
 }
 
-async function headersOf(options: ImportOptions, sheet: string): Promise<string[] | undefined> {
+/** A sheet's header (undefined for an empty sheet); for placing it on an entity. */
+export async function sheetHeaders(
+  source: string,
+  readerOptions: ReaderOptions | undefined,
+  sheet: string,
+): Promise<string[] | undefined> {
   try {
-    const opened = await openSource(options.source, { ...options.readerOptions, sheet: [sheet] });
+    const opened = await openSource(source, { ...readerOptions, sheet: [sheet] });
     await opened.close();
     return opened.headers;
   } catch {
@@ -216,12 +222,13 @@ async function headersOf(options: ImportOptions, sheet: string): Promise<string[
   }
 }
 
-async function* jsonLines(file: string): AsyncGenerator<ImportReportLine> {
+/** The records of a JSON Lines file (a sheet's report lines), one at a time. */
+export async function* jsonLines<T>(file: string): AsyncGenerator<T> {
   for await (const line of createInterface({
     input: createReadStream(file),
     crlfDelay: Number.POSITIVE_INFINITY,
   })) {
-    if (line) yield JSON.parse(line) as ImportReportLine;
+    if (line) yield JSON.parse(line) as T;
   }
 }
 
