@@ -1,11 +1,11 @@
 // Starts a real sandbox on an ephemeral loopback port for one test file and stops it afterwards.
 import { request } from 'undici';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { connect } from '../../src/config/index.js';
 import type { SandboxOptions } from '../../src/sandbox/context.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { loadTenantModel, pullSchemas } from '../../src/schema/load.js';
+import { loadTenantModel } from '../../src/schema/load.js';
 import type { TenantModel } from '../../src/schema/model.js';
+import { pullSandboxSchemas } from './pulled-schemas.js';
 
 export interface SandboxFixture {
   /** The running sandbox; available inside tests (after beforeAll). */
@@ -124,15 +124,6 @@ export function useTargetSandbox(source: SandboxFixture, options: SandboxOptions
 
 /** A fresh sandbox tenant's schemas pulled into `dir` (the sandbox is stopped after), and its model. */
 export async function pulledSandboxModel(dir: string): Promise<TenantModel> {
-  const sandbox = await startSandbox({ port: 0 });
-  const connection = await connect({
-    settings: { catalogUrl: sandbox.catalogUrl, damUrl: sandbox.damUrl, apiKey: sandbox.apiKey },
-  });
-  try {
-    await pullSchemas(connection.catalog, dir);
-  } finally {
-    await connection.close();
-    await sandbox.close();
-  }
+  await pullSandboxSchemas(dir);
   return loadTenantModel({ schemasDir: dir });
 }
