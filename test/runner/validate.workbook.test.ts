@@ -87,6 +87,26 @@ describe('validate a whole workbook', () => {
     ]);
   });
 
+  it("writes each sheet's rejects to a file named after it, and names them", async () => {
+    const rejects = join(dir, 'rejects.csv');
+    const { code, out } = await run([
+      'validate',
+      book,
+      ...sandboxFlags(fixture.sb),
+      '--rejects',
+      rejects,
+      '--json',
+    ]);
+    expect(code, out.stderr.join('\n')).toBe(1);
+    const summary = JSON.parse(out.stdout.join('\n')) as { rejects: string[] };
+    expect(summary.rejects).toEqual([join(dir, 'rejects-Artikel.csv'), join(dir, 'rejects-Variants.csv')]);
+    const variants = Papa.parse<Record<string, string>>(await readFile(summary.rejects[1]!, 'utf8'), {
+      header: true,
+      skipEmptyLines: true,
+    }).data;
+    expect(variants.map((r) => [r.frmt_ref, r.frmt_price])).toEqual([['WB-2-S', 'abc']]);
+  });
+
   it('a named sheet is validated alone, as before', async () => {
     const { code, out } = await run([
       'validate',

@@ -11,6 +11,7 @@ import { type DamNameLookup, ReferenceCheck, type TenantRefLookup } from '../../
 import { type ValidateFileOptions, type ValidateFileResult, validateFile } from '../../runner/validate.js';
 import type { ValidatedSheet } from '../../runner/validate-workbook.js';
 import { redactText } from '../../secrets.js';
+import { rejectsFileOf } from '../../writers/rejects.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
@@ -137,7 +138,7 @@ function printSummary(out: Output, result: ValidateFileResult, args: ValidateArg
           warnings: result.warnings,
           ...('sheets' in result && { sheets: result.sheets }),
           ...(args.report && { report: args.report }),
-          ...(args.rejects && { rejects: args.rejects }),
+          ...(args.rejects && { rejects: rejectsFiles(result, args.rejects) }),
         }),
       ),
     );
@@ -154,7 +155,17 @@ function printSummary(out: Output, result: ValidateFileResult, args: ValidateArg
     );
   printFindings(out, result);
   if (args.report) out.error(`report: ${args.report}`);
-  if (args.rejects && invalid > 0) out.error(`rejects: ${args.rejects} (fix them and run again)`);
+  if (args.rejects && invalid > 0) {
+    const files = rejectsFiles(result, args.rejects);
+    out.error(`rejects: ${Array.isArray(files) ? files.join(', ') : files} (fix them and run again)`);
+  }
+}
+
+/** The rejects file, or a whole workbook's: one per sheet, named after it (as the import names them). */
+function rejectsFiles(result: ValidateFileResult, file: string): string | string[] {
+  return 'sheets' in result
+    ? (result.sheets as ValidatedSheet[]).map((s) => rejectsFileOf(file, s.sheet))
+    : file;
 }
 
 /** Which image or file names the DAM has: `$filter=reference in (...)`, 100 names per request. */
