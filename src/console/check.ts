@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { profileFrom } from '../cli/commands/feed.js';
 import type { ConnectionFlags } from '../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../errors.js';
-import { workbookSheets } from '../readers/index.js';
+import { sheetsReadWhole } from '../readers/index.js';
 import { formatSize } from '../readers/options.js';
 import { tenantModelFor } from '../runner/model-source.js';
 import { type ValidateFileResult, validateFile } from '../runner/validate.js';
@@ -67,8 +67,7 @@ export function checkRoutes(
         ...(entity && { entity }),
       });
       // A workbook of several sheets, with no entity named, is checked whole, as `validate` checks it.
-      const sheets = entity === undefined ? await workbookSheets(feed.file) : undefined;
-      const whole = sheets !== undefined && sheets.length > 1 ? sheets : undefined;
+      const whole = entity === undefined ? await sheetsReadWhole(feed.file) : undefined;
       const model = await tenantModelFor({ flags: options.flags, scope: whole ? 'all' : [profile.entity] });
       const report = path.join(dir, 'report.jsonl');
       const checked = { source: feed.file, model, profile, reportFile: report };

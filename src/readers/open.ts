@@ -272,6 +272,20 @@ async function finish(opened: Omit<OpenedSource, 'close'>, bytes: ByteSource): P
 }
 
 /**
+ * The sheets of a workbook that is read whole (import and validate take each sheet on its entity): a
+ * local workbook of several sheets when none is named. Undefined for anything else. The caller also
+ * leaves it alone when an entity is named.
+ */
+export async function sheetsReadWhole(
+  spec: string,
+  options: ReaderOptions = {},
+): Promise<string[] | undefined> {
+  if (options.sheet !== undefined) return undefined;
+  const sheets = await workbookSheets(spec, options);
+  return sheets !== undefined && sheets.length > 1 ? sheets : undefined;
+}
+
+/**
  * The sheets of a local XLSX workbook, in tab order; undefined for any other source (another format,
  * standard input, a URL), which has no sheets to choose from.
  */

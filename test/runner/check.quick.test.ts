@@ -9,6 +9,7 @@ import { type Cell, type Location, type SourceRow, TableRow } from '../../src/re
 import { type CheckedRow, type CheckOptions, type QuickChecked, RowChecker } from '../../src/runner/check.js';
 import { validateRows } from '../../src/runner/validate.js';
 import type { ReportLine, ReportWriter } from '../../src/writers/report.js';
+import { validLine } from '../../src/writers/report-text.js';
 import { demoModel } from '../mappers/demo-model.js';
 
 const model = demoModel();
@@ -495,18 +496,7 @@ function memoryReport(): ReportWriter & { lines: ReportLine[] } {
   return {
     lines,
     write,
-    writeValid: (location, entity, ref) =>
-      write({
-        location,
-        entity,
-        ref,
-        outcome: 'valid',
-        field: '',
-        column: '',
-        value: '',
-        message: '',
-        warnings: '',
-      }),
+    writeValid: (location, entity, ref) => write(validLine(location, entity, ref)),
     close: async () => {},
   };
 }

@@ -8,7 +8,7 @@ import type { ServiceName } from '../../api/errors.js';
 import { clockTime } from '../../api/service-http.js';
 import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
-import { checkSource, type ReaderOptions, workbookSheets } from '../../readers/index.js';
+import { checkSource, type ReaderOptions, sheetsReadWhole } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import type { MaxMissing } from '../../runner/import/full-sync.js';
 import type { ImportMode, ImportOptions, ImportSummary, RunStop } from '../../runner/import/run.js';
@@ -383,9 +383,9 @@ async function wholeWorkbook(
   readerOptions: ReaderOptions,
   args: ImportArgs,
 ): Promise<string[] | undefined> {
-  if (readerOptions.sheet !== undefined || args.entity !== undefined) return undefined;
-  const sheets = await workbookSheets(source, readerOptions);
-  if (!sheets || sheets.length < 2) return undefined;
+  if (args.entity !== undefined) return undefined;
+  const sheets = await sheetsReadWhole(source, readerOptions);
+  if (!sheets) return undefined;
   if (args.resume !== undefined) {
     throw new CatalogIoError(
       'CONFIG_INVALID',

@@ -5,7 +5,7 @@ import type { CatalogClient } from '../../api/catalog.js';
 import type { DamClient } from '../../api/dam.js';
 // From flags.js, not the config index: an offline run (--schemas) loads no HTTP client.
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
-import { checkSource, workbookSheets } from '../../readers/index.js';
+import { checkSource, sheetsReadWhole } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
 import { type DamNameLookup, ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
 import { type ValidateFileOptions, type ValidateFileResult, validateFile } from '../../runner/validate.js';
@@ -62,11 +62,8 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       // A workbook of several sheets, with no --sheet nor --entity, is validated whole, as the import
       // imports it: every sheet placed on an entity.
       const readerOptions = readerOptionsFrom(args);
-      const sheets =
-        readerOptions.sheet === undefined && args.entity === undefined
-          ? await workbookSheets(sourceArg(args.source), readerOptions)
-          : undefined;
-      const whole = sheets !== undefined && sheets.length > 1 ? sheets : undefined;
+      const whole =
+        args.entity === undefined ? await sheetsReadWhole(sourceArg(args.source), readerOptions) : undefined;
       // Only the profile's entity: a feed of products reads no custom entity's `$metadata` (a whole
       // workbook may hold any entity).
       const scope = whole ? 'all' : [profile.entity];

@@ -150,12 +150,11 @@ export async function partsPlan(
   readerOptions: ReaderOptions,
   threadPool: ThreadPool,
 ): Promise<PartsPlan | undefined> {
-  const mode = process.env.CATALOG_IO_VALIDATE_PARTS ?? DEFAULT_MODE;
-  if (mode === 'off') return undefined;
+  // The threads exist only for a file the policy chose (startPartThreads): what the file's opening
+  // tells is checked here.
   const local = spec !== '-' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(spec) && !readerOptions.stdin;
   if (!local || opened.format !== 'csv' || !opened.csv || opened.encoding !== 'utf-8') return undefined;
   if (opened.notes.some((note) => note.startsWith('gzip'))) return undefined;
-  if (!wantsParts(mode, opened.totalBytes ?? 0, () => fileHead(spec))) return undefined;
   if (options.references) return undefined;
   const { profile } = options;
   if (profile.fillDown || profile.variants || profile.parentColumn) return undefined;
