@@ -7,6 +7,7 @@
 //   CATALOG_IO_BENCH_IMPORT_LANGUAGES=1  only the one-language feeds (default: 1 and 3)
 //   CATALOG_IO_BENCH_IMPORT_PERSIST=1    the sandbox keeps its state on disk (fsync'd write log)
 //   CATALOG_IO_BENCH_IMPORT_ROOT=DIR     run another checkout's CLI (a "before" measurement)
+//   CATALOG_IO_BENCH_PLAN_ROWS=300000    rows of the large `--plan` (0: no plan runs)
 // Each import's CPU time (user + system, start-up included) is printed beside its rates: on a shared
 // machine it varies far less than the wall time.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -23,6 +24,12 @@ const OTHER = CLI_ROOT !== ROOT && !existsSync(join(CLI_ROOT, 'src/runs/known-st
 const ROWS = Number(process.env.CATALOG_IO_BENCH_IMPORT_ROWS ?? 20_000);
 const LANGUAGES = process.env.CATALOG_IO_BENCH_IMPORT_LANGUAGES === '1' ? ([1] as const) : ([1, 3] as const);
 const PERSIST = process.env.CATALOG_IO_BENCH_IMPORT_PERSIST === '1';
+/**
+ * `--plan` of new products at a tenth of this and at this: past about 100,000 rows a plan holds more
+ * than its memory budget of planned values and drops the oldest, so its CPU per row shows whether that
+ * stays cheap (it once grew with the rows: 300,000 took 22 s).
+ */
+const PLAN_ROWS = Number(process.env.CATALOG_IO_BENCH_PLAN_ROWS ?? 300_000);
 const KEY = 'sandbox-rw-key';
 /** tsx by its own path, for the sandbox's process (it runs from the checkout's sources). */
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -116,16 +123,22 @@ function cli(args: string[], cwd: string): Promise<CliResult> {
   });
 }
 
-/** N products; `languages` 1 or 3; every 50th row renamed when `changed`. */
-function writeFeed(file: string, languages: 1 | 3, changed: boolean): void {
+/** `rows` products; `languages` 1 or 3; every 50th row renamed when `changed`; refs `<prefix>-0000001`. */
+function writeFeed(
+  file: string,
+  languages: 1 | 3,
+  changed: boolean,
+  rows = ROWS,
+  prefix = languages === 3 ? 'L3' : 'L1',
+): void {
   const lines = [
     languages === 3
       ? 'prod_ref,prod_title,prod_title_fr,prod_title_es,prod_weight'
       : 'prod_ref,prod_title,prod_weight',
   ];
-  for (let i = 0; i < ROWS; i++) {
+  for (let i = 0; i < rows; i++) {
     const title = changed && i % 50 === 0 ? `Renamed ${i}` : `Product ${i}`;
-    const ref = `${languages === 3 ? 'L3' : 'L1'}-${String(i).padStart(7, '0')}`;
+    const ref = `${prefix}-${String(i).padStart(7, '0')}`;
     lines.push(
       languages === 3 ? `${ref},${title},Produit ${i},Producto ${i},${i % 9}` : `${ref},${title},${i % 9}`,
     );
@@ -138,9 +151,10 @@ function show(label: string, r: CliResult, requests: number): void {
     .filter(([, n]) => n > 0)
     .map(([o, n]) => `${o} ${n}`)
     .join(', ');
+  const cpuPerRow = r.rows > 0 ? ` = ${Math.round((r.cpuSeconds / r.rows) * 1e6)} µs a row` : '';
   process.stdout.write(
     `  ${label.padEnd(44)} ${String(Math.round((r.rows / r.importMs) * 1000)).padStart(7)} rows/s` +
-      `  (process ${(r.wallMs / 1000).toFixed(1)} s, cpu ${r.cpuSeconds.toFixed(2)} s)` +
+      `  (process ${(r.wallMs / 1000).toFixed(1)} s, cpu ${r.cpuSeconds.toFixed(2)} s${cpuPerRow})` +
       `  ${String(requests).padStart(6)} requests  ${outcomes}\n`,
   );
 }
@@ -180,6 +194,16 @@ export async function run(): Promise<void> {
       // The run before wrote 2%: their refs are looked up once more, then the state holds them.
       await step('back to the feed, with state', feed);
       await step('2% changed, with state', changedFeed);
+    }
+    if (PLAN_ROWS > 0) {
+      process.stdout.write('--plan of new products (past about 100,000 rows, beyond its memory budget):\n');
+      for (const rows of [Math.round(PLAN_ROWS / 10), PLAN_ROWS]) {
+        const feed = join(work, `plan-${rows}.csv`);
+        writeFeed(feed, 1, false, rows, 'PLAN');
+        await resetStats(sb);
+        const r = await cli(['import', feed, ...common, '--plan'], work);
+        show(`plan, ${rows.toLocaleString('en')} rows`, r, (await sandboxTotal(sb)).total);
+      }
     }
   } finally {
     sb.child.kill('SIGTERM');

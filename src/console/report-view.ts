@@ -1,6 +1,7 @@
 // What the grid asks of a report: a page of its lines filtered by outcome, searched by ref or value,
 // sorted by a column. A filter's or sort's result is kept as ordinals (4 bytes a line), never as rows;
 // the rows of the page asked for are then read by their offsets (report-index.ts).
+import { takeOldest } from '../bounded-map.js';
 import { Growing, type ReportIndex, type ReportRow, rawField } from './report-index.js';
 
 export interface ReportQuery {
@@ -74,7 +75,7 @@ export class ReportViews {
     this.views.delete(key);
     this.views.set(key, view);
     // A few recent views per report: each is at most 4 bytes a line.
-    if (this.views.size > 6) this.views.delete(this.views.keys().next().value!);
+    if (this.views.size > 6) takeOldest(this.views);
     return view;
   }
 

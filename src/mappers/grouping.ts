@@ -2,6 +2,7 @@
 // first time its ref is seen; later rows must agree with it. Memory is bounded: only the last `window`
 // product refs are remembered (consecutive rows always group; a ref that comes back after more than
 // `window` other products is drafted again, which the import's MERGE makes harmless).
+import { takeOldest } from '../bounded-map.js';
 import { describeValue } from '../schema/messages.js';
 import type { Draft, FieldValue, RowIssue } from './types.js';
 
@@ -22,7 +23,7 @@ export class ProductGroups {
     const known = this.recent.get(product.ref);
     if (!known) {
       this.recent.set(product.ref, { location, values });
-      if (this.recent.size > this.window) this.recent.delete(this.recent.keys().next().value as string);
+      if (this.recent.size > this.window) takeOldest(this.recent);
       return { first: true, conflicts: [] };
     }
     // Refresh the entry: it is the most recently used now.

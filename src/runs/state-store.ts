@@ -10,6 +10,7 @@
 // Lookups do not synchronise with other processes: one run owns a table file (its own temporary
 // copy, named by host and process: workName), and the caller publishes it by renaming it over the
 // previous one.
+
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -26,6 +27,7 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { takeOldest } from '../bounded-map.js';
 
 const PAGE = 4096;
 const SLOT = 64;
@@ -219,8 +221,7 @@ export class SlotTable {
     let page: Page;
     if (this.cache.size >= CACHE_PAGES) {
       // The oldest page's buffer is reused: a lookup that misses allocates nothing.
-      const [oldest, evicted] = this.cache.entries().next().value as [number, Page];
-      this.cache.delete(oldest);
+      const [oldest, evicted] = takeOldest(this.cache)!;
       if (evicted.dirty) writeSync(this.fd, evicted.buf, 0, PAGE, PAGE + oldest * PAGE);
       page = evicted;
       page.dirty = false;

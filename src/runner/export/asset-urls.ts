@@ -4,7 +4,9 @@
 // 100 names a request, through a bounded cache; a name whose URL ends in another file name (its
 // content was replaced from another URL) stays a name, since the import would register it under
 // that other name.
+
 import type { AssetKind, DamClient } from '../../api/dam.js';
+import { takeOldest } from '../../bounded-map.js';
 import { safeReference } from '../import/assets.js';
 
 /** Most name -> URL pairs kept per kind; the oldest are forgotten first. */
@@ -35,7 +37,7 @@ export class AssetUrls {
       const usable = url && safeReference(url) === name ? url : null;
       if (usable === null && this.keptAsNames.size < 100) this.keptAsNames.add(name);
       this.urls.set(`${kind}:${name}`, usable);
-      if (this.urls.size > CACHE_LIMIT) this.urls.delete(this.urls.keys().next().value!);
+      if (this.urls.size > CACHE_LIMIT) takeOldest(this.urls);
     }
   }
 

@@ -1,8 +1,10 @@
 // Ids -> refs for reference columns (`cat_ids` -> `cat_refs`) through a bounded cache: each page asks
 // once, with `<id> in (...)`, for the ids it has not seen yet. Categories are few, so after the first
 // pages nearly every id is known and the lookups stop.
+
 import type { CatalogClient } from '../../api/catalog.js';
 import { chunkIn, type FilterValue } from '../../api/filter.js';
+import { takeOldest } from '../../bounded-map.js';
 import type { EntityModel } from '../../schema/model.js';
 
 /** Most id -> ref pairs kept per referenced entity; the oldest are forgotten first. */
@@ -52,7 +54,7 @@ export class RefCache {
 
   private remember(id: string, ref: string | null): void {
     this.refs.set(id, ref);
-    if (this.refs.size > this.limit) this.refs.delete(this.refs.keys().next().value!);
+    if (this.refs.size > this.limit) takeOldest(this.refs);
   }
 }
 

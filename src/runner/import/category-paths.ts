@@ -5,7 +5,9 @@
 // the derived reference, so links cost nothing more. A category found by title is remembered for the
 // runs after (`CategoryMatches`): they look it up by its ref with the derived ones, and check its title
 // and parent, rather than search by title again. docs/profiles.md "Categories from paths".
+
 import { isApiError } from '../../api/errors.js';
+import { takeOldest } from '../../bounded-map.js';
 import { categoryRefOf, pathText } from '../../mappers/category-path.js';
 import type { Draft } from '../../mappers/types.js';
 import type { CategoryMatches } from '../../runs/category-matches.js';
@@ -302,7 +304,7 @@ export class CategoryPaths {
 
   private fail(ref: string, why: string): void {
     this.failed.set(ref, why);
-    if (this.failed.size > FAILED_KEPT) this.failed.delete(this.failed.keys().next().value as string);
+    if (this.failed.size > FAILED_KEPT) takeOldest(this.failed);
   }
 }
 

@@ -5,7 +5,9 @@
 // Memory is bounded: the planned values of the latest records are kept, up to a budget (about 32 MB);
 // a record that leaves it is still known to be planned (a 12-byte hash, on disk past a million, with
 // the row that planned it), so a link to it still resolves and a later row on it says what is unknown.
+
 import type { AssetKind } from '../../api/dam.js';
+import { takeOldest } from '../../bounded-map.js';
 import type { Draft } from '../../mappers/types.js';
 import type { Location } from '../../readers/types.js';
 import { RefTracker } from '../ref-tracker.js';
@@ -127,8 +129,7 @@ export class PlannedRecords {
     const key = `${kind}:${name}`;
     this.assetNames.delete(key);
     this.assetNames.add(key);
-    if (this.assetNames.size > CACHE_LIMIT)
-      this.assetNames.delete(this.assetNames.values().next().value as string);
+    if (this.assetNames.size > CACHE_LIMIT) takeOldest(this.assetNames);
   }
 
   registers(kind: AssetKind, name: string): boolean {
@@ -150,9 +151,10 @@ export class PlannedRecords {
     this.recent.set(key, entry);
     this.used += costOf(key, entry);
     // The oldest go first (this one too, if it alone is past the budget).
-    for (const [oldKey, old] of this.recent) {
-      if (this.used <= this.budget) break;
-      this.recent.delete(oldKey);
+    while (this.used > this.budget) {
+      const oldest = takeOldest(this.recent);
+      if (!oldest) break;
+      const [oldKey, old] = oldest;
       this.used -= costOf(oldKey, old);
       const cut = oldKey.indexOf('\u0000');
       this.dropped.check(oldKey.slice(0, cut), oldKey.slice(cut + 1), old.location.text, old.location.line);
