@@ -80,6 +80,7 @@ interface CliResult {
   wallMs: number;
   /** CPU time (user + system) of the whole process. */
   cpuSeconds: number;
+  peakRssMb: number;
 }
 
 function cli(args: string[], cwd: string): Promise<CliResult> {
@@ -106,18 +107,20 @@ function cli(args: string[], cwd: string): Promise<CliResult> {
       if (code !== 0 && code !== 1)
         return reject(new Error(`catalog-io ${args[0]} exited with ${code}: ${err}`));
       if (args[0] !== 'import')
-        return resolve({ rows: 0, outcomes: {}, importMs: 0, wallMs: 0, cpuSeconds: 0 });
+        return resolve({ rows: 0, outcomes: {}, importMs: 0, wallMs: 0, cpuSeconds: 0, peakRssMb: 0 });
       const summary = JSON.parse(out) as {
         rows: number;
         outcomes: Record<string, number>;
         durationMs: number;
       };
+      const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { cpuSeconds: number; peakRssMb: number };
       resolve({
         rows: summary.rows,
         outcomes: summary.outcomes,
         importMs: summary.durationMs,
         wallMs: performance.now() - started,
-        cpuSeconds: (JSON.parse(readFileSync(usageFile, 'utf8')) as { cpuSeconds: number }).cpuSeconds,
+        cpuSeconds: usage.cpuSeconds,
+        peakRssMb: usage.peakRssMb,
       });
     });
   });
@@ -154,7 +157,7 @@ function show(label: string, r: CliResult, requests: number): void {
   const cpuPerRow = r.rows > 0 ? ` = ${Math.round((r.cpuSeconds / r.rows) * 1e6)} µs a row` : '';
   process.stdout.write(
     `  ${label.padEnd(44)} ${String(Math.round((r.rows / r.importMs) * 1000)).padStart(7)} rows/s` +
-      `  (process ${(r.wallMs / 1000).toFixed(1)} s, cpu ${r.cpuSeconds.toFixed(2)} s${cpuPerRow})` +
+      `  (process ${(r.wallMs / 1000).toFixed(1)} s, cpu ${r.cpuSeconds.toFixed(2)} s${cpuPerRow}, ${r.peakRssMb} MB)` +
       `  ${String(requests).padStart(6)} requests  ${outcomes}\n`,
   );
 }
