@@ -46,8 +46,9 @@ export function checkRoutes(
 
   app.post('/api/check', async (request, reply) => {
     const dir = await mkdtemp(path.join(tempDir, 'check-'));
+    // The file as it was sent: what the summary and any error name, not where this server keeps it.
+    let feed: { file: string; name: string } | undefined;
     try {
-      let feed: { file: string; name: string } | undefined;
       let profileFile: string | undefined;
       let entity: string | undefined;
       for await (const part of request.parts()) {
@@ -75,20 +76,21 @@ export function checkRoutes(
         ? await (await import('../runner/validate-workbook.js')).validateWorkbook(checked, whole)
         : await validateFile(checked);
       const id = String(++next);
-      checks.set(id, { dir, report, result: { ...result, source: feed.name }, file: feed.name });
+      const shown = { ...result, source: feed.name };
+      checks.set(id, { dir, report, result: shown, file: feed.name });
       for (const [old, check] of checks) {
         if (checks.size <= KEEP_CHECKS) break;
         checks.delete(old);
         await reports.forget(check.report);
         await rm(check.dir, { recursive: true, force: true });
       }
-      return { id, file: feed.name, ...summaryOf(result) };
+      return { id, file: feed.name, ...summaryOf(shown) };
     } catch (err) {
       await rm(dir, { recursive: true, force: true });
-      if (isCatalogIoError(err))
-        return reply
-          .code(err instanceof UploadTooLarge ? 413 : 400)
-          .send({ error: err.message, code: err.code });
+      if (isCatalogIoError(err)) {
+        const message = feed ? err.message.split(feed.file).join(feed.name) : err.message;
+        return reply.code(err instanceof UploadTooLarge ? 413 : 400).send({ error: message, code: err.code });
+      }
       throw err;
     }
   });
