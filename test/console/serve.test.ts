@@ -154,67 +154,61 @@ describe.runIf(redisTestsRun('test/console/serve.test.ts'))('jobs', () => {
 });
 
 describe('check a file', () => {
-  it('checks a workbook of several sheets whole, as validate does', async () => {
-    const sandbox = await startSandbox({ port: 0 });
-    const handle = await startConsole({
+  // One console on a sandbox tenant for the checks that read the tenant's schemas.
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  let handle: Awaited<ReturnType<typeof startConsole>>;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0 });
+    handle = await startConsole({
       stateDir: mkdtempSync(join(tmpdir(), 'state-')),
       port: 0,
       flags: { catalogUrl: sandbox.catalogUrl, damUrl: sandbox.damUrl, apiKey: sandbox.apiKey },
     });
-    try {
-      const workbook = new ExcelJS.Workbook();
-      workbook.addWorksheet('Variants').addRows([
-        ['frmt_ref', 'prod_ref', 'frmt_price'],
-        ['CW-1-S', 'CW-1', 'abc'],
-      ]);
-      workbook.addWorksheet('Products').addRows([
-        ['prod_ref', 'prod_title'],
-        ['CW-1', 'Shirt'],
-        ['CW-2', 'Pants'],
-      ]);
-      const form = new FormData();
-      form.append('feed', new Blob([await workbook.xlsx.writeBuffer()]), 'book.xlsx');
-      const res = await fetch(`${handle.url}/api/check`, { method: 'POST', body: form });
-      const body = (await res.json()) as { rows?: number; outcomes?: Record<string, number>; error?: string };
-      expect(res.status, body.error).toBe(200);
-      // Both sheets: the products sheet's 2 rows and the variants sheet's, whose price is no number.
-      expect(body).toMatchObject({ rows: 3, outcomes: { valid: 2, invalid: 1 } });
-    } finally {
-      await handle.close();
-      await sandbox.close();
-    }
+  });
+  afterAll(async () => {
+    await handle?.close();
+    await sandbox?.close();
+  });
+
+  it('checks a workbook of several sheets whole, as validate does', async () => {
+    const workbook = new ExcelJS.Workbook();
+    workbook.addWorksheet('Variants').addRows([
+      ['frmt_ref', 'prod_ref', 'frmt_price'],
+      ['CW-1-S', 'CW-1', 'abc'],
+    ]);
+    workbook.addWorksheet('Products').addRows([
+      ['prod_ref', 'prod_title'],
+      ['CW-1', 'Shirt'],
+      ['CW-2', 'Pants'],
+    ]);
+    const form = new FormData();
+    form.append('feed', new Blob([await workbook.xlsx.writeBuffer()]), 'book.xlsx');
+    const res = await fetch(`${handle.url}/api/check`, { method: 'POST', body: form });
+    const body = (await res.json()) as { rows?: number; outcomes?: Record<string, number>; error?: string };
+    expect(res.status, body.error).toBe(200);
+    // Both sheets: the products sheet's 2 rows and the variants sheet's, whose price is no number.
+    expect(body).toMatchObject({ rows: 3, outcomes: { valid: 2, invalid: 1 } });
   });
 
   it('names the file as it was sent, never where the console keeps it: in the summary and in an error', async () => {
-    const sandbox = await startSandbox({ port: 0 });
-    const handle = await startConsole({
-      stateDir: mkdtempSync(join(tmpdir(), 'state-')),
-      port: 0,
-      flags: { catalogUrl: sandbox.catalogUrl, damUrl: sandbox.damUrl, apiKey: sandbox.apiKey },
-    });
-    try {
-      const good = new FormData();
-      good.append('feed', new Blob(['prod_ref,prod_title\nN-1,Shirt\n']), 'nightly.csv');
-      const res = await fetch(`${handle.url}/api/check`, { method: 'POST', body: good });
-      const body = (await res.json()) as { source?: string; file?: string; error?: string };
-      expect(res.status, body.error).toBe(200);
-      expect(body).toMatchObject({ source: 'nightly.csv', file: 'nightly.csv' });
-      // A binary file under a feed's name: the reader's error names the upload.
-      const binary = new FormData();
-      binary.append(
-        'feed',
-        new Blob([new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 0, 1, 2, 0, 0])]),
-        'supplier.csv',
-      );
-      const refused = await fetch(`${handle.url}/api/check`, { method: 'POST', body: binary });
-      const error = ((await refused.json()) as { error: string }).error;
-      expect(refused.status).toBe(400);
-      expect(error).toContain('supplier.csv');
-      expect(error).not.toContain(tmpdir());
-    } finally {
-      await handle.close();
-      await sandbox.close();
-    }
+    const good = new FormData();
+    good.append('feed', new Blob(['prod_ref,prod_title\nN-1,Shirt\n']), 'nightly.csv');
+    const res = await fetch(`${handle.url}/api/check`, { method: 'POST', body: good });
+    const body = (await res.json()) as { source?: string; file?: string; error?: string };
+    expect(res.status, body.error).toBe(200);
+    expect(body).toMatchObject({ source: 'nightly.csv', file: 'nightly.csv' });
+    // A binary file under a feed's name: the reader's error names the upload.
+    const binary = new FormData();
+    binary.append(
+      'feed',
+      new Blob([new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 0, 1, 2, 0, 0])]),
+      'supplier.csv',
+    );
+    const refused = await fetch(`${handle.url}/api/check`, { method: 'POST', body: binary });
+    const error = ((await refused.json()) as { error: string }).error;
+    expect(refused.status).toBe(400);
+    expect(error).toContain('supplier.csv');
+    expect(error).not.toContain(tmpdir());
   });
 
   it('cuts an upload at --max-upload, on its way to the disk, with a clear answer', async () => {
