@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { RateLimit } from '../api/limiter.js';
 import { CatalogIoError } from '../errors.js';
+import { jsonFaultAt } from '../json-position.js';
 import { checkRedisUrl } from '../redis/url.js';
 import { registerSecret, registerSecretsIn } from '../secrets.js';
 import { NUMBER_SETTINGS, type NumberSetting, numberProblem, show } from './numbers.js';
@@ -251,8 +252,8 @@ export function readConfigJson(
     json = JSON.parse(text);
   } catch (err) {
     // The parser's message may quote the text around the fault, the key with it: only where it is.
-    const at = /position (\d+)/.exec((err as Error).message);
-    const where = at ? ` at ${lineAndColumn(text, Number(at[1]))}` : '';
+    const at = jsonFaultAt(text, err);
+    const where = at ? ` at ${at}` : '';
     throw new CatalogIoError('CONFIG_INVALID', `The config file ${file} is not valid JSON${where}`);
   }
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
@@ -367,13 +368,6 @@ function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
-
-/** `line 3, column 14` of a 0-based character position. */
-function lineAndColumn(text: string, position: number): string {
-  const before = text.slice(0, position);
-  const line = before.split('\n').length;
-  return `line ${line}, column ${position - before.lastIndexOf('\n')}`;
 }
 
 function invalid(message: string): CatalogIoError {

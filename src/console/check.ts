@@ -46,10 +46,10 @@ export function checkRoutes(
 
   app.post('/api/check', async (request, reply) => {
     const dir = await mkdtemp(path.join(tempDir, 'check-'));
-    // The file as it was sent: what the summary and any error name, not where this server keeps it.
+    // The files as they were sent: what the summary and any error name, not where this server keeps them.
     let feed: { file: string; name: string } | undefined;
+    let profileSent: { file: string; name: string } | undefined;
     try {
-      let profileFile: string | undefined;
       let entity: string | undefined;
       for await (const part of request.parts()) {
         if (part.type === 'field') {
@@ -58,13 +58,14 @@ export function checkRoutes(
           continue;
         }
         if (part.fieldname === 'feed') feed = { file: await save(part, dir, 'feed'), name: part.filename };
-        else if (part.fieldname === 'profile') profileFile = await save(part, dir, 'profile');
+        else if (part.fieldname === 'profile')
+          profileSent = { file: await save(part, dir, 'profile'), name: part.filename || 'profile.json' };
         else part.file.resume();
       }
       if (!feed) throw new CatalogIoError('CONFIG_INVALID', 'No feed: drop a CSV, XLSX, JSON or NDJSON file');
       // As `validate --profile P --entity E` reads them (a profile's entity, or E, or products).
       const profile = await profileFrom({
-        ...(profileFile && { profile: profileFile }),
+        ...(profileSent && { profile: profileSent.file }),
         ...(entity && { entity }),
       });
       // A workbook of several sheets, with no entity named, is checked whole, as `validate` checks it.
@@ -88,7 +89,8 @@ export function checkRoutes(
     } catch (err) {
       await rm(dir, { recursive: true, force: true });
       if (isCatalogIoError(err)) {
-        const message = feed ? err.message.split(feed.file).join(feed.name) : err.message;
+        let message = err.message;
+        for (const sent of [feed, profileSent]) if (sent) message = message.split(sent.file).join(sent.name);
         return reply.code(err instanceof UploadTooLarge ? 413 : 400).send({ error: message, code: err.code });
       }
       throw err;

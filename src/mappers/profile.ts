@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { CatalogIoError } from '../errors.js';
+import { jsonFaultAt, jsonFaultWhat } from '../json-position.js';
 import type { Profile } from './profile-types.js';
 
 /** A file at the package root, if it is there (from `src/mappers/`, `dist/mappers/` or `dist/bin/`). */
@@ -156,9 +157,12 @@ function parseJson(text: string, file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new CatalogIoError('PROFILE_INVALID', `Profile is not valid JSON: ${(cause as Error).message}`, {
-      location: file,
-    });
+    const at = jsonFaultAt(text, cause);
+    throw new CatalogIoError(
+      'PROFILE_INVALID',
+      `Profile is not valid JSON${at ? ` at ${at}` : ''}: ${jsonFaultWhat(cause)}`,
+      { location: file },
+    );
   }
 }
 

@@ -209,6 +209,15 @@ describe('check a file', () => {
     expect(refused.status).toBe(400);
     expect(error).toContain('supplier.csv');
     expect(error).not.toContain(tmpdir());
+    // A profile that is not JSON: named as sent, the fault by its line and column.
+    const badProfile = new FormData();
+    badProfile.append('feed', new Blob(['prod_ref,prod_title\nN-1,Shirt\n']), 'nightly.csv');
+    badProfile.append('profile', new Blob(['{\n  "entity": "products",\n  "columns": {\n']), 'mine.json');
+    const notJson = await fetch(`${handle.url}/api/check`, { method: 'POST', body: badProfile });
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as { error: string }).error).toMatch(
+      /^Profile is not valid JSON at line 4, column 1: .+ \(mine\.json\)$/,
+    );
   });
 
   it('cuts an upload at --max-upload, on its way to the disk, with a clear answer', async () => {
