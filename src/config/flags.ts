@@ -40,17 +40,17 @@ export const connectionOptions = {
   timeout: numberOption(
     'timeoutMs',
     '--timeout',
-    'Time for one try of a request, headers and whole body, ms (default 30000)',
+    'Time for one try of a request, headers and whole body: ms, or 30s, 2m (default 30s)',
   ),
   'retry-budget': numberOption(
     'retryBudgetMs',
     '--retry-budget',
-    'Time for one request, all its tries and waits, ms (default 120000); a storm of 429s is waited out within it',
+    'Time for one request, all its tries and waits: ms, or 2m (default 2m); a storm of 429s is waited out within it',
   ),
   'outage-budget': numberOption(
     'outageBudgetMs',
     '--outage-budget',
-    'Time the run waits for a service that cannot be reached, then stops as resumable, ms (default 600000)',
+    'Time the run waits for a service that cannot be reached, then stops as resumable: ms, or 10m, 1h (default 10m)',
   ),
   schemas: {
     type: 'string',

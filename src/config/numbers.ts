@@ -6,14 +6,21 @@ import { CatalogIoError } from '../errors.js';
 /** The numeric settings, their bounds and what they count: one table for flags and the config file. */
 export const NUMBER_SETTINGS = {
   concurrency: { min: 1, max: 64, whole: true, unit: 'requests in flight at once' },
-  timeoutMs: { min: 100, max: 3_600_000, whole: false, unit: 'ms for one try of a request' },
-  retryBudgetMs: { min: 1_000, max: 86_400_000, whole: false, unit: 'ms for all tries of a request' },
+  timeoutMs: { min: 100, max: 3_600_000, whole: false, unit: 'ms for one try of a request', duration: true },
+  retryBudgetMs: {
+    min: 1_000,
+    max: 86_400_000,
+    whole: false,
+    unit: 'ms for all tries of a request',
+    duration: true,
+  },
   maxAttempts: { min: 1, max: 20, whole: true, unit: 'tries of a request, the first included' },
   outageBudgetMs: {
     min: 1_000,
     max: 86_400_000,
     whole: false,
     unit: 'ms a service may stay unreachable while the run waits',
+    duration: true,
   },
 } as const;
 export type NumberSetting = keyof typeof NUMBER_SETTINGS;
@@ -29,7 +36,12 @@ export interface NumberRule {
   max: number;
   whole: boolean;
   unit: string;
+  /** A time in ms: a flag may also say it with a unit (`500ms`, `30s`, `10m`, `2h`). */
+  duration?: boolean;
 }
+
+/** Milliseconds per unit of a duration flag. */
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000, h: 3_600_000 };
 
 /** What is wrong with a number against its rule, with the expected format; undefined when fine. */
 export function ruleProblem(rule: NumberRule, value: unknown): string | undefined {
@@ -47,9 +59,14 @@ export function parseNumberText(rule: NumberRule, flag: string, raw: unknown): n
     throw new CatalogIoError('CONFIG_INVALID', `${flag} is given ${raw.length} times: give it once`);
   const text = String(raw).trim();
   // Number('') is 0 and Number('0x10') is 16: only plain decimal notation is a number here.
-  const value = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+  let value = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+  const timed = rule.duration ? /^(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|min|m|h)$/i.exec(text) : null;
+  if (timed) value = Number(timed[1]) * DURATION_UNITS[timed[2]!.toLowerCase()]!;
   const problem = ruleProblem(rule, Number.isNaN(value) ? text : value);
-  if (problem) throw new CatalogIoError('CONFIG_INVALID', `${flag} ${problem}`);
+  if (problem) {
+    const hint = rule.duration ? '; a duration such as 30s, 10m or 2h is read too' : '';
+    throw new CatalogIoError('CONFIG_INVALID', `${flag} ${problem}${hint}`);
+  }
   return value;
 }
 

@@ -67,6 +67,23 @@ describe('the same checks for the config file and library callers', () => {
     expect(parseNumberFlag('timeoutMs', '--timeout', '1.5e3')).toBe(1500);
   });
 
+  it('a time flag also takes a duration with its unit', () => {
+    expect(parseNumberFlag('timeoutMs', '--timeout', '30s')).toBe(30_000);
+    expect(parseNumberFlag('timeoutMs', '--timeout', '750ms')).toBe(750);
+    expect(parseNumberFlag('outageBudgetMs', '--outage-budget', '10m')).toBe(600_000);
+    expect(parseNumberFlag('outageBudgetMs', '--outage-budget', '15min')).toBe(900_000);
+    expect(parseNumberFlag('retryBudgetMs', '--retry-budget', '1.5h')).toBe(5_400_000);
+    expect(parseNumberFlag('retryBudgetMs', '--retry-budget', '2 M')).toBe(120_000);
+    // Bounds apply to the time it says; other units and signs are refused, saying what is read.
+    expect(() => parseNumberFlag('timeoutMs', '--timeout', '2h')).toThrow(
+      /--timeout must be a number from 100 to 3600000 \(ms for one try of a request\), found 7200000; a duration such as 30s, 10m or 2h is read too/,
+    );
+    expect(() => parseNumberFlag('timeoutMs', '--timeout', '3d')).toThrow(/found "3d"; a duration such as/);
+    expect(() => parseNumberFlag('timeoutMs', '--timeout', '-30s')).toThrow(/found "-30s"/);
+    // A count is no time: no unit is read there.
+    expect(() => parseNumberFlag('concurrency', '--concurrency', '8s')).toThrow(/found "8s"$/);
+  });
+
   it('a config file with nonsense names the setting and the file', async () => {
     const cwd = await mkdtemp(path.join(tmpdir(), 'catalog-io-flags-'));
     try {
