@@ -59,15 +59,39 @@ export function parseNumberText(rule: NumberRule, flag: string, raw: unknown): n
     throw new CatalogIoError('CONFIG_INVALID', `${flag} is given ${raw.length} times: give it once`);
   const text = String(raw).trim();
   // Number('') is 0 and Number('0x10') is 16: only plain decimal notation is a number here.
-  let value = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
-  const timed = rule.duration ? /^(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|min|m|h)$/i.exec(text) : null;
-  if (timed) value = Number(timed[1]) * DURATION_UNITS[timed[2]!.toLowerCase()]!;
+  const timed = rule.duration ? durationMs(text) : undefined;
+  const value = timed ?? (/^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : Number.NaN);
   const problem = ruleProblem(rule, Number.isNaN(value) ? text : value);
   if (problem) {
     const hint = rule.duration ? '; a duration such as 30s, 10m or 2h is read too' : '';
     throw new CatalogIoError('CONFIG_INVALID', `${flag} ${problem}${hint}`);
   }
   return value;
+}
+
+/** The longest time a seconds flag takes: a week. */
+const MAX_SECONDS = 7 * 86_400;
+
+/**
+ * A flag counted in seconds (`--drain-timeout 600`), which may also carry a unit (`90s`, `10m`, `1h`):
+ * the number of seconds, or the coded error saying what is read.
+ */
+export function parseSecondsFlag(flag: string, raw: unknown, min: number): number {
+  const text = Array.isArray(raw) ? raw.join(' ') : String(raw).trim();
+  const timed = durationMs(text);
+  const seconds =
+    timed !== undefined ? timed / 1000 : /^(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+  if (seconds >= min && seconds <= MAX_SECONDS) return seconds;
+  throw new CatalogIoError(
+    'CONFIG_INVALID',
+    `${flag} must be a number of seconds from ${min} to ${MAX_SECONDS} (or 90s, 10m, 1h), found ${show(text)}`,
+  );
+}
+
+/** A time with its unit (`750ms`, `30s`, `10m`, `15min`, `1.5h`) in ms; undefined for anything else. */
+function durationMs(text: string): number | undefined {
+  const timed = /^(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|min|m|h)$/i.exec(text);
+  return timed ? Number(timed[1]) * DURATION_UNITS[timed[2]!.toLowerCase()]! : undefined;
 }
 
 /** A connection setting's flag text as a number (see NUMBER_SETTINGS). */

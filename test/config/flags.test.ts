@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
 import { parseRateLimit, resolveSettings } from '../../src/config/config.js';
-import { numberProblem, parseNumberFlag } from '../../src/config/numbers.js';
+import { numberProblem, parseNumberFlag, parseSecondsFlag } from '../../src/config/numbers.js';
 import { isCatalogIoError } from '../../src/errors.js';
 
 // A catalog URL nobody listens on: a flag that slipped through would end in API_NETWORK, not CONFIG_INVALID.
@@ -80,6 +80,14 @@ describe('the same checks for the config file and library callers', () => {
     );
     expect(() => parseNumberFlag('timeoutMs', '--timeout', '3d')).toThrow(/found "3d"; a duration such as/);
     expect(() => parseNumberFlag('timeoutMs', '--timeout', '-30s')).toThrow(/found "-30s"/);
+    // Flags counted in seconds (the job worker's) read a plain number as seconds.
+    expect(parseSecondsFlag('--drain-timeout', '600', 0)).toBe(600);
+    expect(parseSecondsFlag('--drain-timeout', '10m', 0)).toBe(600);
+    expect(parseSecondsFlag('--stalled-after', '1500ms', 1)).toBe(1.5);
+    expect(() => parseSecondsFlag('--stalled-after', '0.5', 1)).toThrow(
+      /--stalled-after must be a number of seconds from 1 to 604800 \(or 90s, 10m, 1h\), found "0\.5"/,
+    );
+    expect(() => parseSecondsFlag('--drain-timeout', 'soon', 0)).toThrow(/found "soon"/);
     // A count is no time: no unit is read there.
     expect(() => parseNumberFlag('concurrency', '--concurrency', '8s')).toThrow(/found "8s"$/);
   });

@@ -5,6 +5,7 @@
 //   catalog-io schedule list | schedule remove <name>
 //   catalog-io jobs [--json]
 import type { Argv } from 'yargs';
+import { parseSecondsFlag } from '../../config/numbers.js';
 import { CatalogIoError } from '../../errors.js';
 import type { FeedJob } from '../../jobs/feed-job.js';
 import { checkRedisUrl, redactRedisUrl } from '../../redis/url.js';
@@ -235,15 +236,16 @@ export const workerCommand: CommandFactory = (out) => ({
         describe: 'Folder of <tenant>.json settings files (catalogUrl, damUrl, apiKey, ...)',
       })
       .option('stalled-after', {
-        type: 'number',
-        default: 30,
-        describe: 'Seconds after which the job of a worker that stopped answering goes to another worker',
+        type: 'string',
+        default: '30',
+        describe:
+          'Seconds (or 30s, 2m) after which the job of a worker that stopped answering goes to another worker',
       })
       .option('drain-timeout', {
-        type: 'number',
-        default: 600,
+        type: 'string',
+        default: '600',
         describe:
-          'Stopping (SIGTERM, SIGINT): seconds the running jobs may take to finish before they are interrupted (resumable)',
+          'Stopping (SIGTERM, SIGINT): seconds (or 10m) the running jobs may take to finish before they are interrupted (resumable)',
       }),
   handler: async (args: Record<string, unknown>) => {
     const concurrency = Number(args.concurrency);
@@ -253,15 +255,8 @@ export const workerCommand: CommandFactory = (out) => ({
         `--concurrency must be a whole number from 1 to 64, found ${args.concurrency}`,
       );
     }
-    const stalled = Number(args['stalled-after']);
-    if (!(stalled >= 1))
-      throw new CatalogIoError('CONFIG_INVALID', '--stalled-after must be at least 1 second');
-    const drainSeconds = Number(args['drain-timeout']);
-    if (!(drainSeconds >= 0))
-      throw new CatalogIoError(
-        'CONFIG_INVALID',
-        `--drain-timeout must be a number of seconds, found ${args['drain-timeout']}`,
-      );
+    const stalled = parseSecondsFlag('--stalled-after', args['stalled-after'], 1);
+    const drainSeconds = parseSecondsFlag('--drain-timeout', args['drain-timeout'], 0);
     const url = redisUrlFrom(args);
     // Signals are caught from the start and until the process ends: a signal with no handler left
     // would end the worker at once, its jobs with it.
