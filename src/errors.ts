@@ -59,6 +59,8 @@ export type ErrorCode =
   | 'JOURNAL_INVALID'
   | 'SOURCE_CHANGED'
   | 'ROW_TOO_LARGE'
+  /** An output file (report, rejects) stopped taking writes mid-run: a full disk, a lost mount. */
+  | 'OUTPUT_FAILED'
   // shared state (--redis)
   | 'REDIS_UNREACHABLE'
   | 'INTERNAL';

@@ -2,6 +2,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { CatalogIoError } from '../errors.js';
 import { REPORT_CSV } from './csv.js';
+import { cannotWrite } from './file-errors.js';
 import { type FileFormat, formatFromExtension } from './lines.js';
 import { openTable, type SummaryRows, type TableColumn, type TableWriter } from './table.js';
 
@@ -86,9 +87,7 @@ export function openRunReport(path: string): RunReportWriter {
   try {
     fd = openSync(path, 'w');
   } catch (cause) {
-    throw new CatalogIoError('CONFIG_INVALID', `Cannot write ${path}: ${(cause as Error).message}`, {
-      cause,
-    });
+    throw cannotWrite(path, cause);
   }
   const keys = IMPORT_REPORT_COLUMNS.map((c) => c.key);
   // The header goes out at once: even a run killed before its first row leaves a valid CSV.

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import iconv from 'iconv-lite';
 import { CatalogIoError } from '../errors.js';
+import { cannotWrite, writeProblem } from './file-errors.js';
 
 export interface LineFile {
   write(text: string): Promise<void>;
@@ -44,13 +45,13 @@ export async function openLineFile(path: string, options: LineFileOptions = {}):
   try {
     await once(stream, 'open');
   } catch (cause) {
-    throw new CatalogIoError('CONFIG_INVALID', `Cannot write ${path}: ${(cause as Error).message}`, {
-      cause,
-    });
+    throw cannotWrite(path, cause);
   }
   const check = () => {
     if (failure)
-      throw new CatalogIoError('INTERNAL', `Writing ${path} failed: ${failure.message}`, { cause: failure });
+      throw new CatalogIoError('OUTPUT_FAILED', `Writing ${path} failed: ${writeProblem(path, failure)}`, {
+        cause: failure,
+      });
   };
   const encoding = (options.encoding ?? 'utf-8').toLowerCase();
   const file =

@@ -1,0 +1,49 @@
+// An output file that cannot be written says why in words, and names the file: the report, the rejects
+// file and the import's run report alike.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isCatalogIoError } from '../../src/errors.js';
+import { writeProblem } from '../../src/writers/file-errors.js';
+import { openRunReport } from '../../src/writers/import-report.js';
+import { openLineFile } from '../../src/writers/lines.js';
+
+describe('an output file that cannot be written', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'file-errors-'));
+  const aFile = join(dir, 'feed.csv');
+  writeFileSync(aFile, 'x\n');
+  const missing = join(dir, 'missing', 'report.csv');
+  const throughFile = join(aFile, 'report.csv');
+
+  async function failure(open: () => unknown): Promise<Error> {
+    try {
+      await open();
+    } catch (err) {
+      expect(isCatalogIoError(err, 'CONFIG_INVALID')).toBe(true);
+      return err as Error;
+    }
+    throw new Error('opened');
+  }
+
+  it('a folder that does not exist, a path through a file, a folder', async () => {
+    const lines = [
+      [missing, `the folder ${join(dir, 'missing')} does not exist`],
+      [throughFile, `a part of ${aFile} is a file, not a folder`],
+      [dir, 'it is a folder'],
+    ] as const;
+    for (const [path, why] of lines)
+      expect((await failure(() => openLineFile(path))).message).toBe(`Cannot write ${path}: ${why}`);
+    expect((await failure(() => openRunReport(missing))).message).toBe(
+      `Cannot write ${missing}: the folder ${join(dir, 'missing')} does not exist`,
+    );
+  });
+
+  it('a full disk and permissions, in words', () => {
+    const error = (code: string) => Object.assign(new Error(`${code}: raw`), { code });
+    expect(writeProblem('/x/r.csv', error('ENOSPC'))).toBe('the disk is full');
+    expect(writeProblem('/x/r.csv', error('EACCES'))).toBe('permission denied');
+    expect(writeProblem('/x/r.csv', error('EROFS'))).toBe('the file system is read-only');
+    expect(writeProblem('/x/r.csv', error('EIO'))).toBe('EIO: raw');
+  });
+});
