@@ -2,7 +2,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { CatalogIoError } from '../errors.js';
 import { REPORT_CSV } from './csv.js';
-import { cannotWrite } from './file-errors.js';
+import { cannotWrite, writeProblem } from './file-errors.js';
 import { type FileFormat, formatFromExtension } from './lines.js';
 import { openTable, type SummaryRows, type TableColumn, type TableWriter } from './table.js';
 
@@ -90,14 +90,24 @@ export function openRunReport(path: string): RunReportWriter {
     throw cannotWrite(path, cause);
   }
   const keys = IMPORT_REPORT_COLUMNS.map((c) => c.key);
+  const put = (text: string) => {
+    try {
+      writeSync(fd, text);
+    } catch (cause) {
+      throw new CatalogIoError('OUTPUT_FAILED', `Writing ${path} failed: ${writeProblem(path, cause)}`, {
+        cause,
+      });
+    }
+  };
   // The header goes out at once: even a run killed before its first row leaves a valid CSV.
-  if (format === 'csv') writeSync(fd, REPORT_CSV.header(keys));
+  if (format === 'csv') put(REPORT_CSV.header(keys));
   let buffer = '';
   let closed = false;
   const flush = () => {
     if (closed || buffer === '') return;
-    writeSync(fd, buffer);
+    const text = buffer;
     buffer = '';
+    put(text);
   };
   return {
     format,

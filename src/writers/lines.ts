@@ -47,17 +47,24 @@ export async function openLineFile(path: string, options: LineFileOptions = {}):
   } catch (cause) {
     throw cannotWrite(path, cause);
   }
+  // A write that fails later (a full disk) is said as such, whichever call sees it first.
+  const failed = (cause: unknown) =>
+    new CatalogIoError('OUTPUT_FAILED', `Writing ${path} failed: ${writeProblem(path, cause)}`, { cause });
   const check = () => {
-    if (failure)
-      throw new CatalogIoError('OUTPUT_FAILED', `Writing ${path} failed: ${writeProblem(path, failure)}`, {
-        cause: failure,
-      });
+    if (failure) throw failed(failure);
   };
+  const until: Until = (event) =>
+    once(stream, event).then(
+      () => undefined,
+      (err) => {
+        throw failed(failure ?? err);
+      },
+    );
   const encoding = (options.encoding ?? 'utf-8').toLowerCase();
   const file =
     encoding === 'utf-8' || encoding === 'utf8'
-      ? utf8Lines(stream, check)
-      : encodedLines(stream, check, encoding);
+      ? utf8Lines(stream, check, until)
+      : encodedLines(stream, check, until, encoding);
   if (options.bom) await file.write('\uFEFF');
   return file;
 }
@@ -66,10 +73,7 @@ export async function openLineFile(path: string, options: LineFileOptions = {}):
  * UTF-8: lines are encoded straight into chunks of CHUNK_BYTES, written whole. Gathering strings and
  * encoding them later cost a string per line, the joined text and a copy; a chunk is only filled.
  */
-function utf8Lines(stream: WriteStream, check: () => void): LineFile {
-  const drained = async () => {
-    await once(stream, 'drain');
-  };
+function utf8Lines(stream: WriteStream, check: () => void, until: Until): LineFile {
   const tail: ByteTail = {
     chunk: Buffer.allocUnsafeSlow(CHUNK_BYTES),
     at: 0,
@@ -86,7 +90,7 @@ function utf8Lines(stream: WriteStream, check: () => void): LineFile {
     const full = tail.chunk.subarray(0, tail.at);
     tail.chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
     tail.at = 0;
-    return stream.write(full) ? undefined : drained();
+    return stream.write(full) ? undefined : until('drain');
   };
   // A UTF-16 unit takes at most 3 bytes in UTF-8 (a surrogate pair: 4 for 2 units).
   const append = (text: string): Promise<void> | undefined => {
@@ -94,30 +98,34 @@ function utf8Lines(stream: WriteStream, check: () => void): LineFile {
     tail.at += tail.chunk.write(text, tail.at);
     return wait;
   };
-  return lineFile(stream, check, append, flush, tail);
+  return lineFile(stream, check, until, append, flush, tail);
 }
 
 /** Other encodings (a rejects file in the source's): lines gathered as text, encoded a chunk at a time. */
-function encodedLines(stream: WriteStream, check: () => void, encoding: string): LineFile {
+function encodedLines(stream: WriteStream, check: () => void, until: Until, encoding: string): LineFile {
   // Chunks hold whole lines, so a character is never cut between two encodings.
   let pending = '';
   const flush = async () => {
     const chunk = pending;
     pending = '';
-    if (chunk && !stream.write(iconv.encode(chunk, encoding))) await once(stream, 'drain');
+    if (chunk && !stream.write(iconv.encode(chunk, encoding))) await until('drain');
   };
   const append = (text: string): Promise<void> | undefined => {
     check();
     pending += text;
     return pending.length >= CHUNK_CHARS ? flush() : undefined;
   };
-  return lineFile(stream, check, append, flush);
+  return lineFile(stream, check, until, append, flush);
 }
+
+/** The stream's next `drain` or `finish`; a write error instead is the file's OUTPUT_FAILED. */
+type Until = (event: 'drain' | 'finish') => Promise<void>;
 
 /** A LineFile from how it appends a line and how it hands what it holds to the stream. */
 function lineFile(
   stream: WriteStream,
   check: () => void,
+  until: Until,
   append: (text: string) => Promise<void> | undefined,
   flush: () => Promise<void> | undefined,
   bytes?: ByteTail,
@@ -132,7 +140,7 @@ function lineFile(
       check();
       await flush();
       stream.end();
-      await once(stream, 'finish');
+      await until('finish');
       check();
     },
   };

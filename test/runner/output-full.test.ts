@@ -1,0 +1,72 @@
+// A disk that fills under the report (here a report path linked to /dev/full, whose every write fails
+// with ENOSPC): validate and import end with exit 2 and one line that names the file and says the disk
+// is full, not a stack trace or an "unexpected error"; the import keeps what it did, and --resume
+// finishes the run with a complete report and nothing written twice.
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Papa from 'papaparse';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSandbox } from '../helpers/sandbox.js';
+import { productsByRef, runCli } from './import.nightly.support.js';
+import { tempDir } from './import.support.js';
+
+const ROWS = 3000;
+const fixture = useSandbox({ seed: 'empty' });
+const hasDevFull = existsSync('/dev/full');
+let dir: string;
+let feed: string;
+let full: string;
+/** JSON Lines has no header: its first write comes with the first batch's rows, after their writes. */
+let fullLines: string;
+
+beforeAll(() => {
+  dir = tempDir('output-full');
+  feed = join(dir, 'feed.csv');
+  const rows = ['prod_ref,prod_title'];
+  for (let i = 1; i <= ROWS; i++) rows.push(`DF-${i},Item ${i}`);
+  writeFileSync(feed, `${rows.join('\n')}\n`);
+  full = join(dir, 'full-report.csv');
+  fullLines = join(dir, 'full-report.jsonl');
+  if (hasDevFull) {
+    symlinkSync('/dev/full', full);
+    symlinkSync('/dev/full', fullLines);
+  }
+});
+
+describe.skipIf(!hasDevFull)('a full disk under the report', () => {
+  it('validate: exit 2, OUTPUT_FAILED naming the file', async () => {
+    const run = await runCli(['validate', feed, '--report', full], dir, fixture.sb);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe(`catalog-io: Writing ${full} failed: the disk is full [OUTPUT_FAILED]`);
+  });
+
+  it('import: exit 2 and how to finish it; --resume then writes every row once', async () => {
+    const cwd = join(dir, 'import');
+    mkdirSync(cwd);
+    const fast = ['--rate-limit', 'off', '--concurrency', '16'];
+    const failed = await runCli(['import', feed, '--report', fullLines, ...fast], cwd, fixture.sb);
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toContain(
+      `catalog-io: Writing ${fullLines} failed: the disk is full; the rows done so far are kept: make room, then run the same command with --resume to finish the run [OUTPUT_FAILED]`,
+    );
+    // Rows were written before the report's first write failed.
+    const before = await productsByRef(fixture.sb);
+    expect(before.records).toBeGreaterThan(0);
+    expect(before.records).toBeLessThan(ROWS);
+    expect(failed.stderr).not.toMatch(/\n\s+at |unexpected error/);
+    const report = join(dir, 'report.csv');
+    const resumed = await runCli(['import', feed, '--report', report, '--resume', ...fast], cwd, fixture.sb);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const lines = Papa.parse<Record<string, string>>(readFileSync(report, 'utf8'), {
+      header: true,
+      skipEmptyLines: true,
+    }).data;
+    expect(lines).toHaveLength(ROWS);
+    expect(new Set(lines.map((l) => l.ref)).size).toBe(ROWS);
+    expect(lines.every((l) => l.outcome === 'created')).toBe(true);
+    // Each ref once on the tenant (an empty one: nothing else is there).
+    const tenant = await productsByRef(fixture.sb);
+    expect(tenant.duplicates).toEqual([]);
+    expect(tenant.records).toBe(ROWS);
+  });
+});
