@@ -8,5 +8,8 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
 });
 process.stderr.on('error', () => undefined);
+// A file size limit (`ulimit -f`) fails the write that passes it (EFBIG), which the run reports like a
+// full disk, instead of ending the process at once with nothing said and nothing closed.
+process.on('SIGXFSZ', () => undefined);
 
 process.exitCode = await main(process.argv.slice(2));

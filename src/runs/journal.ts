@@ -5,8 +5,9 @@
 // A journal starts with a `start` line (written when the run folder is made) and a run that ended
 // writes an `end` line: a resume tells a journal cut short or damaged from one a kill left (checked
 // by `checkRecord`, every line, before a resume changes anything).
-import { closeSync, createReadStream, futimesSync, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, ftruncateSync, futimesSync, openSync } from 'node:fs';
 import { CatalogIoError } from '../errors.js';
+import { writeFully, writeProblem } from '../files.js';
 import type { ImportReportLine } from '../writers/import-report.js';
 
 /** What a batch was about to do to one record; read back by a resume to reconcile rows in flight. */
@@ -73,12 +74,21 @@ export class JournalWriter {
     private readonly seal?: () => JournalRecord | undefined,
   ) {
     this.fd = openSync(file, 'a');
+    this.size = fstatSync(this.fd).size;
     this.timer = setInterval(() => {
-      this.flush();
-      this.heartbeat();
+      // A failed write is kept for the run's next append or flush to throw: not thrown in a timer.
+      try {
+        this.flush();
+        this.heartbeat();
+      } catch {}
     }, FLUSH_EVERY_MS);
     this.timer.unref();
   }
+
+  /** The write that failed (a full disk): every later append and flush throws it. */
+  private failure: CatalogIoError | undefined;
+  /** Bytes of whole lines in the file: a write that fails is cut back to them. */
+  private size: number;
 
   private heartbeat(): void {
     const now = Date.now();
@@ -93,6 +103,7 @@ export class JournalWriter {
 
   /** A line already written out (with its line end): bucket files of a full sync use the same writer. */
   appendText(text: string): void {
+    if (this.failure) throw this.failure;
     this.buffer += text;
     if (this.buffer.length >= 256 * 1024) this.flush();
   }
@@ -104,21 +115,40 @@ export class JournalWriter {
   }
 
   flush(): void {
+    if (this.failure) throw this.failure;
     if (this.closed || this.buffer === '') return;
     const sealed = this.seal?.();
     if (sealed) this.buffer += `${JSON.stringify(sealed)}\n`;
     const chunk = this.buffer;
     this.buffer = '';
-    writeSync(this.fd, chunk);
+    try {
+      writeFully(this.fd, chunk);
+      this.size += Buffer.byteLength(chunk);
+    } catch (cause) {
+      // The part of the chunk the disk took ends in a cut line: the journal keeps its whole lines only,
+      // so a --resume reads it (the rows of the lost lines are looked up again, as after a kill).
+      try {
+        ftruncateSync(this.fd, this.size);
+      } catch {}
+      this.failure = new CatalogIoError(
+        'OUTPUT_FAILED',
+        `Writing the run's journal ${this.file} failed: ${writeProblem(this.file, cause)}`,
+        { cause },
+      );
+      throw this.failure;
+    }
     this.touchedAt = Date.now();
   }
 
   close(): void {
     if (this.closed) return;
-    this.flush();
     clearInterval(this.timer);
-    this.closed = true;
-    closeSync(this.fd);
+    try {
+      this.flush();
+    } finally {
+      this.closed = true;
+      closeSync(this.fd);
+    }
   }
 }
 

@@ -1,8 +1,8 @@
 // The import's per-row report: what happened to every source row, in CSV, JSON Lines or XLSX.
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { CatalogIoError } from '../errors.js';
+import { cannotWrite, writeFully, writeProblem } from '../files.js';
 import { REPORT_CSV } from './csv.js';
-import { cannotWrite, writeProblem } from './file-errors.js';
 import { type FileFormat, formatFromExtension } from './lines.js';
 import { openTable, type SummaryRows, type TableColumn, type TableWriter } from './table.js';
 
@@ -92,7 +92,7 @@ export function openRunReport(path: string): RunReportWriter {
   const keys = IMPORT_REPORT_COLUMNS.map((c) => c.key);
   const put = (text: string) => {
     try {
-      writeSync(fd, text);
+      writeFully(fd, text);
     } catch (cause) {
       throw new CatalogIoError('OUTPUT_FAILED', `Writing ${path} failed: ${writeProblem(path, cause)}`, {
         cause,

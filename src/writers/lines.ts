@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import iconv from 'iconv-lite';
 import { CatalogIoError } from '../errors.js';
-import { cannotWrite, writeProblem } from './file-errors.js';
+import { cannotWrite, writeProblem } from '../files.js';
 
 export interface LineFile {
   write(text: string): Promise<void>;

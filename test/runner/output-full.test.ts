@@ -1,11 +1,14 @@
 // A disk that fills under the report (here a report path linked to /dev/full, whose every write fails
-// with ENOSPC): validate and import end with exit 2 and one line that names the file and says the disk
-// is full, not a stack trace or an "unexpected error"; the import keeps what it did, and --resume
-// finishes the run with a complete report and nothing written twice.
+// with ENOSPC) or under the run's journal (here a file size limit, `ulimit -f`, which the journal
+// reaches first): validate and import end with exit 2 and one line that names the file and says why,
+// not a stack trace or an "unexpected error"; the import keeps what it did, and --resume finishes the
+// run with a complete report and nothing written twice.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { cliEntry } from '../helpers/cli-entry.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { productsByRef, runCli } from './import.nightly.support.js';
 import { tempDir } from './import.support.js';
@@ -43,7 +46,6 @@ describe.skipIf(!hasDevFull)('a full disk under the report', () => {
   it('import: exit 2 and how to finish it; --resume then writes every row once', async () => {
     const cwd = join(dir, 'import');
     mkdirSync(cwd);
-    const fast = ['--rate-limit', 'off', '--concurrency', '16'];
     const failed = await runCli(['import', feed, '--report', fullLines, ...fast], cwd, fixture.sb);
     expect(failed.code).toBe(2);
     expect(failed.stderr).toContain(
@@ -54,19 +56,57 @@ describe.skipIf(!hasDevFull)('a full disk under the report', () => {
     expect(before.records).toBeGreaterThan(0);
     expect(before.records).toBeLessThan(ROWS);
     expect(failed.stderr).not.toMatch(/\n\s+at |unexpected error/);
-    const report = join(dir, 'report.csv');
-    const resumed = await runCli(['import', feed, '--report', report, '--resume', ...fast], cwd, fixture.sb);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    const lines = Papa.parse<Record<string, string>>(readFileSync(report, 'utf8'), {
-      header: true,
-      skipEmptyLines: true,
-    }).data;
-    expect(lines).toHaveLength(ROWS);
-    expect(new Set(lines.map((l) => l.ref)).size).toBe(ROWS);
-    expect(lines.every((l) => l.outcome === 'created')).toBe(true);
-    // Each ref once on the tenant (an empty one: nothing else is there).
-    const tenant = await productsByRef(fixture.sb);
-    expect(tenant.duplicates).toEqual([]);
-    expect(tenant.records).toBe(ROWS);
+    await resumeWhole(cwd, 'DF-');
+  });
+
+  it('import: a journal that cannot grow ends the run the same way, and --resume finishes it', async () => {
+    const cwd = join(dir, 'journal');
+    mkdirSync(cwd);
+    const other = join(cwd, 'feed.csv');
+    writeFileSync(other, readFileSync(feed, 'utf8').replaceAll('DF-', 'JL-'));
+    // 400 blocks of 512 bytes: the journal (a line a row) reaches it first, a few hundred rows in.
+    const node = [process.execPath, ...cliEntry(), 'import', other, '--report', 'limited.csv', ...fast];
+    // Spawned, not run synchronously: the sandbox answers from this process.
+    const child = spawn('sh', ['-c', 'ulimit -f 400; exec "$@"', 'sh', ...node], {
+      cwd,
+      env: { ...process.env, ...connection() },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const limited = { status, stderr };
+    expect(limited.status, limited.stderr).toBe(2);
+    expect(limited.stderr).toMatch(
+      /^catalog-io: Writing the run's journal \S+rows\.jsonl failed: the file reached the size this process may write \(ulimit -f\); the rows done so far are kept: make room, then run the same command with --resume to finish the run \[OUTPUT_FAILED\]$/m,
+    );
+    expect((await productsByRef(fixture.sb)).byRef).toHaveProperty('JL-1');
+    await resumeWhole(cwd, 'JL-', other);
   });
 });
+
+const fast = ['--rate-limit', 'off', '--concurrency', '16'];
+
+function connection(): Record<string, string> {
+  const { sb } = fixture;
+  return { CATALOG_URL: sb.catalogUrl, DAM_URL: sb.damUrl, CATALOG_API_KEY: sb.apiKey };
+}
+
+/** `--resume` of the last run in `cwd`: a whole report, every row created once on the tenant. */
+async function resumeWhole(cwd: string, prefix: string, source = feed): Promise<void> {
+  const report = join(cwd, 'report.csv');
+  const resumed = await runCli(['import', source, '--report', report, '--resume', ...fast], cwd, fixture.sb);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  const lines = Papa.parse<Record<string, string>>(readFileSync(report, 'utf8'), {
+    header: true,
+    skipEmptyLines: true,
+  }).data;
+  expect(lines).toHaveLength(ROWS);
+  expect(new Set(lines.map((l) => l.ref)).size).toBe(ROWS);
+  expect(lines.every((l) => l.outcome === 'created')).toBe(true);
+  const tenant = await productsByRef(fixture.sb);
+  expect(tenant.duplicates).toEqual([]);
+  expect(Object.keys(tenant.byRef).filter((ref) => ref.startsWith(prefix))).toHaveLength(ROWS);
+}

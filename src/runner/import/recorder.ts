@@ -402,12 +402,22 @@ export class RunRecorder implements WriteLog {
   /** A run that failed outright: the journal stays consistent and the run shows as crashed or interrupted. */
   async abandon(summary: RunEnd, summaryCopy?: string): Promise<void> {
     await this.dropSpool();
+    // A journal that cannot take its end line (a full disk) keeps its whole lines: the run is then
+    // resumed as a killed one is, and run.json says `running` (listed as crashed: its process is gone).
+    let ended = true;
     try {
       // A journal never opened (the run failed before its start) is left as it was.
       if (this.journal) {
         this.journal.append({ t: 'end', rows: this.lines });
         this.journal.close();
       }
+    } catch {
+      ended = false;
+      try {
+        this.journal?.close();
+      } catch {}
+    }
+    try {
       this.report?.close();
     } catch {
       // nothing more can be kept
@@ -421,7 +431,7 @@ export class RunRecorder implements WriteLog {
     if (!this.journal) return;
     // The journal is consistent: the run can be resumed.
     await writeRunSummary(this.registry.summaryFile(this.meta.runId), this.fullSummary(summary), summaryCopy);
-    await this.registry.save({ ...this.meta, state: summary.state });
+    if (ended) await this.registry.save({ ...this.meta, state: summary.state });
   }
 
   private async dropSpool(): Promise<void> {

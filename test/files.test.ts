@@ -4,10 +4,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isCatalogIoError } from '../../src/errors.js';
-import { writeProblem } from '../../src/writers/file-errors.js';
-import { openRunReport } from '../../src/writers/import-report.js';
-import { openLineFile } from '../../src/writers/lines.js';
+import { isCatalogIoError } from '../src/errors.js';
+import { writeProblem } from '../src/files.js';
+import { openRunReport } from '../src/writers/import-report.js';
+import { openLineFile } from '../src/writers/lines.js';
 
 describe('an output file that cannot be written', () => {
   const dir = mkdtempSync(join(tmpdir(), 'file-errors-'));
@@ -39,11 +39,14 @@ describe('an output file that cannot be written', () => {
     );
   });
 
-  it('a full disk and permissions, in words', () => {
+  it('a full disk, a size limit and permissions, in words', () => {
     const error = (code: string) => Object.assign(new Error(`${code}: raw`), { code });
     expect(writeProblem('/x/r.csv', error('ENOSPC'))).toBe('the disk is full');
     expect(writeProblem('/x/r.csv', error('EACCES'))).toBe('permission denied');
     expect(writeProblem('/x/r.csv', error('EROFS'))).toBe('the file system is read-only');
+    expect(writeProblem('/x/r.csv', error('EFBIG'))).toBe(
+      'the file reached the size this process may write (ulimit -f)',
+    );
     expect(writeProblem('/x/r.csv', error('EIO'))).toBe('EIO: raw');
   });
 });
