@@ -23,11 +23,11 @@ import {
   readSync,
   renameSync,
   rmSync,
-  writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { takeOldest } from '../bounded-map.js';
+import { writeFully } from '../files.js';
 
 const PAGE = 4096;
 const SLOT = 64;
@@ -222,7 +222,7 @@ export class SlotTable {
     if (this.cache.size >= CACHE_PAGES) {
       // The oldest page's buffer is reused: a lookup that misses allocates nothing.
       const [oldest, evicted] = takeOldest(this.cache)!;
-      if (evicted.dirty) writeSync(this.fd, evicted.buf, 0, PAGE, PAGE + oldest * PAGE);
+      if (evicted.dirty) writeFully(this.fd, evicted.buf.subarray(0, PAGE), PAGE + oldest * PAGE);
       page = evicted;
       page.dirty = false;
     } else page = { buf: Buffer.alloc(PAGE), dirty: false };
@@ -243,7 +243,7 @@ export class SlotTable {
   private flushPages(): void {
     for (const [n, page] of this.cache) {
       if (!page.dirty) continue;
-      writeSync(this.fd, page.buf, 0, PAGE, PAGE + n * PAGE);
+      writeFully(this.fd, page.buf.subarray(0, PAGE), PAGE + n * PAGE);
       page.dirty = false;
     }
   }
@@ -264,7 +264,7 @@ export class SlotTable {
       for (let o = 0; o < bytes; o += SLOT) {
         if (chunk[o + STATUS] === LIVE && visit(chunk, o)) changed = true;
       }
-      if (changed) writeSync(this.fd, chunk, 0, bytes, PAGE + first * PAGE);
+      if (changed) writeFully(this.fd, chunk.subarray(0, bytes), PAGE + first * PAGE);
     }
   }
 
@@ -297,7 +297,7 @@ export class SlotTable {
     const buf = Buffer.alloc(PAGE);
     if (buf.write(text) !== Buffer.byteLength(text))
       throw new Error('the state header does not fit its page');
-    writeSync(this.fd, buf, 0, PAGE, 0);
+    writeFully(this.fd, buf, 0);
   }
 }
 

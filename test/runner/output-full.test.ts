@@ -2,7 +2,8 @@
 // with ENOSPC) or under the run's journal (here a file size limit, `ulimit -f`, which the journal
 // reaches first): validate and import end with exit 2 and one line that names the file and says why,
 // not a stack trace or an "unexpected error"; the import keeps what it did, and --resume finishes the
-// run with a complete report and nothing written twice.
+// run with a complete report and nothing written twice. An import state that cannot be kept is a
+// warning: the state only spares lookups.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -84,6 +85,36 @@ describe.skipIf(!hasDevFull)('a full disk under the report', () => {
     );
     expect((await productsByRef(fixture.sb)).byRef).toHaveProperty('JL-1');
     await resumeWhole(cwd, 'JL-', other);
+  });
+});
+
+describe('an import state that cannot be kept', () => {
+  it('is a warning on a run that otherwise ends well: every row is looked up', async () => {
+    const cwd = join(dir, 'state');
+    mkdirSync(join(cwd, '.catalog-io'), { recursive: true });
+    // A file where the state folder goes.
+    writeFileSync(join(cwd, '.catalog-io', 'state'), '');
+    const other = join(cwd, 'feed.csv');
+    writeFileSync(other, readFileSync(feed, 'utf8').replaceAll('DF-', 'NS-'));
+    for (const outcome of ['created', 'unchanged']) {
+      const run = await runCli(
+        ['import', other, '--report', 'report.csv', '--json', ...fast],
+        cwd,
+        fixture.sb,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const summary = JSON.parse(run.stdout) as {
+        outcomes: Record<string, number>;
+        warnings: string[];
+        requests: { byMethod: Record<string, number> };
+      };
+      expect(summary.outcomes[outcome]).toBe(ROWS);
+      expect(summary.warnings).toContain(
+        `the import state could not be used (a part of ${join(cwd, '.catalog-io', 'state')} is a file, not a folder): every row is looked up`,
+      );
+      // Looked up, 100 refs a request (the state would have spared these on the second run).
+      expect(summary.requests.byMethod.GET).toBeGreaterThanOrEqual(ROWS / 100);
+    }
   });
 });
 

@@ -2,10 +2,12 @@
 // tenant and entity (taken before the source is read), the row loop (`import-run.ts`), then images,
 // the full sync, and summary.json. The pipeline itself: reader -> check -> batches -> executor ->
 // one report line per source row, recorded in the journal first.
+
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { isApiError } from '../../api/errors.js';
 import { type ErrorCode, isCatalogIoError } from '../../errors.js';
+import { writeProblem } from '../../files.js';
 import type { HeldLock } from '../../lock/types.js';
 import { openSource } from '../../readers/index.js';
 import { displayName } from '../../readers/sources/redact.js';
@@ -83,6 +85,8 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
   let rejects: RejectsWriter | undefined;
   let planned: PlannedRecords | undefined;
   let known: KnownStates | undefined;
+  /** What kept the import state from being used, for the summary's warnings. */
+  const stateWarnings: string[] = [];
   /** The row loop began: from here on, a run that fails is a run (crashed, resumable). */
   let looping = false;
   try {
@@ -119,7 +123,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     });
     if (options.rejectsFile)
       rejects = await openRejectsFor(options.rejectsFile, opened, { guard: options.raw !== true });
-    known = await openKnownState(running);
+    known = await openKnownState(running, (warning) => stateWarnings.push(warning));
     const source = opened;
     const run = new ImportRun(
       running,
@@ -141,7 +145,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     await run.registrar?.saveCache();
 
     let stopReason: StopReason | undefined = loop.stopReason;
-    const warnings = [...run.checker.warnings()];
+    const warnings = [...stateWarnings, ...run.checker.warnings()];
     let failedImages: string[] = [];
     if (!stopReason && options.waitForImages && run.registrar && !options.plan) {
       const { waitForImages } = await import('./images.js');
@@ -168,7 +172,15 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     }
     if (known) {
       if (fullSync) known.distrust();
-      await known.save();
+      // The state only spares lookups: one that cannot be written (a full disk) costs the next run its
+      // lookups, not this run its end. The last state stays, and the changelog since it is read.
+      try {
+        await known.save();
+      } catch (err) {
+        warnings.push(
+          `the import state was not saved (${writeProblem((err as NodeJS.ErrnoException).path ?? '', err)}): the next run looks up the rows this one wrote`,
+        );
+      }
     }
     recorder.flush();
 
@@ -267,7 +279,10 @@ export async function modelOf(options: ImportOptions): Promise<TenantModel> {
  * What earlier runs left on the tenant (not for a plan, nor without a state folder and a tenant name):
  * the state of the profile's entity, and of the variants a products profile with `variants` drafts.
  */
-async function openKnownState(options: RunningImport): Promise<KnownStates | undefined> {
+async function openKnownState(
+  options: RunningImport,
+  onProblem: (warning: string) => void,
+): Promise<KnownStates | undefined> {
   const entity = options.model.entity(options.profile.entity);
   if (options.plan || options.stateDir === undefined || options.tenant === undefined || !entity)
     return undefined;
@@ -285,6 +300,7 @@ async function openKnownState(options: RunningImport): Promise<KnownStates | und
       ...(options.fullCompare !== undefined && { fullCompare: options.fullCompare }),
     },
     variants,
+    onProblem,
   );
 }
 
