@@ -88,6 +88,25 @@ describe.skipIf(!hasDevFull)('a full disk under the report', () => {
   });
 });
 
+describe.skipIf(!hasDevFull)('a full disk under an export', () => {
+  it.each(['csv', 'xlsx'])(
+    '%s: exit 2, OUTPUT_FAILED naming the file; no partial file, the last good export untouched',
+    async (format) => {
+      const cwd = join(dir, `export-${format}`);
+      mkdirSync(cwd);
+      const out = join(cwd, `catalog.${format}`);
+      writeFileSync(out, 'last night, complete\n');
+      // The export writes beside its file and renames when whole: that file is on a full disk here.
+      symlinkSync('/dev/full', `${out}.partial`);
+      const run = await runCli(['export', 'products', '--out', out, '--quiet', ...fast], cwd, fixture.sb);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim()).toBe(`catalog-io: Writing ${out} failed: the disk is full [OUTPUT_FAILED]`);
+      expect(existsSync(`${out}.partial`)).toBe(false);
+      expect(readFileSync(out, 'utf8')).toBe('last night, complete\n');
+    },
+  );
+});
+
 describe('an import state that cannot be kept', () => {
   it('is a warning on a run that otherwise ends well: every row is looked up', async () => {
     const cwd = join(dir, 'state');

@@ -7,9 +7,47 @@ import { once } from 'node:events';
 import { createWriteStream, openSync, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { CatalogIoError } from '../../errors.js';
+import { writeProblem } from '../../files.js';
 
 export function partialPath(path: string): string {
   return `${path}.partial`;
+}
+
+/**
+ * A file stream's write errors (a full disk), kept as the export's OUTPUT_FAILED naming the file: thrown
+ * by the next write or the end, never an unhandled 'error' event.
+ */
+export class WriteFailure {
+  private error: CatalogIoError | undefined;
+  /** Settles (rejected) on the stream's first error: raced against waits the error would leave hanging. */
+  readonly failed: Promise<never>;
+
+  constructor(
+    private readonly path: string,
+    stream: NodeJS.WritableStream,
+  ) {
+    this.failed = new Promise<never>((_, reject) => {
+      stream.on('error', (err) => {
+        this.error ??= new CatalogIoError(
+          'OUTPUT_FAILED',
+          `Writing ${this.path} failed: ${writeProblem(this.path, err)}`,
+          { cause: err },
+        );
+        reject(this.error);
+      });
+    });
+    // Nobody may be waiting when it fails: the next check throws it instead.
+    this.failed.catch(() => undefined);
+  }
+
+  check(): void {
+    if (this.error) throw this.error;
+  }
+
+  /** `wait`, unless the stream fails first (or failed already: then rejected at once). */
+  until<T>(wait: Promise<T>): Promise<T> {
+    return Promise.race([wait, this.failed]);
+  }
 }
 
 /** `--out -`: the export's one file is this process's standard output. */
@@ -17,6 +55,7 @@ export const STDOUT = '-';
 
 export class FileOut {
   private readonly stream: WriteStream | NodeJS.WriteStream;
+  private readonly failure: WriteFailure | undefined;
   private done = false;
 
   /** `direct`: written under its own name (a device, a pipe), not renamed from `.partial`. */
@@ -31,10 +70,17 @@ export class FileOut {
         : direct
           ? createWriteStream(path, { fd: openSync(path, 'w') })
           : createWriteStream(partialPath(path));
+    // Standard output's errors are the process's (cli/run.ts): a reader gone is the end, quietly.
+    if (this.stream !== process.stdout) this.failure = new WriteFailure(path, this.stream);
   }
 
   async write(chunk: string): Promise<void> {
-    if (!this.stream.write(chunk)) await once(this.stream, 'drain');
+    this.failure?.check();
+    if (!this.stream.write(chunk)) await this.wait(once(this.stream, 'drain'));
+  }
+
+  private wait<T>(event: Promise<T>): Promise<T> {
+    return this.failure ? this.failure.until(event) : event;
   }
 
   /** Flushes, closes and gives the file its name. */
@@ -47,7 +93,13 @@ export class FileOut {
       return;
     }
     this.stream.end();
-    await once(this.stream, 'finish');
+    try {
+      await this.wait(once(this.stream, 'finish'));
+    } catch (err) {
+      // A file the disk did not take whole is not left under any name.
+      if (!this.direct) rmSync(partialPath(this.path), { force: true });
+      throw err;
+    }
     if (!this.direct) renameSync(partialPath(this.path), this.path);
   }
 
@@ -56,8 +108,11 @@ export class FileOut {
     if (this.done) return;
     this.done = true;
     if (this.stream === process.stdout) return;
-    this.stream.destroy();
-    await once(this.stream, 'close').catch(() => undefined);
+    // A stream that failed (a full disk) has closed already: waiting for its 'close' would never end.
+    if (!(this.stream as WriteStream).closed) {
+      this.stream.destroy();
+      await once(this.stream, 'close').catch(() => undefined);
+    }
     if (!this.direct) rmSync(partialPath(this.path), { force: true });
   }
 }

@@ -1,10 +1,11 @@
 // XLSX export with exceljs's streaming WorkbookWriter: constant memory at any catalog size. One sheet
 // per entity, a frozen bold header with an autofilter, column widths from the first rows, and typed
 // cells: numbers as numbers, date-times as dates, everything else as text — never as a formula.
-import { renameSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type ExcelJS from 'exceljs';
-import { partialPath } from './stream.js';
+import { partialPath, WriteFailure } from './stream.js';
 import {
   type EntityTableWriter,
   type ExportColumn,
@@ -38,8 +39,11 @@ const load = createRequire(import.meta.url);
 
 export function createXlsxSink(file: string): ExportSink {
   const { stream } = load('exceljs') as typeof ExcelJS;
+  // Our own file stream, so a write error (a full disk) is the export's error, not an unhandled event.
+  const out = createWriteStream(partialPath(file));
+  const failure = new WriteFailure(file, out);
   const workbook = new stream.xlsx.WorkbookWriter({
-    filename: partialPath(file),
+    stream: out,
     useStyles: true,
     useSharedStrings: false,
   });
@@ -70,6 +74,7 @@ export function createXlsxSink(file: string): ExportSink {
 
       return {
         async writeRow(values) {
+          failure.check();
           const cells = columns.map((c, i) => cellValue(c, values[i]));
           if (!sized) {
             pending.push(cells);
@@ -85,11 +90,20 @@ export function createXlsxSink(file: string): ExportSink {
       };
     },
     async close() {
-      await workbook.commit();
+      try {
+        await failure.until(workbook.commit());
+        // exceljs resolves once the zip is handed over: the file is whole once its stream finished.
+        if (!out.writableFinished) await failure.until(once(out, 'finish'));
+      } catch (err) {
+        out.destroy();
+        rmSync(partialPath(file), { force: true });
+        throw err;
+      }
       renameSync(partialPath(file), file);
     },
     async abort() {
-      await workbook.commit().catch(() => undefined);
+      await failure.until(workbook.commit()).catch(() => undefined);
+      out.destroy();
       rmSync(partialPath(file), { force: true });
     },
   };
