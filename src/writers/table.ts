@@ -1,6 +1,9 @@
 // A table of plain-text columns written as CSV, JSON Lines or XLSX (chosen by the file's extension),
 // streaming, one record at a time. Per-row reports are tables; so is anything else that lists rows.
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { CatalogIoError } from '../errors.js';
+import { cannotWrite, WriteFailure } from '../files.js';
 import { REPORT_CSV } from './csv.js';
 import { type ByteTail, type FileFormat, formatFromExtension, openLineFile } from './lines.js';
 
@@ -85,8 +88,16 @@ async function openXlsxTable<K extends string>(
 ): Promise<TableWriter<K>> {
   // exceljs is loaded only for workbooks: it takes about 20 MB of memory.
   const { default: ExcelJS } = await import('exceljs');
+  // Our own file stream: a write error (a full disk) is the run's OUTPUT_FAILED, not an unhandled event.
+  const out = createWriteStream(path);
+  const failure = new WriteFailure(path, out);
+  try {
+    await failure.until(once(out, 'open'));
+  } catch (cause) {
+    throw cannotWrite(path, (cause as CatalogIoError).cause ?? cause);
+  }
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
-    filename: path,
+    stream: out,
     useStyles: true,
     useSharedStrings: false,
   });
@@ -98,6 +109,7 @@ async function openXlsxTable<K extends string>(
   return {
     format: 'xlsx',
     write(record) {
+      failure.check();
       // Text cells (and numbers where a column holds them): a report value that starts with = is shown,
       // never run.
       const row = sheet.addRow(
@@ -121,7 +133,9 @@ async function openXlsxTable<K extends string>(
         sums.getColumn(1).font = { bold: true };
         sums.commit();
       }
-      await workbook.commit();
+      await failure.until(workbook.commit());
+      // exceljs resolves once the zip is handed over: the file is whole once its stream finished.
+      if (!out.writableFinished) await failure.until(once(out, 'finish'));
     },
   };
 }

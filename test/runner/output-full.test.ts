@@ -38,10 +38,16 @@ beforeAll(() => {
 });
 
 describe.skipIf(!hasDevFull)('a full disk under the report', () => {
-  it('validate: exit 2, OUTPUT_FAILED naming the file', async () => {
-    const run = await runCli(['validate', feed, '--report', full], dir, fixture.sb);
-    expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe(`catalog-io: Writing ${full} failed: the disk is full [OUTPUT_FAILED]`);
+  it('validate: exit 2, OUTPUT_FAILED naming the file, a CSV or an XLSX report alike', async () => {
+    const workbook = join(dir, 'full-report.xlsx');
+    symlinkSync('/dev/full', workbook);
+    for (const report of [full, workbook]) {
+      const run = await runCli(['validate', feed, '--report', report], dir, fixture.sb);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim()).toBe(
+        `catalog-io: Writing ${report} failed: the disk is full [OUTPUT_FAILED]`,
+      );
+    }
   });
 
   it('import: exit 2 and how to finish it; --resume then writes every row once', async () => {

@@ -7,47 +7,10 @@ import { once } from 'node:events';
 import { createWriteStream, openSync, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { CatalogIoError } from '../../errors.js';
-import { writeProblem } from '../../files.js';
+import { WriteFailure } from '../../files.js';
 
 export function partialPath(path: string): string {
   return `${path}.partial`;
-}
-
-/**
- * A file stream's write errors (a full disk), kept as the export's OUTPUT_FAILED naming the file: thrown
- * by the next write or the end, never an unhandled 'error' event.
- */
-export class WriteFailure {
-  private error: CatalogIoError | undefined;
-  /** Settles (rejected) on the stream's first error: raced against waits the error would leave hanging. */
-  readonly failed: Promise<never>;
-
-  constructor(
-    private readonly path: string,
-    stream: NodeJS.WritableStream,
-  ) {
-    this.failed = new Promise<never>((_, reject) => {
-      stream.on('error', (err) => {
-        this.error ??= new CatalogIoError(
-          'OUTPUT_FAILED',
-          `Writing ${this.path} failed: ${writeProblem(this.path, err)}`,
-          { cause: err },
-        );
-        reject(this.error);
-      });
-    });
-    // Nobody may be waiting when it fails: the next check throws it instead.
-    this.failed.catch(() => undefined);
-  }
-
-  check(): void {
-    if (this.error) throw this.error;
-  }
-
-  /** `wait`, unless the stream fails first (or failed already: then rejected at once). */
-  until<T>(wait: Promise<T>): Promise<T> {
-    return Promise.race([wait, this.failed]);
-  }
 }
 
 /** `--out -`: the export's one file is this process's standard output. */

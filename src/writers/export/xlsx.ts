@@ -5,7 +5,8 @@ import { once } from 'node:events';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type ExcelJS from 'exceljs';
-import { partialPath, WriteFailure } from './stream.js';
+import { WriteFailure } from '../../files.js';
+import { partialPath } from './stream.js';
 import {
   type EntityTableWriter,
   type ExportColumn,
