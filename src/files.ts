@@ -1,7 +1,8 @@
 // Files we write: the reason a write failed, said for people (a folder that does not exist, no
 // permission, a full disk) rather than the system's `ENOENT: no such file or directory, open`, and a
 // write that is whole or an error (a full disk first takes part of a write and says nothing).
-import { writeSync } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CatalogIoError } from './errors.js';
 
@@ -86,4 +87,26 @@ export class WriteFailure {
   until<T>(wait: Promise<T>): Promise<T> {
     return Promise.race([wait, this.failed]);
   }
+}
+
+/**
+ * A file stream for a workbook writer (exceljs writes into it): opened, so a path that cannot be written
+ * is `cannotWrite`'s error at once, and watched, so a later write error is the run's OUTPUT_FAILED.
+ */
+export async function openWorkbookStream(path: string): Promise<{ out: WriteStream; failure: WriteFailure }> {
+  const out = createWriteStream(path);
+  const failure = new WriteFailure(path, out);
+  try {
+    await failure.until(once(out, 'open'));
+  } catch (cause) {
+    throw cannotWrite(path, (cause as CatalogIoError).cause ?? cause);
+  }
+  return { out, failure };
+}
+
+/** The workbook's commit, then its file stream's end: the file is whole once both are done. */
+export async function workbookWritten(commit: Promise<unknown>, out: WriteStream, failure: WriteFailure) {
+  await failure.until(commit);
+  // exceljs resolves once the zip is handed over: the file is whole once its stream finished.
+  if (!out.writableFinished) await failure.until(once(out, 'finish'));
 }

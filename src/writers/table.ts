@@ -1,9 +1,7 @@
 // A table of plain-text columns written as CSV, JSON Lines or XLSX (chosen by the file's extension),
 // streaming, one record at a time. Per-row reports are tables; so is anything else that lists rows.
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
 import { CatalogIoError } from '../errors.js';
-import { cannotWrite, WriteFailure } from '../files.js';
+import { openWorkbookStream, workbookWritten } from '../files.js';
 import { REPORT_CSV } from './csv.js';
 import { type ByteTail, type FileFormat, formatFromExtension, openLineFile } from './lines.js';
 
@@ -89,13 +87,7 @@ async function openXlsxTable<K extends string>(
   // exceljs is loaded only for workbooks: it takes about 20 MB of memory.
   const { default: ExcelJS } = await import('exceljs');
   // Our own file stream: a write error (a full disk) is the run's OUTPUT_FAILED, not an unhandled event.
-  const out = createWriteStream(path);
-  const failure = new WriteFailure(path, out);
-  try {
-    await failure.until(once(out, 'open'));
-  } catch (cause) {
-    throw cannotWrite(path, (cause as CatalogIoError).cause ?? cause);
-  }
+  const { out, failure } = await openWorkbookStream(path);
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     stream: out,
     useStyles: true,
@@ -133,9 +125,7 @@ async function openXlsxTable<K extends string>(
         sums.getColumn(1).font = { bold: true };
         sums.commit();
       }
-      await failure.until(workbook.commit());
-      // exceljs resolves once the zip is handed over: the file is whole once its stream finished.
-      if (!out.writableFinished) await failure.until(once(out, 'finish'));
+      await workbookWritten(workbook.commit(), out, failure);
     },
   };
 }

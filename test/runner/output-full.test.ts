@@ -48,6 +48,14 @@ describe.skipIf(!hasDevFull)('a full disk under the report', () => {
         `catalog-io: Writing ${report} failed: the disk is full [OUTPUT_FAILED]`,
       );
     }
+    // A rejects workbook too (a row must be rejected for it to be written).
+    const bad = join(dir, 'bad.csv');
+    writeFileSync(bad, 'prod_ref,prod_title\n,No ref\n');
+    const rejects = await runCli(['validate', bad, '--rejects', workbook], dir, fixture.sb);
+    expect(rejects.code).toBe(2);
+    expect(rejects.stderr).toContain(
+      `catalog-io: Writing ${workbook} failed: the disk is full [OUTPUT_FAILED]`,
+    );
   });
 
   it('import: exit 2 and how to finish it; --resume then writes every row once', async () => {
