@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { profileFrom } from '../cli/commands/feed.js';
 import type { ConnectionFlags } from '../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../errors.js';
+import { writeProblem } from '../files.js';
 import { sheetsReadWhole } from '../readers/index.js';
 import { formatSize } from '../readers/options.js';
 import { tenantModelFor } from '../runner/model-source.js';
@@ -91,7 +92,9 @@ export function checkRoutes(
       if (isCatalogIoError(err)) {
         let message = err.message;
         for (const sent of [feed, profileSent]) if (sent) message = message.split(sent.file).join(sent.name);
-        return reply.code(err instanceof UploadTooLarge ? 413 : 400).send({ error: message, code: err.code });
+        // 507: the server could not store what it was sent; 413: too large; 400: the files themselves.
+        const status = err instanceof UploadTooLarge ? 413 : err.code === 'OUTPUT_FAILED' ? 507 : 400;
+        return reply.code(status).send({ error: message, code: err.code });
       }
       throw err;
     }
@@ -141,6 +144,12 @@ export function checkRoutes(
     } catch (err) {
       // The upload is cut at the limit, on the way to the disk: nothing larger is kept.
       if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+      // This server's own disk (a full temporary folder): said as such, for the person who runs it.
+      if ((err as NodeJS.ErrnoException).syscall !== undefined)
+        throw new CatalogIoError(
+          'OUTPUT_FAILED',
+          `${name} could not be kept to check it: ${writeProblem(file, err)} (on the machine that runs the console)`,
+        );
       throw err;
     }
     if (part.file.truncated) throw tooLarge();
