@@ -10,6 +10,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ConnectionFlags } from '../config/index.js';
 import { RunRegistry } from '../runs/registry.js';
+import { redactText, registerSecret } from '../secrets.js';
 import { checkAccess, guard } from './access.js';
 import { vendorFile, webDir } from './assets.js';
 import { checkRoutes } from './check.js';
@@ -53,12 +54,12 @@ export async function startConsole(options: ConsoleOptions): Promise<ConsoleHand
   try {
     guard(app, host, options.token);
     const apiKey = options.flags?.apiKey ?? (process.env.CATALOG_API_KEY || undefined);
-    if (apiKey) {
-      // A message passed on from a library (an error of the tenant) never carries the key to a page.
-      app.addHook('onSend', async (_request, _reply, payload) =>
-        typeof payload === 'string' && payload.includes(apiKey) ? payload.split(apiKey).join('***') : payload,
-      );
-    }
+    if (apiKey) registerSecret(apiKey);
+    // A message passed on from a library (an error of the tenant) never carries a secret to a page: the
+    // one gate every output of the tool passes (secrets.ts).
+    app.addHook('onSend', async (_request, _reply, payload) =>
+      typeof payload === 'string' ? redactText(payload) : payload,
+    );
     app.setErrorHandler((err: Error & { statusCode?: number }, _request, reply) => {
       reply.code(err.statusCode && err.statusCode < 500 ? err.statusCode : 500).send({ error: err.message });
     });

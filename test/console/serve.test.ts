@@ -220,6 +220,24 @@ describe('check a file', () => {
     );
   });
 
+  it('never shows the API key on a page, even where a feed carries it', async () => {
+    const form = new FormData();
+    // The key pasted into a cell whose value the report quotes (a weight must be a number).
+    form.append(
+      'feed',
+      new Blob([`prod_ref,prod_title,prod_weight\nK-1,Shirt,${sandbox.apiKey}\n`]),
+      'k.csv',
+    );
+    const res = await fetch(`${handle.url}/api/check`, { method: 'POST', body: form });
+    const { id } = (await res.json()) as { id: string };
+    for (const page of [`/api/checks/${id}`, `/api/checks/${id}/rows`]) {
+      const text = await (await fetch(`${handle.url}${page}`)).text();
+      expect(text).not.toContain(sandbox.apiKey);
+    }
+    const rows = await (await fetch(`${handle.url}/api/checks/${id}/rows`)).text();
+    expect(rows).toContain('***');
+  });
+
   it('cuts an upload at --max-upload, on its way to the disk, with a clear answer', async () => {
     const handle = await startConsole({
       stateDir: mkdtempSync(join(tmpdir(), 'state-')),
