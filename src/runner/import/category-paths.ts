@@ -16,6 +16,7 @@ import { mapConcurrent } from './concurrent.js';
 import type { RecordLookup } from './lookup.js';
 import { type ExecutorContext, type FailurePlace, placeOf } from './outcome.js';
 import { plannedId } from './planned.js';
+import { createOnce } from './write.js';
 
 /** One category of a path: its titles from the root, its derived ref and its parent's. */
 interface PathNode {
@@ -271,29 +272,20 @@ export class CategoryPaths {
       return;
     }
     const body: Record<string, unknown> = { ...fields, ...parent };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const created = await ctx.catalog.create(entity.path, body);
-        lookup.rememberId(entity.name, node.ref, created.id);
-        this.note(node);
-        return;
-      } catch (err) {
-        if (!isApiError(err)) throw err;
-        if (err.ambiguous && attempt < 3) {
-          await lookup.lookupIds(entity, [node.ref]);
-          if (this.idOf(node.ref) !== undefined) {
-            this.note(node);
-            return;
-          }
-          continue;
-        }
-        const details = err.failures.map((f) => f.message).join('; ');
-        this.fail(
-          node.ref,
-          `${err.service} refused the POST (${err.status ?? err.code}): ${details || err.message}`,
-        );
-        return;
-      }
+    try {
+      const id = await createOnce(ctx, entity, body, async () => {
+        await lookup.lookupIds(entity, [node.ref]);
+        return this.idOf(node.ref);
+      });
+      lookup.rememberId(entity.name, node.ref, id);
+      this.note(node);
+    } catch (err) {
+      if (!isApiError(err)) throw err;
+      const details = err.failures.map((f) => f.message).join('; ');
+      this.fail(
+        node.ref,
+        `${err.service} refused the POST (${err.status ?? err.code}): ${details || err.message}`,
+      );
     }
   }
 

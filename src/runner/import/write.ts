@@ -245,14 +245,30 @@ async function create(
   draft: Draft,
   body: Record<string, unknown>,
 ): Promise<number | string> {
+  return createOnce(ctx, entity, body, async () => {
+    const found = await lookup.records(entity, [draft], { baseOnly: true });
+    return found.get(draft.ref)?.id;
+  });
+}
+
+/**
+ * One POST of a new record: sent again only when its outcome is unknown (a timeout, a cut connection)
+ * and `findId` (a lookup by ref) finds no record, so a record is never created twice. Its id, or the
+ * service's error.
+ */
+export async function createOnce(
+  ctx: ExecutorContext,
+  entity: EntityModel,
+  body: Record<string, unknown>,
+  findId: () => Promise<number | string | undefined>,
+): Promise<number | string> {
   for (let attempt = 1; ; attempt++) {
     try {
       return (await ctx.catalog.create(entity.path, body)).id;
     } catch (err) {
       if (!isApiError(err) || !err.ambiguous || attempt >= AMBIGUOUS_POST_ATTEMPTS) throw err;
-      const found = await lookup.records(entity, [draft], { baseOnly: true });
-      const record = found.get(draft.ref);
-      if (record) return record.id;
+      const found = await findId();
+      if (found !== undefined) return found;
     }
   }
 }
