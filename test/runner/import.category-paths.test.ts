@@ -1,7 +1,8 @@
 // Categories from paths: a products feed names its categories as `Clothing > Hoodies`; the import
 // creates the tree once (parents first, stable refs), links the products, and a re-import creates
 // nothing. Existing categories are found by ref, then by title under their parent. `--plan` names the
-// categories it would create and writes nothing. A category sheet works the same way.
+// categories it would create and writes nothing. A category sheet works the same way. Through a service
+// that cuts connections, each category is still created once.
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -375,6 +376,33 @@ describe('a workbook with a category sheet of paths', () => {
       expect(again.categoriesCreated.count).toBe(0);
     } finally {
       await connection.close();
+    }
+  });
+});
+
+describe('category paths through a service that cuts connections', () => {
+  // A POST whose outcome is unknown is looked up by ref before it is sent again.
+  const faulty = useSandbox({ seed: 'empty', resetRate: 0.2, randomSeed: 11 });
+
+  it('creates each category once, however many POSTs lost their answer', async () => {
+    const rows = ['SKU,Name,Categories'];
+    for (let i = 1; i <= 60; i++) rows.push(`CF-${i},Item ${i},"Dept ${i % 6} > Shelf ${i}"`);
+    const feed = await writeFeed(dir, 'faulty.csv', rows.join('\n'));
+    const summary = await importWith(faulty.sb, feed, { profile: productProfile, concurrency: 4 });
+    expect(summary.outcomes).toMatchObject({ created: 60, failed: 0 });
+    // The faults were there: some requests were cut and tried again.
+    expect(summary.requests.retries).toBeGreaterThan(0);
+    const categories = await readAll(faulty.sb, '/Categories');
+    const refs = categories.map((c) => String(c.cat_ref));
+    expect(refs).toHaveLength(66);
+    expect(new Set(refs).size).toBe(66);
+    // Every product links to its shelf.
+    const idOf = new Map(categories.map((c) => [String(c.cat_ref), c.cat_id]));
+    const products = await readAll(faulty.sb, '/Products');
+    expect(products).toHaveLength(60);
+    for (const p of products) {
+      const i = Number(String(p.prod_ref).slice(3));
+      expect(p.cat_ids).toEqual([idOf.get(`dept-${i % 6}/shelf-${i}`)]);
     }
   });
 });

@@ -13,10 +13,8 @@ import { EXIT_CODES, type RunStop } from '../../runner/import/types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress, type Progress } from '../progress.js';
+import { watchStopSignals } from '../stop-signals.js';
 import type { CommandFactory } from './index.js';
-
-/** What the writes in flight get to finish after a first signal. */
-const STOP_GRACE_MS = 2_000;
 
 interface CopyArgs {
   from?: string;
@@ -87,29 +85,15 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
       const stop: RunStop = {};
       let progress: Progress | undefined;
       let current = '';
-      // As an import stops (import.ts): first signal, no new request and the writes in flight get
-      // STOP_GRACE_MS; second, they are cut now; third, out at once. The step under way ends
-      // `interrupted` with its report, and `copy --resume` goes on from it.
-      let signals = 0;
-      const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
-        signals += 1;
-        if (signals >= 3) {
-          stop.flushNow?.();
-          process.exit(EXIT_CODES[stop.signal ?? signal]);
-        }
-        stop.signal ??= signal;
-        progress?.stop();
-        const grace = signals === 2 ? 0 : STOP_GRACE_MS;
-        // The target's requests: a write cut short is `not-attempted`, checked by the resume.
-        to.transport.interrupt(grace);
-        out.error(
-          grace === 0
-            ? `${signal}: cutting the requests in flight now`
-            : `${signal}: stopping; requests in flight get ${STOP_GRACE_MS / 1000} s to finish (copy --resume goes on)`,
-        );
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      // As an import stops (stop-signals.ts): the step under way ends `interrupted` with its report, and
+      // `copy --resume` goes on from it. The target's requests are the ones cut.
+      const unwatchSignals = watchStopSignals({
+        stop,
+        interrupt: (grace) => to.transport.interrupt(grace),
+        say: (line) => out.error(line),
+        quiet: () => progress?.stop(),
+        hint: () => ' (copy --resume goes on)',
+      });
       try {
         if (from.tenant.name === to.tenant.name && from.tenant.keyId === to.tenant.keyId) {
           throw new CatalogIoError('CONFIG_INVALID', '--from and --to name the same tenant: nothing to copy');
@@ -168,8 +152,7 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
         setExitCode(EXIT_CODES.locked);
       } finally {
         progress?.stop();
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        unwatchSignals();
         await from.close();
         await to.close();
       }

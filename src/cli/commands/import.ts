@@ -16,6 +16,7 @@ import { EXIT_CODES } from '../../runner/import/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import { createProgress } from '../progress.js';
+import { watchStopSignals } from '../stop-signals.js';
 import { type FeedArgs, profileFrom, readerOptionsFrom, sourceArg, withFeedOptions } from './feed.js';
 import { countsText, outageLine, printSummary } from './import-print.js';
 import type { CommandFactory } from './index.js';
@@ -27,9 +28,6 @@ import {
   runSummary,
   withRunEndOptions,
 } from './run-end.js';
-
-/** After a signal, the requests in flight may finish within this time; then they are cut. */
-const STOP_GRACE_MS = 2_000;
 
 export interface ImportArgs extends FeedArgs {
   mode: ImportMode;
@@ -209,27 +207,13 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         onLockLost: (err) =>
           out.error(`catalog-io: ${err.message}; stopping after the batch in flight [LOCK_LOST]`),
       };
-      let signals = 0;
-      const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
-        signals += 1;
-        if (signals >= 3) {
-          stop.flushNow?.();
-          process.exit(EXIT_CODES[stop.signal ?? signal]);
-        }
-        stop.signal ??= signal;
-        progress.stop();
-        if (signals === 2) {
-          connection.transport.interrupt(0);
-          out.error(`${signal}: cutting the requests in flight now`);
-          return;
-        }
-        connection.transport.interrupt(STOP_GRACE_MS);
-        out.error(
-          `${signal}: stopping; requests in flight get ${STOP_GRACE_MS / 1000} s to finish${signal === 'SIGINT' ? ' (Ctrl-C again to cut them now)' : ''}`,
-        );
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      const unwatchSignals = watchStopSignals({
+        stop,
+        interrupt: (grace) => connection.transport.interrupt(grace),
+        say: (line) => out.error(line),
+        quiet: () => progress.stop(),
+        hint: (signal) => (signal === 'SIGINT' ? ' (Ctrl-C again to cut them now)' : ''),
+      });
       // A job's run whose worker died ends at once, its journal consistent (as on a second Ctrl-C):
       // the job, given to another worker, resumes it, and must not find it still running.
       const { watchWorker } = await import('../../jobs/job-process.js');
@@ -344,8 +328,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         await endRun(start, end, args, out);
       } finally {
         unwatch();
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        unwatchSignals();
         progress.stop();
         await connection.close();
       }
