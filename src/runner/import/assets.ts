@@ -51,6 +51,8 @@ export interface AssetRegistrarOptions {
   failedTtlMs?: number;
   /** The run's journal: registrations are noted before they are sent, so a resume knows them. */
   log?: AssetLog;
+  /** `--wait-for-images`: the images this run registers are kept by name (else only counted). */
+  keepNewImages?: boolean;
 }
 
 /** What an earlier attempt of this run did with a URL (`pending`: sent, outcome unknown). */
@@ -97,7 +99,9 @@ export class AssetRegistrar {
   private quotaMessage: Partial<Record<AssetKind, string>> = {};
   /** References the DAM already holds, found by lookup (bounded like the cache). */
   private readonly known = new Map<string, true>();
+  /** Images this run registered, by name only for `--wait-for-images`: a large feed's run holds no list. */
   private readonly registeredImages: string[] = [];
+  private imagesRegistered = 0;
   /** Distinct URLs by outcome. */
   readonly counts: Record<AssetStatus, number> = {
     registered: 0,
@@ -121,7 +125,7 @@ export class AssetRegistrar {
       this.counts[status as AssetStatus] += n;
   }
 
-  /** Images registered by this run (for --wait-for-images). */
+  /** Images registered by this run, when `keepNewImages` (--wait-for-images) asked for them. */
   get newImages(): readonly string[] {
     return this.registeredImages;
   }
@@ -188,7 +192,7 @@ export class AssetRegistrar {
       const outcome: AssetOutcome = { url, kind, reference: earlier.reference, status: earlier.status };
       setBounded(this.claimed, earlier.reference, url, CACHE_LIMIT);
       setBounded(this.done, url, outcome, CACHE_LIMIT);
-      if (outcome.status === 'registered' && kind === 'image') this.registeredImages.push(outcome.reference);
+      if (outcome.status === 'registered' && kind === 'image') this.newImage(outcome.reference);
       return Promise.resolve(outcome);
     }
     const claimedBy = this.claimed.get(reference);
@@ -226,7 +230,12 @@ export class AssetRegistrar {
 
   /** Writes what this run learned to the cache file (see AssetCache.save). */
   saveCache(): Promise<void> {
-    return this.memory.save(this.registeredImages.length);
+    return this.memory.save(this.imagesRegistered);
+  }
+
+  private newImage(reference: string): void {
+    this.imagesRegistered += 1;
+    if (this.options.keepNewImages) this.registeredImages.push(reference);
   }
 
   private count(outcome: AssetOutcome): AssetOutcome {
@@ -265,7 +274,7 @@ export class AssetRegistrar {
     }
     if (exists && this.options.log?.earlier(url)?.status === 'pending') {
       // This run sent it before it was killed: registered by this run, as an unbroken run would say.
-      if (kind === 'image') this.registeredImages.push(reference);
+      if (kind === 'image') this.newImage(reference);
       this.memory.remember(url, kind, reference);
       return { url, kind, reference, status: 'registered' };
     }
@@ -285,7 +294,7 @@ export class AssetRegistrar {
     for (let attempt = 1; ; attempt++) {
       try {
         const created = await this.dam.register(kind, url, tags);
-        if (kind === 'image') this.registeredImages.push(created.reference);
+        if (kind === 'image') this.newImage(created.reference);
         this.memory.remember(url, kind, created.reference);
         return { url, kind, reference: created.reference, status: 'registered' };
       } catch (err) {
@@ -305,7 +314,7 @@ export class AssetRegistrar {
         });
         if (there === undefined) return { url, kind, reference, status: 'failed', message };
         if (there) {
-          if (kind === 'image') this.registeredImages.push(reference);
+          if (kind === 'image') this.newImage(reference);
           this.memory.remember(url, kind, reference);
           return { url, kind, reference, status: 'registered' };
         }
@@ -338,7 +347,7 @@ export class AssetRegistrar {
         for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
           try {
             await this.dam.patchAsset(kind, reference, { url });
-            if (kind === 'image') this.registeredImages.push(reference);
+            if (kind === 'image') this.newImage(reference);
             this.memory.remember(url, kind, reference);
             return { url, kind, reference, status: 'registered' };
           } catch (err) {

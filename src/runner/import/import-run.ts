@@ -96,6 +96,7 @@ export class ImportRun {
         ...(options.plan !== undefined && { plan: options.plan }),
         ...(planned && { planned }),
         ...(!options.plan && { log: recorder.assetLog }),
+        ...(options.waitForImages && { keepNewImages: true }),
       });
       return this.registrar;
     };
