@@ -32,6 +32,23 @@ export function writeProblem(path: string, cause: unknown): string {
   }
 }
 
+/** Why a file-system error of any call happened, in words (the path is the error's own). */
+export function faultProblem(cause: unknown): string {
+  return writeProblem((cause as NodeJS.ErrnoException).path ?? '', cause);
+}
+
+/** A file-system error (it names its system call), as opposed to a service's or our own. */
+export function isFileFault(err: unknown): err is NodeJS.ErrnoException {
+  return (err as NodeJS.ErrnoException | undefined)?.syscall !== undefined;
+}
+
+/** The error for an output file that took part of a run's writes and then no more (a full disk). */
+export function writeFailed(path: string, cause: unknown, what = ''): CatalogIoError {
+  return new CatalogIoError('OUTPUT_FAILED', `Writing ${what}${path} failed: ${writeProblem(path, cause)}`, {
+    cause,
+  });
+}
+
 /** The error for an output file that cannot be created (a bad `--report`, `--out` or `--rejects`). */
 export function cannotWrite(path: string, cause: unknown): CatalogIoError {
   return new CatalogIoError('CONFIG_INVALID', `Cannot write ${path}: ${writeProblem(path, cause)}`, {
@@ -42,14 +59,16 @@ export function cannotWrite(path: string, cause: unknown): CatalogIoError {
 /**
  * Writes all of `data` at the file's position (or at `position`): a write the disk took only part of is
  * continued, so the rest either goes out or fails with the disk's error (ENOSPC) instead of being lost.
+ * Returns the bytes written.
  */
-export function writeFully(fd: number, data: string | Uint8Array, position?: number): void {
+export function writeFully(fd: number, data: string | Uint8Array, position?: number): number {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   let done = 0;
   while (done < bytes.length) {
     const at = position === undefined ? null : position + done;
     done += writeSync(fd, bytes, done, bytes.length - done, at);
   }
+  return done;
 }
 
 /**
@@ -67,11 +86,7 @@ export class WriteFailure {
   ) {
     this.failed = new Promise<never>((_, reject) => {
       stream.on('error', (err) => {
-        this.error ??= new CatalogIoError(
-          'OUTPUT_FAILED',
-          `Writing ${this.path} failed: ${writeProblem(this.path, err)}`,
-          { cause: err },
-        );
+        this.error ??= writeFailed(this.path, err);
         reject(this.error);
       });
     });
@@ -90,11 +105,15 @@ export class WriteFailure {
 }
 
 /**
- * A file stream for a workbook writer (exceljs writes into it): opened, so a path that cannot be written
- * is `cannotWrite`'s error at once, and watched, so a later write error is the run's OUTPUT_FAILED.
+ * A file stream for a report, rejects file or workbook (exceljs writes into it): opened, so a path that
+ * cannot be written is `cannotWrite`'s error at once, and watched, so a later write error is the run's
+ * OUTPUT_FAILED.
  */
-export async function openWorkbookStream(path: string): Promise<{ out: WriteStream; failure: WriteFailure }> {
-  const out = createWriteStream(path);
+export async function openOutputStream(
+  path: string,
+  highWaterMark?: number,
+): Promise<{ out: WriteStream; failure: WriteFailure }> {
+  const out = createWriteStream(path, highWaterMark === undefined ? {} : { highWaterMark });
   const failure = new WriteFailure(path, out);
   try {
     await failure.until(once(out, 'open'));

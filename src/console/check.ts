@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { profileFrom } from '../cli/commands/feed.js';
 import type { ConnectionFlags } from '../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../errors.js';
-import { writeProblem } from '../files.js';
+import { isFileFault, writeProblem } from '../files.js';
 import { sheetsReadWhole } from '../readers/index.js';
 import { formatSize } from '../readers/options.js';
 import { tenantModelFor } from '../runner/model-source.js';
@@ -145,7 +145,7 @@ export function checkRoutes(
       // The upload is cut at the limit, on the way to the disk: nothing larger is kept.
       if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
       // This server's own disk (a full temporary folder): said as such, for the person who runs it.
-      if ((err as NodeJS.ErrnoException).syscall !== undefined)
+      if (isFileFault(err))
         throw new CatalogIoError(
           'OUTPUT_FAILED',
           `${name} could not be kept to check it: ${writeProblem(file, err)} (on the machine that runs the console)`,

@@ -7,7 +7,7 @@
 // by `checkRecord`, every line, before a resume changes anything).
 import { closeSync, createReadStream, fstatSync, ftruncateSync, futimesSync, openSync } from 'node:fs';
 import { CatalogIoError } from '../errors.js';
-import { writeFully, writeProblem } from '../files.js';
+import { writeFailed, writeFully } from '../files.js';
 import type { ImportReportLine } from '../writers/import-report.js';
 
 /** What a batch was about to do to one record; read back by a resume to reconcile rows in flight. */
@@ -67,6 +67,10 @@ export class JournalWriter {
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   private touchedAt = Date.now();
+  /** The write that failed (a full disk): every later append and flush throws it. */
+  private failure: CatalogIoError | undefined;
+  /** Bytes of whole lines in the file: a write that fails is cut back to them. */
+  private size: number;
 
   /** `seal`: a record appended at every flush that writes something (a stream source's checkpoint). */
   constructor(
@@ -84,11 +88,6 @@ export class JournalWriter {
     }, FLUSH_EVERY_MS);
     this.timer.unref();
   }
-
-  /** The write that failed (a full disk): every later append and flush throws it. */
-  private failure: CatalogIoError | undefined;
-  /** Bytes of whole lines in the file: a write that fails is cut back to them. */
-  private size: number;
 
   private heartbeat(): void {
     const now = Date.now();
@@ -122,19 +121,14 @@ export class JournalWriter {
     const chunk = this.buffer;
     this.buffer = '';
     try {
-      writeFully(this.fd, chunk);
-      this.size += Buffer.byteLength(chunk);
+      this.size += writeFully(this.fd, chunk);
     } catch (cause) {
       // The part of the chunk the disk took ends in a cut line: the journal keeps its whole lines only,
       // so a --resume reads it (the rows of the lost lines are looked up again, as after a kill).
       try {
         ftruncateSync(this.fd, this.size);
       } catch {}
-      this.failure = new CatalogIoError(
-        'OUTPUT_FAILED',
-        `Writing the run's journal ${this.file} failed: ${writeProblem(this.file, cause)}`,
-        { cause },
-      );
+      this.failure = writeFailed(this.file, cause, "the run's journal ");
       throw this.failure;
     }
     this.touchedAt = Date.now();

@@ -3,7 +3,7 @@
 // own file (known-state.ts). A draft is judged and recorded by its entity's state; a draft of an entity
 // without one is looked up. With them, the categories earlier runs found by title for the paths of
 // `categoryPath` columns (category-matches.ts).
-import { writeProblem } from '../files.js';
+import { faultProblem, isFileFault } from '../files.js';
 import type { Draft } from '../mappers/types.js';
 import type { EntityModel } from '../schema/model.js';
 import { CategoryMatches } from './category-matches.js';
@@ -33,11 +33,8 @@ export class KnownStates {
       // stays as it is (its older changelog mark still covers every change since, this run's too).
       // Its folder could not be used (a file in its place, no permission, a full disk): said, since
       // every run would pay its lookups.
-      const fault = err as NodeJS.ErrnoException;
-      if (fault.syscall !== undefined)
-        onProblem?.(
-          `the import state could not be used (${writeProblem(fault.path ?? '', fault)}): every row is looked up`,
-        );
+      if (isFileFault(err))
+        onProblem?.(`the import state could not be used (${faultProblem(err)}): every row is looked up`);
       return undefined;
     }
     const states = new Map([[options.entity.name, own]]);

@@ -1,7 +1,7 @@
 // The import's per-row report: what happened to every source row, in CSV, JSON Lines or XLSX.
 import { closeSync, openSync } from 'node:fs';
 import { CatalogIoError } from '../errors.js';
-import { cannotWrite, writeFully, writeProblem } from '../files.js';
+import { cannotWrite, writeFailed, writeFully } from '../files.js';
 import { REPORT_CSV } from './csv.js';
 import { type FileFormat, formatFromExtension } from './lines.js';
 import { openTable, type SummaryRows, type TableColumn, type TableWriter } from './table.js';
@@ -94,9 +94,7 @@ export function openRunReport(path: string): RunReportWriter {
     try {
       writeFully(fd, text);
     } catch (cause) {
-      throw new CatalogIoError('OUTPUT_FAILED', `Writing ${path} failed: ${writeProblem(path, cause)}`, {
-        cause,
-      });
+      throw writeFailed(path, cause);
     }
   };
   // The header goes out at once: even a run killed before its first row leaves a valid CSV.

@@ -1,10 +1,9 @@
 // Line-oriented file output with backpressure: every writer of this folder that writes text goes through it.
 
 import { once } from 'node:events';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
 import iconv from 'iconv-lite';
-import { CatalogIoError } from '../errors.js';
-import { cannotWrite, writeProblem } from '../files.js';
+import { openOutputStream } from '../files.js';
 
 export interface LineFile {
   write(text: string): Promise<void>;
@@ -37,29 +36,10 @@ export interface LineFileOptions {
 }
 
 export async function openLineFile(path: string, options: LineFileOptions = {}): Promise<LineFile> {
-  const stream: WriteStream = createWriteStream(path, { highWaterMark: WRITE_AHEAD_BYTES });
-  let failure: Error | undefined;
-  stream.on('error', (err) => {
-    failure = err;
-  });
-  try {
-    await once(stream, 'open');
-  } catch (cause) {
-    throw cannotWrite(path, cause);
-  }
+  const { out: stream, failure } = await openOutputStream(path, WRITE_AHEAD_BYTES);
   // A write that fails later (a full disk) is said as such, whichever call sees it first.
-  const failed = (cause: unknown) =>
-    new CatalogIoError('OUTPUT_FAILED', `Writing ${path} failed: ${writeProblem(path, cause)}`, { cause });
-  const check = () => {
-    if (failure) throw failed(failure);
-  };
-  const until: Until = (event) =>
-    once(stream, event).then(
-      () => undefined,
-      (err) => {
-        throw failed(failure ?? err);
-      },
-    );
+  const check = () => failure.check();
+  const until: Until = (event) => failure.until(once(stream, event)).then(() => undefined);
   const encoding = (options.encoding ?? 'utf-8').toLowerCase();
   const file =
     encoding === 'utf-8' || encoding === 'utf8'

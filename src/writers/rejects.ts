@@ -3,7 +3,7 @@
 // delimiter and its encoding (UTF-8 CSV with a BOM, so Excel reads it right), an XLSX source's sheet
 // name, and adds `_error` (what was wrong) and `_source` (`line 17`, `sheet Products row 17`): columns
 // every import ignores (`REJECTS_COLUMNS`), with or without --strict.
-import { openWorkbookStream, workbookWritten } from '../files.js';
+import { openOutputStream, workbookWritten } from '../files.js';
 import type { Cell, Location } from '../readers/types.js';
 
 /** Where a row was: `line 17` or `sheet Products row 17`, and an XLSX row's sheet. */
@@ -125,7 +125,7 @@ async function openXlsxRejects(path: string, options: RejectsOptions): Promise<R
   const headers = withRejectsColumns(options.headers);
   // exceljs is loaded only for workbooks: it takes about 20 MB of memory.
   const { default: ExcelJS } = await import('exceljs');
-  const { out, failure } = await openWorkbookStream(path);
+  const { out, failure } = await openOutputStream(path);
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     stream: out,
     useStyles: true,

@@ -1,7 +1,7 @@
 // A table of plain-text columns written as CSV, JSON Lines or XLSX (chosen by the file's extension),
 // streaming, one record at a time. Per-row reports are tables; so is anything else that lists rows.
 import { CatalogIoError } from '../errors.js';
-import { openWorkbookStream, workbookWritten } from '../files.js';
+import { openOutputStream, workbookWritten } from '../files.js';
 import { REPORT_CSV } from './csv.js';
 import { type ByteTail, type FileFormat, formatFromExtension, openLineFile } from './lines.js';
 
@@ -87,7 +87,7 @@ async function openXlsxTable<K extends string>(
   // exceljs is loaded only for workbooks: it takes about 20 MB of memory.
   const { default: ExcelJS } = await import('exceljs');
   // Our own file stream: a write error (a full disk) is the run's OUTPUT_FAILED, not an unhandled event.
-  const { out, failure } = await openWorkbookStream(path);
+  const { out, failure } = await openOutputStream(path);
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     stream: out,
     useStyles: true,

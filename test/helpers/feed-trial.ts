@@ -39,6 +39,11 @@ export interface Trial {
   imported: TrialStep;
 }
 
+/** The three steps that write reports, by name: what a test checks alike in each. */
+export function trialSteps(trial: Trial): Record<'validate' | 'plan' | 'imported', TrialStep> {
+  return { validate: trial.validate, plan: trial.plan, imported: trial.imported };
+}
+
 export interface TrialOptions {
   /** Where the profile and reports go. */
   dir: string;

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Trial, type TrialLine, tryFeed } from '../helpers/feed-trial.js';
+import { type Trial, type TrialLine, trialSteps, tryFeed } from '../helpers/feed-trial.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { REALWORLD } from '../helpers/shared.js';
 import { byRef } from './import.support.js';
@@ -32,7 +32,6 @@ beforeAll(async () => {
 }, 120_000);
 
 const at = (lines: TrialLine[], location: string) => lines.find((l) => l.location === location);
-const steps = (t: Trial) => ({ validate: t.validate, plan: t.plan, imported: t.imported });
 const PRICE_LOST =
   'column "Regular price" (variants.frmt_price) not written: this row drafts no variant (a row without "Parent" is a product)';
 
@@ -43,7 +42,7 @@ describe('a simple product (no Parent) with a price', () => {
     expect(own.init.stderr.join('\n')).toContain(
       'such a row drafts its product and a variant of it (ownVariant)',
     );
-    for (const [name, step] of Object.entries(steps(own))) {
+    for (const [name, step] of Object.entries(trialSteps(own))) {
       expect(step.code, `${name}: ${step.stderr.join('\n')}`).toBe(0);
       // line 4: woo-hoodie-with-logo, simple, Regular price 45.
       const line = at(step.lines, 'line 4');
@@ -69,7 +68,7 @@ describe('a simple product (no Parent) with a price', () => {
   });
 
   it('without ownVariant, the price is a warning on its row in validate, the plan and the import', () => {
-    for (const [name, step] of Object.entries(steps(warned))) {
+    for (const [name, step] of Object.entries(trialSteps(warned))) {
       expect(step.code, `${name}: ${step.stderr.join('\n')}`).toBe(0);
       const line = at(step.lines, 'line 4');
       expect(line, name).toMatchObject({ entity: 'products', ref: 'woo-hoodie-with-logo' });
@@ -88,7 +87,7 @@ describe('a mapped value the row does not write', () => {
   it('a variation (Parent set): its product columns are named, its SKU (written as the variant ref) is not', () => {
     // line 16: woo-vneck-tee-red, a variation of woo-vneck-tee, with a Name of its own.
     for (const trial of [own, warned]) {
-      for (const [name, step] of Object.entries(steps(trial))) {
+      for (const [name, step] of Object.entries(trialSteps(trial))) {
         const warnings = at(step.lines, 'line 16')?.warnings ?? '';
         expect(warnings, name).toContain(
           'column "Name" (products.prod_title) not written: this row drafts no product (a row with "Parent" is a variant of that product)',
@@ -101,7 +100,7 @@ describe('a mapped value the row does not write', () => {
 
   it('a variable product without a price, and a grouped product, carry no such warning', () => {
     // line 2: woo-vneck-tee (variable, no price); line 24: logo-collection (grouped, no price).
-    for (const [name, step] of Object.entries(steps(warned))) {
+    for (const [name, step] of Object.entries(trialSteps(warned))) {
       for (const location of ['line 2', 'line 24']) {
         const line = at(step.lines, location);
         expect(line, `${name} ${location}`).toBeDefined();

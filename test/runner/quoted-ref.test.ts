@@ -6,7 +6,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Trial, tryFeed } from '../helpers/feed-trial.js';
+import { type Trial, trialSteps, tryFeed } from '../helpers/feed-trial.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { REALWORLD } from '../helpers/shared.js';
 
@@ -28,11 +28,7 @@ describe('a reference with a stray quote', () => {
   it('eShopOnContainers line 8: written as given, with a warning in the three reports', () => {
     const said =
       'column "Name": the reference "Roslyn Red T-Shirt\\"" holds a double quote ("), kept as part of it: a stray quote in the file?';
-    for (const [name, step] of Object.entries({
-      validate: trial.validate,
-      plan: trial.plan,
-      imported: trial.imported,
-    })) {
+    for (const [name, step] of Object.entries(trialSteps(trial))) {
       expect(step.code, `${name}: ${step.stderr.join('\n')}`).toBe(0);
       const line = step.lines.find((l) => l.location === 'line 8');
       expect(line?.ref, name).toBe('Roslyn Red T-Shirt"');
@@ -51,11 +47,7 @@ describe('a reference with a stray quote', () => {
   it('a plain table (validate’s quick lane): the same warning, and the row is valid', () => {
     const said =
       'column "prod_ref": the reference "Q-2\\"" holds a double quote ("), kept as part of it: a stray quote in the file?';
-    for (const [name, step] of Object.entries({
-      validate: table.validate,
-      plan: table.plan,
-      imported: table.imported,
-    })) {
+    for (const [name, step] of Object.entries(trialSteps(table))) {
       expect(
         step.lines.map((l) => [l.location, l.warnings ?? '']),
         name,

@@ -16,9 +16,10 @@ const fixture = useSandbox();
 let dir: string;
 let book: string;
 
-async function run(args: string[]) {
+/** `validate` of the workbook against the sandbox tenant, with `extra` flags and its JSON summary. */
+async function validateBook(...extra: string[]) {
   const out = memoryOutput();
-  const code = await main(args, out);
+  const code = await main(['validate', book, ...sandboxFlags(fixture.sb), ...extra, '--json'], out);
   expect([...out.stdout, ...out.stderr].join('\n')).not.toContain(fixture.sb.apiKey);
   return { code, out };
 }
@@ -48,14 +49,7 @@ beforeAll(async () => {
 describe('validate a whole workbook', () => {
   it('validates every sheet it can place, products before variants, into one report and summary', async () => {
     const report = join(dir, 'report.csv');
-    const { code, out } = await run([
-      'validate',
-      book,
-      ...sandboxFlags(fixture.sb),
-      '--report',
-      report,
-      '--json',
-    ]);
+    const { code, out } = await validateBook('--report', report);
     expect(code, out.stderr.join('\n')).toBe(1);
     const summary = JSON.parse(out.stdout.join('\n')) as {
       rows: number;
@@ -89,14 +83,7 @@ describe('validate a whole workbook', () => {
 
   it("writes each sheet's rejects to a file named after it, and names them", async () => {
     const rejects = join(dir, 'rejects.csv');
-    const { code, out } = await run([
-      'validate',
-      book,
-      ...sandboxFlags(fixture.sb),
-      '--rejects',
-      rejects,
-      '--json',
-    ]);
+    const { code, out } = await validateBook('--rejects', rejects);
     expect(code, out.stderr.join('\n')).toBe(1);
     const summary = JSON.parse(out.stdout.join('\n')) as { rejects: string[] };
     expect(summary.rejects).toEqual([join(dir, 'rejects-Artikel.csv'), join(dir, 'rejects-Variants.csv')]);
@@ -108,14 +95,7 @@ describe('validate a whole workbook', () => {
   });
 
   it('a named sheet is validated alone, as before', async () => {
-    const { code, out } = await run([
-      'validate',
-      book,
-      ...sandboxFlags(fixture.sb),
-      '--sheet',
-      'Artikel',
-      '--json',
-    ]);
+    const { code, out } = await validateBook('--sheet', 'Artikel');
     expect(code, out.stderr.join('\n')).toBe(0);
     const summary = JSON.parse(out.stdout.join('\n')) as { rows: number; sheets?: unknown };
     expect(summary.rows).toBe(2);

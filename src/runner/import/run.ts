@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { isApiError } from '../../api/errors.js';
 import { type ErrorCode, isCatalogIoError } from '../../errors.js';
-import { writeProblem } from '../../files.js';
+import { faultProblem } from '../../files.js';
 import type { HeldLock } from '../../lock/types.js';
 import { openSource } from '../../readers/index.js';
 import { displayName } from '../../readers/sources/redact.js';
@@ -178,7 +178,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
         await known.save();
       } catch (err) {
         warnings.push(
-          `the import state was not saved (${writeProblem((err as NodeJS.ErrnoException).path ?? '', err)}): the next run looks up the rows this one wrote`,
+          `the import state was not saved (${faultProblem(err)}): the next run looks up the rows this one wrote`,
         );
       }
     }

@@ -1,11 +1,10 @@
 // XLSX export with exceljs's streaming WorkbookWriter: constant memory at any catalog size. One sheet
 // per entity, a frozen bold header with an autofilter, column widths from the first rows, and typed
 // cells: numbers as numbers, date-times as dates, everything else as text — never as a formula.
-import { once } from 'node:events';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type ExcelJS from 'exceljs';
-import { WriteFailure } from '../../files.js';
+import { WriteFailure, workbookWritten } from '../../files.js';
 import { partialPath } from './stream.js';
 import {
   type EntityTableWriter,
@@ -92,9 +91,7 @@ export function createXlsxSink(file: string): ExportSink {
     },
     async close() {
       try {
-        await failure.until(workbook.commit());
-        // exceljs resolves once the zip is handed over: the file is whole once its stream finished.
-        if (!out.writableFinished) await failure.until(once(out, 'finish'));
+        await workbookWritten(workbook.commit(), out, failure);
       } catch (err) {
         out.destroy();
         rmSync(partialPath(file), { force: true });
