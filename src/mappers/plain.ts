@@ -107,6 +107,8 @@ function plainValue(text: string, type: PlainColumn['type']): Value | undefined 
 
 /** A list cell: split, trimmed, blanks dropped, each item read as one value. */
 function plainList(text: string, column: PlainColumn): Value[] | undefined {
+  // An escaped separator (`\|`, list-cell.ts) is read by the full mapping.
+  if (text.includes('\\')) return undefined;
   if (!text.includes(column.separator)) {
     // One item (the text is already trimmed and not blank).
     const value = plainValue(text, column.type);

@@ -2,6 +2,7 @@
 // spelling and asset references of one cell, as its column's placement says. Problems become row issues.
 import type { Cell } from '../readers/types.js';
 import { describeValue } from '../schema/messages.js';
+import { splitItems } from '../writers/list-cell.js';
 import { readAssetValue } from './assets.js';
 import { coerce } from './coerce.js';
 import type { Placement } from './layout.js';
@@ -25,7 +26,7 @@ export function toValues(
     const separator = rule.split === undefined ? '|' : rule.split;
     if (separator !== false) {
       const out: Value[] = [];
-      for (const piece of text.split(separator)) {
+      for (const piece of splitItems(text, separator)) {
         const item = piece.trim();
         if (item === '') continue;
         const converted = place.type === 'string' ? item : toValue(item, place, column, issues);
@@ -55,7 +56,7 @@ export function toValues(
     }
     if (!multiple) return toValue(one, place, column, issues);
     const separator = rule.split === undefined ? '|' : rule.split;
-    items = typeof one === 'string' && separator !== false ? one.split(separator) : [one];
+    items = typeof one === 'string' && separator !== false ? splitItems(one, separator) : [one];
   }
   const out: Value[] = [];
   const trim = rule.trim !== false;
@@ -74,7 +75,7 @@ function firstItem(cell: Cell, split: string | false | undefined): Cell {
   const items = Array.isArray(cell)
     ? cell
     : typeof cell === 'string' && split !== false
-      ? cell.split(split ?? '|')
+      ? splitItems(cell, split ?? '|')
       : [cell];
   for (const item of items) {
     if (typeof item === 'string' ? item.trim() !== '' : !isBlank(item)) return item;

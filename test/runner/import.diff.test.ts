@@ -111,3 +111,26 @@ describe('diffDraft', () => {
     expect(sameValue(products.field('prod_title'), '', null)).toBe(true);
   });
 });
+
+describe('texts a file cannot carry as they are', () => {
+  const existing = {
+    id: 7,
+    base: { prod_ref: 'P-1', prod_title: ' padded ', prod_tags: ['x ', 'l1\r\nl2'], prod_weight: 2 },
+    cultures: { fr: { prod_title: 'ctl\u0007\r\nnext' } },
+  };
+
+  it('edge spaces, line-end style and control characters are no change', () => {
+    const same = draft(
+      { prod_title: 'padded', prod_tags: ['x', 'l1\nl2'] },
+      { fr: { prod_title: 'ctl\nnext' } },
+    );
+    expect(diffDraft(same, existing, products, 'en').changes).toEqual([]);
+  });
+
+  it('any other difference is still a change, and a number is not a text', () => {
+    const changed = draft({ prod_title: 'padded!', prod_tags: ['x', 'l1 l2'], prod_weight: 2.5 });
+    const { changes } = diffDraft(changed, existing, products, 'en');
+    expect(changes.map((c) => c.field)).toEqual(['prod_title', 'prod_tags', 'prod_weight']);
+    expect(sameValue(field('prod_weight', { type: 'number' }), ' 2', 2)).toBe(true);
+  });
+});

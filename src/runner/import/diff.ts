@@ -1,6 +1,7 @@
 // Diffing a draft against the record that exists: only what changed is written, and an unchanged
 // row costs no request. Values are compared the way the API means them (a number is a number, a
-// date-time is an instant, an empty string is no value), so an exported file re-imports unchanged.
+// date-time is an instant, an empty string is no value), and a text the way a file can carry it
+// (`asRead`), so an exported file re-imports unchanged.
 import type { Draft, FieldValue } from '../../mappers/types.js';
 import type { EntityModel, FieldModel } from '../../schema/model.js';
 
@@ -51,7 +52,7 @@ export function diffDraft(
   const consider = (name: string, culture: string | undefined, next: unknown, old: unknown) => {
     const field = entity.field(name);
     if (field && (field.readOnly || field.immutable)) return; // never written on update
-    if (sameValue(field, old, next)) return;
+    if (sameValue(field, old, next) || readAlike(field, old, next)) return;
     changes.push({ field: name, ...(culture !== undefined ? { culture } : {}), old: old ?? null, new: next });
     put(field, name, culture, next);
   };
@@ -88,6 +89,37 @@ export function sameValue(field: FieldModel | undefined, a: unknown, b: unknown)
     return xs.every((v, i) => v === ys[i]);
   }
   return x === y;
+}
+
+/**
+ * A text as a spreadsheet or a trimmed cell gives it back: line ends as LF (a CSV reader and every XLSX
+ * reader make them so), without control characters (XLSX drops them), without white space at its ends
+ * (the mapping's default trim).
+ */
+export function asRead(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(CONTROL, '').trim();
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is taken out
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+/**
+ * The tenant's text (or list of texts) and the file's differ only in what a file cannot always carry:
+ * line-end style, control characters, white space at the ends. Writing it would only change the tenant's
+ * value into the file's rendering of the same text, so the row is unchanged. (A profile with `trim:
+ * false` cannot change only these either: docs/import.md.)
+ */
+function readAlike(field: FieldModel | undefined, old: unknown, next: unknown): boolean {
+  if (field !== undefined && field.type !== 'string') return false;
+  if (typeof old === 'string' && typeof next === 'string') return asRead(old) === asRead(next);
+  if (!Array.isArray(old) || !Array.isArray(next)) return false;
+  const kept = old.filter((item) => !(typeof item === 'string' && asRead(item) === ''));
+  if (kept.length !== next.length) return false;
+  return kept.every(
+    (item, i) =>
+      item === next[i] ||
+      (typeof item === 'string' && typeof next[i] === 'string' && asRead(item) === asRead(next[i])),
+  );
 }
 
 type Normal = string | number | boolean | null | Normal[];

@@ -1,5 +1,6 @@
 // The export writers' contract: the export runner opens one table per entity and writes rows of
 // values aligned with the table's columns. Formats differ only behind this interface.
+import { joinItems } from '../list-cell.js';
 
 /** How a column's values are written: numbers as numbers, date-times as dates, codes as text. */
 export type ColumnKind = 'text' | 'number' | 'integer' | 'boolean' | 'date-time' | 'date';
@@ -11,7 +12,8 @@ export interface ExportColumn {
 
 /**
  * A value as the API returned it. A multi-value field is an array: NDJSON keeps it, CSV and XLSX join
- * it with the import's separator (`|`) so the file re-imports unchanged.
+ * it with the import's separator (`|`, an item's own `|` escaped: list-cell.ts) so the file re-imports
+ * unchanged.
  */
 export type ExportValue = string | number | boolean | null | undefined | ReadonlyArray<string | number>;
 
@@ -20,7 +22,7 @@ export const MULTI_SEPARATOR = '|';
 
 export function joinMulti(value: ExportValue): string | number | boolean | null | undefined {
   return Array.isArray(value)
-    ? value.join(MULTI_SEPARATOR)
+    ? joinItems(value, MULTI_SEPARATOR)
     : (value as string | number | boolean | null | undefined);
 }
 
