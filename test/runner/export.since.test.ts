@@ -117,4 +117,42 @@ describe('export --since', () => {
     expect(quiet.entities[0]!.rows).toBe(1);
     expect(refsIn(third, 'cat_ref')).toEqual(['CAT-NEW']);
   });
+
+  it('an export with --filter keeps its own mark: the full --since last still gets what it left out', async () => {
+    const base = join(dir, 'base.ndjson');
+    await run('categories', '--out', base, '--since', 'last');
+    await sleep(20);
+    await patch('/Categories(4)', { cat_title: 'Changed four' });
+    await patch('/Categories(5)', { cat_title: 'Changed five' });
+
+    const filter = 'cat_id eq 5';
+    const filtered = await run(
+      'categories',
+      '--out',
+      join(dir, 'filtered.ndjson'),
+      '--since',
+      'last',
+      '--filter',
+      filter,
+    );
+    // Its first run has no mark of its own: everything the filter takes.
+    expect(filtered.notes.join(' ')).toContain(`categories --filter ${filter}: no earlier export`);
+    expect(refsIn(join(dir, 'filtered.ndjson'), 'cat_id')).toEqual(['5']);
+
+    const after = join(dir, 'after.ndjson');
+    await run('categories', '--out', after, '--since', 'last');
+    expect(refsIn(after, 'cat_id')).toEqual(expect.arrayContaining(['4', '5']));
+
+    // The filtered export's own mark: its next run has only what changed since it.
+    const again = await run(
+      'categories',
+      '--out',
+      join(dir, 'filtered-2.ndjson'),
+      '--since',
+      'last',
+      '--filter',
+      filter,
+    );
+    expect(again.notes.join(' ')).not.toContain('no earlier export');
+  });
 });

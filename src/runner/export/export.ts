@@ -124,7 +124,7 @@ export async function exportCatalog(options: ExportOptions): Promise<ExportResul
         results.push({ entity, rows });
         continue;
       }
-      marks.set(entity.name, (await changelogMark(catalog, entity)) ?? startedAt);
+      marks.set(markKey(entity.name, options), (await changelogMark(catalog, entity)) ?? startedAt);
       results.push(
         await exportEntity(
           catalog,
@@ -175,6 +175,22 @@ export function entityNames(model: TenantModel, wanted: string[] | undefined): s
   return out;
 }
 
+/**
+ * Where an entity's `--since last` mark is kept: an export with `--filter`, `--select` or `--languages`
+ * keeps its own, so an ad-hoc filtered export neither moves the full export's mark (whose next run would
+ * then miss what the filter left out) nor starts from it; a nightly run with the same flags finds its own.
+ */
+export function markKey(entity: string, options: Pick<ExportOptions, 'filter' | 'select' | 'languages'>): string {
+  const parts = [entity];
+  if (options.filter) parts.push(`--filter ${options.filter}`);
+  if (options.select) parts.push(`--select ${[...options.select].sort().join(',')}`);
+  if (options.languages) {
+    const languages = options.languages === 'all' ? 'all' : [...options.languages].sort().join(',');
+    parts.push(`--languages ${languages}`);
+  }
+  return parts.join(' ');
+}
+
 /** `--select` names go to the entities that have them; a name no exported entity has is an error. */
 function selectsByEntity(
   model: TenantModel,
@@ -223,10 +239,11 @@ async function exportEntity(
   let since = options.since;
   let full = false;
   if (since === 'last') {
-    since = history.last(entity.name);
+    const key = markKey(entity.name, options);
+    since = history.last(key);
     if (!since) {
       full = true;
-      notes.push(`${entity.name}: no earlier export recorded for --since last: everything was exported`);
+      notes.push(`${key}: no earlier export recorded for --since last: everything was exported`);
     }
   }
   let pages: AsyncIterable<BasePage>;
