@@ -64,6 +64,35 @@ describe('XLSX export sink', () => {
     expect(ws.getRow(3).getCell(4).value).toBeNull();
     expect(ws.getColumn(1).width).toBeGreaterThanOrEqual(8);
   });
+
+  it('says which cells Excel would cut, and writes dates Excel cannot show as ISO text', async () => {
+    const file = join(dir, 'limits.xlsx');
+    const sink = createXlsxSink(file);
+    const table = await sink.table('products', [
+      { header: 'prod_ref', kind: 'text' },
+      { header: 'prod_description', kind: 'text' },
+      { header: 'prod_release', kind: 'date' },
+      { header: 'prod_launch_at', kind: 'date-time' },
+    ]);
+    await table.writeRow(['SHORT', 'fine', '1900-03-01', '2024-02-01T10:30:00Z']);
+    await table.writeRow(['LONG-1', 'x'.repeat(32_768), '1899-12-31', '1900-02-28T12:00:00.000Z']);
+    await table.writeRow(['LONG-2', 'y'.repeat(40_000), null, null]);
+    await table.close();
+    await sink.close();
+    expect(sink.notes).toEqual([
+      expect.stringMatching(
+        /^products sheet, column "prod_description": 2 cells hold more than Excel's 32,767 characters \(first on row 3\)/,
+      ),
+    ]);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(file);
+    const ws = wb.getWorksheet('products')!;
+    // The file holds the text whole: only Excel's own save would cut it.
+    expect(String(ws.getRow(3).getCell(2).value)).toHaveLength(32_768);
+    expect(ws.getRow(2).getCell(3).value).toEqual(new Date('1900-03-01T00:00:00Z'));
+    expect(ws.getRow(3).getCell(3).value).toBe('1899-12-31');
+    expect(ws.getRow(3).getCell(4).value).toBe('1900-02-28T12:00:00.000Z');
+  });
 });
 
 describe('CSV export sink', () => {

@@ -144,6 +144,7 @@ export async function exportCatalog(options: ExportOptions): Promise<ExportResul
     throw err;
   }
   await sink.close();
+  notes.push(...(sink.notes ?? []));
   for (const [entity, mark] of marks) history.record(entity, mark);
   return {
     format: target.format,
@@ -180,7 +181,10 @@ export function entityNames(model: TenantModel, wanted: string[] | undefined): s
  * keeps its own, so an ad-hoc filtered export neither moves the full export's mark (whose next run would
  * then miss what the filter left out) nor starts from it; a nightly run with the same flags finds its own.
  */
-export function markKey(entity: string, options: Pick<ExportOptions, 'filter' | 'select' | 'languages'>): string {
+export function markKey(
+  entity: string,
+  options: Pick<ExportOptions, 'filter' | 'select' | 'languages'>,
+): string {
   const parts = [entity];
   if (options.filter) parts.push(`--filter ${options.filter}`);
   if (options.select) parts.push(`--select ${[...options.select].sort().join(',')}`);
@@ -393,6 +397,9 @@ function timed(sink: ExportSink): TimedSink {
   return {
     get files() {
       return sink.files;
+    },
+    get notes() {
+      return sink.notes;
     },
     async table(name, columns) {
       const table = await measure(() => sink.table(name, columns));

@@ -42,6 +42,8 @@ export interface ExportSink {
   abort(): Promise<void>;
   /** The files written, for the summary. */
   readonly files: readonly string[];
+  /** What a person should know about the files once closed (an XLSX cell longer than Excel keeps). */
+  readonly notes?: readonly string[];
 }
 
 export interface CsvOptions {

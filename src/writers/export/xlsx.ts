@@ -20,6 +20,13 @@ const MIN_WIDTH = 8;
 const MAX_WIDTH = 60;
 const DATE_TIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
 const DATE_FORMAT = 'yyyy-mm-dd';
+/** The most characters Excel keeps in a cell: a longer text is cut when the workbook is saved. */
+export const EXCEL_CELL_CHARS = 32_767;
+/**
+ * Excel shows serial dates from 1900-03-01 on rightly: before it lies its 1900 leap-year bug (and before
+ * 1900, no date at all), so such dates are written as ISO text, which the import reads the same.
+ */
+const FIRST_EXCEL_DATE = Date.UTC(1900, 2, 1);
 
 /** Excel limits sheet names to 31 characters without : \ / ? * [ ]. */
 export function sheetName(name: string, taken: Set<string>): string {
@@ -48,8 +55,10 @@ export function createXlsxSink(file: string): ExportSink {
     useSharedStrings: false,
   });
   const taken = new Set<string>();
+  const notes: string[] = [];
   return {
     files: [file],
+    notes,
     async table(name: string, columns: readonly ExportColumn[]): Promise<EntityTableWriter> {
       const sheet = workbook.addWorksheet(sheetName(name, taken), {
         views: [{ state: 'frozen', ySplit: 1 }],
@@ -57,6 +66,9 @@ export function createXlsxSink(file: string): ExportSink {
       sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: Math.max(1, columns.length) } };
       const pending: unknown[][] = [];
       let sized = false;
+      let rows = 1;
+      /** Column -> its cells over EXCEL_CELL_CHARS: how many, and the first one's row. */
+      const tooLong = new Map<number, { count: number; row: number }>();
 
       const size = () => {
         sized = true;
@@ -76,6 +88,14 @@ export function createXlsxSink(file: string): ExportSink {
         async writeRow(values) {
           failure.check();
           const cells = columns.map((c, i) => cellValue(c, values[i]));
+          rows += 1;
+          for (let i = 0; i < cells.length; i++) {
+            const cell = cells[i];
+            if (typeof cell !== 'string' || cell.length <= EXCEL_CELL_CHARS) continue;
+            const seen = tooLong.get(i);
+            if (seen) seen.count += 1;
+            else tooLong.set(i, { count: 1, row: rows });
+          }
           if (!sized) {
             pending.push(cells);
             if (pending.length >= SIZING_ROWS) size();
@@ -86,6 +106,10 @@ export function createXlsxSink(file: string): ExportSink {
         async close() {
           if (!sized) size();
           sheet.commit();
+          for (const [i, { count, row }] of tooLong)
+            notes.push(
+              `${sheet.name} sheet, column "${columns[i]!.header}": ${count} ${count === 1 ? 'cell holds' : 'cells hold'} more than Excel's ${EXCEL_CELL_CHARS.toLocaleString('en')} characters (first on row ${row}); the file holds them whole, but Excel cuts them when it saves the workbook: edit them in a csv or ndjson export`,
+            );
         },
       };
     },
@@ -130,7 +154,7 @@ export function cellValue(column: ExportColumn, value: ExportValue): ExcelJS.Cel
     case 'date-time':
     case 'date': {
       const d = new Date(String(v));
-      return Number.isNaN(d.getTime()) ? String(v) : d;
+      return Number.isNaN(d.getTime()) || d.getTime() < FIRST_EXCEL_DATE ? String(v) : d;
     }
     default:
       return String(v);
