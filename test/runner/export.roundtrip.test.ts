@@ -1,10 +1,11 @@
 // The export's promise: the file re-imports unchanged. Export, then `catalog-io import` the file as it
 // is: every row `unchanged` and not one write (POST, PATCH, DELETE) reaches the sandbox, in every
 // format; and a fast-check property over generated catalogs.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
@@ -134,6 +135,29 @@ describe('export -> import changes nothing', () => {
       expect(await writes()).toBe(before);
     }
   });
+  // A one-entity workbook names its sheet after the entity: imported as it is, it is that entity again.
+  it.each(['variants', 'custom:Store Locations'])(
+    'a workbook of %s alone re-imports as %s, without --entity',
+    async (entity) => {
+      const file = join(dir, `${entity.replace(':', '-')}-alone.xlsx`);
+      const exported = await cli(['export', entity, '--out', file, ...connection()]);
+      expect(exported.code, exported.stderr.join('\n')).toBe(0);
+      const before = await writes();
+      const report = `${file}.report.csv`;
+      const result = await cli(['import', file, '--report', report, '--json', ...connection()]);
+      expect(result.code, result.stderr.join('\n')).toBe(0);
+      const summary = JSON.parse(result.stdout[0]!) as { rows: number; outcomes: Record<string, number> };
+      expect(summary.rows).toBeGreaterThan(0);
+      const lines = Papa.parse<Record<string, string>>(readFileSync(report, 'utf8'), {
+        header: true,
+        skipEmptyLines: true,
+      }).data;
+      expect(new Set(lines.filter((l) => l.outcome).map((l) => l.entity))).toEqual(new Set([entity]));
+      expect(summary.outcomes).toMatchObject({ unchanged: summary.rows, invalid: 0 });
+      expect(await writes()).toBe(before);
+    },
+  );
+
   // Values a file cannot carry as they are: each format reads them back as the same record, so nothing is
   // written (a tag holding the separator, edge spaces, CR line ends, a CR-first text behind the CSV guard,
   // a control character XLSX drops).

@@ -5,7 +5,7 @@ import { numberFlag } from '../../config/flags.js';
 import { CatalogIoError } from '../../errors.js';
 import { loadProfile } from '../../mappers/profile.js';
 import type { Profile } from '../../mappers/profile-types.js';
-import { parseSize, type ReaderOptions } from '../../readers/index.js';
+import { parseSize, type ReaderOptions, workbookSheets } from '../../readers/index.js';
 import type { Output } from '../output.js';
 
 /** The reader flags shared by commands that read a source. */
@@ -115,6 +115,30 @@ export async function profileFrom(args: { profile?: string; entity?: string }): 
     profile.entity = args.entity;
   }
   return profile;
+}
+
+/**
+ * With neither `--entity` nor `--profile`, a workbook's one sheet (or the one `--sheet` names) that is
+ * named as the export names an entity's sheet (`variants`, `custom Store Locations`) holds that entity:
+ * an exported one-entity workbook re-imports as what it is, not as products. Undefined otherwise.
+ */
+export async function entityOfSheet(
+  source: string,
+  readerOptions: ReaderOptions,
+  args: { profile?: string; entity?: string },
+): Promise<string | undefined> {
+  if (args.entity !== undefined || args.profile !== undefined) return undefined;
+  const sheets = await workbookSheets(source, readerOptions);
+  if (!sheets) return undefined;
+  const named = Array.isArray(readerOptions.sheet) ? readerOptions.sheet : [readerOptions.sheet];
+  const wanted =
+    named.length === 1 && named[0] !== undefined ? named[0] : sheets.length === 1 ? 1 : undefined;
+  const name = typeof wanted === 'number' ? sheets[wanted - 1] : wanted;
+  if (name === undefined) return undefined;
+  const key = name.trim().toLowerCase();
+  if (key === 'products' || key === 'variants' || key === 'categories') return key;
+  const custom = /^custom\s+(.+)$/i.exec(name.trim());
+  return custom ? `custom:${custom[1]}` : undefined;
 }
 
 /** yargs reads a lone `-` (standard input) as an empty string. */

@@ -17,7 +17,14 @@ import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import { createProgress } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
-import { type FeedArgs, profileFrom, readerOptionsFrom, sourceArg, withFeedOptions } from './feed.js';
+import {
+  entityOfSheet,
+  type FeedArgs,
+  profileFrom,
+  readerOptionsFrom,
+  sourceArg,
+  withFeedOptions,
+} from './feed.js';
 import { countsText, outageLine, printSummary } from './import-print.js';
 import type { CommandFactory } from './index.js';
 import {
@@ -182,6 +189,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       try {
         start = await beginRun(sourceArg(args.source), args);
         sheets = await wholeWorkbook(start.source, readerOptions, args);
+        if (!sheets)
+          profile.entity = (await entityOfSheet(start.source, readerOptions, args)) ?? profile.entity;
         connection = await connect({
           flags: connectionFlagsFrom(args),
           announce: (line) => out.error(line),

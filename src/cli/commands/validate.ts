@@ -15,6 +15,7 @@ import { rejectsFileOf } from '../../writers/rejects.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
+  entityOfSheet,
   type FeedArgs,
   printFindings,
   profileFrom,
@@ -64,6 +65,8 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       const readerOptions = readerOptionsFrom(args);
       const whole =
         args.entity === undefined ? await sheetsReadWhole(sourceArg(args.source), readerOptions) : undefined;
+      if (!whole)
+        profile.entity = (await entityOfSheet(sourceArg(args.source), readerOptions, args)) ?? profile.entity;
       // Only the profile's entity: a feed of products reads no custom entity's `$metadata` (a whole
       // workbook may hold any entity).
       const scope = whole ? 'all' : [profile.entity];
