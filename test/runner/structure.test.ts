@@ -173,4 +173,50 @@ describe('structure sheets', () => {
     expect(summary.outcomes.unchanged).toBe(summary.rows);
     expect(await writes(demo)).toBe(before);
   });
+
+  // The service allows two sets of one name: the export's ids tell them apart, a name alone is refused.
+  it('two attribute sets of one name: an untouched export writes nothing, a name alone fails its row', async () => {
+    const created = await call(demo.sb.catalogUrl, '/v2/AttributeSets', {
+      method: 'POST',
+      key: demo.sb.apiKey,
+      body: { name: 'Apparel' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const second = (created.body as { identifier: number }).identifier;
+    const moved = await call(demo.sb.catalogUrl, '/Products(4)', {
+      method: 'PATCH',
+      key: demo.sb.apiKey,
+      body: { typ_id: second },
+    });
+    expect(moved.status, moved.text).toBe(204);
+
+    const file = join(dir, 'twin-sets.xlsx');
+    expect((await cli(['export', '--out', file, ...connection(demo)])).code).toBe(0);
+    const before = await writes(demo);
+    const again = await cli(['import', file, '--json', ...connection(demo)]);
+    expect(again.code, again.stderr).toBe(0);
+    const summary = JSON.parse(again.stdout[0]!) as { rows: number; outcomes: Record<string, number> };
+    expect(summary.outcomes.unchanged).toBe(summary.rows);
+    expect(await writes(demo)).toBe(before);
+
+    const byName = await book(join(dir, 'twin-by-name.xlsx'), {
+      'attribute-sets': [
+        ['name', 'default', 'ProductLayout'],
+        ['Apparel', false, JSON.stringify(layout('X', ['prod_title']))],
+      ],
+      products: [
+        ['prod_ref', 'typ_name'],
+        ['LINEN-SHIRT', 'Apparel'],
+      ],
+    });
+    const report = join(dir, 'twin-by-name.report.csv');
+    const refused = await cli(['import', byName, '--report', report, ...connection(demo)]);
+    expect(refused.code).toBe(1);
+    const lines = reportLines(report);
+    expect(lines.find((l) => l.entity === 'attribute-sets')).toMatchObject({ outcome: 'failed' });
+    expect(lines.find((l) => l.entity === 'attribute-sets')!.message).toContain(`ids 2, ${second}`);
+    expect(lines.find((l) => l.entity === 'products')).toMatchObject({ outcome: 'failed' });
+    expect(lines.find((l) => l.entity === 'products')!.message).toContain('shared by 2 sets');
+    expect(await writes(demo)).toBe(before);
+  });
 });

@@ -76,12 +76,23 @@ export async function resolveLinks(
     }
     for (const item of setNames.get(draft) ?? []) {
       if (missing) break;
-      const id = item.name === '' ? null : sets?.get(item.name);
+      const candidates = item.name === '' ? [null] : sets?.get(item.name);
       const nameField = item.field.replace(/_id$/, '_name');
-      if (id === undefined) {
+      if (candidates === undefined) {
         missing = {
           error: `attribute set '${item.name}' is not in the tenant (${nameField})`,
           problem: placeOf(draft, nameField, item.name, 'attribute set is not in the tenant', item.field),
+        };
+        continue;
+      }
+      // Two sets of one name: the row's own id column (an export of this tenant) says which.
+      const given = Number(draft.fields[item.field]);
+      const id = candidates.length === 1 ? candidates[0] : candidates.find((c) => c === given);
+      if (id === undefined) {
+        const brief = `the attribute set's name is shared by ${candidates.length} sets of the tenant (ids ${candidates.join(', ')}): give its id in ${item.field}, or rename one of them`;
+        missing = {
+          error: `attribute set '${item.name}': ${brief} (${nameField})`,
+          problem: placeOf(draft, nameField, item.name, brief, item.field),
         };
       } else ids[item.field] = id;
     }

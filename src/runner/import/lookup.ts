@@ -17,7 +17,7 @@ export class RecordLookup {
   private readonly ids = new Map<string, Map<string, number | string>>();
 
   /** Attribute set name -> id in this tenant, read once per run (the sets are few). */
-  private setIds: Promise<Map<string, number | null>> | undefined;
+  private setIds: Promise<Map<string, Array<number | null>>> | undefined;
 
   constructor(
     private readonly catalog: CatalogClient,
@@ -28,13 +28,19 @@ export class RecordLookup {
 
   /**
    * The tenant's attribute sets by name (one request per run): `typ_name` columns resolve through it.
-   * In a plan, a set the plan's structure would create resolves to null (its id is not known yet).
+   * The service allows two sets of one name: a name maps to every set's id, in the tenant's order. In a
+   * plan, a set the plan's structure would create resolves to null (its id is not known yet).
    */
-  attributeSetIds(): Promise<Map<string, number | null>> {
+  attributeSetIds(): Promise<Map<string, Array<number | null>>> {
     this.setIds ??= readAttributeSets(this.catalog).then((sets) => {
-      const byName = new Map<string, number | null>();
-      for (const name of this.planned?.attributeSets ?? []) byName.set(name, null);
-      for (const set of sets) if (set.identifier !== undefined) byName.set(set.name, set.identifier);
+      const byName = new Map<string, Array<number | null>>();
+      for (const set of sets) {
+        if (set.identifier === undefined) continue;
+        const ids = byName.get(set.name);
+        if (ids) ids.push(set.identifier);
+        else byName.set(set.name, [set.identifier]);
+      }
+      for (const name of this.planned?.attributeSets ?? []) if (!byName.has(name)) byName.set(name, [null]);
       return byName;
     });
     return this.setIds;

@@ -105,9 +105,18 @@ async function applySet(
     entity: 'attribute-sets',
     ref: doc.isDefault ? doc.name || 'default' : doc.name,
   };
+  const named = doc.isDefault ? [] : existing.filter((s) => !s.isDefault && s.name === doc.name);
+  // The service allows two sets of one name: the row's identifier (an export of this tenant) says which.
   const target = doc.isDefault
     ? existing.find((s) => s.isDefault)
-    : existing.find((s) => !s.isDefault && s.name === doc.name);
+    : named.length > 1
+      ? named.find((s) => s.identifier === doc.identifier)
+      : named[0];
+  if (!target && named.length > 1) {
+    const ids = named.map((s) => s.identifier).join(', ');
+    const message = `the tenant has ${named.length} attribute sets named '${doc.name}' (ids ${ids}): give the set's id in column "identifier", or rename one of them`;
+    return { ...base, outcome: 'failed', changed: [], message };
+  }
   if (!target) {
     const body = {
       name: doc.name,

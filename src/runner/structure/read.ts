@@ -101,7 +101,10 @@ function jsonCell(row: SourceRow, column: string): LayoutDocument | undefined {
   return parsed;
 }
 
-/** One row of the `attribute-sets` table: `name`, `default`, `ProductLayout`, `VariantLayout` (`identifier` is read only). */
+/**
+ * One row of the `attribute-sets` table: `name`, `default`, `ProductLayout`, `VariantLayout`; `identifier`
+ * only tells two sets of one name apart (it is never written).
+ */
 export function attributeSetOfRow(row: SourceRow): AttributeSetDoc {
   const name = text(row, 'name');
   const isDefault = /^(true|1|yes)$/i.test(text(row, 'default'));
@@ -112,9 +115,11 @@ export function attributeSetOfRow(row: SourceRow): AttributeSetDoc {
   }
   const productLayout = jsonCell(row, 'ProductLayout');
   const variantLayout = jsonCell(row, 'VariantLayout');
+  const identifier = Number(text(row, 'identifier') || Number.NaN);
   return {
     name,
     isDefault,
+    ...(Number.isInteger(identifier) && { identifier }),
     ...(productLayout && { productLayout }),
     ...(variantLayout && { variantLayout }),
     location: row.location.text,
