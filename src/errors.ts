@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'CSV_HEADER_DUPLICATE'
   | 'CSV_NO_DATA'
   | 'CSV_QUOTE_NOT_CLOSED'
+  | 'CSV_QUOTE_MALFORMED'
   | 'CSV_ROW_LENGTH'
   | 'CELL_TOO_LARGE'
   | 'XLSX_CORRUPT'

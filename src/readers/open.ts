@@ -158,7 +158,9 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
       `Not ${format.toUpperCase()}: ${name} is a zip archive (an XLSX workbook?); use --format xlsx`,
     );
   }
-  if (looksBinary(head)) {
+  // UTF-16 text without a BOM is full of zero bytes: with the encoding named, it is text.
+  const wide = settings.encoding !== undefined && /^(utf-?16|utf-?32|ucs-?2)/i.test(settings.encoding);
+  if (!wide && looksBinary(head)) {
     throw new CatalogIoError(
       format === 'csv' ? 'CSV_NOT_CSV' : 'ENCODING_UNSUPPORTED',
       `Not a text file: ${name} holds binary data, expected ${format.toUpperCase()} text`,
@@ -294,7 +296,7 @@ export async function workbookSheets(
   options: ReaderOptions = {},
 ): Promise<string[] | undefined> {
   if (spec === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) return undefined;
-  const format = options.format ?? (/\.xlsx$/i.test(spec) ? 'xlsx' : undefined);
+  const format = options.format ?? (/\.xls[xm]$/i.test(spec) ? 'xlsx' : undefined);
   if (format !== 'xlsx') return undefined;
   const settings = resolveOptions(options);
   const { workbookSheetNames } = await import('./xlsx/xlsx.js');

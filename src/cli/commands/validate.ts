@@ -60,23 +60,30 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
               announce: (line) => out.error(line),
             })
           : undefined;
-      // A workbook of several sheets, with no --sheet nor --entity, is validated whole, as the import
-      // imports it: every sheet placed on an entity.
-      const readerOptions = readerOptionsFrom(args);
-      const whole =
-        args.entity === undefined ? await sheetsReadWhole(sourceArg(args.source), readerOptions) : undefined;
-      if (!whole)
-        profile.entity = (await entityOfSheet(sourceArg(args.source), readerOptions, args)) ?? profile.entity;
-      // Only the profile's entity: a feed of products reads no custom entity's `$metadata` (a whole
-      // workbook may hold any entity).
-      const scope = whole ? 'all' : [profile.entity];
-      const model = connection
-        ? await connection.tenant.model(scope)
-        : await tenantModelFor({ flags, scope, announce: (line) => out.error(line) });
-      const progress = createProgress(out, 'validate', { quiet: args.quiet || args.json });
-      let shown = 0;
+      // Everything after the connection is inside its `finally`: an open connection (the embedded
+      // sandbox's server) would keep the process alive after an error.
       let result: ValidateFileResult;
+      let progress: ReturnType<typeof createProgress> | undefined;
       try {
+        // A workbook of several sheets, with no --sheet nor --entity, is validated whole, as the import
+        // imports it: every sheet placed on an entity.
+        const readerOptions = readerOptionsFrom(args);
+        const whole =
+          args.entity === undefined
+            ? await sheetsReadWhole(sourceArg(args.source), readerOptions)
+            : undefined;
+        if (!whole)
+          profile.entity =
+            (await entityOfSheet(sourceArg(args.source), readerOptions, args)) ?? profile.entity;
+        // Only the profile's entity: a feed of products reads no custom entity's `$metadata` (a whole
+        // workbook may hold any entity).
+        const scope = whole ? 'all' : [profile.entity];
+        const model = connection
+          ? await connection.tenant.model(scope)
+          : await tenantModelFor({ flags, scope, announce: (line) => out.error(line) });
+        const bar = createProgress(out, 'validate', { quiet: args.quiet || args.json });
+        progress = bar;
+        let shown = 0;
         const references = checkRefs
           ? new ReferenceCheck(
               model,
@@ -103,7 +110,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
             // checked in parts tells it a part at a time).
             if (s.rows - shown < 1024) return;
             shown = s.rows;
-            progress.update({
+            bar.update({
               done: s.rows,
               rowsRead: s.rows,
               bytesRead: read.bytesRead(),
@@ -116,7 +123,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
           ? await (await import('../../runner/validate-workbook.js')).validateWorkbook(fileOptions, whole)
           : await validateFile(fileOptions);
       } finally {
-        progress.stop();
+        progress?.stop();
         await connection?.close();
       }
       printSummary(out, result, args);

@@ -60,7 +60,7 @@ export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings
   while (!header) {
     const next = await iterator.next();
     if (next.done) break;
-    const { records, lines, tooLarge } = next.value;
+    const { records, lines, tooLarge, malformed } = next.value;
     if (tooLarge) {
       throw new CatalogIoError(
         'CELL_TOO_LARGE',
@@ -72,6 +72,8 @@ export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings
     if (at >= 0) {
       header = { cells: records[at]!, line: lines[at]! };
       rest = { records: records.slice(at + 1), lines: lines.slice(at + 1) };
+      const after = malformed?.filter((i) => i > at).map((i) => i - at - 1);
+      if (after?.length) rest.malformed = after;
     }
   }
   if (!header) {
@@ -196,11 +198,12 @@ async function* batchesOfRows(
   let batch = first;
   for (;;) {
     const rows: SourceRow[] = [];
-    const { records, lines, tooLarge } = batch;
+    const { records, lines, tooLarge, malformed } = batch;
     if (tooLarge) rows.push(tooLargeRow(tooLarge, headers, settings, counter));
     try {
       for (let i = 0; i < records.length; i++) {
         const row = dataRow(records[i]!, lines[i]!, headers, settings, counter);
+        if (row && malformed?.includes(i)) row.error = malformedQuotes(records[i]!, lines[i]!, headers);
         if (row) rows.push(row);
       }
     } catch (err) {
@@ -317,6 +320,23 @@ function fitToHeader(values: string[], width: number, line: number, counter: Row
   if (values.length < counter.shortest) counter.shortest = values.length;
   if (values.length > counter.longest) counter.longest = values.length;
   return values;
+}
+
+/**
+ * A record whose malformed quotes swallowed the lines after it: an error that names the lines, so the
+ * rows they held are not taken for one valid row (nor lost without a word).
+ */
+function malformedQuotes(record: string[], line: number, headers: string[]): NonNullable<SourceRow['error']> {
+  const at = Math.max(
+    0,
+    record.findIndex((cell) => cell.includes('\n')),
+  );
+  const breaks = record.reduce((n, cell) => n + cell.split('\n').length - 1, 0);
+  const column = headers[at] === undefined ? '' : `, column "${headers[at]}"`;
+  return {
+    code: 'CSV_QUOTE_MALFORMED',
+    message: `Malformed quotes: a quoted cell is closed and text follows its quote, so the cell runs on to line ${line + breaks} and takes in the rows there; write a quote inside a quoted cell twice ("") (line ${line}${column})`,
+  };
 }
 
 /** The row of a record too large to hold: reported (its cells empty), and the reading goes on. */

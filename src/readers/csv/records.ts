@@ -9,6 +9,12 @@ export interface CsvBatch {
   lines: Int32Array;
   /** A record too large to hold, skipped to its end: it stands alone in its batch (no records). */
   tooLarge?: { line: number; chars: number };
+  /**
+   * Records whose quotes are malformed (a quote closes a cell and text follows it: `"12"" pan,2`) and
+   * that run over several lines: the parser took the lines after it into the cell, so the record is not
+   * what the file meant (by index in `records`).
+   */
+  malformed?: number[];
 }
 
 /** CRLF and lone CR become LF; a CR at the end of one chunk and LF at the start of the next is one break. */
@@ -68,7 +74,7 @@ export async function* csvRecordBatches(
   let scan: RecordEnd | undefined;
 
   /** Numbers the records of `consumed` characters of `input`: a cell may hold line breaks of its own. */
-  function number(records: string[][], input: string, consumed: number): CsvBatch {
+  function number(records: string[][], input: string, consumed: number, errors: Papa.ParseError[]): CsvBatch {
     const lines = new Int32Array(records.length);
     // As many breaks as records: no cell holds one, so the lines simply follow each other.
     const plain = countBreaks(input, consumed) === records.length;
@@ -76,7 +82,8 @@ export async function* csvRecordBatches(
       lines[i] = line;
       line += plain ? 1 : 1 + countNewlines(records[i]!);
     }
-    return { records, lines };
+    const malformed = plain ? undefined : malformedRecords(records, errors);
+    return malformed ? { records, lines, malformed } : { records, lines };
   }
 
   for await (let chunk of normalizeNewlines(text)) {
@@ -121,7 +128,7 @@ export async function* csvRecordBatches(
     partial = input.substring(consumed);
     baseIndex = cursor;
     const data = result.data as string[][];
-    if (data.length > 0) yield number(data, input, consumed);
+    if (data.length > 0) yield number(data, input, consumed, result.errors as Papa.ParseError[]);
     if (partial.length > maxRecordChars) {
       // `partial` is one unfinished record from its start: find where its quotes stand, then skip on.
       const end = new RecordEnd(delimiter);
@@ -146,7 +153,20 @@ export async function* csvRecordBatches(
   if (unclosed) throw quoteNotClosed(line);
   const data = result.data as string[][];
   // The last record has no break after it: count them all.
-  if (data.length > 0) yield number(data, partial, -1);
+  if (data.length > 0) yield number(data, partial, -1, result.errors as Papa.ParseError[]);
+}
+
+/** The records papaparse found malformed quotes in (`InvalidQuotes`) that hold a line break. */
+function malformedRecords(records: string[][], errors: Papa.ParseError[]): number[] | undefined {
+  let out: number[] | undefined;
+  for (const error of errors) {
+    const at = error.row;
+    if (error.code !== 'InvalidQuotes' || at === undefined || at >= records.length) continue;
+    if (countNewlines(records[at]!) === 0 || out?.includes(at)) continue;
+    out ??= [];
+    out.push(at);
+  }
+  return out;
 }
 
 function quoteNotClosed(line: number): CatalogIoError {
