@@ -50,6 +50,19 @@ describe('CSV encodings', () => {
     expect(rows[0]!.cells.name).toBe('Ça va');
   });
 
+  it('UTF-16 without a BOM, named with --encoding, is text (its zero bytes are not binary)', async () => {
+    for (const encoding of ['utf-16le', 'utf-16be']) {
+      const file = tempFile(`${encoding}-nobom.csv`, iconv.encode(TEXT, encoding, { addBOM: false }));
+      const { rows } = await readAll(file, { encoding });
+      expect(rows.map(plain), encoding).toEqual(EXPECTED);
+    }
+    // Not named: still refused as binary, not read as garbage.
+    await expectCode(
+      openSource(tempFile('nobom-unnamed.csv', iconv.encode(TEXT, 'utf-16le', { addBOM: false }))),
+      'CSV_NOT_CSV',
+    );
+  });
+
   it('an unknown encoding name is an error', async () => {
     await expectCode(
       openSource(tempFile('any.csv', TEXT), { encoding: 'klingon-8' }),
