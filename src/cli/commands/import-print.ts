@@ -159,6 +159,11 @@ function printStop(out: Output, s: ImportSummary, args: ImportArgs): void {
     case 'max-missing':
       out.error(`stopped: ${s.fullSync?.guard}; the records that would have gone are in the report`);
       break;
+    case 'source':
+      out.error(
+        `stopped: the source could not be read on: ${s.sourceError}; the ${s.rows} rows before were done (see the report). Fix the file, then run it again`,
+      );
+      break;
     case 'lock-lost':
       out.error(
         `interrupted: the run lost its lock [LOCK_LOST]; ${notAttempted} rows not attempted. Check no other import of this entity runs, then ${again(s)}`,

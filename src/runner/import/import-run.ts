@@ -3,6 +3,7 @@
 // Memory is bounded by the batch: rows are pulled from the reader only when the previous batch is done.
 // The loop stops taking batches when asked (a signal), when --max-errors is reached, or when the
 // service is clearly gone; every row not tried is then recorded as `not-attempted`.
+import { CatalogIoError } from '../../errors.js';
 import type { Draft } from '../../mappers/types.js';
 import type { Cell, SourceRow } from '../../readers/types.js';
 import type { KnownStates } from '../../runs/known-states.js';
@@ -43,6 +44,8 @@ export interface LoopResult {
   assetWarnings: number;
   outcomes: Record<RowOutcome, number>;
   stopReason?: StopReason;
+  /** `stopReason` `source`: the reader's error, the rows before it all done. */
+  sourceError?: CatalogIoError;
 }
 
 export class ImportRun {
@@ -145,7 +148,19 @@ export class ImportRun {
 
     const iterator = rows[Symbol.asyncIterator]();
     let stopped = false;
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+    // A source that breaks mid-way (a quote never closed, a truncated JSON) ends the reading: the rows
+    // read before it are valid rows and are done as usual, then the run stops and says why.
+    let sourceError: CatalogIoError | undefined;
+    const read = async (): Promise<IteratorResult<SourceRow>> => {
+      try {
+        return await iterator.next();
+      } catch (err) {
+        if (!(err instanceof CatalogIoError) || err.code.startsWith('API_')) throw err;
+        sourceError = err;
+        return { done: true, value: undefined };
+      }
+    };
+    for (let next = await read(); !next.done; next = await read()) {
       const row = next.value;
       this.ordinal += 1;
       // Checked even when a resume skips it: the checker's view of the file (duplicate refs) stays whole.
@@ -193,6 +208,7 @@ export class ImportRun {
       await this.settle(late);
     }
     if (stopped) await this.notAttempted(batch, iterator, finished);
+    else if (sourceError) this.stopReason = 'source';
     this.progress(true);
     this.recorder.flush();
     return {
@@ -200,6 +216,7 @@ export class ImportRun {
       assetWarnings: this.warned,
       outcomes: this.outcomes,
       ...(this.stopReason && { stopReason: this.stopReason }),
+      ...(this.stopReason === 'source' && sourceError && { sourceError }),
     };
   }
 

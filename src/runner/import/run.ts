@@ -14,6 +14,7 @@ import { displayName } from '../../readers/sources/redact.js';
 import { KnownStates } from '../../runs/known-states.js';
 import { hashOf, type SourceIdentity, sourceIdentity } from '../../runs/source-identity.js';
 import type { TenantModel } from '../../schema/model.js';
+import { redactText } from '../../secrets.js';
 import { openRejectsFor, type RejectsWriter } from '../../writers/rejects.js';
 import type { FullSyncResult } from './full-sync.js';
 import { ImportRun } from './import-run.js';
@@ -207,6 +208,9 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       },
       stopped: stopReason !== undefined,
       ...(stopReason && { stopReason }),
+      ...(loop.sourceError && {
+        sourceError: `${redactText(loop.sourceError.message)} [${loop.sourceError.code}]`,
+      }),
       state: stateOf(stopReason),
       ...(fullSync && { fullSync }),
       plan: options.plan ?? false,

@@ -53,7 +53,9 @@ export type StopReason =
   | 'max-missing'
   | 'lock-lost'
   /** A service stayed unreachable past the outage budget. */
-  | 'outage';
+  | 'outage'
+  /** The source could not be read on (a quote never closed, a truncated JSON, a broken download). */
+  | 'source';
 
 /**
  * Set by the caller to stop a run between batches (a signal); the run sets `flushNow` so that a caller
@@ -185,6 +187,8 @@ export interface ImportSummary {
   /** The run ended before its last row (see `stopReason`). */
   stopped: boolean;
   stopReason?: StopReason;
+  /** `stopReason` `source`: what stopped the reading, as a person reads it (`... (line 252) [CSV_QUOTE_NOT_CLOSED]`). */
+  sourceError?: string;
   state: RunState;
   /** `--missing delete`: what the full sync found and did. */
   fullSync?: FullSyncResult;
@@ -215,6 +219,7 @@ export function exitCodeOf(s: Omit<ImportSummary, 'exitCode'>): number {
     case 'auth':
     case 'lock-lost':
     case 'outage':
+    case 'source':
       return EXIT_CODES.fatal;
     case 'max-errors':
     case 'max-missing':
