@@ -8,7 +8,7 @@ import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CatalogIoError } from '../errors.js';
 import { processAlive } from '../runs/registry.js';
-import { heldLock, lossSignal } from './held.js';
+import { heldLock, lossSignal, waitOrStop } from './held.js';
 import type { AcquireOptions, HeldLock, LockHolder, LockScope, RunLockStore } from './types.js';
 
 /** A lock not refreshed for this long belongs to a process that is gone (another host, or frozen). */
@@ -65,7 +65,7 @@ export class FileLockStore implements RunLockStore {
         continue;
       }
       if (Date.now() >= deadline) throw lockedError(scope, current);
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      await waitOrStop(POLL_MS, scope, options);
     }
   }
 }

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { CatalogIoError } from '../errors.js';
 import { KEY_PREFIX } from '../redis/url.js';
-import { heldLock, lossSignal } from './held.js';
+import { heldLock, lossSignal, waitOrStop } from './held.js';
 import type { AcquireOptions, HeldLock, LockHolder, LockScope, RunLockStore } from './types.js';
 
 /**
@@ -87,7 +87,7 @@ export class RedisLockStore implements RunLockStore {
     for (;;) {
       if ((await this.redis.set(key, value, 'PX', this.ttlMs, 'NX')) === 'OK') break;
       if (Date.now() >= deadline) throw lockedError(scope, await this.holder(scope));
-      await new Promise((resolve) => setTimeout(resolve, this.pollMs));
+      await waitOrStop(this.pollMs, scope, options);
     }
     const previous = await this.redis.getset(lastKey, value);
     // The note lives a day beyond the lock: long enough to tell a takeover, not forever.

@@ -29,6 +29,8 @@ export interface AcquireOptions {
   waitMs?: number;
   /** Told when a lock whose process is gone (or whose TTL ran out) was taken over. */
   onTakeover?: (previous: LockHolder) => void;
+  /** The run was asked to stop (a signal): the wait ends at once with `API_STOPPED`. */
+  stopped?: () => boolean;
 }
 
 export interface RunLockStore {

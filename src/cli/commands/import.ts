@@ -311,9 +311,11 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       } catch (err) {
         // A run that could not run or finish is told too: nobody else would notice a nightly failure.
         const locked = isCatalogIoError(err, 'LOCKED');
+        // A signal before the first row (waiting for the lock, reading `$metadata`): nothing was done.
+        const signal = isCatalogIoError(err, 'API_STOPPED') ? stop.signal : undefined;
         const end = runSummary(start, {
-          state: locked ? 'stopped' : 'crashed',
-          exitCode: locked ? EXIT_CODES.locked : EXIT_CODES.fatal,
+          state: locked ? 'stopped' : signal ? 'interrupted' : 'crashed',
+          exitCode: locked ? EXIT_CODES.locked : signal ? EXIT_CODES[signal] : EXIT_CODES.fatal,
           entity: profile.entity,
           tenant,
           rows: 0,
@@ -321,6 +323,14 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           requests: { total: connection.snapshot().requests, byMethod: connection.snapshot().byMethod },
           message: err instanceof Error ? err.message : String(err),
         });
+        if (signal) {
+          out.error(
+            `interrupted (${signal}) before the first row: nothing was written. To import the file, run the same command again`,
+          );
+          setExitCode(EXIT_CODES[signal]);
+          await endRun(start, end, args, out);
+          return;
+        }
         if (!locked) {
           await endRun(start, end, args, out);
           // A full disk under the report ends the run, not its work: the journal holds what was done.

@@ -422,14 +422,17 @@ export class RunRecorder implements WriteLog {
     } catch {
       // nothing more can be kept
     }
+    // A new run that failed before its start wrote no report: one left by an earlier run under the same
+    // name goes, so that nobody reads it as this run's (the summary says why there is none).
+    if (!this.journal && this.meta.resumes === 0 && this.setup.reportFile)
+      await rm(this.setup.reportFile, { force: true }).catch(() => {});
     if (this.temporary) {
       if (summaryCopy) await writeRunSummary(summaryCopy, this.fullSummary(summary));
       await rm(this.temporary, { recursive: true, force: true });
       return;
     }
-    // A run that failed before its journal was opened is left as it was (its journal has no end).
-    if (!this.journal) return;
-    // The journal is consistent: the run can be resumed.
+    // The journal is consistent (a run that failed before its start has the start line alone, as one
+    // killed then): its summary says what happened, and the run can be resumed.
     await writeRunSummary(this.registry.summaryFile(this.meta.runId), this.fullSummary(summary), summaryCopy);
     if (ended) await this.registry.save({ ...this.meta, state: summary.state });
   }

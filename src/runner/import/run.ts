@@ -99,6 +99,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
         {
           ...(options.waitLockMs !== undefined && { waitMs: options.waitLockMs }),
           ...(options.onLockTakeover && { onTakeover: options.onLockTakeover }),
+          stopped: () => options.stop?.signal !== undefined,
         },
       );
     }
@@ -242,14 +243,20 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     await rejects?.close().catch(() => {});
     // A run that could not go on still leaves its summary: a scheduler must not read yesterday's.
     const locked = isCatalogIoError(err, 'LOCKED');
-    // Refused by its flags or settings before its first row: not a run, nothing to list or resume.
+    // A signal before the first row (waiting for the lock, reading `$metadata`): interrupted, not failed.
+    const signal = isCatalogIoError(err, 'API_STOPPED') ? options.stop?.signal : undefined;
+    // Refused by its flags or settings before its first row, or stopped while waiting for the lock:
+    // not a run, nothing to list or resume.
     const neverStarted =
-      !looping && NOT_STARTED.some((code) => isCatalogIoError(err, code)) && !options.resume;
+      (!looping && NOT_STARTED.some((code) => isCatalogIoError(err, code)) && !options.resume) ||
+      (signal !== undefined && !lock && !options.plan && options.lockStore !== undefined);
+    // A service gone past the outage budget, or a signal: nothing wrong with the run, run it again.
+    const interrupted = signal !== undefined || isCatalogIoError(err, 'API_UNREACHABLE');
     const end: RunEnd = {
       source: displayName(options.source),
       entity: options.profile.entity,
-      state: locked ? 'stopped' : 'crashed',
-      exitCode: locked ? EXIT_CODES.locked : EXIT_CODES.fatal,
+      state: locked ? 'stopped' : interrupted ? 'interrupted' : looping ? 'crashed' : 'stopped',
+      exitCode: locked ? EXIT_CODES.locked : signal ? EXIT_CODES[signal] : EXIT_CODES.fatal,
       outcomes: {},
       rows: 0,
       requests: { total: options.counters?.().requests ?? 0, byMethod: options.counters?.().byMethod ?? {} },
