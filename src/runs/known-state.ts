@@ -23,7 +23,7 @@ import { hash } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { CatalogClient } from '../api/catalog.js';
-import { gt } from '../api/filter.js';
+import { ge, gt } from '../api/filter.js';
 import type { Draft } from '../mappers/types.js';
 import type { EntityModel } from '../schema/model.js';
 import { pauseAt } from './pause.js';
@@ -201,6 +201,13 @@ export class KnownState {
       return fresh(
         await newestEntry(catalog, entity),
         'more changed on the tenant since the last run than is worth reading',
+      );
+    // The changelog keeps every creation and modification: fewer entries than the last run's own writes,
+    // or its newest entry gone, mean the tenant was reset or restored since.
+    if (since === 'rewound' || since.entries < (saved.written ?? 0))
+      return fresh(
+        await newestEntry(catalog, entity),
+        "the tenant's changelog no longer holds the last run's writes (reset or restored since)",
       );
     const cursor = since.newest ?? saved.cursor;
     // Now = then + created since (by that run too) - deleted by that run; anything else: deleted since.
@@ -423,23 +430,40 @@ async function newestEntry(catalog: CatalogClient, entity: EntityModel): Promise
   return -1;
 }
 
-/** Items created or modified after `cursor`, or 'too-many' once more than `budget` entries came. */
+/**
+ * Items created or modified after `cursor`, or 'too-many' once more than `budget` entries came, or
+ * 'rewound' when the changelog no longer holds the entry at `cursor` (the tenant was reset or restored:
+ * the entry is read with the others, at no cost of its own).
+ */
 async function changesSince(
   catalog: CatalogClient,
   entity: EntityModel,
   cursor: number,
   budget: number,
 ): Promise<
-  { touched: Set<number | string>; created: Set<number | string>; newest: number | undefined } | 'too-many'
+  | {
+      touched: Set<number | string>;
+      created: Set<number | string>;
+      newest: number | undefined;
+      entries: number;
+    }
+  | 'too-many'
+  | 'rewound'
 > {
   const touched = new Set<number | string>();
   const created = new Set<number | string>();
   let newest: number | undefined;
   let entries = 0;
+  let first = true;
   for await (const entry of catalog.changelog<{ id?: unknown; item_id?: unknown; operation?: unknown }>(
     entity.path,
-    { filter: gt('id', cursor), orderby: 'id asc' },
+    { filter: cursor >= 0 ? ge('id', cursor) : gt('id', cursor), orderby: 'id asc' },
   )) {
+    if (first && cursor >= 0) {
+      first = false;
+      if (entry.id !== cursor) return 'rewound';
+      continue;
+    }
     if (++entries > budget) return 'too-many';
     const item = entry.item_id;
     if (typeof item !== 'number' && typeof item !== 'string') return 'too-many';
@@ -447,7 +471,8 @@ async function changesSince(
     if (entry.operation === 'created') created.add(item);
     if (typeof entry.id === 'number') newest = Math.max(newest ?? entry.id, entry.id);
   }
-  return { touched, created, newest };
+  if (first && cursor >= 0) return 'rewound';
+  return { touched, created, newest, entries };
 }
 
 /** Requests a run would spend looking up the records the last run kept or saw, 100 per lookup. */

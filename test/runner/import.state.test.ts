@@ -2,11 +2,14 @@
 // costs only the changelog and a count, an edit made on the tenant between two runs is seen in the
 // changelog and corrected, a record deleted on the tenant is noticed by the count, and any doubt
 // (--full-compare, another profile) means lookups. Real HTTP to a sandbox throughout.
+
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importFile } from '../../src/runner/import/run.js';
 import { readTableHeader } from '../../src/runs/state-store.js';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { byRef, connectTo, resetStats, stats, tempDir, writeFeed } from './import.support.js';
 
@@ -87,6 +90,35 @@ describe('import state: unchanged rows cost nothing', () => {
     expect((await stats(sb)).byMethod.GET).toBeGreaterThanOrEqual(9);
   });
 
+  it('a tenant reset (or restored) since the last run: the state is not trusted, every record is written again', async () => {
+    const dir = tempDir('import-state-reset');
+    const stateDir = join(dir, '.catalog-io');
+    // 300 records: their lookups (3) cost more than the state's check, their writes are few enough for
+    // the changelog to be read.
+    const rows = ['prod_ref,prod_title'];
+    for (let i = 0; i < 300; i++) rows.push(`RS-${i},Reset ${i}`);
+    const source = await writeFeed(dir, 'feed.csv', `${rows.join('\n')}\n`);
+    // The same tenant (one address) before and after a reset: a sandbox started again, empty.
+    const port = await freePort();
+    const tenant = 'tenant-reset';
+    const before = await startSandbox({ port, seed: 'empty' });
+    try {
+      expect((await importWith(before, source, { stateDir, tenant })).outcomes.created).toBe(300);
+    } finally {
+      await before.close();
+    }
+    // The last run found the tenant empty and created 300: after the reset the count (0) and the
+    // changelog since (nothing) alone would match, yet the changelog lacks the run's own writes.
+    const after = await startSandbox({ port, seed: 'empty' });
+    try {
+      const again = await importWith(after, source, { stateDir, tenant });
+      expect(again.outcomes).toMatchObject({ created: 300, unchanged: 0 });
+      expect((await byRef(after, '/Products', 'prod_ref')).size).toBe(300);
+    } finally {
+      await after.close();
+    }
+  });
+
   it('notices a record deleted on the tenant (the changelog never shows deletions) and creates it again', async () => {
     const { sb } = fixture;
     const dir = tempDir('import-state-del');
@@ -129,3 +161,12 @@ describe('import state: unchanged rows cost nothing', () => {
     expect(state?.live).toBe(250);
   });
 });
+
+/** A port free on loopback now, for a sandbox started twice at one address. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
