@@ -41,6 +41,11 @@ export interface FullSyncResult {
   failed: number;
   /** Set when more were missing than allowed: nothing was deleted. */
   guard?: string;
+  /**
+   * The deletions stopped before their end: a signal, or the service gone past the outage budget. The
+   * records not deleted are `not-attempted` in the report, and the run ends interrupted.
+   */
+  stoppedBy?: 'signal' | 'outage';
 }
 
 /** Seen refs held at once, at most (about 100 bytes each). */
@@ -111,8 +116,23 @@ async function run(o: FullSyncOptions): Promise<FullSyncResult> {
   const result: FullSyncResult = { total, missing, deleted: 0, failed: 0, ...(guard && { guard }) };
   const base = { ...EMPTY_LINE, location: 'not in the feed', entity: entity.name };
   let chunk: Array<[string, number | string]> = [];
+  const notTried = (ref: string, id: number | string) =>
+    o.record({
+      ...base,
+      ref,
+      id: String(id),
+      outcome: 'not-attempted',
+      message:
+        result.stoppedBy === 'outage'
+          ? 'not deleted: the service could not be reached; the next full run deletes it'
+          : 'not deleted: the run was stopped; the next full run deletes it',
+    });
   const deleteChunk = async () => {
     await mapConcurrent(chunk, o.concurrency, async ([ref, id]) => {
+      if (result.stoppedBy) {
+        notTried(ref, id);
+        return;
+      }
       if (guard || o.plan) {
         o.record({
           ...base,
@@ -141,6 +161,12 @@ async function run(o: FullSyncOptions): Promise<FullSyncResult> {
         });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
+        // Stopped or cut off: not this record's failure; the deletions end here.
+        if (err.code === 'API_STOPPED' || err.code === 'API_UNREACHABLE') {
+          result.stoppedBy ??= err.code === 'API_STOPPED' ? 'signal' : 'outage';
+          notTried(ref, id);
+          return;
+        }
         result.failed += 1;
         o.record({
           ...base,

@@ -238,6 +238,8 @@ export class RunRecorder implements WriteLog {
         if (records > upTo) break;
         // Rows not attempted, or failed because the service did, are tried again: they leave the journal.
         if (record.t === 'na' || (record.t === 'row' && record.retry)) continue;
+        // A full sync's deletions not tried (the run stopped in them) are tried again by this attempt's.
+        if (record.t === 'extra' && record.line.outcome === 'not-attempted') continue;
         if (record.t === 'start' || record.t === 'end' || record.t === 'src') continue;
         if (record.t === 'row') {
           this.carried.finished.add(record.n);

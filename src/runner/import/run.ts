@@ -162,6 +162,11 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       try {
         fullSync = await retire(running, recorder, run);
         if (fullSync.guard) stopReason = 'max-missing';
+        if (fullSync.stoppedBy) {
+          stopReason = fullSync.stoppedBy === 'signal' ? (options.stop?.signal ?? 'SIGTERM') : 'outage';
+          const left = fullSync.missing - fullSync.deleted - fullSync.failed;
+          warnings.push(`full sync not finished: ${left} records not in the feed were not deleted`);
+        }
         if (fullSync.guard) warnings.push(fullSync.guard);
       } catch (err) {
         // Stopped (a signal) or the catalog gone while listing what to delete: nothing more is deleted,
@@ -369,6 +374,8 @@ function sentence(s: Omit<ImportSummary, 'exitCode'> & { exitCode: number }): st
       return `Stopped: --max-errors reached with ${failed} rows failed or invalid; fix them (see the report) and run again.`;
     case 'max-missing':
       return `Nothing was deleted: ${s.fullSync?.guard ?? 'too many records are missing from the feed'}. Check the feed is complete, or raise --max-missing.`;
+    case 'source':
+      return `Stopped: the source could not be read on (${s.sourceError ?? 'a read error'}); the ${s.rows} rows before were done. Fix the file, then run it again.`;
     default: {
       const warned =
         s.assetWarnings > 0
