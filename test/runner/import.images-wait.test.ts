@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WAIT_FOR_IMAGES_MS } from '../../src/runner/import/images.js';
 import { type FaultProxy, faultProxy } from '../helpers/fault-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { importWith, tempDir, writeFeed } from './import.support.js';
+import { startCli } from './import.nightly.support.js';
+import { byRef, importWith, tempDir, writeFeed } from './import.support.js';
 
 // Images take 5 s to process: every wait below ends before they do.
 const fixture = useSandbox({ seed: 'empty', processingMs: 5_000 });
@@ -78,4 +79,30 @@ describe('--wait-for-images', () => {
     expect(shown.sort()).toEqual(['waithang-1.png', 'waithang-2.png', 'waithang-3.png']);
     expect(took).toBeLessThan(1_000 + 3_000);
   });
+
+  it('SIGTERM while it waits: exit 143 and the run interrupted, not a finished run with exit 0', async () => {
+    const feed = await feedOf('WAITSTOP', 3);
+    const run = startCli(
+      ['import', feed, '--wait-for-images', '--rate-limit', 'off', '--json'],
+      dir,
+      fixture.sb,
+    );
+    // The rows are written first; the images then take 5 s to process, and the run waits for them.
+    const started = Date.now();
+    while ((await byRef(fixture.sb, '/Products', 'prod_ref')).get('WAITSTOP-3') === undefined) {
+      if (Date.now() - started > 60_000) throw new Error('the rows were not written');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    run.process.kill('SIGTERM');
+    const end = await run.exited;
+    expect(end.code, end.stderr).toBe(143);
+    const summary = JSON.parse(end.stdout) as {
+      state: string;
+      exitCode: number;
+      outcomes: Record<string, number>;
+    };
+    expect(summary).toMatchObject({ state: 'interrupted', exitCode: 143 });
+    expect(summary.outcomes.created).toBe(3);
+  }, 120_000);
 });

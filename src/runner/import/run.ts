@@ -155,6 +155,8 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       const images = await waitForImages(options.dam(), run.registrar, run.imageRows, settings, recorder);
       failedImages = images.failed;
       warnings.push(...images.warnings);
+      // Stopped while it waited: the images' outcome is not known, and the exit code must not say all is well.
+      if (options.stop?.signal) stopReason = options.stop.signal;
     }
     let fullSync: FullSyncResult | undefined;
     // A run that stopped early never deletes: what it did not read is not missing.
