@@ -339,7 +339,7 @@ export class ImportRun {
       const failed = failedResult(results);
       const kind = failed?.problem
         ? fullSentence(undefined, failed.problem.column, failed.problem.brief)
-        : (failed?.message ?? line.message);
+        : (failed?.kind ?? failed?.message ?? line.message);
       this.checker.countKind(kind, () => row.location.text);
     } else if (line.outcome === 'invalid') this.errors += 1;
     if (leftOutAssets(line)) this.warned += 1;

@@ -41,6 +41,11 @@ export interface DraftResult {
    * `unreachable` (waited for past the outage budget), `stopped` (the run stopped before an answer).
    */
   fault?: 'service' | 'auth' | 'unreachable' | 'stopped';
+  /**
+   * A failure's kind for the summary's most frequent problems: what the service said, without the
+   * record's address, the request's id or the number of tries, so equal failures count together.
+   */
+  kind?: string;
 }
 
 /**
@@ -136,6 +141,7 @@ export function failure(draft: Draft, err: unknown): DraftResult {
       outcome: 'failed',
       ...(err.status !== undefined ? { status: err.status } : {}),
       message: details ? `${refused}: ${details}` : triesMessage(err),
+      kind: details ? `${err.code}: ${refused}: ${details}` : kindOf(err),
       ...(problem && { problem }),
       ...(fault && { fault }),
     };
@@ -152,8 +158,14 @@ export function stepFailed(drafts: readonly Draft[], err: unknown): DraftResult[
     outcome: 'failed',
     ...(err.status !== undefined ? { status: err.status } : {}),
     message: triesMessage(err),
+    kind: kindOf(err),
     fault,
   }));
+}
+
+/** `API_SERVER: Catalog API GET failed (503)`: the failure without its record, request id or tries. */
+function kindOf(err: ApiError): string {
+  return `${err.code}: ${err.service} ${err.method} failed (${err.status ?? err.code})`;
 }
 
 const SERVICE_FAULTS: readonly ErrorCode[] = ['API_SERVER', 'API_NETWORK', 'API_TIMEOUT', 'API_RATE_LIMITED'];
