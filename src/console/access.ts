@@ -40,8 +40,14 @@ function digest(text: string): Buffer {
 function cookieToken(header: string | undefined): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === TOKEN_COOKIE)
-      return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === TOKEN_COOKIE) {
+      // A cookie that is not valid percent-encoding carries no token: the request is asked for one.
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }

@@ -246,7 +246,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           ...(waitLock !== undefined && { waitLockMs: waitLock * 1000 }),
           onLockTakeover: (previous) =>
             out.error(
-              `warning: took over the lock of run ${previous.runId} (pid ${previous.pid} on ${previous.host}, started ${previous.startedAt}): its process is gone`,
+              `warning: took over the lock of run ${previous.runId} (pid ${previous.pid} on ${previous.host}, started ${previous.startedAt}): its process is gone or stopped renewing it`,
             ),
           maxFailedBatches,
           missing: args.missing,
