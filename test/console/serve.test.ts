@@ -44,7 +44,9 @@ describe('access', () => {
       expect((await get(`${handle.url}/api/runs`)).status).toBe(401);
       expect((await get(`${handle.url}/api/runs?token=wrong-token-of-enough-length`)).status).toBe(401);
       // A cookie that is not valid percent-encoding is no token, not a server error.
-      expect((await get(`${handle.url}/api/runs`, { cookie: 'catalog_io_console=%E0%A4%A' })).status).toBe(401);
+      expect((await get(`${handle.url}/api/runs`, { cookie: 'catalog_io_console=%E0%A4%A' })).status).toBe(
+        401,
+      );
       const entry = await get(`${handle.url}/runs/x?token=${TOKEN}&a=1`);
       expect(entry.status).toBe(303);
       expect(entry.headers.location).toBe('/runs/x?a=1');
