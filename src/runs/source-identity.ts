@@ -30,8 +30,11 @@ export function isStreamSource(spec: string): boolean {
 export async function sourceIdentity(spec: string): Promise<SourceIdentity> {
   if (isStreamSource(spec)) return { key: spec === '-' ? '-' : displayName(spec), stream: true };
   const key = path.resolve(spec);
-  const { size } = await stat(key);
-  return { key, size, hash: await fileHash(key) };
+  const info = await stat(key);
+  // A named pipe or a process substitution (`<(zcat feed.gz)`) is read once, as standard input is:
+  // hashing it first would use up its bytes.
+  if (!info.isFile()) return { key, stream: true };
+  return { key, size: info.size, hash: await fileHash(key) };
 }
 
 /** sha256 of a whole file, read in 4 MiB pieces. */

@@ -2,7 +2,7 @@
 // command quietly (no EPIPE stack trace); `export --out -` (or /dev/stdout) writes the export itself
 // on stdout; a run refused for a bad flag before its first row is not listed by `runs`.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'papaparse';
@@ -108,4 +108,40 @@ describe('the CLI in pipelines', () => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse((await runCliProcess(['runs', '--json'], { cwd })).stdout)).toHaveLength(1);
   }, 90_000);
+
+  // A named pipe and a process substitution are read once, as standard input is: the import used to
+  // hash them whole first, then found them empty (or waited for a second writer, for ever).
+  it('import from a named pipe or <(...) reads the feed once', async () => {
+    const { sb } = fixture;
+    const rows = ['prod_ref,prod_title'];
+    for (let i = 1; i <= 50; i++) rows.push(`FIFO-${i},Item ${i}`);
+    writeFileSync(join(cwd, 'fifo-feed.csv'), `${rows.join('\n')}\n`);
+    const entry = cliEntry()
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const flags = [...sandboxFlags(sb, { rateLimit: 'off' }), '--entity', 'products', '--json'].join(' ');
+    const cli = `'${process.execPath}' ${entry}`;
+    const script = [
+      'rm -f feed.fifo && mkfifo feed.fifo',
+      '(cat fifo-feed.csv > feed.fifo &)',
+      `timeout 60 ${cli} import feed.fifo ${flags} > fifo.json; echo "fifo $?"`,
+      `timeout 60 ${cli} import <(cat fifo-feed.csv) ${flags} --plan > subst.json; echo "subst $?"`,
+    ].join('\n');
+    const child = spawn('bash', ['-c', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.stderr.on('data', (c) => {
+      err += c;
+    });
+    await new Promise((resolve) => child.on('close', resolve));
+    expect(out, err).toContain('fifo 0');
+    expect(out, err).toContain('subst 0');
+    const fifo = JSON.parse(readFileSync(join(cwd, 'fifo.json'), 'utf8'));
+    expect(fifo.outcomes.created).toBe(50);
+    const subst = JSON.parse(readFileSync(join(cwd, 'subst.json'), 'utf8'));
+    expect(subst.outcomes.unchanged).toBe(50);
+  }, 120_000);
 });
