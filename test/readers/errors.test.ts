@@ -159,6 +159,20 @@ describe('bad input', () => {
     const rows = await readThrough(path, { maxCellBytes: 1000 });
     expect(rows.map((row) => row.error?.code ?? 'ok')).toEqual(['ok', 'CELL_TOO_LARGE', 'ok']);
     expect(rows[1]!.error?.message).toContain('item 2, column "text"');
+    // The cell is left empty and the others stay, as in CSV: the row can be fixed and sent again.
+    expect(rows[1]!.cells).toMatchObject({ id: 2, text: '' });
+  });
+
+  it('NDJSON too: a too large value empties its cell, the record keeps the others', async () => {
+    const lines = [
+      { sku: 'L1', t: 'a' },
+      { sku: 'L2', t: 'b'.repeat(2000), nested: { n: 1 } },
+      { sku: 'L3', t: 'c' },
+    ];
+    const path = tempFile('big.ndjson', `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const rows = await readThrough(path, { maxCellBytes: 1000 });
+    expect(rows.map((row) => row.error?.code ?? 'ok')).toEqual(['ok', 'CELL_TOO_LARGE', 'ok']);
+    expect(rows[1]!.cells).toMatchObject({ sku: 'L2', t: '', 'nested.n': 1 });
   });
 
   it('an unknown format option', async () => {

@@ -76,26 +76,29 @@ export interface FlattenLimits {
 }
 
 /**
- * The record's cells. A cell above the size limit or nesting deeper than the depth limit throws a
- * RowProblem (nothing of the record is kept), checked before any recursion could exhaust the stack.
+ * The record's cells, and the row error of a cell above the size limit (that cell left empty, the
+ * others kept, as the CSV reader does). A record larger than the row limit or nesting deeper than the
+ * depth limit throws a RowProblem (nothing of it is kept), checked before any recursion could exhaust
+ * the stack.
  */
 export function flattenRecord(
   record: object,
   headers: HeaderUnion,
   limits: FlattenLimits,
   location: string,
-): Record<string, Cell> {
+): { cells: Record<string, Cell>; error?: RowError } {
   // Cut the prototype first: `for...in` then sees exactly the own keys (`__proto__` included), and a
   // flat record is already the row, kept instead of copied.
   const own = Object.setPrototypeOf(record, null) as Record<string, unknown>;
   const maxBytes = maxRowBytes(limits.maxCellBytes);
-  if (headers.addFlat(own, limits.maxCellBytes / 3, maxBytes, location)) return own as Record<string, Cell>;
+  if (headers.addFlat(own, limits.maxCellBytes / 3, maxBytes, location))
+    return { cells: own as Record<string, Cell> };
   const cells = emptyCells<Cell>();
-  const context = { headers, ...limits, location, maxBytes, bytes: 0 };
+  const context: FlattenContext = { headers, ...limits, location, maxBytes, bytes: 0 };
   // Depth first, in a walk bounded by the limit: flattening and JSON.stringify recurse without one.
   checkDepth(own, limits.maxDepth - 1, context);
   flattenInto(cells, own, '', context);
-  return cells;
+  return context.error ? { cells, error: context.error } : { cells };
 }
 
 interface FlattenContext extends FlattenLimits {
@@ -104,6 +107,8 @@ interface FlattenContext extends FlattenLimits {
   /** The row limit, and the row's size so far (dotted names repeat their prefix: a row can grow). */
   maxBytes: number;
   bytes: number;
+  /** The first cell over the size limit (left empty). */
+  error?: RowError;
 }
 
 /** Throws when `value` holds containers more than `levels` deep (recursion bounded by the limit). */
@@ -135,15 +140,15 @@ function flattenInto(
 }
 
 function put(cells: Record<string, Cell>, name: string, value: Cell, context: FlattenContext): void {
+  const limit = context.maxCellBytes;
+  if (typeof value === 'string' && value.length * 3 > limit && Buffer.byteLength(value) > limit) {
+    // Left empty, the row's error; the other cells stay (a rejects line keeps them to fix and send again).
+    context.error ??= cellTooLarge(Buffer.byteLength(value), limit, `${context.location}, column "${name}"`);
+    value = '';
+  }
   context.bytes += name.length + KEY_BYTES + (typeof value === 'string' ? value.length : 8);
   if (context.bytes > context.maxBytes)
     throw new RowProblem(rowTooLarge(undefined, context.maxBytes, context.location));
-  const limit = context.maxCellBytes;
-  if (typeof value === 'string' && value.length * 3 > limit && Buffer.byteLength(value) > limit) {
-    throw new RowProblem(
-      cellTooLarge(Buffer.byteLength(value), limit, `${context.location}, column "${name}"`),
-    );
-  }
   cells[name] = value;
   context.headers.add(name);
 }

@@ -93,9 +93,10 @@ async function* jsonRows(
       };
     }
     try {
-      const cells = flattenRecord(value, headers, limits, where);
+      const { cells, error: tooLarge } = flattenRecord(value, headers, limits, where);
       const decoded = settings.decoded;
-      const error = decoded && decoded.invalidSequences > 0 ? invalidIn(cells, where) : undefined;
+      const error =
+        tooLarge ?? (decoded && decoded.invalidSequences > 0 ? invalidIn(cells, where) : undefined);
       return error ? { location, cells, index, error } : { location, cells, index };
     } catch (err) {
       if (!(err instanceof RowProblem)) throw err;

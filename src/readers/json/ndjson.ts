@@ -188,16 +188,18 @@ class NdjsonLines {
       });
       return;
     }
-    let cells: Record<string, Cell>;
+    let flat: ReturnType<typeof flattenRecord>;
     try {
-      cells = flattenRecord(value, this.headers, this.limits, where);
+      flat = flattenRecord(value, this.headers, this.limits, where);
     } catch (err) {
       if (!(err instanceof RowProblem)) throw err;
       this.batch.push({ location, cells: emptyCells<Cell>(), index, error: err.error });
       return;
     }
+    const { cells } = flat;
     const decoded = this.settings.decoded;
-    const error = decoded && decoded.invalidSequences > 0 ? invalidIn(cells, where) : undefined;
+    const error =
+      flat.error ?? (decoded && decoded.invalidSequences > 0 ? invalidIn(cells, where) : undefined);
     this.batch.push(error ? { location, cells, index, error } : { location, cells, index });
   }
 }
