@@ -71,3 +71,28 @@ export class RunCounters {
     };
   }
 }
+
+/** What `counters` counted since now: a run of its own among others on one connection (a copy's steps). */
+export function countedFromNow(counters: () => CountersSnapshot): () => CountersSnapshot {
+  const base = counters();
+  const minus = (a: Record<string, number>, b: Record<string, number>) => {
+    const out: Record<string, number> = {};
+    for (const [k, n] of Object.entries(a)) if (n - (b[k] ?? 0) > 0) out[k] = n - (b[k] ?? 0);
+    return out;
+  };
+  return () => {
+    const now = counters();
+    return {
+      requests: now.requests - base.requests,
+      byMethod: minus(now.byMethod, base.byMethod),
+      byStatus: minus(now.byStatus, base.byStatus),
+      retries: now.retries - base.retries,
+      rateLimited: now.rateLimited - base.rateLimited,
+      ambiguous: now.ambiguous - base.ambiguous,
+      bytesIn: now.bytesIn - base.bytesIn,
+      bytesOut: now.bytesOut - base.bytesOut,
+      retryWaitMs: now.retryWaitMs - base.retryWaitMs,
+    };
+  };
+}
+

@@ -178,6 +178,12 @@ describe('catalog-io copy', () => {
     expect(steps.products!.outcomes).toEqual({ created: 20 });
     expect(steps.variants!.outcomes).toEqual({ created: 49 });
     expect(steps.structure!.outcomes.created).toBe(3);
+    // Each step's run counts its own requests, not the whole copy's: the products run sent 20 POSTs.
+    const runsDir = join(dir, '.catalog-io', 'runs');
+    const created = readdirSync(runsDir)
+      .map((id) => JSON.parse(readFileSync(join(runsDir, id, 'summary.json'), 'utf8')))
+      .find((s) => s.entity === 'products' && s.outcomes?.created === 20);
+    expect(created.requests.byMethod.POST).toBe(20);
     // A report per entity, one line per record.
     const report = readFileSync(steps.products!.report!, 'utf8').trim().split('\n');
     expect(report).toHaveLength(21);
@@ -197,6 +203,21 @@ describe('catalog-io copy', () => {
     for (const step of second.steps) {
       for (const outcome of Object.keys(step.outcomes)) expect(outcome).toBe('unchanged');
     }
+
+    // An image whose tags changed on the source: its tags are brought over, the rest is unchanged.
+    const images = (await get(demo, 'damUrl', '/images?$top=1')) as { value: Array<{ reference: string }> };
+    const name = images.value[0]!.reference;
+    const edited = await call(demo.sb.damUrl, `/images(${name})`, {
+      method: 'PATCH',
+      key: demo.sb.apiKey,
+      body: { tags: ['demo', 'edited'] },
+    });
+    expect(edited.status, edited.text).toBeLessThan(300);
+    const third = await copy(target);
+    const assets = third.steps.find((s) => s.step === 'assets')!;
+    expect(assets.outcomes.updated).toBe(1);
+    const copied = (await get(target, 'damUrl', `/images(${name})`)) as { value: { tags: string[] } };
+    expect([...copied.value.tags].sort()).toEqual(['demo', 'edited']);
   }, 120_000);
 
   it('--since after 5 edits writes exactly 5 records', async () => {

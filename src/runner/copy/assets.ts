@@ -1,6 +1,6 @@
 // The DAM step of a copy: every image and file of the source (or, with --since, those modified since the
 // last copy) registered in the target from its `originalUrl`, with its tags, unless the target already
-// holds that name. Pages of 100: one existence lookup per page, then a POST per missing asset; a 409
+// holds that name (then only its tags are brought over, when they differ). Pages of 100: one existence lookup per page, then a POST per missing asset; a 409
 // (the name arrived meanwhile) counts as there. Runs before the records, which name the assets.
 import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
@@ -72,12 +72,13 @@ async function copyPage(
   result: AssetCopyResult,
 ): Promise<void> {
   if (page.length === 0) return;
-  const present = new Set<string>();
-  for await (const record of to.existing<{ reference: string }>(
+  /** The target's assets of this page by name, with their tags. */
+  const present = new Map<string, string[]>();
+  for await (const record of to.existing<{ reference: string; tags?: string[] }>(
     kind,
     page.map((a) => a.reference),
   ))
-    present.add(record.reference);
+    present.set(record.reference, record.tags ?? []);
   const count = (outcome: StructureOutcome) => {
     result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
   };
@@ -101,8 +102,14 @@ async function copyPage(
   };
   const missing: AssetRecord[] = [];
   for (const asset of page) {
-    if (present.has(asset.reference)) await line(asset, 'unchanged');
-    else missing.push(asset);
+    const there = present.get(asset.reference);
+    if (!there) missing.push(asset);
+    else if (sameTags(there, asset.tags)) await line(asset, 'unchanged');
+    else {
+      // The name is there, its tags are not the source's: they are brought over (the file is the name's).
+      const o = await retag(kind, asset, to, options.plan);
+      await line(asset, o.outcome, o.status, o.message);
+    }
   }
   for (let i = 0; i < missing.length; i += PARALLEL) {
     const outcomes = await Promise.all(
@@ -112,6 +119,35 @@ async function copyPage(
       if (o.outcome === 'would-create') options.wouldRegister?.(kind, missing[i + k]!.reference);
       await line(missing[i + k]!, o.outcome, o.status, o.message);
     }
+  }
+}
+
+function tagsOf(tags: readonly string[] | undefined): string[] {
+  return (tags ?? []).filter((t) => t.trim() !== '');
+}
+
+/** Tags compare as a set: the DAM keeps them in no promised order. */
+function sameTags(a: readonly string[], b: readonly string[] | undefined): boolean {
+  const x = [...new Set(tagsOf(a))].sort();
+  const y = [...new Set(tagsOf(b))].sort();
+  return x.length === y.length && x.every((t, i) => t === y[i]);
+}
+
+async function retag(
+  kind: AssetKind,
+  asset: AssetRecord,
+  to: DamClient,
+  plan: boolean,
+): Promise<{ outcome: StructureOutcome; status?: string; message?: string }> {
+  if (plan) return { outcome: 'would-update', message: `tags: ${tagsOf(asset.tags).join(', ') || '(none)'}` };
+  try {
+    await to.patchAsset(kind, asset.reference, { tags: tagsOf(asset.tags) });
+    return { outcome: 'updated', status: '204' };
+  } catch (err) {
+    // An image still being processed refuses changes (409): the next copy brings them.
+    if (isApiError(err) && err.status !== undefined && err.status < 500 && err.status !== 401)
+      return { outcome: 'failed', status: String(err.status), message: `tags not changed: ${err.message}` };
+    throw err;
   }
 }
 

@@ -11,7 +11,7 @@
 // finished copy between the same two tenants.
 import { statSync } from 'node:fs';
 import type { CatalogClient } from '../../api/catalog.js';
-import type { CountersSnapshot } from '../../api/counters.js';
+import { type CountersSnapshot, countedFromNow } from '../../api/counters.js';
 import type { DamClient } from '../../api/dam.js';
 import type { RunLockStore } from '../../lock/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
@@ -268,7 +268,8 @@ async function importEntity(
         reportFile: folder.file(`${fileName(entity.name)}.report.csv`),
         concurrency: options.concurrency ?? 8,
         ...(options.stop && { stop: options.stop }),
-        ...(to.counters && { counters: to.counters }),
+        // The step's own requests: the connection counts the whole copy's.
+        ...(to.counters && { counters: countedFromNow(to.counters) }),
         ...(options.onProgress && { onProgress: (p: ImportProgress) => options.onProgress!(entity.name, p) }),
       },
       planned,
