@@ -95,4 +95,3 @@ export function countedFromNow(counters: () => CountersSnapshot): () => Counters
     };
   };
 }
-
