@@ -21,6 +21,21 @@ describe('CSV delimiters', () => {
     });
   }
 
+  it("Excel's `sep=;` first line names the delimiter, and the header is the line after it", async () => {
+    const { source, rows } = await readAll(
+      tempFile('sep-hint.csv', 'sep=;\r\nsku;name\r\nA;Ça, va\r\nB;x\r\n'),
+    );
+    expect(source.headers).toEqual(['sku', 'name']);
+    expect(rows.map((r) => [r.location.text, r.cells.sku, r.cells.name])).toEqual([
+      ['line 3', 'A', 'Ça, va'],
+      ['line 4', 'B', 'x'],
+    ]);
+    expect(source.notes).toContain('line 1 "sep=;" names the delimiter; the header is line 2');
+    // A header that merely starts with "sep" is a header.
+    const plain = await readAll(tempFile('sep-name.csv', 'sepal;width\n1;2\n'));
+    expect(plain.source.headers).toEqual(['sepal', 'width']);
+  });
+
   it('takes the delimiter option over detection', async () => {
     const { source, rows } = await readAll(tempFile('forced.csv', 'a;b,c\n1;2,3\n'), { delimiter: ',' });
     expect(source.delimiter).toBe(',');

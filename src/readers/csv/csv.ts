@@ -39,13 +39,23 @@ export interface OpenedTable {
 
 const SAMPLE_CHARS = 64 * 1024;
 
-export async function readCsv(text: AsyncIterable<string>, settings: CsvSettings): Promise<OpenedTable> {
+/** Excel's first line `sep=;`: the file's delimiter, the header on the line after it. */
+const SEP_HINT = /^"?sep=([^\r\n"])"?[ \t]*(?:\r\n|\n|\r)/i;
+
+export async function readCsv(text: AsyncIterable<string>, given: CsvSettings): Promise<OpenedTable> {
+  let settings = given;
   const notes = settings.notes ?? [];
   const { sample, complete, text: replayed } = await sampleText(text, SAMPLE_CHARS);
   if (sample.trim() === '') {
     throw new CatalogIoError('SOURCE_EMPTY', `Empty file: ${settings.source} holds no text`);
   }
   refuseMarkup(sample, settings.source);
+  // A file saved for Excel may start with `sep=;`: it names the delimiter and is not the header.
+  const hint = settings.headerRow === 1 ? SEP_HINT.exec(sample) : null;
+  if (hint) {
+    settings = { ...settings, headerRow: 2, delimiter: settings.delimiter ?? hint[1]! };
+    notes.push(`line 1 "${hint[0].trim()}" names the delimiter; the header is line 2`);
+  }
   let delimiter = settings.delimiter;
   if (!delimiter) {
     delimiter = guessDelimiter(skipLines(sample, settings.headerRow - 1), complete);
