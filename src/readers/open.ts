@@ -219,7 +219,11 @@ async function finish(opened: Omit<OpenedSource, 'close'>, bytes: ByteSource): P
   const iterator = opened.rows[Symbol.asyncIterator]();
   const first = await iterator.next();
   if (first.done) {
-    throw new CatalogIoError('CSV_NO_DATA', `No data: ${opened.source} has a header but no data rows`);
+    const what =
+      opened.format === 'json' || opened.format === 'ndjson'
+        ? 'holds no records'
+        : 'has a header but no data rows';
+    throw new CatalogIoError('CSV_NO_DATA', `No data: ${opened.source} ${what}`);
   }
   // A plain iterator rather than another generator layer: one less await per row.
   let pending: IteratorResult<SourceRow> | undefined = first;

@@ -94,8 +94,9 @@ describe('JSON records', () => {
     await expectCode(collect(source), 'JSON_SYNTAX');
   });
 
-  it('an empty array has no data', async () => {
-    await expectCode(openSource(tempFile('empty-array.json', '[]')), 'CSV_NO_DATA');
+  it('an empty array has no data, said in the words of JSON', async () => {
+    const error = await expectCode(openSource(tempFile('empty-array.json', '[]')), 'CSV_NO_DATA');
+    expect(error.message).toMatch(/empty-array\.json holds no records$/);
   });
 });
 
