@@ -5,6 +5,7 @@
 // every import ignores (`REJECTS_COLUMNS`), with or without --strict.
 import { openOutputStream, workbookWritten } from '../files.js';
 import type { Cell, Location } from '../readers/types.js';
+import { encodeXlsxText } from './xlsx-text.js';
 
 /** Where a row was: `line 17` or `sheet Products row 17`, and an XLSX row's sheet. */
 export type RowPlace = Pick<Location, 'text' | 'sheet'>;
@@ -167,8 +168,8 @@ async function openXlsxRejects(path: string, options: RejectsOptions): Promise<R
 
 function xlsxValue(cell: Cell | undefined): string | number | boolean | null {
   if (cell === undefined || cell === null) return null;
-  if (Array.isArray(cell)) return text(cell);
-  return cell;
+  if (Array.isArray(cell)) return encodeXlsxText(text(cell));
+  return typeof cell === 'string' ? encodeXlsxText(cell) : cell;
 }
 
 /** `{"dimensions.width": 3}` -> `{"dimensions": {"width": 3}}`: the reader flattened nested objects. */

@@ -1,6 +1,8 @@
 // The workbook parts a sheet's cells refer to: which sheets there are (names in workbook order, where
 // each one's XML is), the shared strings, which cell styles show dates, and the date system.
+
 import { posix } from 'node:path';
+import { decodeXlsxText } from '../../writers/xlsx-text.js';
 import { localName, readXml } from './xml.js';
 
 /** A sheet of the workbook, in the workbook's order. */
@@ -97,7 +99,7 @@ export async function readSharedStrings(chunks: AsyncIterable<Buffer | string>):
     close(name) {
       if (name === 't') inText = false;
       else if (name === 'rPh') inPhonetic = false;
-      else if (name === 'si') strings.push(text);
+      else if (name === 'si') strings.push(decodeXlsxText(text));
     },
     text(value) {
       if (inText) text += value;

@@ -5,6 +5,7 @@ import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type ExcelJS from 'exceljs';
 import { WriteFailure, workbookWritten } from '../../files.js';
+import { encodeXlsxText } from '../xlsx-text.js';
 import { partialPath } from './stream.js';
 import {
   type EntityTableWriter,
@@ -157,7 +158,7 @@ export function cellValue(column: ExportColumn, value: ExportValue): ExcelJS.Cel
       return Number.isNaN(d.getTime()) || d.getTime() < FIRST_EXCEL_DATE ? String(v) : d;
     }
     default:
-      return String(v);
+      return encodeXlsxText(String(v));
   }
 }
 
