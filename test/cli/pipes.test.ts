@@ -26,6 +26,13 @@ async function piped(
     .map((a) => `'${a}'`)
     .join(' ');
   const script = `'${process.execPath}' ${entry} ${quoted} 2>cli-stderr.txt | ${reader}; echo "exit \${PIPESTATUS[0]}" >&2; cat cli-stderr.txt >&2`;
+  const { stdout, stderr } = await bash(script);
+  const code = Number(/exit (\d+)/.exec(stderr)?.[1] ?? -1);
+  return { code, stdout, stderr: stderr.replace(/exit \d+\n/, '') };
+}
+
+/** A bash script run in the working folder: what it printed. */
+async function bash(script: string): Promise<{ stdout: string; stderr: string }> {
   const child = spawn('bash', ['-c', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -36,8 +43,7 @@ async function piped(
     stderr += c;
   });
   await new Promise((resolve) => child.on('close', resolve));
-  const code = Number(/exit (\d+)/.exec(stderr)?.[1] ?? -1);
-  return { code, stdout, stderr: stderr.replace(/exit \d+\n/, '') };
+  return { stdout, stderr };
 }
 
 describe('the CLI in pipelines', () => {
@@ -127,16 +133,7 @@ describe('the CLI in pipelines', () => {
       `timeout 60 ${cli} import feed.fifo ${flags} > fifo.json; echo "fifo $?"`,
       `timeout 60 ${cli} import <(cat fifo-feed.csv) ${flags} --plan > subst.json; echo "subst $?"`,
     ].join('\n');
-    const child = spawn('bash', ['-c', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-    });
-    child.stderr.on('data', (c) => {
-      err += c;
-    });
-    await new Promise((resolve) => child.on('close', resolve));
+    const { stdout: out, stderr: err } = await bash(script);
     expect(out, err).toContain('fifo 0');
     expect(out, err).toContain('subst 0');
     const fifo = JSON.parse(readFileSync(join(cwd, 'fifo.json'), 'utf8'));

@@ -9,7 +9,7 @@ import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { call, sandboxFlags, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox();
 const dir = mkdtempSync(join(tmpdir(), 'catalog-io-export-roundtrip-'));
@@ -36,17 +36,7 @@ afterAll(() => {
 });
 
 function connection(): string[] {
-  const { sb } = fixture;
-  return [
-    '--catalog-url',
-    sb.catalogUrl,
-    '--dam-url',
-    sb.damUrl,
-    '--api-key',
-    sb.apiKey,
-    '--rate-limit',
-    'off',
-  ];
+  return sandboxFlags(fixture.sb, { rateLimit: 'off' });
 }
 
 async function writes(): Promise<number> {
@@ -85,6 +75,22 @@ function fileOf(format: string, folder: string, entity: string): string {
     : join(folder, `${entity.replace(':', '-')}.${format}`);
 }
 
+/** `export products` of the records `filter` takes, in `format`, into `folder`; asserts it succeeded. */
+async function exportProducts(format: string, folder: string, filter: string): Promise<void> {
+  const exported = await cli([
+    'export',
+    'products',
+    '--out',
+    folder,
+    '--format',
+    format,
+    '--filter',
+    filter,
+    ...connection(),
+  ]);
+  expect(exported.code, exported.stderr.join('\n')).toBe(0);
+}
+
 const ENTITIES = ['categories', 'products', 'variants', 'custom:Store Locations'];
 
 /** A product whose text a spreadsheet would run as formulas: the CSV export neutralises it. */
@@ -117,18 +123,7 @@ describe('export -> import changes nothing', () => {
     await createFormulaProduct();
     for (const format of ['xlsx', 'ndjson', 'csv']) {
       const folder = join(dir, `formula-${format}`);
-      const filter = ['--filter', "prod_ref eq 'FORMULA-RT'"];
-      const exported = await cli([
-        'export',
-        'products',
-        '--out',
-        folder,
-        '--format',
-        format,
-        ...filter,
-        ...connection(),
-      ]);
-      expect(exported.code).toBe(0);
+      await exportProducts(format, folder, "prod_ref eq 'FORMULA-RT'");
       const before = await writes();
       const summary = await reimport(fileOf(format, folder, 'products'), 'products', format);
       expect(summary.outcomes).toMatchObject({ unchanged: 1, updated: 0 });
@@ -177,18 +172,7 @@ describe('export -> import changes nothing', () => {
     expect(res.status, res.text).toBe(201);
     for (const format of ['xlsx', 'csv', 'ndjson']) {
       const folder = join(dir, `awkward-${format}`);
-      const exported = await cli([
-        'export',
-        'products',
-        '--out',
-        folder,
-        '--format',
-        format,
-        '--filter',
-        "prod_ref eq 'AWKWARD-RT'",
-        ...connection(),
-      ]);
-      expect(exported.code, exported.stderr.join('\n')).toBe(0);
+      await exportProducts(format, folder, "prod_ref eq 'AWKWARD-RT'");
       const before = await writes();
       const summary = await reimport(fileOf(format, folder, 'products'), 'products', format);
       expect(summary.outcomes, format).toMatchObject({ unchanged: 1, updated: 0 });
@@ -284,18 +268,7 @@ describe('property: any generated catalog round-trips', () => {
             expect(res.status, res.text).toBe(201);
           }
           const folder = join(dir, `gen-${run}`);
-          const exported = await cli([
-            'export',
-            'products',
-            '--out',
-            folder,
-            '--format',
-            format,
-            '--filter',
-            `startswith(prod_ref,'${prefix}')`,
-            ...connection(),
-          ]);
-          expect(exported.code, exported.stderr.join('\n')).toBe(0);
+          await exportProducts(format, folder, `startswith(prod_ref,'${prefix}')`);
           const before = await writes();
           const summary = await reimport(fileOf(format, folder, 'products'), 'products', format);
           expect(summary.rows).toBe(products.length);

@@ -8,7 +8,7 @@ import Papa from 'papaparse';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { sandboxFlags, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox({ seed: 'empty' });
 const dir = mkdtempSync(join(tmpdir(), 'catalog-io-source-broken-'));
@@ -27,14 +27,7 @@ async function importOf(file: string, extra: string[]) {
       report,
       '--summary',
       summary,
-      '--catalog-url',
-      sb.catalogUrl,
-      '--dam-url',
-      sb.damUrl,
-      '--api-key',
-      sb.apiKey,
-      '--rate-limit',
-      'off',
+      ...sandboxFlags(sb, { rateLimit: 'off' }),
       ...extra,
     ],
     out,
