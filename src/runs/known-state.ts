@@ -207,7 +207,7 @@ export class KnownState {
     if (since === 'rewound' || since.entries < (saved.written ?? 0))
       return fresh(
         await newestEntry(catalog, entity),
-        "the tenant's changelog no longer holds the last run's writes (reset or restored since)",
+        "the tenant's changelog no longer holds the last run's writes: it was reset or restored since",
       );
     const cursor = since.newest ?? saved.cursor;
     // Now = then + created since (by that run too) - deleted by that run; anything else: deleted since.

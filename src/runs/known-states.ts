@@ -49,6 +49,24 @@ export class KnownStates {
     return new KnownStates(states, CategoryMatches.open(options.stateDir, options.tenant));
   }
 
+  /**
+   * Why a state was not used this run, for people: a tenant reset, records deleted on it, another
+   * profile. Not said for a first run (no state yet), `--full-compare` (asked for) or a feed whose
+   * lookups cost no more than the state's check.
+   */
+  notes(): string[] {
+    const said: string[] = [];
+    for (const [entity, state] of this.states) {
+      const why = state.note;
+      if (!why || why === 'no state from an earlier run' || why === '--full-compare') continue;
+      if (why.startsWith('looking its records up')) continue;
+      said.push(
+        `${entity}: the import state from the last run was not used (${why}): every row is looked up`,
+      );
+    }
+    return said;
+  }
+
   /** The drafts that are as the last run left them (their id known), and the rest, to look up. */
   filterUnchanged(drafts: readonly Draft[]): { unchanged: Unchanged[]; rest: Draft[] } {
     const unchanged: Unchanged[] = [];

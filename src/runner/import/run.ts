@@ -202,7 +202,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       outcomes: loop.outcomes,
       topErrors: run.checker.topErrors(),
       warnings,
-      notes: opened.notes,
+      notes: [...opened.notes, ...(known?.notes() ?? [])],
       assets: run.registrar?.counts ?? { registered: 0, reused: 0, cached: 0, planned: 0, failed: 0 },
       assetWarnings: loop.assetWarnings,
       categoriesCreated: run.categoriesCreated,
