@@ -6,6 +6,7 @@ import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CatalogIoError } from '../../src/errors.js';
 import { openSource } from '../../src/readers/index.js';
+import { brokenSheet } from '../fixtures/hostile/generate.js';
 import { collect, expectCode, readAll, tempFile } from './helpers.js';
 
 let workbook: Buffer;
@@ -90,6 +91,16 @@ describe('bad input', () => {
     const damaged = Buffer.from(workbook);
     Buffer.alloc(2000, 0x41).copy(damaged, 400);
     await expectCode(readThrough(tempFile('damaged.xlsx', damaged)), 'XLSX_CORRUPT');
+  });
+
+  it('a sheet whose XML breaks mid-way: the rows before it, then XLSX_CORRUPT after the last whole row', async () => {
+    const source = await openSource(tempFile('broken-sheet.xlsx', brokenSheet()));
+    const read: string[] = [];
+    const error = await expectCode(async () => {
+      for await (const row of source.rows) read.push(String(row.cells.sku));
+    }, 'XLSX_CORRUPT');
+    expect(read).toEqual(['A', 'B']);
+    expect(error.message).toMatch(/\(after sheet Feed row 3\)$/);
   });
 
   it('text named .xlsx is XLSX_CORRUPT', async () => {

@@ -134,10 +134,23 @@ async function* sheetEvents(
       const bytes = await zip.open(sheet.path).catch((err: Error) => {
         throw err instanceof CatalogIoError ? err : corrupt(settings.source, err);
       });
+      // Where a damage was met: after the last row read whole.
+      let after: string | undefined;
       try {
-        yield* sheetRows(counting(bytes, progress), context, sheet.name, settings, notes);
+        for await (const event of sheetRows(
+          counting(bytes, progress),
+          context,
+          sheet.name,
+          settings,
+          notes,
+        )) {
+          if (event.kind === 'rows') after = event.rows.at(-1)?.location.text ?? after;
+          yield event;
+        }
       } catch (err) {
-        throw err instanceof CatalogIoError ? err : corrupt(settings.source, err as Error);
+        if (err instanceof CatalogIoError) throw err;
+        const where = after ? `after ${after}` : `sheet ${sheet.name}`;
+        throw corrupt(settings.source, err as Error, where);
       } finally {
         bytes.destroy();
       }
@@ -164,10 +177,11 @@ function cannotCopy(source: string, err: Error): CatalogIoError {
   );
 }
 
-function corrupt(source: string, err: Error): CatalogIoError {
+function corrupt(source: string, err: Error, location?: string): CatalogIoError {
   return new CatalogIoError(
     'XLSX_CORRUPT',
     `Cannot read the workbook ${source}: the file is damaged or not an XLSX workbook (${err.message})`,
+    location ? { location } : {},
   );
 }
 
