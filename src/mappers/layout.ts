@@ -63,6 +63,11 @@ export interface Layout {
   scopeAt: number;
   /** Positions filled from the row above when blank; undefined when none is. */
   fillDown: boolean[] | undefined;
+  /**
+   * With `fillDown`: the position of the profile entity's reference (`prod_ref`), -1 when none. A row
+   * that names another reference than the row above starts a record: nothing is filled into it.
+   */
+  keyAt: number;
   /** Header -> position, built when a field rule first names a column. */
   positions: Map<string, number> | undefined;
   /** The plain reading of this layout (`plain.ts`); null when it has none; undefined: not worked out yet. */
@@ -202,7 +207,16 @@ export class ColumnPlanner {
         ? null
         : this.planFor(header),
     );
-    const fills = headers.map((header) => this.fillsDown(header));
+    // The command, parent and scope columns are the profile's own: never filled, never a field.
+    const fills = headers.map((header, i) => plans[i] !== null && this.fillsDown(header));
+    const keyAt = plans.findIndex(
+      (plan) =>
+        typeof plan === 'object' &&
+        plan !== null &&
+        plan.target.kind === 'field' &&
+        plan.target.entity === this.main &&
+        plan.target.field.name === this.main.refField,
+    );
     const layout: Layout = {
       headers,
       plans,
@@ -210,6 +224,7 @@ export class ColumnPlanner {
       parentAt: this.profile.parentColumn ? headers.indexOf(this.profile.parentColumn) : -1,
       scopeAt: this.profile.scopeColumn ? headers.indexOf(this.profile.scopeColumn) : -1,
       fillDown: fills.some(Boolean) ? fills : undefined,
+      keyAt,
       positions: undefined,
       plain: undefined,
       columns: this.columnsOf(plans),

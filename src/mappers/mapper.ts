@@ -55,6 +55,8 @@ export function createMapper(options: MapperOptions): Mapper {
 class ProfileMapper implements Mapper {
   private readonly planner: ColumnPlanner;
   private readonly above = new Map<string, Cell>();
+  /** The reference the rows above named last (`fillDown`): a row naming another starts a record. */
+  private aboveKey: string | undefined;
   private readonly unguardFormulas: boolean;
   private readonly groups: ProductGroups | undefined;
 
@@ -184,11 +186,18 @@ class ProfileMapper implements Mapper {
     const fills = layout.fillDown;
     if (!fills) return out ?? read;
     out ??= read.slice();
+    // A row naming another record than the row above starts it: its blank cells stay blank (and are
+    // what the rows after it continue), never the previous record's values.
+    const key = layout.keyAt >= 0 ? out[layout.keyAt] : undefined;
+    const keyText = isBlank(key) ? undefined : String(key).trim();
+    const starts = keyText !== undefined && keyText !== this.aboveKey;
+    if (keyText !== undefined) this.aboveKey = keyText;
     for (let i = 0; i < out.length; i++) {
       if (!fills[i]) continue;
       const header = layout.headers[i]!;
-      if (isBlank(out[i])) out[i] = this.above.get(header) ?? out[i]!;
-      else this.above.set(header, out[i]!);
+      if (!isBlank(out[i])) this.above.set(header, out[i]!);
+      else if (starts) this.above.delete(header);
+      else out[i] = this.above.get(header) ?? out[i]!;
     }
     return out;
   }

@@ -391,6 +391,38 @@ describe('one row per variant', () => {
     expect(out[2]!.drafts.map((d) => d.ref)).toEqual(['phone', 'P1']);
   });
 
+  it("fills down within a product only: a row naming another product never takes the one above's values", () => {
+    const m = mapper({
+      entity: 'products',
+      variants: true,
+      fillDown: true,
+      commandColumn: 'Op',
+      columns: { slug: 'prod_ref', name: 'prod_title', desc: 'prod_description', sku: 'frmt_ref' },
+    });
+    const rows = csvRows(
+      ['slug', 'name', 'desc', 'sku', 'Op'],
+      [
+        ['tee', 'Tee', 'Soft cotton', 'T-S', ''],
+        ['', '', '', 'T-M', ''],
+        // Shopify style: the product's key repeated on its variant rows, the rest blank.
+        ['tee', '', '', 'T-L', ''],
+        // Another product with no description of its own: it gets none, not the tee's.
+        ['cap', 'Cap', '', 'C-1', ''],
+        ['', '', '', 'C-2', ''],
+      ],
+    );
+    const out = rows.map((r) => m.map(r));
+    const product = (i: number) => out[i]!.drafts.find((d) => d.entity === 'products');
+    expect(product(0)!.fields).toMatchObject({ prod_title: 'Tee', prod_description: 'Soft cotton' });
+    expect(out[1]!.drafts.find((d) => d.entity === 'variants')!.links.productRef).toBe('tee');
+    expect(out[2]!.drafts.find((d) => d.entity === 'variants')!.links.productRef).toBe('tee');
+    expect(product(3)!.fields.prod_title).toBe('Cap');
+    expect(product(3)!.fields.prod_description).toBeUndefined();
+    expect(out[4]!.drafts.find((d) => d.entity === 'variants')!.links.productRef).toBe('cap');
+    // The command column is the profile's: used, and no "does not match a field" warning for it.
+    expect(m.warnings.join('\n')).not.toContain('"Op"');
+  });
+
   it('applies DELETE to the variant of a variant row, not to its product', () => {
     const m = mapper({ ...profile, commandColumn: 'Cmd' });
     const out = m.map(row({ Handle: 'tee', SKU: 'tee-s', Cmd: 'DELETE' }));
