@@ -157,9 +157,13 @@ function toDate(cell: Exclude<Cell, Cell[]>, type: 'date' | 'date-time', rule: C
     if (ok !== undefined) return ok ? { ok: true, value: text } : fail(expected);
   }
   // The usual date-time cell, canonical UTC: given back as it is (without a zero fraction, as below).
-  if (type === 'date-time' && !rule.dateFormat && isCanonicalDateTime(text)) {
+  // Under a `dateFormat` too: a workbook's date cell is read as this, whatever the column's text layout.
+  if (type === 'date-time' && isCanonicalDateTime(text)) {
     return { ok: true, value: text.length === 24 && text.endsWith('.000Z') ? `${text.slice(0, 19)}Z` : text };
   }
+  // A workbook's date cell under a `dateFormat` (the layout of the column's text): its day.
+  if (type === 'date' && rule.dateFormat && isCanonicalDateTime(text))
+    return { ok: true, value: text.slice(0, 10) };
   const parts = rule.dateFormat ? parseLayout(text, rule.dateFormat) : parseIso(text);
   if (!parts || !validParts(parts))
     return fail(rule.dateFormat ? `a date laid out as ${rule.dateFormat}` : expected);
