@@ -117,6 +117,24 @@ describe('profile init', () => {
     expect(plain.profile.columns).toEqual({ Code: 'prod_ref' });
   });
 
+  it("reads a German feed's thousands dots as such, and Vendure's product: prefix", () => {
+    const samples = new Map([
+      ['Preis in €', ['1.299,50', '12,50', '7,00']],
+      ['Gewicht (g)', ['1.250', '500', '2.000']],
+      ['product:keywords', ['paper, stretch', 'glue, tape']],
+    ]);
+    const { profile } = draftProfile([...samples.keys()], model, 'products', true, samples);
+    expect(profile.columns!['Gewicht (g)']).toMatchObject({
+      field: 'prod_weight',
+      decimal: ',',
+      thousands: '.',
+    });
+    expect(profile.columns!['product:keywords']).toEqual({ field: 'prod_tags', split: ',' });
+    // Without a decimal comma anywhere in the feed, `1.250` stays a decimal number.
+    const dotted = draftProfile(['Weight'], model, 'products', true, new Map([['Weight', ['1.250', '2.5']]]));
+    expect(dotted.profile.columns!.Weight).toBe('prod_weight');
+  });
+
   it('does not place a number field on values that are not numbers', () => {
     const samples = new Map([['Preis', ['auf Anfrage', 'ab 10 Stück']]]);
     const { profile, notes } = draftProfile(['Preis'], model, 'products', true, samples);

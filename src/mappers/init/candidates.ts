@@ -117,6 +117,9 @@ function wordForms(header: string, base: string): Array<{ word: string; penalty:
   // `Image 1 Url`: a number that counts columns says nothing.
   const counted = base.replace(/(^|\s)\d+(\s|$)/g, ' ');
   if (counted !== base) forms.push({ word: normalise(counted), penalty: 0 });
+  // Vendure's `product:keywords`: the product's own column (its `variant:` columns are the variant's).
+  const unprefixed = base.replace(/^product:/i, '');
+  if (unprefixed !== base) forms.push({ word: normalise(unprefixed), penalty: 0.5 });
   // `content.productName`, `price.price`, `packageWeight.value`: the last part, else the one before.
   const dotted = base.split('.').filter((p) => p !== '');
   const last = dotted.length > 1 ? dotted[dotted.length - 1]! : base;

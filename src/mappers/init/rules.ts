@@ -57,7 +57,7 @@ export function columnRules(
   if (!field.multiple && listed && field.type === 'string' && !field.asset) rule.join = ', ';
   if (field.type === 'number' || field.type === 'integer') {
     const numbers = values.map((v) => splitUnit(v)?.number ?? v);
-    Object.assign(rule, numberMarks(numbers));
+    Object.assign(rule, numberMarks(numbers, writesDecimalCommas(sample)));
     const unit = unitFor(header, values, sample, headers);
     const to = fieldUnit(field);
     if (unit && to && sameFamily(unit, to) && unit !== to) rule.unit = unit;
@@ -71,15 +71,34 @@ export function columnRules(
   return { rule, ...(warning && { warning }) };
 }
 
-/** Decimal commas (`12,50`) and thousands marks (`1.234,50`, `1,234.50`) the values show. */
-function numberMarks(filled: readonly string[]): ConversionRule {
+/**
+ * Decimal commas (`12,50`) and thousands marks (`1.234,50`, `1,234.50`) the values show. In a feed that
+ * writes decimal commas elsewhere (`feedCommas`), `1.250` and `2.000` are thousands, not decimals.
+ */
+function numberMarks(filled: readonly string[], feedCommas = false): ConversionRule {
   const rule: ConversionRule = {};
   if (filled.length === 0) return rule;
-  const comma = filled.some((v) => /,\d{1,2}$|,\d{4,}$/.test(v) || /\.\d{3},/.test(v));
+  const comma = filled.some((v) => isDecimalComma(v));
   if (comma) rule.decimal = ',';
   if (filled.some((v) => /\d\.\d{3},/.test(v))) rule.thousands = '.';
   else if (!comma && filled.some((v) => /\d,\d{3}\./.test(v))) rule.thousands = ',';
+  else if (feedCommas && filled.some((v) => /^-?\d{1,3}(\.\d{3})+$/.test(v))) {
+    rule.decimal = ',';
+    rule.thousands = '.';
+  }
   return rule;
+}
+
+function isDecimalComma(value: string): boolean {
+  return /,\d{1,2}$|,\d{4,}$/.test(value) || /\.\d{3},/.test(value);
+}
+
+/** Some column of the sampled feed writes numbers with a decimal comma (`12,50`, `1.299,50`). */
+function writesDecimalCommas(sample: FeedSample): boolean {
+  for (const values of sample.values.values())
+    for (const value of values)
+      if (/^-?[\d.]*\d,\d+$/.test(value.trim()) && isDecimalComma(value.trim())) return true;
+  return false;
 }
 
 /**
