@@ -259,6 +259,16 @@ interface ParsedBody {
   failures: ApiFailure[];
 }
 
+/**
+ * A body that is not JSON as one line: an HTML page (a proxy's, a login's) by its title or its text,
+ * any text with its line breaks and runs of spaces made one space, so an error stays one line.
+ */
+function plainText(body: string): string {
+  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1];
+  const text = title ?? (body.startsWith('<') ? body.replace(/<[^>]*>/g, ' ') : body);
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 /** Reads any of the error bodies the specs list; unknown JSON and plain text become the message. */
 export function parseErrorBody(text: string): ParsedBody {
   const trimmed = text.trim();
@@ -267,7 +277,7 @@ export function parseErrorBody(text: string): ParsedBody {
   try {
     json = JSON.parse(trimmed);
   } catch {
-    return { message: truncate(trimmed, 500), failures: [] };
+    return { message: truncate(plainText(trimmed), 500), failures: [] };
   }
   if (typeof json === 'string') return { message: json, failures: [] };
   if (!json || typeof json !== 'object' || Array.isArray(json))

@@ -1,8 +1,10 @@
 // The command line: parse flags with yargs, call the library, turn errors into a message and an exit code.
 // Exit codes (docs/exit-codes.md): 0 ok, 1 some rows failed or were invalid, 2 fatal, 3 stopped on purpose.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import yargs from 'yargs';
 import { CatalogIoError } from '../errors.js';
+import { faultProblem, isFileFault } from '../files.js';
 import { redactText } from '../secrets.js';
 import { commands } from './commands/index.js';
 import { EXIT, type Output, processOutput } from './output.js';
@@ -30,8 +32,9 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     .exitProcess(false)
     .fail((msg, err) => {
       // yargs' own complaints (a flag without its value, a value a flag's check refused) are bad flags too.
-      if (err?.name === 'YError') throw new CatalogIoError('CONFIG_INVALID', err.message);
-      throw err ?? new CatalogIoError('CONFIG_INVALID', msg);
+      // One line, as every fatal error is (yargs puts a choice's values on a line of their own).
+      if (err?.name === 'YError') throw new CatalogIoError('CONFIG_INVALID', oneLine(err.message));
+      throw err ?? new CatalogIoError('CONFIG_INVALID', oneLine(msg));
     })
     // Commands that read feeds and tell their end: the config file's SFTP/FTP/SMTP credentials.
     .middleware(async (args) => {
@@ -71,11 +74,53 @@ export function reportFatal(err: unknown, out: Output): number {
     out.error(`catalog-io: ${redactText(err.message)} [${err.code}]`);
     return EXIT.FATAL;
   }
+  // A file or folder the command could not make or use (an --out in a read-only place, a lock folder
+  // where a file is): said as what it is, in words, with its path.
+  const target = isFileFault(err)
+    ? (err.path ?? (err as NodeJS.ErrnoException & { hostname?: string }).hostname)
+    : undefined;
+  if (isFileFault(err) && target !== undefined) {
+    const action = FILE_ACTIONS[err.syscall ?? ''] ?? 'use';
+    out.error(`catalog-io: Cannot ${action} ${redactText(target)}: ${fileProblem(err)} [CONFIG_INVALID]`);
+    return EXIT.FATAL;
+  }
   // An unexpected failure is still one readable line; the stack only on request.
   const message = redactText(err instanceof Error ? err.message : String(err));
   out.error(`catalog-io: unexpected error: ${message} [INTERNAL]`);
   if (process.env.CATALOG_IO_DEBUG && err instanceof Error && err.stack) out.error(redactText(err.stack));
   return EXIT.FATAL;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/** What the failed system call was doing, in words. */
+const FILE_ACTIONS: Record<string, string> = {
+  mkdir: 'create the folder',
+  open: 'open',
+  read: 'read',
+  write: 'write',
+  copyfile: 'write',
+  rename: 'write',
+  scandir: 'read the folder',
+  stat: 'find',
+  getaddrinfo: 'resolve the host',
+};
+
+/** Why, in words: a missing path is said for itself (writeProblem speaks of a file's folder). */
+function fileProblem(err: NodeJS.ErrnoException): string {
+  // A folder that cannot be made where its parent is: a read-only place, or one not ours.
+  if (err.code === 'ENOENT' && err.syscall === 'mkdir' && err.path) {
+    let above = dirname(err.path);
+    while (!existsSync(above) && dirname(above) !== above) above = dirname(above);
+    if (existsSync(above)) return `${above} takes no new folders (read-only, or no permission)`;
+  }
+  if (err.code === 'ENOENT') return 'it, or a folder above it, does not exist';
+  if (err.code === 'EEXIST') return 'a file of that name is in the way';
+  if (err.code === 'ENOTDIR') return 'a part of the path is a file, not a folder';
+  if (err.code === 'ENOTFOUND') return 'no such host';
+  return faultProblem(err);
 }
 
 /** The package's version, from its package.json (two folders up from both `src/cli/` and `dist/cli/`). */

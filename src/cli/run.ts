@@ -13,3 +13,6 @@ process.stderr.on('error', () => undefined);
 process.on('SIGXFSZ', () => undefined);
 
 process.exitCode = await main(process.argv.slice(2));
+// A command that failed is over: whatever it left open (a server it started, a socket) must not keep
+// the process alive, which a scheduler would see as a hang. Its output is flushed first.
+if (process.exitCode === 2) setTimeout(() => process.exit(2), 1000).unref();

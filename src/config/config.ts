@@ -5,11 +5,13 @@
 //   config file  catalog-io.config.json in the working directory or the nearest folder above it (up to
 //                the home folder, else the filesystem root), or the file given with --config
 // With no catalog URL anywhere, commands run against the embedded sandbox (see connect.ts).
+
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { RateLimit } from '../api/limiter.js';
 import { CatalogIoError } from '../errors.js';
+import { faultProblem } from '../files.js';
 import { jsonFaultAt } from '../json-position.js';
 import { checkRedisUrl } from '../redis/url.js';
 import { registerSecret, registerSecretsIn } from '../secrets.js';
@@ -184,7 +186,10 @@ const RATE_LIMIT_MAX = { requests: 100_000, windowSeconds: 86_400 };
 /** `50/10` (requests per seconds), `50` (per 10 s) or `off`. */
 export function parseRateLimit(text: string, where: string): RateLimit | null {
   const t = text.trim().toLowerCase();
-  if (t === 'off' || t === 'none' || t === '0') return null;
+  if (t === 'off' || t === 'none') return null;
+  // `0` reads as "no requests", not "no limit": against a service of 50 per 10 s that is a trap.
+  if (t === '0')
+    throw invalid(`${where} 0 would allow no request; to send without a client-side limit, use off`);
   const m = /^([+-]?[\d.]+)(?:\s*\/\s*([+-]?[\d.]+)\s*s?)?$/.exec(t);
   if (!m) throw invalid(`${where} reads ${RATE_LIMIT_FORMAT}, found ${show(text)}`);
   const requests = Number(m[1]);
@@ -247,7 +252,16 @@ export function readConfigJson(
     file = found.file;
   }
   let json: unknown;
-  const text = readFileSync(file, 'utf8');
+  let text: string;
+  try {
+    // A file saved with a BOM (Windows Notepad) is the same JSON.
+    text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+  } catch (err) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `Cannot read the config file ${file}: ${faultProblem(Object.assign(err as object, { path: file }))}`,
+    );
+  }
   try {
     json = JSON.parse(text);
   } catch (err) {

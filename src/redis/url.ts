@@ -15,9 +15,10 @@ export function checkRedisUrl(url: string, where: string): string {
   try {
     parsed = new URL(url);
   } catch {
+    // Not a URL, so no part of it is known to be safe to show (`:password@host`): only its shape.
     throw new CatalogIoError(
       'CONFIG_INVALID',
-      `${where} is not a URL: ${JSON.stringify(redactRedisUrl(url))}`,
+      `${where} is not a URL (${url.length} characters${url.includes('@') ? ', with an @' : ''}): give redis://[:password@]host[:port]`,
     );
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {

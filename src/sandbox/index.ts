@@ -56,17 +56,26 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   let restored = false;
   let notice: string | undefined;
-  if (resolved.dataDir) {
-    persistence = new Persistence(resolved.dataDir, services, resolved.compactLogBytes);
+  // A state folder that cannot be made or read (a read-only place) ends the start: the server goes too.
+  const dataDir = resolved.dataDir;
+  try {
+    if (dataDir) startPersistence(dataDir);
+  } catch (err) {
+    await services.dam.close?.();
+    await server.close();
+    throw err;
+  }
+  function startPersistence(dataDir: string): void {
+    persistence = new Persistence(dataDir, services, resolved.compactLogBytes);
     if (!resolved.reset) {
       try {
         restored = persistence.load();
       } catch (err) {
         // A snapshot this version cannot read: start from the seed rather than refuse to start.
-        await services.dam.close?.();
+        void services.dam.close?.();
         services = create();
-        persistence = new Persistence(resolved.dataDir, services, resolved.compactLogBytes);
-        notice = `The saved state in ${resolved.dataDir} could not be read (${(err as Error).message}); started from the ${resolved.seed} seed`;
+        persistence = new Persistence(dataDir, services, resolved.compactLogBytes);
+        notice = `The saved state in ${dataDir} could not be read (${(err as Error).message}); started from the ${resolved.seed} seed`;
       }
     }
     persistence.start();

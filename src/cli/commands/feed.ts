@@ -36,14 +36,22 @@ export function withReaderOptions<T>(y: Argv<T>) {
       type: 'string',
       describe: 'Most a workbook or .gz source may inflate to, e.g. 8GB (default 4GB)',
     })
-    .option('max-json-depth', {
-      type: 'number',
-      describe: 'JSON/NDJSON: deepest nesting of a record; deeper ones are row errors (default 64)',
-    })
-    .option('source-timeout', {
-      type: 'number',
-      describe: 'URL sources: ms to wait for the answer, and for each 1 KB of it (default 30000)',
-    })
+    .option(
+      'max-json-depth',
+      numberFlag(
+        'max-json-depth',
+        { min: 1, max: 100_000, whole: true, unit: 'levels' },
+        'JSON/NDJSON: deepest nesting of a record; deeper ones are row errors (default 64)',
+      ),
+    )
+    .option(
+      'source-timeout',
+      numberFlag(
+        'source-timeout',
+        { min: 1, max: 86_400_000, whole: true, unit: 'ms', duration: true },
+        'URL sources: time to wait for the answer, and for each 1 KB of it (30s, or ms; default 30000)',
+      ),
+    )
     .option('source-header', {
       type: 'string',
       array: true,

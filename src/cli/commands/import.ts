@@ -15,6 +15,7 @@ import type { ImportMode, ImportOptions, ImportSummary, RunStop } from '../../ru
 import { EXIT_CODES } from '../../runner/import/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
+import { checkSummaryPath } from '../../runs/summary.js';
 import { createProgress } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
 import {
@@ -178,6 +179,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       const maxMissing = parseMaxMissing(args['max-missing']);
       // A missing file is said before anything is started or asked of the tenant.
       await checkSource(sourceArg(args.source));
+      if (args.summary) await checkSummaryPath(args.summary);
       const profile = await profileFrom(args);
       const readerOptions = readerOptionsFrom(args);
       // A pattern's newest match is picked once: the same file is read, resumed and moved.
@@ -412,6 +414,9 @@ function parseMaxMissing(text: string): MaxMissing {
       'CONFIG_INVALID',
       `--max-missing must be a number of records (200) or a percentage (5%); got ${text}`,
     );
+  }
+  if (m[2] && Number(m[1]) > 100) {
+    throw new CatalogIoError('CONFIG_INVALID', `--max-missing is a percentage of at most 100%; got ${text}`);
   }
   return m[2] ? { percent: Number(m[1]) } : { count: Number(m[1]) };
 }

@@ -5,6 +5,7 @@
 //   catalog-io schedule list | schedule remove <name>
 //   catalog-io jobs [--json]
 import type { Argv } from 'yargs';
+import { numberFlag } from '../../config/flags.js';
 import { parseSecondsFlag } from '../../config/numbers.js';
 import { CatalogIoError } from '../../errors.js';
 import type { FeedJob } from '../../jobs/feed-job.js';
@@ -61,7 +62,14 @@ function withJobOptions<T>(y: Argv<T>) {
       demandOption: true,
       describe: "The tenant's name: workers read its settings from <tenants>/<name>.json",
     })
-    .option('attempts', { type: 'number', describe: 'Runs of the job in all when runs fail (default 3)' })
+    .option(
+      'attempts',
+      numberFlag(
+        'attempts',
+        { min: 1, max: 100, whole: true, unit: 'runs' },
+        'Runs of the job in all when runs fail (default 3)',
+      ),
+    )
     .option('retry-delay', {
       type: 'number',
       describe: 'Seconds before the first retry; each next one waits twice as long (default 60)',
@@ -196,7 +204,10 @@ export const jobsCommand: CommandFactory = (out) => ({
     y
       .options(redisOption)
       .option('json', { type: 'boolean', default: false, describe: 'One JSON array on stdout' })
-      .option('limit', { type: 'number', default: 50, describe: 'Jobs shown per state' }),
+      .option('limit', {
+        ...numberFlag('limit', { min: 1, max: 10_000, whole: true, unit: 'jobs' }, 'Jobs shown per state'),
+        default: 50,
+      }),
   handler: async (args: Record<string, unknown>) => {
     const { listJobs } = await import('../../jobs/queue.js');
     const jobs = await withQueue(args, (queue) => listJobs(queue, Number(args.limit) || 50));
@@ -229,7 +240,10 @@ export const workerCommand: CommandFactory = (out) => ({
   builder: (y: Argv) =>
     y
       .options(redisOption)
-      .option('concurrency', { type: 'number', default: 1, describe: 'Jobs run at once' })
+      .option('concurrency', {
+        ...numberFlag('concurrency', { min: 1, max: 64, whole: true, unit: 'jobs' }, 'Jobs run at once'),
+        default: 1,
+      })
       .option('tenants', {
         type: 'string',
         default: 'tenants',

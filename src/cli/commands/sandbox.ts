@@ -128,6 +128,13 @@ export const sandboxCommand: CommandFactory = (out) =>
           ),
         ),
     handler: async (args: SandboxArgs) => {
+      // An empty host would listen on every interface, with the well-known sandbox keys.
+      if (args.host.trim() === '') {
+        throw new CatalogIoError(
+          'CONFIG_INVALID',
+          '--host is empty: give an address to listen on (127.0.0.1 by default)',
+        );
+      }
       const options: SandboxOptions = {
         port: args.port,
         host: args.host,

@@ -19,7 +19,7 @@ import {
 import { pauseAt } from '../../runs/pause.js';
 import { type RunMeta, RunRegistry } from '../../runs/registry.js';
 import { SourceDigest, type SourceIdentity } from '../../runs/source-identity.js';
-import { writeRunSummary } from '../../runs/summary.js';
+import { copySummary, writeRunSummary } from '../../runs/summary.js';
 import { redactFields, redactText } from '../../secrets.js';
 import {
   type ImportReportLine,
@@ -382,8 +382,10 @@ export class RunRecorder implements WriteLog {
       await rm(this.temporary, { recursive: true, force: true });
       return full;
     }
-    await writeRunSummary(this.registry.summaryFile(this.meta.runId), full, summaryCopy);
+    await writeRunSummary(this.registry.summaryFile(this.meta.runId), full);
     await this.registry.save({ ...this.meta, state: summary.state });
+    // The run is over and recorded; a copy that cannot be written is said after.
+    if (summaryCopy) await copySummary(this.registry.summaryFile(this.meta.runId), summaryCopy);
     return full;
   }
 
