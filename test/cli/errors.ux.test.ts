@@ -96,4 +96,17 @@ describe('bad input: one coded line, exit 2, no hang', { timeout: 120_000 }, () 
     const redis = await fatal(['jobs', '--redis', ':Sup3rPass@127.0.0.1:6379'], 'CONFIG_INVALID');
     expect(redis).not.toContain('Sup3rPass');
   });
+
+  it('a service that cannot be reached: schema and export say they wait, as import does', async () => {
+    const env = { CATALOG_URL: 'http://127.0.0.1:9/catalog', CATALOG_API_KEY: 'k-unreachable' };
+    for (const args of [
+      ['schema', 'show', 'products', '--outage-budget', '2s'],
+      ['export', 'products', '--out', 'x.csv', '--outage-budget', '2s'],
+    ]) {
+      const run = await runCliProcess(args, { cwd, env, timeoutMs: 60_000 });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/^waiting for the Catalog API since \d\d:\d\d:\d\d: it cannot be reached/m);
+      expect(run.stderr).toContain('[API_UNREACHABLE]');
+    }
+  });
 });

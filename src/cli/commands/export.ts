@@ -1,6 +1,7 @@
 // `catalog-io export [entities...] --out FILE|DIR`: the whole catalog (or what changed since a moment) to
 // XLSX, CSV or NDJSON that re-imports unchanged. Thin: flags -> options, connect, exportCatalog(), then
 // the summary on stderr (or one JSON object on stdout).
+
 import type { CommandModule } from 'yargs';
 import type { CountersSnapshot } from '../../api/counters.js';
 import { sharedStateOptions } from '../../config/flags.js';
@@ -11,6 +12,7 @@ import { parseSince } from '../../runner/export/since.js';
 import { EXPORT_FORMATS } from '../../runner/export/target.js';
 import { ATTRIBUTE_SETS_TABLE, LAYOUTS_TABLE } from '../../runner/structure/types.js';
 import type { ModelScope } from '../../schema/load.js';
+import { outageNotes } from '../outage-notice.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress, type Progress } from '../progress.js';
 import type { CommandFactory } from './index.js';
@@ -101,10 +103,13 @@ export const exportCommand: CommandFactory = (out, setExitCode) =>
           '--json prints the summary on standard output, where --out - writes the export: leave out one of them',
         );
       }
+      let budgetMs = 0;
       const connection = await connect({
         flags: connectionFlagsFrom(args),
         announce: (line) => out.error(line),
+        onOutage: outageNotes(out, () => budgetMs),
       });
+      budgetMs = connection.transport.outage.budgetMs;
       const quiet = args.quiet || args.json;
       let progress: Progress | undefined;
       let current = '';

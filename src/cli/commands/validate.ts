@@ -1,5 +1,6 @@
 // `catalog-io validate <source>`: dry-run a feed against the tenant's schemas, one report line per row.
 // Thin: flags -> options, then validateFile(); the summary goes to stderr (or JSON on stdout).
+
 import type { CommandModule } from 'yargs';
 import type { CatalogClient } from '../../api/catalog.js';
 import type { DamClient } from '../../api/dam.js';
@@ -12,6 +13,7 @@ import { type ValidateFileOptions, type ValidateFileResult, validateFile } from 
 import type { ValidatedSheet } from '../../runner/validate-workbook.js';
 import { redactText } from '../../secrets.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
+import { outageNotes } from '../outage-notice.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
@@ -53,13 +55,16 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       // By default references are checked as the import resolves them: against the file and the tenant
       // (100 refs per request). Offline (--schemas) only when asked: then the file alone tells.
       const checkRefs = args['check-refs'] ?? !flags.schemas;
+      let budgetMs = 0;
       const connection =
         checkRefs && !flags.schemas
           ? await (await import('../../config/index.js')).connect({
               flags,
               announce: (line) => out.error(line),
+              onOutage: outageNotes(out, () => budgetMs),
             })
           : undefined;
+      if (connection) budgetMs = connection.transport.outage.budgetMs;
       // Everything after the connection is inside its `finally`: an open connection (the embedded
       // sandbox's server) would keep the process alive after an error.
       let result: ValidateFileResult;
