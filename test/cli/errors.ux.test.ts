@@ -109,4 +109,23 @@ describe('bad input: one coded line, exit 2, no hang', { timeout: 120_000 }, () 
       expect(run.stderr).toContain('[API_UNREACHABLE]');
     }
   });
+
+  it("copy's errors name copy's flags", async () => {
+    const from = [
+      '--from-catalog-url',
+      'http://127.0.0.1:1/catalog',
+      '--from-dam-url',
+      'http://127.0.0.1:1/dam',
+    ];
+    const to = ['--to-catalog-url', 'http://127.0.0.1:2/catalog'];
+    const limit = await fatal(
+      ['copy', ...from, '--from-api-key', 'a', '--from-rate-limit', '0/10', ...to],
+      'CONFIG_INVALID',
+    );
+    expect(limit).toMatch(/^catalog-io: --from-rate-limit reads/);
+    const key = await fatal(['copy', ...from, ...to], 'CONFIG_MISSING', {
+      CATALOG_API_KEY: 'ignored-by-copy',
+    });
+    expect(key).toContain('give --from-api-key, or apiKey in the --from file');
+  });
 });
