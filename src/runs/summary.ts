@@ -1,6 +1,6 @@
 // summary.json: written into the run folder when a run ends, and copied where `--summary FILE` says.
 import { constants } from 'node:fs';
-import { access, copyFile, mkdir, stat } from 'node:fs/promises';
+import { access, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cannotWrite, writeFailed } from '../files.js';
 import { jsonText, replaceFile } from '../replace-file.js';
@@ -11,11 +11,20 @@ export async function writeRunSummary(file: string, summary: RunSummary, copyTo?
   if (copyTo) await copySummary(file, copyTo);
 }
 
-/** The `--summary FILE` copy; a copy that cannot be written is the run's OUTPUT_FAILED, in words. */
+/**
+ * The `--summary FILE` copy; a copy that cannot be written is the run's OUTPUT_FAILED, in words. A file
+ * is replaced whole (a scheduler never reads half of it); a device or pipe is written in place. Not
+ * `copyFile`: on a failed write it removes the target, which for `/dev/full` (as root) is the device.
+ */
 export async function copySummary(file: string, copyTo: string): Promise<void> {
   try {
-    await mkdir(path.dirname(path.resolve(copyTo)), { recursive: true });
-    await copyFile(file, copyTo);
+    const text = await readFile(file, 'utf8');
+    const target = await stat(copyTo).catch(() => undefined);
+    if (target && !target.isFile()) await writeFile(copyTo, text);
+    else {
+      await mkdir(path.dirname(path.resolve(copyTo)), { recursive: true });
+      await replaceFile(copyTo, text);
+    }
   } catch (err) {
     throw writeFailed(copyTo, err, 'the summary copy ');
   }

@@ -5,7 +5,15 @@
 // run with a complete report and nothing written twice. An import state that cannot be kept is a
 // warning: the state only spares lookups.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +107,23 @@ describe.skipIf(!hasDevFull)('a full disk under the report', () => {
     );
     expect((await productsByRef(fixture.sb)).byRef).toHaveProperty('JL-1');
     await resumeWhole(cwd, 'JL-', other);
+  });
+});
+
+describe.skipIf(!hasDevFull)('a full disk under the --summary copy', () => {
+  it('the run is recorded, the copy fails in words, and the device stays a device', async () => {
+    const small = join(dir, 'small.csv');
+    writeFileSync(small, 'prod_ref,prod_title\nSUM-1,One\n');
+    const copy = join(dir, 'full-summary.json');
+    symlinkSync('/dev/full', copy);
+    const run = await runCli(['import', small, '--summary', copy, '--rate-limit', 'off'], dir, fixture.sb);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`Writing the summary copy ${copy} failed: the disk is full [OUTPUT_FAILED]`);
+    // Written with a plain write, not a copy that removes its target when a write fails.
+    expect(statSync('/dev/full').isCharacterDevice()).toBe(true);
+    const runs = readdirSync(join(dir, '.catalog-io', 'runs')).sort();
+    const last = JSON.parse(readFileSync(join(dir, '.catalog-io', 'runs', runs.at(-1)!, 'run.json'), 'utf8'));
+    expect(last.state).toBe('finished');
   });
 });
 

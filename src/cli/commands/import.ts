@@ -336,7 +336,12 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         if (!locked) {
           await endRun(start, end, args, out);
           // A full disk under the report ends the run, not its work: the journal holds what was done.
-          if (!args.plan && isCatalogIoError(err, 'OUTPUT_FAILED'))
+          // (Not the --summary copy: it is written once the run is over and recorded.)
+          if (
+            !args.plan &&
+            isCatalogIoError(err, 'OUTPUT_FAILED') &&
+            !err.message.includes('the summary copy')
+          )
             throw new CatalogIoError(
               'OUTPUT_FAILED',
               `${err.message}; the rows done so far are kept: make room, then run the same command with --resume to finish the run`,
