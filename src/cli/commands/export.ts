@@ -5,14 +5,14 @@
 import type { CommandModule } from 'yargs';
 import type { CountersSnapshot } from '../../api/counters.js';
 import { sharedStateOptions } from '../../config/flags.js';
-import { connect, connectionFlagsFrom, connectionOptions } from '../../config/index.js';
+import { connectionFlagsFrom, connectionOptions } from '../../config/index.js';
 import { CatalogIoError } from '../../errors.js';
 import type { ExportProgress, ExportResult } from '../../runner/export/index.js';
 import { parseSince } from '../../runner/export/since.js';
 import { EXPORT_FORMATS } from '../../runner/export/target.js';
 import { ATTRIBUTE_SETS_TABLE, LAYOUTS_TABLE } from '../../runner/structure/types.js';
 import type { ModelScope } from '../../schema/load.js';
-import { outageNotes } from '../outage-notice.js';
+import { connectTelling } from '../outage-notice.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress, type Progress } from '../progress.js';
 import type { CommandFactory } from './index.js';
@@ -103,13 +103,7 @@ export const exportCommand: CommandFactory = (out, setExitCode) =>
           '--json prints the summary on standard output, where --out - writes the export: leave out one of them',
         );
       }
-      let budgetMs = 0;
-      const connection = await connect({
-        flags: connectionFlagsFrom(args),
-        announce: (line) => out.error(line),
-        onOutage: outageNotes(out, () => budgetMs),
-      });
-      budgetMs = connection.transport.outage.budgetMs;
+      const connection = await connectTelling(out, connectionFlagsFrom(args));
       const quiet = args.quiet || args.json;
       let progress: Progress | undefined;
       let current = '';

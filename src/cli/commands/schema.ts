@@ -2,12 +2,11 @@
 // `catalog-io schema show [entity]`: the fields of one entity as a table (or the list of entities).
 
 import type { Argv } from 'yargs';
-import { connect } from '../../config/connect.js';
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
 import { CatalogIoError } from '../../errors.js';
 import { loadTenantModel, pullSchemas } from '../../schema/load.js';
 import type { EntityModel, FieldModel, TenantModel } from '../../schema/model.js';
-import { outageNotes } from '../outage-notice.js';
+import { connectTelling } from '../outage-notice.js';
 import { EXIT, type Output } from '../output.js';
 import type { CommandFactory } from './index.js';
 
@@ -47,13 +46,7 @@ async function runPull(
   argv: Record<string, unknown>,
   outDir: string | undefined,
 ): Promise<number> {
-  let budgetMs = 0;
-  const connection = await connect({
-    flags: connectionFlagsFrom(argv),
-    announce: (line) => out.error(line),
-    onOutage: outageNotes(out, () => budgetMs),
-  });
-  budgetMs = connection.transport.outage.budgetMs;
+  const connection = await connectTelling(out, connectionFlagsFrom(argv));
   try {
     const dir = outDir ?? connection.tenant.defaultSchemasDir;
     const result = await pullSchemas(connection.catalog, dir);
@@ -76,15 +69,7 @@ async function runShow(
 ): Promise<number> {
   const flags = connectionFlagsFrom(argv);
   // Offline with --schemas: no connection (and no sandbox) is needed.
-  let budgetMs = 0;
-  const connection = flags.schemas
-    ? undefined
-    : await connect({
-        flags,
-        announce: (line) => out.error(line),
-        onOutage: outageNotes(out, () => budgetMs),
-      });
-  if (connection) budgetMs = connection.transport.outage.budgetMs;
+  const connection = flags.schemas ? undefined : await connectTelling(out, flags);
   try {
     // One entity's fields need that entity's `$metadata` only; the list needs every entity's.
     const model = connection

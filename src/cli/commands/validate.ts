@@ -13,7 +13,7 @@ import { type ValidateFileOptions, type ValidateFileResult, validateFile } from 
 import type { ValidatedSheet } from '../../runner/validate-workbook.js';
 import { redactText } from '../../secrets.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
-import { outageNotes } from '../outage-notice.js';
+import { connectTelling } from '../outage-notice.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
@@ -55,16 +55,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       // By default references are checked as the import resolves them: against the file and the tenant
       // (100 refs per request). Offline (--schemas) only when asked: then the file alone tells.
       const checkRefs = args['check-refs'] ?? !flags.schemas;
-      let budgetMs = 0;
-      const connection =
-        checkRefs && !flags.schemas
-          ? await (await import('../../config/index.js')).connect({
-              flags,
-              announce: (line) => out.error(line),
-              onOutage: outageNotes(out, () => budgetMs),
-            })
-          : undefined;
-      if (connection) budgetMs = connection.transport.outage.budgetMs;
+      const connection = checkRefs && !flags.schemas ? await connectTelling(out, flags) : undefined;
       // Everything after the connection is inside its `finally`: an open connection (the embedded
       // sandbox's server) would keep the process alive after an error.
       let result: ValidateFileResult;
