@@ -93,6 +93,10 @@ describe('bad input: one coded line, exit 2, no hang', { timeout: 120_000 }, () 
       '--max-json-depth',
     );
     await fatal(['sandbox', '--host', ''], 'CONFIG_INVALID');
+    // A file flag given an empty name (an unset variable in a cron line) is refused, not ignored.
+    expect(await fatal(['validate', 'feed.csv', '--report', ''], 'CONFIG_INVALID')).toContain(
+      '--report needs a file name',
+    );
     const redis = await fatal(['jobs', '--redis', ':Sup3rPass@127.0.0.1:6379'], 'CONFIG_INVALID');
     expect(redis).not.toContain('Sup3rPass');
   });

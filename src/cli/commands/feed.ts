@@ -149,6 +149,15 @@ export async function entityOfSheet(
   return custom ? `custom:${custom[1]}` : undefined;
 }
 
+/** A file flag given an empty name (`--report ""`, a variable that was not set) is refused, not ignored. */
+export function fileName(flag: string) {
+  return (value: unknown) => {
+    if (typeof value === 'string' && value.trim() === '')
+      throw new CatalogIoError('CONFIG_INVALID', `--${flag} needs a file name; it was given an empty one`);
+    return value;
+  };
+}
+
 /** yargs reads a lone `-` (standard input) as an empty string. */
 export function sourceArg(source: string): string {
   return source === '' ? '-' : source;
@@ -185,9 +194,14 @@ export function withFeedOptions<T>(y: Argv<T>, describe: { rejects: string }) {
       .option('profile', {
         type: 'string',
         describe: 'Mapping profile (JSON); none: headers are field names',
+        coerce: fileName('profile'),
       })
-      .option('report', { type: 'string', describe: 'Per-row report file: .csv, .jsonl or .xlsx' })
-      .option('rejects', { type: 'string', describe: describe.rejects })
+      .option('report', {
+        type: 'string',
+        describe: 'Per-row report file: .csv, .jsonl or .xlsx',
+        coerce: fileName('report'),
+      })
+      .option('rejects', { type: 'string', describe: describe.rejects, coerce: fileName('rejects') })
       .option('raw', {
         type: 'boolean',
         default: false,

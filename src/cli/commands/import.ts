@@ -21,6 +21,7 @@ import { watchStopSignals } from '../stop-signals.js';
 import {
   entityOfSheet,
   type FeedArgs,
+  fileName,
   profileFrom,
   readerOptionsFrom,
   sourceArg,
@@ -167,6 +168,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         .option('summary', {
           type: 'string',
           describe: "Copy the run's summary.json to this file",
+          coerce: fileName('summary'),
         })
         .options(connectionOptions)
         .alias('rate-limit', 'rate'),
