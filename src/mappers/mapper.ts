@@ -220,6 +220,8 @@ class ProfileMapper implements Mapper {
         const cell = named(name);
         if (isBlank(cell)) return '';
         any = true;
+        // A list (a JSON array) reads as its column joins it (`join`), else as `a, b`.
+        if (Array.isArray(cell)) return cell.filter((c) => !isBlank(c)).join(joinOf(layout, name) ?? ', ');
         return String(cell).trim();
       });
       assign(parts, plan, any ? text.trim() : '', rule.template, issues);
@@ -231,6 +233,13 @@ class ProfileMapper implements Mapper {
 }
 
 /** A cell of the row by its column name (field rules name their columns). */
+/** The `join` of the column `name`'s own rule, if it has one. */
+function joinOf(layout: Layout, name: string): string | undefined {
+  const at = layout.positions?.get(name);
+  const plan = at === undefined ? undefined : layout.plans[at];
+  return typeof plan === 'object' && plan !== null ? plan.rule.join : undefined;
+}
+
 function cellNamed(layout: Layout, cells: readonly Cell[], name: string): Cell | undefined {
   layout.positions ??= new Map(layout.headers.map((header, i) => [header, i]));
   const at = layout.positions.get(name);

@@ -148,6 +148,16 @@ describe('profile columns', () => {
     expect(out.drafts[0]!.fields.prod_description).toBeUndefined();
   });
 
+  it("a template reads a list cell as its column joins it, else as 'a, b'", () => {
+    const m = mapper({
+      entity: 'products',
+      columns: { sku: 'prod_ref', brands: { field: 'prod_brand', join: ' & ' }, tags: null },
+      fields: { prod_description: { template: 'by {brands}; {tags}' } },
+    });
+    const out = m.map(row({ sku: 'P1', brands: ['Lumo', 'Brite'], tags: ['eco', '', 'new'] }));
+    expect(out.drafts[0]!.fields.prod_description).toBe('by Lumo & Brite; eco, new');
+  });
+
   it('can keep spaces and turn auto-mapping off', () => {
     const out = mapper({
       entity: 'products',
