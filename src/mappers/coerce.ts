@@ -146,6 +146,9 @@ interface Parts {
   offset?: number;
 }
 
+/** How the XLSX reader gives a date cell: ISO 8601, milliseconds, no zone. */
+const WORKBOOK_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/;
+
 function toDate(cell: Exclude<Cell, Cell[]>, type: 'date' | 'date-time', rule: ConversionRule): Coerced {
   const expected =
     type === 'date' ? 'a date (YYYY-MM-DD)' : 'a date and time (YYYY-MM-DD hh:mm[:ss], Z or an offset)';
@@ -157,14 +160,14 @@ function toDate(cell: Exclude<Cell, Cell[]>, type: 'date' | 'date-time', rule: C
     if (ok !== undefined) return ok ? { ok: true, value: text } : fail(expected);
   }
   // The usual date-time cell, canonical UTC: given back as it is (without a zero fraction, as below).
-  // Under a `dateFormat` too: a workbook's date cell is read as this, whatever the column's text layout.
-  if (type === 'date-time' && isCanonicalDateTime(text)) {
+  if (type === 'date-time' && !rule.dateFormat && isCanonicalDateTime(text)) {
     return { ok: true, value: text.length === 24 && text.endsWith('.000Z') ? `${text.slice(0, 19)}Z` : text };
   }
-  // A workbook's date cell under a `dateFormat` (the layout of the column's text): its day.
-  if (type === 'date' && rule.dateFormat && isCanonicalDateTime(text))
-    return { ok: true, value: text.slice(0, 10) };
-  const parts = rule.dateFormat ? parseLayout(text, rule.dateFormat) : parseIso(text);
+  // A workbook's date cell (`2025-06-01T10:00:00.000`, no zone) under a `dateFormat`, which lays out
+  // the column's text cells: read as the workbook gives it, in the column's `timezone`.
+  const parts = rule.dateFormat
+    ? (parseLayout(text, rule.dateFormat) ?? (WORKBOOK_DATE.test(text) ? parseIso(text) : undefined))
+    : parseIso(text);
   if (!parts || !validParts(parts))
     return fail(rule.dateFormat ? `a date laid out as ${rule.dateFormat}` : expected);
   if (type === 'date') {

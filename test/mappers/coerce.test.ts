@@ -92,12 +92,14 @@ describe('coerce dates', () => {
       coerce('31/12/2024 23:30', 'date-time', { dateFormat: 'DD/MM/YYYY HH:mm', timezone: 'Europe/Paris' }),
     ).toEqual(ok('2024-12-31T22:30:00Z'));
   });
-  it("a workbook's date cell (read as canonical UTC) is taken under a declared layout too", () => {
+  it("a workbook's date cell (wall-clock, no zone) is read in its column's timezone, also under a layout", () => {
     const rule = { dateFormat: 'DD.MM.YYYY HH:mm', timezone: 'Europe/Berlin' };
-    expect(coerce('2025-06-01T10:00:00.000Z', 'date-time', rule)).toEqual(ok('2025-06-01T10:00:00Z'));
-    expect(coerce('2025-06-01T00:00:00.000Z', 'date', { dateFormat: 'DD.MM.YYYY' })).toEqual(
-      ok('2025-06-01'),
+    expect(coerce('2025-06-01T10:00:00.000', 'date-time', rule)).toEqual(ok('2025-06-01T08:00:00Z'));
+    expect(coerce('2025-06-01T10:00:00.000', 'date-time', { timezone: 'Europe/Berlin' })).toEqual(
+      ok('2025-06-01T08:00:00Z'),
     );
+    expect(coerce('2025-06-01T10:00:00.000', 'date-time', {})).toEqual(ok('2025-06-01T10:00:00Z'));
+    expect(coerce('2025-06-01T00:00:00.000', 'date', { dateFormat: 'DD.MM.YYYY' })).toEqual(ok('2025-06-01'));
     // Its text layout still reads as declared.
     expect(coerce('01.07.2025 08:00', 'date-time', rule)).toEqual(ok('2025-07-01T06:00:00Z'));
   });
