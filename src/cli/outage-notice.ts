@@ -1,4 +1,5 @@
-// A command other than import connects with `connectTelling`: it says the embedded sandbox's line, and
+// What a person reads while a service cannot be reached (`outageLine`, an import's too). A command other
+// than import connects with `connectTelling`: it says the embedded sandbox's line, and
 // while a service cannot be reached, the same lines a person sees during an import's wait, so a validate,
 // export or schema command that waits is not silent for minutes.
 import type { OutageNotice } from '../api/circuit.js';
@@ -18,15 +19,31 @@ export async function connectTelling(out: Output, flags: ConnectionFlags): Promi
     flags,
     announce: (line) => out.error(line),
     onOutage: (service: ServiceName, notice: OutageNotice) => {
-      const since = clockTime(notice.since);
-      if (notice.state === 'waiting')
-        out.error(
-          `waiting for the ${service} since ${since}: it cannot be reached (${notice.why}); waiting up to ${formatDuration(budgetMs)} (--outage-budget)`,
-        );
-      else if (notice.state === 'back')
-        out.error(`the ${service} is back (unreachable since ${since}); going on`);
+      // Past the budget the command's own error says why it stops.
+      if (notice.state !== 'gone') out.error(outageLine(service, notice, budgetMs, 'then it stops'));
     },
   });
   budgetMs = connection.transport.outage.budgetMs;
   return connection;
+}
+
+/** What a person reads when a service cannot be reached, comes back, or is given up on. */
+export function outageLine(
+  service: ServiceName,
+  notice: OutageNotice,
+  budgetMs: number,
+  /** What happens past the budget, for a run (import) or any other command. */
+  past = 'then the run stops and --resume finishes it',
+): string {
+  const since = clockTime(notice.since);
+  switch (notice.state) {
+    case 'waiting':
+      return `waiting for the ${service} since ${since}: it cannot be reached (${notice.why}); waiting up to ${formatDuration(budgetMs)} (--outage-budget), ${past}`;
+    case 'back':
+      return `the ${service} is back (unreachable from ${since} for ${formatDuration(Date.now() - notice.since.getTime())}); going on`;
+    case 'gone':
+      return service === 'DAM API'
+        ? `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: rows that need a new image are written without it, with a warning (held back with --on-asset-error fail)`
+        : `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: stopping`;
+  }
 }

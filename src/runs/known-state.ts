@@ -43,6 +43,9 @@ const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 const MAX_ENTRIES = 50_000_000;
 /** What checking a state costs when nothing changed: the count and one changelog page. */
 const STATE_COST = 2;
+/** Doubts that are every first run's, or asked for. */
+const NO_STATE = 'no state from an earlier run';
+const FULL_COMPARE = '--full-compare';
 /** The changelog is read only while that costs less than a quarter of looking every record up. */
 const CHANGELOG_SHARE = 4;
 /** At most this many changelog entries are read: the ids they name are held in memory. */
@@ -113,6 +116,11 @@ export class KnownState {
   /** ref -> what this run's write left (null: nothing to keep), not yet in the table. */
   private readonly pending = new Map<string, Buffer | null>();
   private disabled = false;
+
+  /** Nothing a person needs telling: a first run, --full-compare, or a feed too small for a state. */
+  get untold(): boolean {
+    return this.disabled || this.note === undefined || this.note === NO_STATE || this.note === FULL_COMPARE;
+  }
   private saved = false;
   /** Drafts recorded as written or unchanged, and the most reads a lookup of them takes. */
   private seen = 0;
@@ -166,9 +174,8 @@ export class KnownState {
     const count = await collectionCount(catalog, entity);
     const saved = options.fullCompare ? undefined : readTableHeader<Header>(file)?.meta;
     let doubt: string | undefined;
-    if (options.fullCompare) doubt = '--full-compare';
-    else if (!saved || saved.version !== VERSION || saved.records > MAX_ENTRIES)
-      doubt = 'no state from an earlier run';
+    if (options.fullCompare) doubt = FULL_COMPARE;
+    else if (!saved || saved.version !== VERSION || saved.records > MAX_ENTRIES) doubt = NO_STATE;
     else if (saved.basis !== basis) doubt = 'the profile or the schema changed since the last run';
     else if (Date.now() - Date.parse(saved.savedAt) > MAX_AGE_MS) doubt = 'the state is older than 30 days';
     else if (saved.cursor === null || saved.count === null || count === undefined)

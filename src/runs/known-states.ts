@@ -51,19 +51,15 @@ export class KnownStates {
 
   /**
    * Why a state was not used this run, for people: a tenant reset, records deleted on it, another
-   * profile. Not said for a first run (no state yet), `--full-compare` (asked for) or a feed whose
-   * lookups cost no more than the state's check.
+   * profile (KnownState.note, unless `untold`).
    */
   notes(): string[] {
     const said: string[] = [];
-    for (const [entity, state] of this.states) {
-      const why = state.note;
-      if (!why || why === 'no state from an earlier run' || why === '--full-compare') continue;
-      if (why.startsWith('looking its records up')) continue;
-      said.push(
-        `${entity}: the import state from the last run was not used (${why}): every row is looked up`,
-      );
-    }
+    for (const [entity, state] of this.states)
+      if (!state.untold)
+        said.push(
+          `${entity}: the import state from the last run was not used (${state.note}): every row is looked up`,
+        );
     return said;
   }
 

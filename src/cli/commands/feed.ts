@@ -126,27 +126,31 @@ export async function profileFrom(args: { profile?: string; entity?: string }): 
 }
 
 /**
- * With neither `--entity` nor `--profile`, a workbook's one sheet (or the one `--sheet` names) that is
- * named as the export names an entity's sheet (`variants`, `custom Store Locations`) holds that entity:
- * an exported one-entity workbook re-imports as what it is, not as products. Undefined otherwise.
+ * How a workbook source is read, from its sheet names (read once): `whole`, its sheets, when it has
+ * several, none is named and no `--entity` is given (each sheet on its entity); else, with neither
+ * `--entity` nor `--profile`, the `entity` its one sheet (or the one `--sheet` names) is named after as
+ * the export names it (`variants`, `custom Store Locations`), so an exported one-entity workbook
+ * re-imports as what it is, not as products. Nothing for another source.
  */
-export async function entityOfSheet(
+export async function workbookReading(
   source: string,
   readerOptions: ReaderOptions,
   args: { profile?: string; entity?: string },
-): Promise<string | undefined> {
-  if (args.entity !== undefined || args.profile !== undefined) return undefined;
+): Promise<{ whole?: string[]; entity?: string }> {
+  if (args.entity !== undefined) return {};
   const sheets = await workbookSheets(source, readerOptions);
-  if (!sheets) return undefined;
+  if (!sheets) return {};
+  if (readerOptions.sheet === undefined && sheets.length > 1) return { whole: sheets };
+  if (args.profile !== undefined) return {};
   const named = Array.isArray(readerOptions.sheet) ? readerOptions.sheet : [readerOptions.sheet];
   const wanted =
     named.length === 1 && named[0] !== undefined ? named[0] : sheets.length === 1 ? 1 : undefined;
   const name = typeof wanted === 'number' ? sheets[wanted - 1] : wanted;
-  if (name === undefined) return undefined;
+  if (name === undefined) return {};
   const key = name.trim().toLowerCase();
-  if (key === 'products' || key === 'variants' || key === 'categories') return key;
+  if (key === 'products' || key === 'variants' || key === 'categories') return { entity: key };
   const custom = /^custom\s+(.+)$/i.exec(name.trim());
-  return custom ? `custom:${custom[1]}` : undefined;
+  return custom ? { entity: `custom:${custom[1]}` } : {};
 }
 
 /** A file flag given an empty name (`--report ""`, a variable that was not set) is refused, not ignored. */

@@ -1,10 +1,3 @@
-// What `import` prints at its end: the summary on stderr (or one JSON object on stdout), why a run
-// stopped and what to do next (on stderr also with --json and --quiet), and the lines said while a
-// service cannot be reached.
-import type { OutageNotice } from '../../api/circuit.js';
-import { formatDuration } from '../../api/deadline.js';
-import type { ServiceName } from '../../api/errors.js';
-import { clockTime } from '../../api/service-http.js';
 import type { ImportSummary, RowOutcome } from '../../runner/import/run.js';
 import { redactText } from '../../secrets.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
@@ -24,21 +17,6 @@ export function countsText(outcomes: Record<RowOutcome, number>): string {
     .filter(([, n]) => n > 0)
     .map(([o, n]) => `${o} ${n}`)
     .join(' · ');
-}
-
-/** What a person reads when a service cannot be reached, comes back, or is given up on. */
-export function outageLine(service: ServiceName, notice: OutageNotice, budgetMs: number): string {
-  const since = clockTime(notice.since);
-  switch (notice.state) {
-    case 'waiting':
-      return `waiting for the ${service} since ${since}: it cannot be reached (${notice.why}); waiting up to ${formatDuration(budgetMs)} (--outage-budget), then the run stops and --resume finishes it`;
-    case 'back':
-      return `the ${service} is back (unreachable from ${since} for ${formatDuration(Date.now() - notice.since.getTime())}); going on`;
-    case 'gone':
-      return service === 'DAM API'
-        ? `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: rows that need a new image are written without it, with a warning (held back with --on-asset-error fail)`
-        : `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: stopping`;
-  }
 }
 
 export function printSummary(out: Output, s: ImportSummary, args: ImportArgs): void {

@@ -8,7 +8,7 @@ import type { ServiceName } from '../../api/errors.js';
 import { clockTime } from '../../api/service-http.js';
 import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
-import { checkSource, type ReaderOptions, sheetsReadWhole } from '../../readers/index.js';
+import { checkSource, type ReaderOptions } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import type { MaxMissing } from '../../runner/import/full-sync.js';
 import type { ImportMode, ImportOptions, ImportSummary, RunStop } from '../../runner/import/run.js';
@@ -16,18 +16,19 @@ import { EXIT_CODES } from '../../runner/import/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import { checkSummaryPath } from '../../runs/summary.js';
+import { outageLine } from '../outage-notice.js';
 import { createProgress } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
 import {
-  entityOfSheet,
   type FeedArgs,
   fileName,
   profileFrom,
   readerOptionsFrom,
   sourceArg,
   withFeedOptions,
+  workbookReading,
 } from './feed.js';
-import { countsText, outageLine, printSummary } from './import-print.js';
+import { countsText, printSummary } from './import-print.js';
 import type { CommandFactory } from './index.js';
 import {
   beginRun,
@@ -192,9 +193,9 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       let outageNote: ((service: ServiceName, notice: OutageNotice) => void) | undefined;
       try {
         start = await beginRun(sourceArg(args.source), args);
-        sheets = await wholeWorkbook(start.source, readerOptions, args);
-        if (!sheets)
-          profile.entity = (await entityOfSheet(start.source, readerOptions, args)) ?? profile.entity;
+        const reading = await wholeWorkbook(start.source, readerOptions, args);
+        sheets = reading.whole;
+        if (reading.entity) profile.entity = reading.entity;
         connection = await connect({
           flags: connectionFlagsFrom(args),
           announce: (line) => out.error(line),
@@ -393,24 +394,22 @@ async function finishedRunSummary(
 }
 
 /**
- * A workbook of several sheets, with no `--sheet` nor `--entity`, is imported whole: its sheet names.
- * Undefined for everything else (one sheet, a named sheet, another format), imported as one run.
+ * How a workbook is imported (workbookReading): whole, or one sheet on the entity its name says. A
+ * workbook imported whole cannot be resumed as one run.
  */
 async function wholeWorkbook(
   source: string,
   readerOptions: ReaderOptions,
   args: ImportArgs,
-): Promise<string[] | undefined> {
-  if (args.entity !== undefined) return undefined;
-  const sheets = await sheetsReadWhole(source, readerOptions);
-  if (!sheets) return undefined;
-  if (args.resume !== undefined) {
+): Promise<{ whole?: string[]; entity?: string }> {
+  const reading = await workbookReading(source, readerOptions, args);
+  if (reading.whole && args.resume !== undefined) {
     throw new CatalogIoError(
       'CONFIG_INVALID',
-      `--resume continues one sheet's run: ${source} has ${sheets.length} sheets and is imported whole; name the sheet (--sheet) that was interrupted, or run the workbook again (finished rows come back unchanged)`,
+      `--resume continues one sheet's run: ${source} has ${reading.whole.length} sheets and is imported whole; name the sheet (--sheet) that was interrupted, or run the workbook again (finished rows come back unchanged)`,
     );
   }
-  return sheets;
+  return reading;
 }
 
 /** `--max-missing 200` or `--max-missing 5%`. */

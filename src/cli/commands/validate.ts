@@ -6,7 +6,7 @@ import type { CatalogClient } from '../../api/catalog.js';
 import type { DamClient } from '../../api/dam.js';
 // From flags.js, not the config index: an offline run (--schemas) loads no HTTP client.
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
-import { checkSource, sheetsReadWhole } from '../../readers/index.js';
+import { checkSource } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
 import { type DamNameLookup, ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
 import { type ValidateFileOptions, type ValidateFileResult, validateFile } from '../../runner/validate.js';
@@ -17,13 +17,13 @@ import { connectTelling } from '../outage-notice.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
-  entityOfSheet,
   type FeedArgs,
   printFindings,
   profileFrom,
   readerOptionsFrom,
   sourceArg,
   withFeedOptions,
+  workbookReading,
 } from './feed.js';
 import type { CommandFactory } from './index.js';
 
@@ -64,13 +64,8 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
         // A workbook of several sheets, with no --sheet nor --entity, is validated whole, as the import
         // imports it: every sheet placed on an entity.
         const readerOptions = readerOptionsFrom(args);
-        const whole =
-          args.entity === undefined
-            ? await sheetsReadWhole(sourceArg(args.source), readerOptions)
-            : undefined;
-        if (!whole)
-          profile.entity =
-            (await entityOfSheet(sourceArg(args.source), readerOptions, args)) ?? profile.entity;
+        const { whole, entity } = await workbookReading(sourceArg(args.source), readerOptions, args);
+        if (entity) profile.entity = entity;
         // Only the profile's entity: a feed of products reads no custom entity's `$metadata` (a whole
         // workbook may hold any entity).
         const scope = whole ? 'all' : [profile.entity];

@@ -95,11 +95,18 @@ function isDecimalComma(value: string): boolean {
 
 /** Some column of the sampled feed writes numbers with a decimal comma (`12,50`, `1.299,50`). */
 function writesDecimalCommas(sample: FeedSample): boolean {
-  for (const values of sample.values.values())
-    for (const value of values)
-      if (/^-?[\d.]*\d,\d+$/.test(value.trim()) && isDecimalComma(value.trim())) return true;
-  return false;
+  // Asked for every number column: worked out once per sample.
+  let known = decimalCommas.get(sample);
+  if (known === undefined) {
+    known = [...sample.values.values()].some((values) =>
+      values.some((v) => /^-?[\d.]*\d,\d+$/.test(v.trim()) && isDecimalComma(v.trim())),
+    );
+    decimalCommas.set(sample, known);
+  }
+  return known;
 }
+
+const decimalCommas = new WeakMap<FeedSample, boolean>();
 
 /**
  * The unit of a column's numbers: named by the header (`Weight (lbs)`), by the cells (`12 kg`, all in one

@@ -7,7 +7,7 @@ import { maxRowBytes } from '../options.js';
 import { readAhead } from '../sources/peek.js';
 import { type Cell, type SourceRow, TableRow } from '../types.js';
 import type { DecodeStatus } from '../utf8-part.js';
-import { type CsvBatch, csvRecordBatches, guessDelimiter } from './records.js';
+import { type CsvBatch, countNewlines, csvRecordBatches, guessDelimiter } from './records.js';
 
 export interface CsvSettings {
   source: string;
@@ -341,7 +341,7 @@ function malformedQuotes(record: string[], line: number, headers: string[]): Non
     0,
     record.findIndex((cell) => cell.includes('\n')),
   );
-  const breaks = record.reduce((n, cell) => n + cell.split('\n').length - 1, 0);
+  const breaks = countNewlines(record);
   const column = headers[at] === undefined ? '' : `, column "${headers[at]}"`;
   return {
     code: 'CSV_QUOTE_MALFORMED',

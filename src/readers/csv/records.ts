@@ -28,7 +28,8 @@ export async function* normalizeNewlines(text: AsyncIterable<string>): AsyncGene
   }
 }
 
-function countNewlines(cells: string[]): number {
+/** Line breaks held in a record's cells. */
+export function countNewlines(cells: string[]): number {
   let count = 0;
   for (const cell of cells) {
     let at = cell.indexOf('\n');
