@@ -2,7 +2,7 @@
 // permission, a full disk) rather than the system's `ENOENT: no such file or directory, open`, and a
 // write that is whole or an error (a full disk first takes part of a write and says nothing).
 import { once } from 'node:events';
-import { createWriteStream, type WriteStream, writeSync } from 'node:fs';
+import { createWriteStream, existsSync, type WriteStream, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CatalogIoError } from './errors.js';
 
@@ -32,9 +32,22 @@ export function writeProblem(path: string, cause: unknown): string {
   }
 }
 
-/** Why a file-system error of any call happened, in words (the path is the error's own). */
+/**
+ * Why a file-system error of any call happened, in words (the path is the error's own). Unlike a write's
+ * open, a missing path is said for itself, not as its folder.
+ */
 export function faultProblem(cause: unknown): string {
-  return writeProblem((cause as NodeJS.ErrnoException).path ?? '', cause);
+  const err = cause as NodeJS.ErrnoException;
+  // A folder that cannot be made where its parent is: a read-only place, or one not ours.
+  if (err.code === 'ENOENT' && err.syscall === 'mkdir' && err.path) {
+    let above = dirname(err.path);
+    while (!existsSync(above) && dirname(above) !== above) above = dirname(above);
+    if (existsSync(above)) return `${above} takes no new folders (read-only, or no permission)`;
+  }
+  if (err.code === 'ENOENT') return 'it, or a folder above it, does not exist';
+  if (err.code === 'EEXIST') return 'a file of that name is in the way';
+  if (err.code === 'ENOTFOUND') return 'no such host';
+  return writeProblem(err.path ?? '', cause);
 }
 
 /** A file-system error (it names its system call), as opposed to a service's or our own. */

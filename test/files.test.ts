@@ -1,11 +1,11 @@
 // An output file that cannot be written says why in words, and names the file: the report, the rejects
 // file and the import's run report alike.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isCatalogIoError } from '../src/errors.js';
-import { writeProblem } from '../src/files.js';
+import { faultProblem, writeProblem } from '../src/files.js';
 import { openRunReport } from '../src/writers/import-report.js';
 import { openLineFile } from '../src/writers/lines.js';
 
@@ -48,5 +48,25 @@ describe('an output file that cannot be written', () => {
       'the file reached the size this process may write (ulimit -f)',
     );
     expect(writeProblem('/x/r.csv', error('EIO'))).toBe('EIO: raw');
+  });
+
+  it('any other call says a missing path for itself, not as its folder', () => {
+    const caught = (run: () => unknown): unknown => {
+      try {
+        run();
+      } catch (err) {
+        return err;
+      }
+      throw new Error('no error');
+    };
+    // Reading a file that is not there: the file is missing, its folder is fine.
+    expect(faultProblem(caught(() => readFileSync(join(dir, 'gone.json'))))).toBe(
+      'it, or a folder above it, does not exist',
+    );
+    expect(faultProblem(caught(() => readFileSync(join(aFile, 'x.json'))))).toBe(
+      `a part of ${aFile} is a file, not a folder`,
+    );
+    expect(faultProblem(caught(() => mkdirSync(aFile)))).toBe('a file of that name is in the way');
+    expect(faultProblem(caught(() => readFileSync(dir)))).toBe('it is a folder');
   });
 });

@@ -1,7 +1,6 @@
 // The command line: parse flags with yargs, call the library, turn errors into a message and an exit code.
 // Exit codes (docs/exit-codes.md): 0 ok, 1 some rows failed or were invalid, 2 fatal, 3 stopped on purpose.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { CatalogIoError } from '../errors.js';
 import { faultProblem, isFileFault } from '../files.js';
@@ -81,7 +80,7 @@ export function reportFatal(err: unknown, out: Output): number {
     : undefined;
   if (isFileFault(err) && target !== undefined) {
     const action = FILE_ACTIONS[err.syscall ?? ''] ?? 'use';
-    out.error(`catalog-io: Cannot ${action} ${redactText(target)}: ${fileProblem(err)} [CONFIG_INVALID]`);
+    out.error(`catalog-io: Cannot ${action} ${redactText(target)}: ${faultProblem(err)} [CONFIG_INVALID]`);
     return EXIT.FATAL;
   }
   // An unexpected failure is still one readable line; the stack only on request.
@@ -107,21 +106,6 @@ const FILE_ACTIONS: Record<string, string> = {
   stat: 'find',
   getaddrinfo: 'resolve the host',
 };
-
-/** Why, in words: a missing path is said for itself (writeProblem speaks of a file's folder). */
-function fileProblem(err: NodeJS.ErrnoException): string {
-  // A folder that cannot be made where its parent is: a read-only place, or one not ours.
-  if (err.code === 'ENOENT' && err.syscall === 'mkdir' && err.path) {
-    let above = dirname(err.path);
-    while (!existsSync(above) && dirname(above) !== above) above = dirname(above);
-    if (existsSync(above)) return `${above} takes no new folders (read-only, or no permission)`;
-  }
-  if (err.code === 'ENOENT') return 'it, or a folder above it, does not exist';
-  if (err.code === 'EEXIST') return 'a file of that name is in the way';
-  if (err.code === 'ENOTDIR') return 'a part of the path is a file, not a folder';
-  if (err.code === 'ENOTFOUND') return 'no such host';
-  return faultProblem(err);
-}
 
 /** The package's version, from its package.json (two folders up from both `src/cli/` and `dist/cli/`). */
 export function version(): string {

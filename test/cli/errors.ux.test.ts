@@ -53,7 +53,7 @@ describe('bad input: one coded line, exit 2, no hang', { timeout: 120_000 }, () 
       ['sandbox', '--port', '0', '--data-dir', join(cwd, 'a-file', 'x')],
       'CONFIG_INVALID',
     );
-    expect(sandbox).toContain('a part of the path is a file, not a folder');
+    expect(sandbox).toContain(`a part of ${join(cwd, 'a-file')} is a file, not a folder`);
     const init = await fatal(
       ['profile', 'init', 'feed.csv', '--entity', 'products', '--out', 'missing/p.json'],
       'CONFIG_INVALID',
