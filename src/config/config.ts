@@ -83,12 +83,49 @@ export interface ResolveOptions {
   cwd?: string;
   /** Where the config file's lookup stops going up (default the user's home folder). */
   home?: string;
+  /** How the command's messages name the settings (default: the usual flags and environment). */
+  names?: SettingNames;
+}
+
+/**
+ * How a command names the connection settings in its messages. `copy` has two tenants, each with flags
+ * of its own (`--from-rate-limit`) and no environment: its errors must name those, not `--rate-limit`.
+ */
+export interface SettingNames {
+  /** Put before a connection flag's name: `from-` makes `--from-rate-limit`. */
+  flagPrefix: string;
+  /** The environment is read (CATALOG_API_KEY is a place to give the key). */
+  readsEnvironment: boolean;
+  /** The config file as the command's messages call it. */
+  configFile: string;
+}
+
+const USUAL_NAMES: SettingNames = { flagPrefix: '', readsEnvironment: true, configFile: CONFIG_FILE_NAME };
+
+/** A connection flag as `names` spell it. */
+export function settingFlag(name: string, names: SettingNames = USUAL_NAMES): string {
+  return `--${names.flagPrefix}${name}`;
+}
+
+/** Where the API key may be given, in words (`CATALOG_API_KEY (or --api-key)`). */
+function keyPlaces(names: SettingNames): string {
+  const flag = settingFlag('api-key', names);
+  return names.readsEnvironment ? `CATALOG_API_KEY (or ${flag})` : flag;
+}
+
+/** A setting given nowhere: where it may be given, in words (`set DAM_URL (or --dam-url, or damUrl in …)`). */
+export function settingPlaces(setting: 'apiKey' | 'damUrl', names: SettingNames = USUAL_NAMES): string {
+  const [flag, env] = setting === 'apiKey' ? ['api-key', 'CATALOG_API_KEY'] : ['dam-url', 'DAM_URL'];
+  return names.readsEnvironment
+    ? `set ${env} (or ${settingFlag(flag, names)}, or ${setting} in ${names.configFile})`
+    : `give ${settingFlag(flag, names)}, or ${setting} in ${names.configFile}`;
 }
 
 export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const flags = options.flags ?? {};
+  const names = options.names ?? USUAL_NAMES;
 
   const fileSettings = flags.noConfigFile
     ? { settings: {} }
@@ -105,7 +142,10 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
     damUrl: nonEmpty(flags.damUrl),
     apiKey: nonEmpty(flags.apiKey),
     concurrency: flags.concurrency,
-    rateLimit: flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit, '--rate-limit'),
+    rateLimit:
+      flags.rateLimit === undefined
+        ? undefined
+        : parseRateLimit(flags.rateLimit, settingFlag('rate-limit', names)),
     timeoutMs: flags.timeout,
     retryBudgetMs: flags.retryBudget,
     outageBudgetMs: flags.outageBudget,
@@ -137,45 +177,49 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
   }
   // The key is masked in everything printed or stored from now on (also if it turns up in a URL).
   if (resolved.apiKey) registerSecret(resolved.apiKey);
-  check(resolved);
+  check(resolved, names);
   return resolved;
 }
 
-function check(s: ResolvedSettings): void {
+function check(s: ResolvedSettings, names: SettingNames): void {
   for (const key of ['catalogUrl', 'damUrl'] as const) {
     const value = s[key];
     if (value === undefined) continue;
     // A key pasted into the URL (or the URL field) is never echoed back.
     if (s.apiKey && value.includes(s.apiKey))
       throw invalid(
-        `${label(key, s)} holds the API key: give the service's base URL there, and the key with CATALOG_API_KEY (or --api-key)`,
+        `${label(key, s, names)} holds the API key: give the service's base URL there, and the key with ${keyPlaces(names)}`,
       );
     let url: URL;
     try {
       url = new URL(value);
     } catch {
       throw invalid(
-        `${label(key, s)} is not a URL (${value.length} characters, not shown: it may be a key pasted in the wrong place); expected https://host/path`,
+        `${label(key, s, names)} is not a URL (${value.length} characters, not shown: it may be a key pasted in the wrong place); expected https://host/path`,
       );
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw invalid(`${label(key, s)} must be http or https, found ${url.protocol}`);
+      throw invalid(`${label(key, s, names)} must be http or https, found ${url.protocol}`);
     if (url.username || url.password)
-      throw invalid(`${label(key, s)} must not carry credentials: give the key with CATALOG_API_KEY`);
+      throw invalid(
+        `${label(key, s, names)} must not carry credentials: give the key with ${keyPlaces(names)}`,
+      );
     if (url.search || url.hash)
-      throw invalid(`${label(key, s)} must not have a query or fragment: ${url.origin}${url.pathname}`);
+      throw invalid(
+        `${label(key, s, names)} must not have a query or fragment: ${url.origin}${url.pathname}`,
+      );
   }
-  if (s.redisUrl !== undefined) checkRedisUrl(s.redisUrl, label('redisUrl', s));
+  if (s.redisUrl !== undefined) checkRedisUrl(s.redisUrl, label('redisUrl', s, names));
   for (const key of Object.keys(NUMBER_SETTINGS) as NumberSetting[]) {
     const value = s[key];
     if (value === undefined) continue;
     const problem = numberProblem(key, value);
-    if (problem) throw invalid(`${label(key, s)} ${problem}`);
+    if (problem) throw invalid(`${label(key, s, names)} ${problem}`);
   }
   if (s.catalogUrl !== undefined && s.apiKey === undefined) {
     throw new CatalogIoError(
       'CONFIG_MISSING',
-      `No API key for ${s.catalogUrl}: set CATALOG_API_KEY (or --api-key, or apiKey in ${CONFIG_FILE_NAME})`,
+      `No API key for ${s.catalogUrl}: ${settingPlaces('apiKey', names)}`,
     );
   }
 }
@@ -359,18 +403,18 @@ function readConfigFile(explicit: string | undefined, cwd: string, home: string)
   };
 }
 
-function label(key: keyof ConnectionSettings, s: ResolvedSettings): string {
-  const names: Record<string, [string, string, string]> = {
-    catalogUrl: ['--catalog-url', 'CATALOG_URL', 'catalogUrl'],
-    damUrl: ['--dam-url', 'DAM_URL', 'damUrl'],
-    concurrency: ['--concurrency', 'concurrency', 'concurrency'],
-    timeoutMs: ['--timeout', 'timeoutMs', 'timeoutMs'],
-    retryBudgetMs: ['--retry-budget', 'retryBudgetMs', 'retryBudgetMs'],
+function label(key: keyof ConnectionSettings, s: ResolvedSettings, names: SettingNames): string {
+  const labels: Record<string, [string, string, string]> = {
+    catalogUrl: [settingFlag('catalog-url', names), 'CATALOG_URL', 'catalogUrl'],
+    damUrl: [settingFlag('dam-url', names), 'DAM_URL', 'damUrl'],
+    concurrency: [settingFlag('concurrency', names), 'concurrency', 'concurrency'],
+    timeoutMs: [settingFlag('timeout', names), 'timeoutMs', 'timeoutMs'],
+    retryBudgetMs: [settingFlag('retry-budget', names), 'retryBudgetMs', 'retryBudgetMs'],
     maxAttempts: ['maxAttempts', 'maxAttempts', 'maxAttempts'],
-    outageBudgetMs: ['--outage-budget', 'outageBudgetMs', 'outageBudgetMs'],
-    redisUrl: ['--redis', 'CATALOG_IO_REDIS', 'redis'],
+    outageBudgetMs: [settingFlag('outage-budget', names), 'outageBudgetMs', 'outageBudgetMs'],
+    redisUrl: [settingFlag('redis', names), 'CATALOG_IO_REDIS', 'redis'],
   };
-  const [flag, env, file] = names[key] ?? [key, key, key];
+  const [flag, env, file] = labels[key] ?? [key, key, key];
   const source = s.sources[key];
   return source === 'flag' ? flag : source === 'env' ? env : `${file} in ${s.configFile ?? CONFIG_FILE_NAME}`;
 }

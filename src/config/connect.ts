@@ -23,6 +23,8 @@ import {
   type ConnectionSettings,
   type ResolvedSettings,
   resolveSettings,
+  type SettingNames,
+  settingPlaces,
 } from './config.js';
 
 export interface ConnectOptions {
@@ -38,6 +40,8 @@ export interface ConnectOptions {
   onOutage?: TransportOptions['onOutage'];
   /** Embedded sandbox only: start from the seed, ignoring the persisted state. */
   resetSandbox?: boolean;
+  /** How messages name the settings (copy's `--from-…` flags); the usual flags and environment by default. */
+  names?: SettingNames;
 }
 
 export interface TenantInfo {
@@ -92,6 +96,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   const resolved: ResolvedSettings = resolveSettings({
     ...(options.flags ? { flags: options.flags } : {}),
     ...(options.env ? { env: options.env } : {}),
+    ...(options.names ? { names: options.names } : {}),
     cwd,
   });
   const settings: ConnectionSettings = { ...resolved, ...(options.settings ?? {}) };
@@ -196,7 +201,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
       if (!dam) {
         throw new CatalogIoError(
           'CONFIG_MISSING',
-          'No DAM URL configured: set DAM_URL (or --dam-url, or damUrl in the config file)',
+          `No DAM URL configured: ${settingPlaces('damUrl', options.names)}`,
         );
       }
       return dam;

@@ -131,5 +131,19 @@ describe('bad input: one coded line, exit 2, no hang', { timeout: 120_000 }, () 
       CATALOG_API_KEY: 'ignored-by-copy',
     });
     expect(key).toContain('give --from-api-key, or apiKey in the --from file');
+    const credentials = await fatal(
+      [
+        'copy',
+        ...from,
+        '--from-api-key',
+        'from-key-1234',
+        '--to-catalog-url',
+        'http://u:p@127.0.0.1:2/catalog',
+      ],
+      'CONFIG_INVALID',
+    );
+    expect(credentials).toContain(
+      '--to-catalog-url must not carry credentials: give the key with --to-api-key',
+    );
   });
 });

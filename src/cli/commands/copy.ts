@@ -169,38 +169,21 @@ async function connectSide(side: 'from' | 'to', args: CopyArgs, out: Output): Pr
       `copy needs the ${side === 'from' ? 'source' : 'target'} tenant: --${side} FILE (a config file) or --${side}-catalog-url with --${side}-dam-url and --${side}-api-key`,
     );
   }
-  try {
-    return await connect({
-      flags: {
-        // Without a file of its own, a side does not fall back to the nearest catalog-io.config.json.
-        ...(config !== undefined ? { config } : { noConfigFile: true }),
-        ...(flag('catalog-url') && { catalogUrl: flag('catalog-url') }),
-        ...(flag('dam-url') && { damUrl: flag('dam-url') }),
-        ...(flag('api-key') && { apiKey: flag('api-key') }),
-        ...(flag('rate-limit') && { rateLimit: flag('rate-limit') }),
-        ...(concurrency !== undefined && { concurrency }),
-      },
-      env: {},
-      announce: (line) => out.error(line),
-    });
-  } catch (err) {
-    throw isCatalogIoError(err) && err.code.startsWith('CONFIG_') ? sideError(err, side) : err;
-  }
-}
-
-/**
- * A setting's error as the copy's flags name it: `--from-rate-limit`, not `--rate-limit`; a key comes
- * from `--to-api-key` or the `--to` file, never from CATALOG_API_KEY (a copy reads no environment).
- */
-function sideError(err: CatalogIoError, side: 'from' | 'to'): CatalogIoError {
-  const message = err.message
-    .replace(
-      /set CATALOG_API_KEY \(or --api-key, or apiKey in [^)]*\)/,
-      `give --${side}-api-key, or apiKey in the --${side} file`,
-    )
-    .replace(/give the key with CATALOG_API_KEY/, `give the key with --${side}-api-key`)
-    .replace(/--(catalog-url|dam-url|api-key|rate-limit|concurrency)\b/g, `--${side}-$1`);
-  return new CatalogIoError(err.code, message, { cause: err });
+  return connect({
+    flags: {
+      // Without a file of its own, a side does not fall back to the nearest catalog-io.config.json.
+      ...(config !== undefined ? { config } : { noConfigFile: true }),
+      ...(flag('catalog-url') && { catalogUrl: flag('catalog-url') }),
+      ...(flag('dam-url') && { damUrl: flag('dam-url') }),
+      ...(flag('api-key') && { apiKey: flag('api-key') }),
+      ...(flag('rate-limit') && { rateLimit: flag('rate-limit') }),
+      ...(concurrency !== undefined && { concurrency }),
+    },
+    // A copy reads no environment; its errors name the side's own flags and file.
+    env: {},
+    names: { flagPrefix: `${side}-`, readsEnvironment: false, configFile: `the --${side} file` },
+    announce: (line) => out.error(line),
+  });
 }
 
 function stepLine(step: CopyStep, plan: boolean): string {
