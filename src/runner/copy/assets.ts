@@ -12,6 +12,8 @@ import type { StructureOutcome } from '../structure/types.js';
 const PAGE = 100;
 /** Registrations in flight at once (each makes the DAM fetch a file). */
 const PARALLEL = 4;
+/** Errors that are not one asset's: they end the copy. */
+const ENDS_THE_COPY: ReadonlySet<string> = new Set(['API_STOPPED', 'API_UNREACHABLE']);
 
 interface AssetRecord {
   reference: string;
@@ -174,10 +176,21 @@ async function register(
     );
     return { outcome: 'created', status: '201' };
   } catch (err) {
-    if (isApiError(err) && err.status === 409 && /already exists/i.test(err.message))
-      return { outcome: 'unchanged', status: '409' };
-    if (isApiError(err) && err.status !== undefined && err.status < 500 && err.status !== 401)
-      return { outcome: 'failed', status: String(err.status), message: err.message };
-    throw err;
+    // A stop, a refused key or a service gone past the outage budget ends the copy (then --resume);
+    // anything else is this asset's line.
+    if (!isApiError(err) || ENDS_THE_COPY.has(err.code) || err.status === 401 || err.status === 403)
+      throw err;
+    const message = err.failures.map((f) => f.message).join('; ') || err.message;
+    if (err.status === 409 && /already exists/i.test(message)) return { outcome: 'unchanged', status: '409' };
+    // A POST without a clear answer may have gone through: the target says whether the name is there.
+    if (err.ambiguous && (await holds(to, kind, asset.reference))) return { outcome: 'created' };
+    // The DAM's own 500 for a source it could not fetch (a dead URL in the source tenant) fails this
+    // asset alone, like a 400: the next copy tries it again.
+    return { outcome: 'failed', status: err.status === undefined ? '' : String(err.status), message };
   }
+}
+
+async function holds(to: DamClient, kind: AssetKind, reference: string): Promise<boolean> {
+  for await (const _ of to.existing(kind, [reference])) return true;
+  return false;
 }

@@ -149,17 +149,23 @@ export async function copyTenant(options: CopyOptions): Promise<CopyResult> {
       else {
         const report = folder.file('assets.report.csv');
         const writer = await openImportReport(report);
-        const result = await copyAssets(from.dam(), to.dam(), {
-          plan,
-          ...(previous.assets && { since: previous.assets }),
-          report: writer,
-          stopped,
-          ...(planned && { wouldRegister: (kind, name) => planned.wouldRegister(kind, name) }),
-        });
-        await writer.close();
-        if (result.newest) folder.manifest.marks.assets = result.newest;
-        else if (previous.assets) folder.manifest.marks.assets = previous.assets;
+        let result: Awaited<ReturnType<typeof copyAssets>>;
+        try {
+          result = await copyAssets(from.dam(), to.dam(), {
+            plan,
+            ...(previous.assets && { since: previous.assets }),
+            report: writer,
+            stopped,
+            ...(planned && { wouldRegister: (kind, name) => planned.wouldRegister(kind, name) }),
+          });
+        } finally {
+          // The lines written before a fatal error stay readable.
+          await writer.close();
+        }
         const outcomes = result.outcomes as Record<string, number>;
+        // A failed line keeps the mark where it was: the next --since copy tries that asset again.
+        if (result.newest && !outcomes.failed) folder.manifest.marks.assets = result.newest;
+        else if (previous.assets) folder.manifest.marks.assets = previous.assets;
         done({
           step: 'assets',
           rows: Object.values(outcomes).reduce((n, v) => n + v, 0),
@@ -217,6 +223,8 @@ export async function copyTenant(options: CopyOptions): Promise<CopyResult> {
         exitCode: summary.exitCode,
       });
       if (summary.stopped) break;
+      // A failed or invalid row keeps the entity's mark where it was: the next --since copy brings it.
+      if (summary.outcomes.failed || summary.outcomes.invalid) keepMark(folder, previous, entity.name);
       folder.mark(entity.name, 'done');
     }
   } finally {
@@ -276,6 +284,11 @@ async function importEntity(
     );
   // A bare resume starts a new run when there is none to continue (the cut came before this entity's import).
   return run(resumed && options.plan !== true);
+}
+
+function keepMark(folder: CopyFolder, previous: Record<string, string>, name: string): void {
+  if (previous[name]) folder.manifest.marks[name] = previous[name];
+  else delete folder.manifest.marks[name];
 }
 
 function skippedStep(step: string): CopyStep {
