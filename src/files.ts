@@ -2,7 +2,7 @@
 // permission, a full disk) rather than the system's `ENOENT: no such file or directory, open`, and a
 // write that is whole or an error (a full disk first takes part of a write and says nothing).
 import { once } from 'node:events';
-import { createWriteStream, existsSync, type WriteStream, writeSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, type WriteStream, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CatalogIoError } from './errors.js';
 
@@ -118,14 +118,28 @@ export class WriteFailure {
 }
 
 /**
+ * Makes the folder an output file goes in, when missing, as for an export and the summary: a nightly
+ * run's `--report reports/$(date +%F)/products.csv` needs no folder made beforehand.
+ */
+export function makeFolderOf(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (cause) {
+    // A file where the folder goes: the file's open says so (ENOTDIR) in the usual words.
+    if ((cause as NodeJS.ErrnoException).code !== 'EEXIST') throw cannotWrite(path, cause);
+  }
+}
+
+/**
  * A file stream for a report, rejects file or workbook (exceljs writes into it): opened, so a path that
  * cannot be written is `cannotWrite`'s error at once, and watched, so a later write error is the run's
- * OUTPUT_FAILED.
+ * OUTPUT_FAILED. Its folder is made when missing (makeFolderOf).
  */
 export async function openOutputStream(
   path: string,
   highWaterMark?: number,
 ): Promise<{ out: WriteStream; failure: WriteFailure }> {
+  makeFolderOf(path);
   const out = createWriteStream(path, highWaterMark === undefined ? {} : { highWaterMark });
   const failure = new WriteFailure(path, out);
   try {

@@ -1,6 +1,6 @@
 // An output file that cannot be written says why in words, and names the file: the report, the rejects
 // file and the import's run report alike.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,17 +26,24 @@ describe('an output file that cannot be written', () => {
     throw new Error('opened');
   }
 
-  it('a folder that does not exist, a path through a file, a folder', async () => {
+  it('a path through a file, a folder; a missing folder is made', async () => {
     const lines = [
-      [missing, `the folder ${join(dir, 'missing')} does not exist`],
       [throughFile, `a part of ${aFile} is a file, not a folder`],
       [dir, 'it is a folder'],
     ] as const;
     for (const [path, why] of lines)
       expect((await failure(() => openLineFile(path))).message).toBe(`Cannot write ${path}: ${why}`);
-    expect((await failure(() => openRunReport(missing))).message).toBe(
-      `Cannot write ${missing}: the folder ${join(dir, 'missing')} does not exist`,
+    expect((await failure(() => openRunReport(throughFile))).message).toBe(
+      `Cannot write ${throughFile}: a part of ${aFile} is a file, not a folder`,
     );
+    // A nightly run's report in a folder of the day: made, not refused.
+    const lineFile = await openLineFile(missing);
+    await lineFile.close();
+    expect(existsSync(missing)).toBe(true);
+    const report = join(dir, 'nightly', '2026-11-26', 'products.report.csv');
+    const run = await openRunReport(report);
+    await run.close();
+    expect(existsSync(report)).toBe(true);
   });
 
   it('a full disk, a size limit and permissions, in words', () => {

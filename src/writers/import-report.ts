@@ -1,7 +1,7 @@
 // The import's per-row report: what happened to every source row, in CSV, JSON Lines or XLSX.
 import { closeSync, openSync } from 'node:fs';
 import { CatalogIoError } from '../errors.js';
-import { cannotWrite, writeFailed, writeFully } from '../files.js';
+import { cannotWrite, makeFolderOf, writeFailed, writeFully } from '../files.js';
 import { REPORT_CSV } from './csv.js';
 import { type FileFormat, formatFromExtension } from './lines.js';
 import { openTable, type SummaryRows, type TableColumn, type TableWriter } from './table.js';
@@ -83,6 +83,7 @@ export function openRunReport(path: string): RunReportWriter {
     );
   }
   if (format === 'xlsx') return { format, write() {}, flush() {}, close() {} };
+  makeFolderOf(path);
   let fd: number;
   try {
     fd = openSync(path, 'w');
