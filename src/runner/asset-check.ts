@@ -1,9 +1,9 @@
 // What `validate` can tell of a row's image and file URLs without registering them: the DAM's URL rules
 // the mapper does not check (the host: loopback, private ranges and the cloud metadata endpoint are
-// refused), a cell holding several URLs read as one (a list without its separator), and two URLs of the
-// file with the same file name (the DAM keys assets by file name: the second is refused). The import
-// writes such a row without the asset and warns (or, under `--on-asset-error fail`, fails it); validate
-// says the same. The rest (does the URL answer, is it an image) only a registration can tell: a warning,
+// refused), a cell holding several URLs read as one (a list without its separator: never registered),
+// and two URLs of the file with the same file name (the DAM keys assets by file name: the second is
+// refused). The import writes such a row without the asset and warns (or, under `--on-asset-error
+// fail`, fails it); validate says the same. The rest (does the URL answer, is it an image) only a registration can tell: a warning,
 // `image not checked`.
 import type { AssetRef, Draft } from '../mappers/types.js';
 
@@ -11,6 +11,16 @@ import type { AssetRef, Draft } from '../mappers/types.js';
 const NAMES_LIMIT = 100_000;
 /** Where a second URL starts inside one value: `, https://`, `|http://`, ` https://`. */
 const SECOND_URL = /[\s,;|]+https?:\/\//i;
+
+/**
+ * Why a value that holds several URLs (a list without its separator) is not registered, or undefined.
+ * The DAM might even take it as one URL, named after the last file: the import leaves it out instead.
+ */
+export function severalUrls(url: string): string | undefined {
+  return SECOND_URL.test(url.slice(8))
+    ? 'it holds several URLs read as one (give the column its list separator: "split")'
+    : undefined;
+}
 
 /** What the check says of a row's assets. */
 export interface AssetFindings {
@@ -36,14 +46,7 @@ export class AssetCheck {
       for (const a of d.assets) {
         if (a.url === undefined) continue;
         found ??= { leftOut: [], notes: [] };
-        if (SECOND_URL.test(a.url.slice(8))) {
-          // The DAM may well take it (as one URL): a warning, whatever the import's policy.
-          found.notes.push(
-            `${a.kind} '${a.url}' holds several URLs read as one (give the column its list separator: "split")`,
-          );
-          continue;
-        }
-        const refused = this.refusal(a, a.url);
+        const refused = severalUrls(a.url) ?? this.refusal(a, a.url);
         if (!refused) {
           unchecked.push(a);
           continue;

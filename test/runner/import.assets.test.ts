@@ -261,6 +261,80 @@ describe('URLs the DAM refuses', () => {
     expect(products.get(first!)!.prod_images).toEqual(['same-name.jpg']);
     expect(products.get(second!)!.prod_images ?? []).toEqual([]);
   });
+
+  it('the same two URLs on a later night, rows reordered: the name stays with its first URL', async () => {
+    const { sb } = fixture;
+    const apple = `${sb.assetsUrl}/apple/qa-photo.jpg`;
+    const banana = `${sb.assetsUrl}/banana/qa-photo.jpg`;
+    const cacheFile = `${dir}/cache-reorder/assets.json`;
+    const night1 = await writeFeed(
+      dir,
+      'reorder1.csv',
+      `prod_ref,prod_title,prod_images\nCOL-A,Apple,${apple}\nCOL-B,Banana,${banana}\n`,
+    );
+    await importWith(sb, night1, { assetCacheFile: cacheFile, concurrency: 1 });
+    const night2 = await writeFeed(
+      dir,
+      'reorder2.csv',
+      `prod_ref,prod_title,prod_images\nCOL-B,Banana,${banana}\nCOL-A,Apple,${apple}\n`,
+    );
+    for (const plan of [true, false]) {
+      const report = `${dir}/reorder2.${plan}.report.csv`;
+      const summary = await importWith(sb, night2, { assetCacheFile: cacheFile, reportFile: report, plan });
+      expect(summary.outcomes.failed).toBe(0);
+      const lines = await readCsv(report);
+      // Banana's row is told why, and is not given apple's file under that name.
+      expect(lines[0]!.ref).toBe('COL-B');
+      expect(lines[0]!.outcome).toBe('unchanged');
+      expect(lines[0]!.warnings).toContain(
+        `The file name 'qa-photo.jpg' is the DAM's image registered by an earlier run from ${apple}`,
+      );
+      expect(lines[1]!.ref).toBe('COL-A');
+      expect(lines[1]!.warnings).toBe('');
+    }
+    const products = await byRef(sb, '/Products', 'prod_ref');
+    expect(products.get('COL-A')!.prod_images).toEqual(['qa-photo.jpg']);
+    expect(products.get('COL-B')!.prod_images ?? []).toEqual([]);
+  });
+
+  it('a cell of several URLs read as one (no split): left out with a warning, never registered', async () => {
+    const { sb } = fixture;
+    const cell = `${url('several-1.jpg')},${url('several-2.jpg')}`;
+    const feed = await writeFeed(
+      dir,
+      'several.csv',
+      `prod_ref,prod_title,prod_images\nSEV-1,Several,"${cell}"\n`,
+    );
+    for (const plan of [true, false]) {
+      const report = `${dir}/several.${plan}.report.csv`;
+      await resetStats(sb);
+      const summary = await importWith(sb, feed, { reportFile: report, plan });
+      expect(summary.outcomes[plan ? 'would-create' : 'created']).toBe(1);
+      expect((await readCsv(report))[0]!.warnings).toContain(
+        `image ${cell} left out: it holds several URLs read as one (give the column its list separator: "split")`,
+      );
+      // No DAM request at all (the product's POST only, on the import).
+      expect((await stats(sb)).byMethod.POST ?? 0).toBe(plan ? 0 : 1);
+    }
+    expect((await byRef(sb, '/Products', 'prod_ref')).get('SEV-1')!.prod_images ?? []).toEqual([]);
+  });
+
+  it('a host the DAM refuses by name or address: refused without a request, as the plan says', async () => {
+    const { sb } = fixture;
+    const local = 'http://localhost:9/refused-by-host.jpg';
+    const feed = await writeFeed(
+      dir,
+      'local.csv',
+      `prod_ref,prod_title,prod_images\nLOCAL-1,Local,${local}\n`,
+    );
+    const report = `${dir}/local.report.csv`;
+    await resetStats(sb);
+    const summary = await importWith(sb, feed, { reportFile: report });
+    expect(summary.outcomes.created, JSON.stringify(await readCsv(report))).toBe(1);
+    expect((await readCsv(report))[0]!.warnings).toContain("URL host 'localhost' is not allowed.");
+    // The product's POST only: no DAM POST for a URL the DAM would refuse.
+    expect((await stats(sb)).byMethod.POST).toBe(1);
+  });
 });
 
 describe('--wait-for-images', () => {

@@ -44,6 +44,8 @@ export interface AssetCacheOptions {
 
 export class AssetCache {
   private readonly cache = new Map<string, CacheEntry>();
+  /** `kind:reference` -> the stored key of the URL an earlier run registered that name from. */
+  private readonly owners = new Map<string, string>();
   private readonly failedUrls = new Map<string, FailedEntry>();
   /** The image library's mark the cache was saved with (none: the cache's images are not vouched for). */
   private mark: DamMark | undefined;
@@ -73,6 +75,20 @@ export class AssetCache {
   }
 
   /**
+   * The URL an earlier run registered this name from, when it is another URL than `url` (none with
+   * --refresh-assets): the DAM keys assets by file name, so `url` would only be given that URL's file.
+   * A URL kept by its hash (it carries a credential) is said as such.
+   */
+  registeredFromElsewhere(kind: AssetKind, url: string, reference: string): string | undefined {
+    if (this.options.refresh) return undefined;
+    const owner = this.owners.get(`${kind}:${reference}`);
+    if (owner === undefined || owner === storedKey(url)) return undefined;
+    const entry = this.cache.get(owner);
+    if (entry?.kind !== kind || entry.reference !== reference) return undefined;
+    return owner.startsWith('#') ? 'another URL (one with a credential, not shown)' : owner;
+  }
+
+  /**
    * Checks the cache's images against the DAM, once per run (one request when they are as they were,
    * two when not; none when the cache holds no image). After a deletion, or without a mark, they are
    * forgotten: this run looks them up again, and registers again those that are gone.
@@ -93,6 +109,7 @@ export class AssetCache {
       }
       if (state === 'deleted') {
         for (const [url, entry] of this.cache) if (entry.kind === 'image') this.cache.delete(url);
+        for (const name of this.owners.keys()) if (name.startsWith('image:')) this.owners.delete(name);
         this.mark = undefined;
       }
       this.vouching = state !== 'modified';
@@ -117,6 +134,7 @@ export class AssetCache {
     this.failedUrls.delete(key);
     if (kind === 'image' && this.cache.get(key)?.reference !== reference) this.imagesChanged = true;
     setBounded(this.cache, key, { reference, kind, registeredAt: new Date().toISOString() }, CACHE_LIMIT);
+    setBounded(this.owners, `${kind}:${reference}`, key, CACHE_LIMIT);
   }
 
   /** A URL the DAM could not take because of the URL itself: the next runs skip it for a while. */
@@ -195,7 +213,10 @@ export class AssetCache {
       };
       if (isMark(parsed.imageMark)) this.mark = parsed.imageMark;
       for (const [url, entry] of Object.entries(parsed.entries ?? {})) {
-        if (entry && typeof entry.reference === 'string') setBounded(this.cache, url, entry, CACHE_LIMIT);
+        if (entry && typeof entry.reference === 'string') {
+          setBounded(this.cache, url, entry, CACHE_LIMIT);
+          setBounded(this.owners, `${entry.kind}:${entry.reference}`, url, CACHE_LIMIT);
+        }
       }
       const now = Date.now();
       for (const [url, entry] of Object.entries(parsed.failed ?? {})) {

@@ -13,7 +13,7 @@ import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
 import { RETRY_DEFAULTS } from '../../api/retry.js';
 import { setBounded } from '../../bounded-map.js';
-import { refusedHost } from '../asset-check.js';
+import { refusedHost, severalUrls } from '../asset-check.js';
 import { AssetCache, CACHE_LIMIT } from './asset-cache.js';
 import type { PlannedRecords } from './planned.js';
 
@@ -186,6 +186,9 @@ export class AssetRegistrar {
     const known = this.done.get(url) ?? this.inFlight.get(url);
     if (known) return Promise.resolve(known);
     const reference = referenceOf(url);
+    const several = severalUrls(url);
+    if (several !== undefined)
+      return Promise.resolve(this.count({ url, kind, reference, status: 'failed', message: several }));
     // An earlier attempt of this run settled it (and counted it): the same outcome, not counted again.
     const earlier = this.options.log?.earlier(url);
     if (earlier && earlier.status !== 'pending' && earlier.kind === kind) {
@@ -204,6 +207,23 @@ export class AssetRegistrar {
           reference,
           status: 'failed',
           message: `The file name '${reference}' is already used in this run by ${claimedBy}; the DAM keys assets by file name, so rename one of them`,
+        }),
+      );
+    }
+    // The name is an earlier run's image of another URL (rows reordered since): `reuse` would give
+    // this row that URL's file. `replace` asks for exactly that; `fail` finds out by the 409.
+    const owner =
+      this.options.onDuplicate === 'reuse'
+        ? this.memory.registeredFromElsewhere(kind, url, reference)
+        : undefined;
+    if (owner !== undefined) {
+      return Promise.resolve(
+        this.count({
+          url,
+          kind,
+          reference,
+          status: 'failed',
+          message: `The file name '${reference}' is the DAM's ${kind} registered by an earlier run from ${owner}; the DAM keys assets by file name, so rename one of them`,
         }),
       );
     }
@@ -264,11 +284,12 @@ export class AssetRegistrar {
       };
     }
     const exists = this.known.has(`${kind}:${reference}`);
+    // A host the DAM refuses by its name or address alone (loopback, private ranges): refused without
+    // a request, as the plan and validate say.
+    const host = !exists ? refusedHostOf(url, this.dam.url('/')) : undefined;
+    if (host !== undefined)
+      return { url, kind, reference, status: 'failed', message: `URL host '${host}' is not allowed.` };
     if (this.options.plan) {
-      // A host the DAM refuses by its name or address alone: the registration would be refused.
-      const host = !exists ? refusedHostOf(url, this.dam.url('/')) : undefined;
-      if (host !== undefined)
-        return { url, kind, reference, status: 'failed', message: `URL host '${host}' is not allowed.` };
       if (!exists) this.options.planned?.wouldRegister(kind, reference);
       return { url, kind, reference, status: exists ? 'reused' : 'planned' };
     }
