@@ -1,3 +1,4 @@
+import type { FullSyncCounts } from '../../runner/import/full-sync.js';
 import type { ImportSummary, RowOutcome } from '../../runner/import/run.js';
 import { redactText } from '../../secrets.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
@@ -93,9 +94,18 @@ export function printSummary(out: Output, s: ImportSummary, args: ImportArgs): v
   printFindings(out, s);
   if (s.fullSync) {
     const f = s.fullSync;
-    out.error(
-      `  full sync: ${f.missing} of ${f.total} ${args.entity ?? 'records'} not in the feed${s.plan ? ' (would be deleted)' : f.guard ? '' : `, ${f.deleted} deleted${f.failed ? `, ${f.failed} failed` : ''}`}`,
-    );
+    const done = (c: FullSyncCounts) =>
+      s.plan
+        ? ' (would be deleted)'
+        : f.guard
+          ? ''
+          : `, ${c.deleted} deleted${c.failed ? `, ${c.failed} failed` : ''}`;
+    const variants = f.variants
+      ? `; ${f.variants.missing} of ${f.variants.total} variants not in the feed while their product is${done(f.variants)}`
+      : '';
+    // Variants are full-synced with a products feed only (one sheet's, or a workbook's sheets added up).
+    const what = args.entity ?? (f.variants && !s.sheets ? 'products' : 'records');
+    out.error(`  full sync: ${f.missing} of ${f.total} ${what} not in the feed${done(f)}${variants}`);
   }
   printStop(out, s, args);
   if (args.report) out.error(`report: ${args.report}`);

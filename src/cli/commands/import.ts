@@ -148,7 +148,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         .option('missing', {
           choices: ['delete', 'ignore'] as const,
           default: 'ignore' as const,
-          describe: "Full sync: delete the entity's records the feed does not name",
+          describe:
+            "Full sync: delete the entity's records the feed does not name (with a variants profile, also the variants of its products it does not name)",
         })
         .option('max-missing', {
           type: 'string',

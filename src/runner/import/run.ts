@@ -13,10 +13,10 @@ import { openSource } from '../../readers/index.js';
 import { displayName } from '../../readers/sources/redact.js';
 import { KnownStates } from '../../runs/known-states.js';
 import { hashOf, type SourceIdentity, sourceIdentity } from '../../runs/source-identity.js';
-import type { TenantModel } from '../../schema/model.js';
+import type { EntityModel, TenantModel } from '../../schema/model.js';
 import { redactText } from '../../secrets.js';
 import { openRejectsFor, type RejectsWriter } from '../../writers/rejects.js';
-import type { FullSyncResult } from './full-sync.js';
+import { type FullSyncResult, notDeleted } from './full-sync.js';
 import { ImportRun } from './import-run.js';
 import { PlannedRecords } from './planned.js';
 import { type RunEnd, RunRecorder } from './recorder.js';
@@ -166,8 +166,9 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
         if (fullSync.guard) stopReason = 'max-missing';
         if (fullSync.stoppedBy) {
           stopReason = fullSync.stoppedBy === 'signal' ? (options.stop?.signal ?? 'SIGTERM') : 'outage';
-          const left = fullSync.missing - fullSync.deleted - fullSync.failed;
-          warnings.push(`full sync not finished: ${left} records not in the feed were not deleted`);
+          warnings.push(
+            `full sync not finished: ${notDeleted(fullSync)} records not in the feed were not deleted`,
+          );
         }
         if (fullSync.guard) warnings.push(fullSync.guard);
       } catch (err) {
@@ -304,10 +305,7 @@ async function openKnownState(
   const entity = options.model.entity(options.profile.entity);
   if (options.plan || options.stateDir === undefined || options.tenant === undefined || !entity)
     return undefined;
-  const variants =
-    entity.kind === 'products' && options.profile.variants
-      ? options.model.entities.filter((e) => e.kind === 'variants')
-      : [];
+  const variants = draftedVariants(options, entity);
   return KnownStates.open(
     {
       stateDir: options.stateDir,
@@ -317,9 +315,18 @@ async function openKnownState(
       profileHash: hashOf({ profile: options.profile, mode: options.mode ?? 'upsert' }),
       ...(options.fullCompare !== undefined && { fullCompare: options.fullCompare }),
     },
-    variants,
+    variants ? [variants] : [],
     onProblem,
   );
+}
+
+/**
+ * The variants entity when the profile's rows draft variants (a products profile with `variants`, one
+ * row per variant): their state is kept, and a full sync retires the ones the feed no longer names.
+ */
+function draftedVariants(options: RunningImport, entity: EntityModel): EntityModel | undefined {
+  if (entity.kind !== 'products' || !options.profile.variants) return undefined;
+  return options.model.entities.find((e) => e.kind === 'variants');
 }
 
 async function identityOf(source: string): Promise<SourceIdentity> {
@@ -340,10 +347,12 @@ async function retire(
   if (!entity) throw new Error(`entity ${options.profile.entity} is not in the tenant model`);
   recorder.flush();
   const { retireMissing } = await import('./full-sync.js');
+  const variants = draftedVariants(options, entity);
   return retireMissing({
     catalog: options.catalog,
     model: options.model,
     entity,
+    ...(variants && { variants }),
     journalFile: recorder.journalFile,
     workDir: path.join(recorder.dir, 'full-sync'),
     maxMissing: options.maxMissing ?? DEFAULT_MAX_MISSING,

@@ -13,6 +13,7 @@ import type { TenantModel } from '../../schema/model.js';
 import { type ImportReportLine, writeWorkbookReport } from '../../writers/import-report.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
 import { importStructureSheets, structureTable } from '../structure/sheets.js';
+import type { FullSyncCounts } from './full-sync.js';
 import { PlannedRecords } from './planned.js';
 import { importFile, modelOf } from './run.js';
 import {
@@ -266,10 +267,10 @@ export function foldSummaries(source: string, parts: ImportSummary[], warnings: 
     ...(stopped?.stopReason && { stopReason: stopped.stopReason }),
     ...(fullSyncs.length > 0 && {
       fullSync: {
-        total: fullSyncs.reduce((n, f) => n + f.total, 0),
-        missing: fullSyncs.reduce((n, f) => n + f.missing, 0),
-        deleted: fullSyncs.reduce((n, f) => n + f.deleted, 0),
-        failed: fullSyncs.reduce((n, f) => n + f.failed, 0),
+        ...addedUp(fullSyncs),
+        ...(fullSyncs.some((f) => f.variants) && {
+          variants: addedUp(fullSyncs.flatMap((f) => (f.variants ? [f.variants] : []))),
+        }),
         ...(fullSyncs.find((f) => f.guard) && { guard: fullSyncs.find((f) => f.guard)!.guard! }),
       },
     }),
@@ -277,5 +278,14 @@ export function foldSummaries(source: string, parts: ImportSummary[], warnings: 
     plan: last?.plan ?? false,
     durationMs: parts.reduce((n, p) => n + p.durationMs, 0),
     exitCode: parts.reduce<number>((worst, p) => Math.max(worst, p.exitCode), EXIT_CODES.ok),
+  };
+}
+
+function addedUp(counts: FullSyncCounts[]): FullSyncCounts {
+  return {
+    total: counts.reduce((n, f) => n + f.total, 0),
+    missing: counts.reduce((n, f) => n + f.missing, 0),
+    deleted: counts.reduce((n, f) => n + f.deleted, 0),
+    failed: counts.reduce((n, f) => n + f.failed, 0),
   };
 }
