@@ -68,6 +68,28 @@ describe('--missing delete with a feed of one row per variant', () => {
     expect(await variantRefs()).toContain('woo-hoodie-green');
   }, 300_000);
 
+  it('variation rows whose parent row is not in the file keep their product, and its other variants go', async () => {
+    // The hoodie's own row gone (the file's line of `,woo-hoodie,`, not its variation rows' Parent) and
+    // one of its four variation rows: the three named keep the product.
+    const feed = await writeFeed(
+      cwd,
+      'no-parent.csv',
+      woo
+        .filter((line) => !/^\d+,variable,woo-hoodie,/.test(line) && !rowOf(line, 'woo-hoodie-green'))
+        .join('\n'),
+    );
+    const run = await runCli(
+      sync(feed, 'no-parent.report.csv', '--plan', '--max-missing', '100%'),
+      cwd,
+      fixture.sb,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const lines = await readCsv(join(cwd, 'no-parent.report.csv'));
+    expect(lines.filter((l) => l.outcome === 'would-delete').map((l) => [l.entity, l.ref])).toEqual([
+      ['variants', 'woo-hoodie-green'],
+    ]);
+  }, 300_000);
+
   it('more variants missing than --max-missing allows: exit 3, nothing deleted, the variants listed', async () => {
     const feed = await writeFeed(cwd, 'guard.csv', wooWithout('woo-hoodie-green', 'woo-vneck-tee-red'));
     const run = await runCli(sync(feed, 'guard.report.csv', '--max-missing', '1'), cwd, fixture.sb);

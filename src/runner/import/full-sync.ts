@@ -95,25 +95,33 @@ async function run(o: FullSyncOptions): Promise<FullSyncResult> {
   }
 
   // A variant not in the feed is missing only when its product is in the feed: the variants not seen
-  // are put in buckets by their product's ref, to be checked with the products seen.
+  // are put in buckets by their product's ref, to be checked with the products seen. A variant the
+  // feed names keeps its product, also when no row of the feed drafts that product (a variation row
+  // whose parent row is not in the file): the products of the variants seen count as seen.
   const unseenVariants = variants ? openBuckets(o.workDir, 'unseen-variants', buckets) : [];
+  const productsOfSeenVariants = variants ? openBuckets(o.workDir, 'products-of-seen-variants', buckets) : [];
   if (variants) {
     for (let b = 0; b < buckets; b++) {
       const seen = await bucketSet(seenFiles.get(variants.name)![b]!);
       for await (const text of lines(tenantFiles.get(variants.name)![b]!.file)) {
         const [ref, , productRef] = JSON.parse(text) as [string, number | string, string];
         // A variant without a product has no product in the feed: nothing here says it should go.
-        if (!seen.has(ref) && productRef !== '')
-          unseenVariants[bucketOf(productRef, buckets)]!.appendText(`${text}\n`);
+        if (productRef === '') continue;
+        if (seen.has(ref))
+          productsOfSeenVariants[bucketOf(productRef, buckets)]!.appendText(
+            `${JSON.stringify(productRef)}\n`,
+          );
+        else unseenVariants[bucketOf(productRef, buckets)]!.appendText(`${text}\n`);
       }
     }
-    for (const f of unseenVariants) f.close();
+    for (const f of [...unseenVariants, ...productsOfSeenVariants]) f.close();
   }
 
   const missingFile = new JournalWriter(path.join(o.workDir, 'missing.jsonl'));
   const missing = new Map(entities.map((e) => [e.name, 0]));
   for (let b = 0; b < buckets; b++) {
     const seen = await bucketSet(seenFiles.get(entity.name)![b]!);
+    if (variants) for await (const text of lines(productsOfSeenVariants[b]!.file)) seen.add(JSON.parse(text));
     for await (const text of lines(tenantFiles.get(entity.name)![b]!.file)) {
       const [ref, id] = JSON.parse(text) as [string, number | string];
       if (seen.has(ref)) continue;
