@@ -100,10 +100,6 @@ class ProfileMapper implements Mapper {
       skipped: false,
       commandGiven: !isBlank(commandCell),
     };
-    if (command === 'IGNORE') {
-      result.skipped = true;
-      return result;
-    }
     const parts: Part[] = [];
     for (let i = 0; i < planner.entities.length; i++) {
       const entity = planner.entities[i]!;
@@ -129,6 +125,14 @@ class ProfileMapper implements Mapper {
     }
     for (const plan of planner.fieldPlans) this.applyFieldRule(parts, plan, layout, cells, issues);
     for (const part of parts) part.draft.ref = refOf(part);
+    if (command === 'IGNORE') {
+      // Not written, nor its values judged; its line names its record, which a full sync then keeps.
+      result.skipped = true;
+      issues.length = 0;
+      const named = parts.findLast((part) => part.draft.ref !== '');
+      if (named) result.record = { entity: named.entity.name, ref: named.draft.ref };
+      return result;
+    }
     if (layout.scopeAt >= 0 && !isBlank(cells[layout.scopeAt])) {
       // A store view's row is not written, nor its values judged: its report line names the record it
       // overrides (the one its default row writes last, as that row's line does).

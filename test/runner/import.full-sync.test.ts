@@ -57,6 +57,18 @@ describe('--missing delete', () => {
     expect((await byRef(fixture.sb, '/Products', 'prod_ref')).has('FS-40')).toBe(true);
   }, 300_000);
 
+  it('a row told IGNORE keeps its record: it is in the feed, only not to be touched', async () => {
+    const rows = feedOf(1, 40).split('\n');
+    const ignored = ['_command,prod_ref,prod_title,prod_weight', ...rows.slice(1).map((r) => `,${r}`)];
+    ignored[40] = `IGNORE,${rows[40]}`;
+    const feed = await writeFeed(cwd, 'ignore.csv', ignored.join('\n'));
+    const run = await runCli(sync(feed, 'ignore.report.csv', '--plan'), cwd, fixture.sb);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = await readCsv(join(cwd, 'ignore.report.csv'));
+    expect(lines.find((l) => l.location === 'line 41')).toMatchObject({ ref: 'FS-40', outcome: 'skipped' });
+    expect(lines.filter((l) => l.outcome === 'would-delete')).toEqual([]);
+  }, 300_000);
+
   it('a truncated feed trips --max-missing: exit 3, nothing deleted, the refs that would go are reported', async () => {
     const feed = await writeFeed(cwd, 'truncated.csv', feedOf(1, 20));
     const run = await runCli(sync(feed, 'truncated.report.csv'), cwd, fixture.sb);

@@ -101,14 +101,14 @@ describe('_command and --mode', () => {
     const report = `${dir}/cmd.report.csv`;
     const summary = await importWith(sb, feed, { reportFile: report });
     const lines = await readCsv(report);
-    // The IGNORE row is not mapped at all, so its line names no ref.
+    // The IGNORE row is not written nor judged; its line names its record (a full sync keeps it).
     expect(lines.map((l) => [l.location, l.ref, l.outcome])).toEqual([
       ['line 2', 'C-1', 'updated'],
       ['line 3', 'C-9', 'created'],
       ['line 4', 'C-2', 'failed'],
       ['line 5', 'C-404', 'failed'],
       ['line 6', 'C-3', 'deleted'],
-      ['line 7', '', 'skipped'],
+      ['line 7', 'C-2', 'skipped'],
       ['line 8', 'C-405', 'skipped'],
     ]);
     expect(lines[2]!.message).toMatch(/prod_ref 'C-2' already exists/);
