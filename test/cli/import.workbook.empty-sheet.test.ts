@@ -99,6 +99,12 @@ describe('a whole workbook with a header-only sheet', () => {
     expect(plan.code, plan.stderr).toBe(0);
     const planned = JSON.parse(plan.stdout[0]!) as Summary;
     expect(planned.outcomes.unchanged).toBe(planned.rows);
+    // A full sync never takes an empty sheet as an order to empty its entity.
+    const sync = await cli(['import', book, '--plan', '--missing', 'delete', '--json', ...connection()]);
+    expect(sync.code, sync.stderr).toBe(0);
+    expect((JSON.parse(sync.stdout[0]!) as { warnings: string[] }).warnings).toContain(
+      '--missing delete: nothing deleted from custom:Suppliers, its sheet "custom Suppliers" has no rows (a full sync of it needs at least one)',
+    );
 
     const report = join(dir, 'validate.csv');
     const checked = await cli(['validate', book, '--report', report, ...connection()]);
