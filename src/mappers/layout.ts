@@ -70,6 +70,17 @@ export interface Layout {
   keyAt: number;
   /** Header -> position, built when a field rule first names a column. */
   positions: Map<string, number> | undefined;
+  /**
+   * A column the profile names (in `columns`, a field rule's `from` or `template`) -> the position of
+   * the header that differs from it only in letter case or surrounding spaces, when that header is the
+   * only one (`Regular Price` for the profile's `Regular price`). Empty when every name is as written.
+   */
+  aliases: Map<string, number>;
+  /**
+   * A table's header (not a keyed record's, whose keys may leave out what another record has): the
+   * profile's `columns` (those not `null`) it has neither as written nor loosely (`aliases`).
+   */
+  missing: string[];
   /** The plain reading of this layout (`plain.ts`); null when it has none; undefined: not worked out yet. */
   plain: Array<PlainColumn | null> | null | undefined;
   /**
@@ -83,6 +94,12 @@ export interface Layout {
 const KEPT_PLANS = 200_000;
 /** Columns a grouped warning names before it says how many more. */
 const NAMED_IN_WARNING = 5;
+/** Warnings about headers that differ from the profile's columns only by case, kept at most. */
+const KEPT_NAME_WARNINGS = 20;
+
+/** A column name as compared with the profile's when it is not written the same: case and surrounding spaces aside. */
+const looseName = (name: string) => name.trim().toLowerCase();
+const quoted = (names: readonly string[]) => names.map((n) => JSON.stringify(n)).join(', ');
 
 /**
  * Names of one kind (unknown columns, read-only columns) for one warning line: a count and the first
@@ -118,6 +135,18 @@ export class ColumnPlanner {
   readonly fieldPlans: FieldPlan[];
   readonly commandColumn: string;
   private readonly plans = new Map<string, PositionPlan>();
+  /** The profile's `columns`, by their name as written: their plans (null: the column is ignored). */
+  private readonly columnRules = new Map<string, ColumnPlan | null>();
+  /** Every column the profile names (`columns`, `from`, `template`), by its loose name. */
+  private readonly namedLoosely = new Map<string, string[]>();
+  /** The profile's `columns` some header list had, as written or loosely. */
+  private readonly columnsFound = new Set<string>();
+  /** Header lists laid out so far: none, and no column is said to be missing. */
+  private layoutsMade = 0;
+  /** A table's header lacked a profile column (with --strict, its rows are invalid). */
+  private tableMissing = false;
+  /** Headers read as a profile column written otherwise, or not read as one: one warning each. */
+  private readonly nameWarnings = new Set<string>();
   private readonly defaults: ConversionRule;
   private readonly fillDown: { all: boolean; headers: Set<string> };
   private lastLayout: Layout | undefined;
@@ -166,9 +195,23 @@ export class ColumnPlanner {
       ...(profile.thousands !== undefined && { thousands: profile.thousands }),
       ...(profile.dateFormat !== undefined && { dateFormat: profile.dateFormat }),
     };
-    for (const [header, rule] of Object.entries(profile.columns ?? {}))
-      this.plans.set(header, this.planColumn(header, rule));
+    for (const [header, rule] of Object.entries(profile.columns ?? {})) {
+      const plan = this.planColumn(header, rule);
+      this.plans.set(header, plan);
+      this.columnRules.set(header, plan);
+    }
     this.fieldPlans = Object.entries(profile.fields ?? {}).map(([key, rule]) => this.planField(key, rule));
+    const named = new Set(this.columnRules.keys());
+    for (const rule of Object.values(profile.fields ?? {})) {
+      for (const column of rule.from ?? []) named.add(column);
+      for (const m of (rule.template ?? '').matchAll(/\{([^{}]+)\}/g)) named.add(m[1]!);
+    }
+    for (const name of named) {
+      const key = looseName(name);
+      const same = this.namedLoosely.get(key);
+      if (same) same.push(name);
+      else this.namedLoosely.set(key, [name]);
+    }
     this.fillDown = {
       all: profile.fillDown === true,
       headers: new Set(Array.isArray(profile.fillDown) ? profile.fillDown : []),
@@ -190,22 +233,114 @@ export class ColumnPlanner {
         (names) => `${names} are read-only fields: ${thenMany}`,
       ),
     ];
-    return lines.filter((l): l is string => l !== undefined);
+    const missing = this.layoutsMade === 0 ? [] : this.missingColumns();
+    if (missing.length > 0) {
+      // Each with the field its rule names, as the profile writes it.
+      const named = missing.map((c) => {
+        const rule = this.profile.columns![c]!;
+        return `${JSON.stringify(c)} (${typeof rule === 'string' ? rule : rule.field})`;
+      });
+      const strictly = this.strict && this.tableMissing ? ' (--strict: the rows are invalid)' : '';
+      lines.push(
+        missing.length === 1
+          ? `the profile's column ${named[0]} is not in the file: nothing is read for it${strictly}`
+          : `the profile's columns ${named.join(', ')} are not in the file: nothing is read for them${strictly}`,
+      );
+    }
+    return [...this.nameWarnings, ...lines.filter((l): l is string => l !== undefined)];
+  }
+
+  /** The profile's `columns` (not `null`) that no header list had, as written or loosely. */
+  private missingColumns(): string[] {
+    const missing: string[] = [];
+    for (const [column, plan] of this.columnRules)
+      if (plan !== null && !this.columnsFound.has(column)) missing.push(column);
+    return missing;
+  }
+
+  private warnOnce(line: string): void {
+    if (this.nameWarnings.size < KEPT_NAME_WARNINGS) this.nameWarnings.add(line);
+  }
+
+  /**
+   * The headers that name a profile column otherwise than it is written: letter case and surrounding
+   * spaces aside. A header that is the only one for a profile column the list does not have as written
+   * is read as it (a warning says so); several headers for one column, or one header for several
+   * columns, are read as none of them (said too): which one was meant cannot be told.
+   */
+  private matchLoosely(names: readonly string[]): { aliases: Map<string, number>; missing: string[] } {
+    const aliases = new Map<string, number>();
+    const asWritten = new Set<string>();
+    const near = new Map<string, number[]>();
+    if (this.namedLoosely.size > 0) {
+      for (const [i, name] of names.entries()) {
+        if (this.namedLoosely.get(looseName(name))?.includes(name)) {
+          asWritten.add(name);
+          continue;
+        }
+        const key = looseName(name);
+        if (!this.namedLoosely.has(key)) continue;
+        const at = near.get(key);
+        if (at) at.push(i);
+        else near.set(key, [i]);
+      }
+    }
+    for (const [key, at] of near) {
+      const headers = at.map((i) => names[i]!);
+      const wanted = this.namedLoosely.get(key)!.filter((name) => !asWritten.has(name));
+      const written = this.namedLoosely.get(key)!.filter((name) => asWritten.has(name));
+      if (wanted.length === 1 && at.length === 1) {
+        aliases.set(wanted[0]!, at[0]!);
+        this.warnOnce(
+          `column ${JSON.stringify(headers[0])} read as the profile's ${JSON.stringify(wanted[0])} (the names differ only in letter case or surrounding spaces)`,
+        );
+      } else if (wanted.length === 0) {
+        this.warnOnce(
+          `${headers.length === 1 ? 'column' : 'columns'} ${quoted(headers)} not read as the profile's ${quoted(written)}: the file has ${written.length === 1 ? 'that column' : 'those columns'} as written too`,
+        );
+      } else {
+        this.warnOnce(
+          `${headers.length === 1 ? 'column' : 'columns'} ${quoted(headers)} and the profile's ${quoted(wanted)} differ only in letter case or surrounding spaces, and which is meant cannot be told: none is read as the profile's (name the column exactly as the file does in the profile)`,
+        );
+      }
+    }
+    const missing: string[] = [];
+    for (const [column, plan] of this.columnRules) {
+      if (asWritten.has(column) || aliases.has(column)) this.columnsFound.add(column);
+      else if (plan !== null) missing.push(column);
+    }
+    return { aliases, missing };
   }
 
   /** The read-only field the one read-only column names (for its warning). */
   private readOnlyField = '';
 
-  /** The plan of each position of this header list; the last one is kept (every row of a sheet shares it). */
-  layoutFor(headers: readonly string[]): Layout {
+  /**
+   * The plan of each position of this header list; the last one is kept (every row of a sheet shares
+   * it). `keyed`: the keys of one record (JSON), not a table's header.
+   */
+  layoutFor(headers: readonly string[], keyed = false): Layout {
     const last = this.lastLayout;
     if (last && (last.headers === headers || sameHeaders(last.headers, headers))) return last;
-    const plans = headers.map((header) =>
+    this.layoutsMade++;
+    const { aliases, missing } = this.matchLoosely(headers.map((h) => this.nameOf(h)));
+    if (!keyed && missing.length > 0) this.tableMissing = true;
+    // A header read as a profile column written otherwise takes that column's rule, under its own name.
+    const loose = new Map<number, PositionPlan>();
+    for (const [column, at] of aliases) {
+      if (!this.columnRules.has(column)) continue;
+      const rule = this.columnRules.get(column)!;
+      const header = this.nameOf(headers[at]!);
+      loose.set(at, rule && { ...rule, header, column: header });
+    }
+    const plans = headers.map((header, i) =>
       header === this.commandColumn ||
       header === this.profile.parentColumn ||
       header === this.profile.scopeColumn
         ? null
-        : this.planFor(header),
+        : loose.has(i)
+          ? loose.get(i)!
+          : this.planFor(header),
     );
     // The command, parent and scope columns are the profile's own: never filled, never a field.
     const fills = headers.map((header, i) => plans[i] !== null && this.fillsDown(header));
@@ -226,6 +361,8 @@ export class ColumnPlanner {
       fillDown: fills.some(Boolean) ? fills : undefined,
       keyAt,
       positions: undefined,
+      aliases,
+      missing: keyed ? [] : missing,
       plain: undefined,
       columns: this.columnsOf(plans),
     };
@@ -258,8 +395,13 @@ export class ColumnPlanner {
     return typeof plan === 'object' && plan !== null && (!this.variant || plan.target.entity === this.main);
   }
 
+  /** A header as the profile names it: without the formula guard's quote, when asked (`unguard`). */
+  private nameOf(written: string): string {
+    return this.unguard && written.charCodeAt(0) === 39 /* ' */ ? unneutralise(written) : written;
+  }
+
   private planFor(written: string): PositionPlan {
-    const header = this.unguard && written.charCodeAt(0) === 39 /* ' */ ? unneutralise(written) : written;
+    const header = this.nameOf(written);
     let plan = this.plans.get(header);
     if (plan !== undefined) return plan;
     plan = this.autoPlan(header);

@@ -79,7 +79,9 @@ class ProfileMapper implements Mapper {
     // Table rows bring their cells by position and share one header list: the layout is worked out
     // once per sheet. Keyed rows (JSON) are laid out the same way, from their own keys.
     const layout =
-      row.values && row.headers ? planner.layoutFor(row.headers) : planner.layoutFor(Object.keys(row.cells));
+      row.values && row.headers
+        ? planner.layoutFor(row.headers)
+        : planner.layoutFor(Object.keys(row.cells), true);
     const read = row.values ?? layout.headers.map((header) => row.cells[header]!);
     const cells = this.prepare(read, layout);
     const issues: RowIssue[] = [];
@@ -123,6 +125,8 @@ class ProfileMapper implements Mapper {
       result.skipped = true;
       return result;
     }
+    // --strict: a profile column the table's header lacks leaves every row without what it maps.
+    if (planner.strict && layout.missing.length > 0) issues.push(missingColumnIssue(layout.missing));
     for (const plan of planner.fieldPlans) this.applyFieldRule(parts, plan, layout, cells, issues);
     for (const part of parts) part.draft.ref = refOf(part);
     if (command === 'IGNORE') {
@@ -236,18 +240,33 @@ class ProfileMapper implements Mapper {
   }
 }
 
-/** A cell of the row by its column name (field rules name their columns). */
 /** The `join` of the column `name`'s own rule, if it has one. */
 function joinOf(layout: Layout, name: string): string | undefined {
-  const at = layout.positions?.get(name);
+  const at = positionOf(layout, name);
   const plan = at === undefined ? undefined : layout.plans[at];
   return typeof plan === 'object' && plan !== null ? plan.rule.join : undefined;
 }
 
+/** A cell of the row by its column name (field rules name their columns). */
 function cellNamed(layout: Layout, cells: readonly Cell[], name: string): Cell | undefined {
-  layout.positions ??= new Map(layout.headers.map((header, i) => [header, i]));
-  const at = layout.positions.get(name);
+  const at = positionOf(layout, name);
   return at === undefined ? undefined : cells[at];
+}
+
+/** Where the column a profile names is: as written, else the header that differs only in case (`aliases`). */
+function positionOf(layout: Layout, name: string): number | undefined {
+  layout.positions ??= new Map(layout.headers.map((header, i) => [header, i]));
+  return layout.positions.get(name) ?? layout.aliases.get(name);
+}
+
+/** --strict: the profile's columns the table's header lacks (one: named as the issue's column). */
+function missingColumnIssue(columns: readonly string[]): RowIssue {
+  if (columns.length === 1) {
+    const message = "the profile names it and the file's header does not have it (--strict)";
+    return { code: 'MAP_MISSING_COLUMN', severity: 'error', column: columns[0]!, message, brief: message };
+  }
+  const message = `the profile's columns ${columns.map((c) => JSON.stringify(c)).join(', ')} are not in the file's header (--strict)`;
+  return { code: 'MAP_MISSING_COLUMN', severity: 'error', message, brief: message };
 }
 
 function unknownColumnIssue(

@@ -32,7 +32,8 @@ export function plainLayout(layout: Layout, planner: ColumnPlanner): Array<Plain
     profile.parentColumn ||
     profile.scopeColumn ||
     layout.fillDown ||
-    planner.fieldPlans.length > 0
+    planner.fieldPlans.length > 0 ||
+    (planner.strict && layout.missing.length > 0)
   )
     return null;
   const columns: Array<PlainColumn | null> = [];

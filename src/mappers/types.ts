@@ -66,7 +66,7 @@ export interface Draft {
 
 /** A problem with one row; `severity: 'warning'` never makes a row invalid. */
 export interface RowIssue {
-  code: 'MAP_COERCE' | 'MAP_UNKNOWN_COLUMN' | 'MAP_NOT_WRITTEN' | 'VALIDATION';
+  code: 'MAP_COERCE' | 'MAP_UNKNOWN_COLUMN' | 'MAP_MISSING_COLUMN' | 'MAP_NOT_WRITTEN' | 'VALIDATION';
   severity: 'error' | 'warning';
   /** The API field concerned (with `.culture` for a language), when known. */
   field?: string;

@@ -149,6 +149,7 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
         rows: table.rows,
       },
       bytes,
+      settings,
     );
   }
 
@@ -197,6 +198,7 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
         csv: { headerLine: table.headerLine ?? 1, trim: table.trim ?? false },
       },
       bytes,
+      settings,
     );
   }
 
@@ -208,22 +210,35 @@ async function openFromBytes(bytes: ByteSource, settings: ResolvedOptions): Prom
   };
   if (format === 'ndjson') {
     const table = readNdjson(text, jsonSettings);
-    return finish({ ...base, encoding, headers: table.headers, rows: table.rows }, bytes);
+    return finish({ ...base, encoding, headers: table.headers, rows: table.rows }, bytes, settings);
   }
   const table = readJson(text, { ...jsonSettings, jsonPath: settings.jsonPath, notes });
-  return finish({ ...base, encoding, headers: table.headers, rows: table.rows }, bytes);
+  return finish({ ...base, encoding, headers: table.headers, rows: table.rows }, bytes, settings);
 }
 
-/** Reads the first row now, so that a file with no data (or broken at its start) fails at open. */
-async function finish(opened: Omit<OpenedSource, 'close'>, bytes: ByteSource): Promise<OpenedSource> {
+/**
+ * Reads the first row now, so that a file with no data (or broken at its start) fails at open (unless
+ * `allowNoData`: then it opens with no rows).
+ */
+async function finish(
+  opened: Omit<OpenedSource, 'close'>,
+  bytes: ByteSource,
+  settings: ResolvedOptions,
+): Promise<OpenedSource> {
   const iterator = opened.rows[Symbol.asyncIterator]();
   const first = await iterator.next();
-  if (first.done) {
+  if (first.done && !settings.allowNoData) {
     const what =
       opened.format === 'json' || opened.format === 'ndjson'
         ? 'holds no records'
         : 'has a header but no data rows';
-    throw new CatalogIoError('CSV_NO_DATA', `No data: ${opened.source} ${what}`);
+    // A workbook's sheet is named: the file has others, which may hold rows.
+    const one = opened.format === 'xlsx' && settings.sheets.length === 1 ? settings.sheets[0] : undefined;
+    const where =
+      one === undefined
+        ? opened.source
+        : `sheet ${typeof one === 'number' ? one : `"${one}"`} of ${opened.source}`;
+    throw new CatalogIoError('CSV_NO_DATA', `No data: ${where} ${what}`);
   }
   // A plain iterator rather than another generator layer: one less await per row.
   let pending: IteratorResult<SourceRow> | undefined = first;

@@ -41,6 +41,11 @@ export interface ReaderOptions {
   stdin?: Readable;
   /** Sees every chunk of the source's bytes as read (before decompression): a resume's checkpoints. */
   tap?: (chunk: Buffer) => void;
+  /**
+   * A header with no data rows (an empty JSON array) opens with no rows instead of failing
+   * `CSV_NO_DATA`: for a workbook read whole, where a header-only sheet is an entity with nothing in it.
+   */
+  allowNoData?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -58,6 +63,7 @@ export interface ResolvedOptions {
   httpHeaders?: Record<string, string>;
   stdin?: Readable;
   tap?: (chunk: Buffer) => void;
+  allowNoData: boolean;
 }
 
 export const DEFAULT_MAX_CELL_BYTES = 1024 * 1024;
@@ -125,6 +131,7 @@ export function resolveOptions(options: ReaderOptions): ResolvedOptions {
     ...(options.httpHeaders && { httpHeaders: options.httpHeaders }),
     stdin: options.stdin,
     ...(options.tap && { tap: options.tap }),
+    allowNoData: options.allowNoData === true,
   };
 }
 

@@ -11,7 +11,7 @@ import { CatalogIoError } from '../errors.js';
 import { rejectsFileOf } from '../writers/rejects.js';
 import { openReport, type ReportLine } from '../writers/report.js';
 import type { TopProblem } from './check.js';
-import { jsonLines, placeSheets, sheetHeaders } from './import/workbook.js';
+import { headerOnlyNote, jsonLines, placeSheets, type SheetHead, sheetHeaders } from './import/workbook.js';
 import { structureTable } from './structure/sheets.js';
 import { type ValidateFileOptions, type ValidateFileResult, validateFile } from './validate.js';
 import type { SourceProgress, ValidateSummary } from './validate-rows.js';
@@ -33,10 +33,13 @@ export async function validateWorkbook(
   options: ValidateFileOptions,
   sheetNames: readonly string[],
 ): Promise<ValidateWorkbookResult> {
-  const headers: Array<{ name: string; headers: readonly string[] | undefined }> = [];
+  const headers: SheetHead[] = [];
   for (const name of sheetNames)
-    headers.push({ name, headers: await sheetHeaders(options.source, options.readerOptions, name) });
+    headers.push(await sheetHeaders(options.source, options.readerOptions, name));
   const { placed, unplaced } = placeSheets(headers, options.model, options.profile.sheets);
+  // A header and no rows is nothing to validate for the sheet's entity, as the import says.
+  const headerOnly = new Set(headers.filter((h) => h.headerOnly).map((h) => h.name));
+  const notes: string[] = [];
   const structure = unplaced.filter((s) => structureTable(s) !== undefined);
   const unknown = unplaced.filter((s) => structureTable(s) === undefined);
   if (placed.length === 0) {
@@ -69,7 +72,12 @@ export async function validateWorkbook(
   };
   const onRow = options.onRow;
   try {
-    for (const [i, { sheet, entity }] of placed.entries()) {
+    for (const { sheet, entity } of placed) {
+      if (headerOnly.has(sheet)) {
+        notes.push(headerOnlyNote({ sheet, entity }, 'validate'));
+        sheets.push({ sheet, entity, rows: 0 });
+        continue;
+      }
       const { reportFile: _report, rejectsFile, onRow: _onRow, ...rest } = options;
       const part = await validateFile({
         ...rest,
@@ -85,7 +93,7 @@ export async function validateWorkbook(
         }),
         readerOptions: { ...options.readerOptions, sheet: [sheet] },
         profile: entity === options.profile.entity ? options.profile : { entity },
-        ...(lines && { reportFile: path.join(lines, `${i}.jsonl`) }),
+        ...(lines && { reportFile: path.join(lines, `${parts.length}.jsonl`) }),
         ...(rejectsFile && { rejectsFile: rejectsFileOf(rejectsFile, sheet) }),
       });
       parts.push(part);
@@ -96,7 +104,8 @@ export async function validateWorkbook(
       before.skipped += part.outcomes.skipped;
       before.warned += part.warned;
     }
-    const result: ValidateWorkbookResult = { ...fold(options.source, parts, warnings), sheets };
+    const folded = fold(options.source, parts, warnings);
+    const result: ValidateWorkbookResult = { ...folded, notes: [...notes, ...folded.notes], sheets };
     if (options.reportFile && lines) {
       const report = await openReport(options.reportFile);
       try {

@@ -614,3 +614,70 @@ describe('profile-wide defaults and overrides', () => {
     });
   });
 });
+
+describe("a header that differs from a profile's column only by letter case or spaces", () => {
+  /** A table row as the CSV reader gives it: cells by position and the header they line up with. */
+  const tableRow = (headers: string[], values: string[], line = 2) => ({
+    ...row(Object.fromEntries(headers.map((h, i) => [h, values[i]!])), line),
+    headers,
+    values,
+  });
+  const supplier: Profile = {
+    entity: 'products',
+    columns: { SKU: 'prod_ref', 'Product name': 'prod_title' },
+    fields: { prod_brand: { from: ['Maker'] } },
+  };
+
+  it('is read as the column, and as a column a field rule names, with a warning each', () => {
+    const m = mapper(supplier);
+    const out = m.map(tableRow(['sku', ' Product Name ', 'MAKER'], ['P1', 'Shirt', 'Acme']));
+    expect(out.issues).toEqual([]);
+    expect(out.drafts[0]!.fields).toEqual({ prod_ref: 'P1', prod_title: 'Shirt', prod_brand: 'Acme' });
+    // Messages name the column as the file writes it.
+    expect(out.drafts[0]!.source.columns.prod_ref).toBe('sku');
+    expect(m.warnings.slice(0, 3)).toEqual([
+      'column "sku" read as the profile\'s "SKU" (the names differ only in letter case or surrounding spaces)',
+      'column " Product Name " read as the profile\'s "Product name" (the names differ only in letter case or surrounding spaces)',
+      'column "MAKER" read as the profile\'s "Maker" (the names differ only in letter case or surrounding spaces)',
+    ]);
+    // A column only a field rule reads is not a field, as when it is written as the rule names it.
+    expect(m.warnings.slice(3)).toEqual(['column "MAKER" does not match a field of products: ignored']);
+    const exact = mapper(supplier);
+    exact.map(tableRow(['SKU', 'Product name', 'Maker'], ['P1', 'Shirt', 'Acme']));
+    expect(exact.warnings).toEqual(['column "Maker" does not match a field of products: ignored']);
+  });
+
+  it('a column the profile names that no row has is a warning; --strict makes the rows of a table invalid', () => {
+    const lax = mapper(supplier);
+    expect(lax.map(tableRow(['SKU'], ['P1'])).issues).toEqual([]);
+    expect(lax.warnings).toEqual([
+      'the profile\'s column "Product name" (prod_title) is not in the file: nothing is read for it',
+    ]);
+    const strict = mapper(supplier, true);
+    expect(strict.map(tableRow(['SKU'], ['P1'])).issues).toMatchObject([
+      { code: 'MAP_MISSING_COLUMN', column: 'Product name', severity: 'error' },
+    ]);
+    expect(strict.plainColumns(tableRow(['SKU'], ['P1']))).toBeUndefined();
+  });
+
+  it('keyed records (JSON) may each leave a column out: only one no record has is named', () => {
+    const m = mapper(supplier, true);
+    expect(m.map(row({ SKU: 'P1' })).issues).toEqual([]);
+    expect(m.map(row({ SKU: 'P2', 'Product name': 'Shirt' }, 3)).issues).toEqual([]);
+    expect(m.warnings).toEqual([]);
+  });
+
+  it('never reads two headers as one column, nor one header as two', () => {
+    const two = mapper(supplier);
+    const out = two.map(tableRow(['SKU', 'product name', 'PRODUCT NAME'], ['P1', 'a', 'b']));
+    expect(out.drafts[0]!.fields).toEqual({ prod_ref: 'P1' });
+    expect(two.warnings[0]).toBe(
+      'columns "product name", "PRODUCT NAME" and the profile\'s "Product name" differ only in letter case or surrounding spaces, and which is meant cannot be told: none is read as the profile\'s (name the column exactly as the file does in the profile)',
+    );
+    const twice = mapper({ entity: 'products', columns: { SKU: 'prod_ref', sku: 'prod_brand' } });
+    expect(twice.map(tableRow(['Sku', 'prod_title'], ['P1', 'x'])).drafts[0]!.fields).toEqual({
+      prod_title: 'x',
+    });
+    expect(twice.warnings[0]).toContain('column "Sku" and the profile\'s "SKU", "sku" differ only');
+  });
+});

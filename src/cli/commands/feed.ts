@@ -215,7 +215,8 @@ export function withFeedOptions<T>(y: Argv<T>, describe: { rejects: string }) {
       .option('strict', {
         type: 'boolean',
         default: false,
-        describe: 'Columns that match no field make rows invalid',
+        describe:
+          "Columns that match no field, and the profile's columns the header lacks, make rows invalid",
       })
       .option('json', {
         type: 'boolean',

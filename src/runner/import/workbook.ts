@@ -94,20 +94,24 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
   // Placing sheets on entities needs the model first (each sheet's run then takes its own lock).
   const options: RunningImport = { ...request, model: await modelOf(request) };
   const startedAt = new Date().toISOString();
-  const headers = [];
-  for (const name of sheets)
-    headers.push({ name, headers: await sheetHeaders(options.source, options.readerOptions, name) });
+  const headers: SheetHead[] = [];
+  for (const name of sheets) headers.push(await sheetHeaders(options.source, options.readerOptions, name));
   const { placed, unplaced } = placeSheets(headers, options.model, options.profile.sheets);
+  // A sheet with a header and no rows (an export's sheet of an entity with no records) is nothing to
+  // import for its entity: said in a note, listed with 0 rows, not run (a run refuses a feed with no data).
+  const headerOnly = new Set(headers.filter((h) => h.headerOnly).map((h) => h.name));
   // The export's structure tables (attribute sets, layouts) go first: records name their sets.
-  const structure = unplaced.filter((s) => structureTable(s) !== undefined);
-  if (placed.length === 0 && structure.length === 0) {
+  const structureSheets = unplaced.filter((s) => structureTable(s) !== undefined);
+  const structure = structureSheets.filter((s) => !headerOnly.has(s));
+  if (placed.length === 0 && structureSheets.length === 0) {
     throw new CatalogIoError(
       'CONFIG_INVALID',
       `No sheet of ${options.source} names an entity (${unplaced.map((s) => `"${s}"`).join(', ')}): name the sheets after the entities (products, variants, categories), map them in the profile's "sheets", or import one with --sheet and --entity`,
     );
   }
   const warnings: string[] = [];
-  const unknown = unplaced.filter((s) => !structure.includes(s));
+  const notes: string[] = [];
+  const unknown = unplaced.filter((s) => !structureSheets.includes(s));
   if (unknown.length > 0) {
     warnings.push(
       `sheets not imported, no entity found for them: ${unknown.map((s) => `"${s}"`).join(', ')} (name one with --sheet and --entity, or map it in the profile's "sheets")`,
@@ -116,6 +120,16 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
   const reports = options.reportFile ? await mkdtemp(path.join(tmpdir(), 'catalog-io-workbook-')) : undefined;
   const parts: ImportSummary[] = [];
   const done: PlacedSheet[] = [];
+  /** The sheets as the summary lists them, in the order they ran: those not run (header only) too. */
+  const listed: NonNullable<ImportSummary['sheets']> = [];
+  const skip = (sheet: PlacedSheet) => {
+    notes.push(headerOnlyNote(sheet, 'import'));
+    if (options.missing === 'delete')
+      warnings.push(
+        `--missing delete: nothing deleted from ${sheet.entity}, its sheet "${sheet.sheet}" has no rows (a full sync of it needs at least one)`,
+      );
+    listed.push({ ...sheet, rows: 0, exitCode: EXIT_CODES.ok });
+  };
   // A plan carries what each sheet would write to the sheets after it (a variant of a product the
   // products sheet would create), as the import's sheets find what the ones before them wrote.
   const planned = options.plan ? new PlannedRecords(options.model.baseLanguage) : undefined;
@@ -130,9 +144,21 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
           planned,
         )),
       );
-      for (const sheet of structure) done.push({ sheet, entity: structureTable(sheet)! });
+      for (const [i, sheet] of structure.entries()) {
+        const { rows, exitCode } = parts[first + i]!;
+        done.push({ sheet, entity: structureTable(sheet)! });
+        listed.push({ sheet, entity: structureTable(sheet)!, rows, exitCode });
+      }
     }
+    for (const sheet of structureSheets)
+      if (headerOnly.has(sheet)) skip({ sheet, entity: structureTable(sheet)! });
+    let reached = 0;
     for (const { sheet, entity } of placed) {
+      reached++;
+      if (headerOnly.has(sheet)) {
+        skip({ sheet, entity });
+        continue;
+      }
       const profile = entity === options.profile.entity ? options.profile : { entity };
       const { reportFile: _report, summaryFile: _summary, rejectsFile, ...rest } = options;
       const part = await importFile(
@@ -147,14 +173,19 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
       );
       parts.push(part);
       done.push({ sheet, entity });
+      listed.push({ sheet, entity, rows: part.rows, exitCode: part.exitCode });
       if (part.stopped || options.stop?.signal) break;
     }
-    const left = placed.slice(done.length - structure.length);
+    const left = placed.slice(reached);
     if (left.length > 0)
       warnings.push(`stopped before the sheets ${left.map((p) => `"${p.sheet}"`).join(', ')}`);
+    const folded = foldSummaries(parts[0]?.source ?? options.source, parts, warnings);
     const summary: ImportSummary = {
-      ...foldSummaries(parts[0]?.source ?? options.source, parts, warnings),
-      sheets: done.map((d, i) => ({ ...d, rows: parts[i]!.rows, exitCode: parts[i]!.exitCode })),
+      ...folded,
+      notes: [...notes, ...folded.notes],
+      // Every sheet header only: no run says it was a plan.
+      plan: folded.plan || options.plan === true,
+      sheets: listed,
     };
     if (options.reportFile && reports) {
       await writeWorkbookReport(
@@ -165,7 +196,10 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
         })(),
         [
           ['source', summary.source],
-          ['sheets', done.map((d) => `${d.sheet} (${d.entity})`).join(', ')],
+          [
+            'sheets',
+            listed.map((d) => `${d.sheet} (${d.entity}${d.rows === 0 ? ', 0 rows' : ''})`).join(', '),
+          ],
           ['rows', summary.rows],
           ...Object.entries(summary.outcomes)
             .filter(([, n]) => n > 0)
@@ -207,20 +241,43 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
   }
 }
 
-/** A sheet's header (undefined for an empty sheet); for placing it on an entity. */
+/** What sheetHeaders() found of a sheet. */
+export interface SheetHead {
+  name: string;
+  /** Its header; undefined for a sheet without one (an empty sheet, or one that cannot be read). */
+  headers: string[] | undefined;
+  /**
+   * A header and no rows (an export's sheet of an entity with no records): placed as any other sheet,
+   * then not run (0 rows, and a note says so).
+   */
+  headerOnly?: true;
+}
+
+/** A sheet's header, and whether any row follows it; for placing it on an entity. */
 export async function sheetHeaders(
   source: string,
   readerOptions: ReaderOptions | undefined,
   sheet: string,
-): Promise<string[] | undefined> {
+): Promise<SheetHead> {
   try {
-    const opened = await openSource(source, { ...readerOptions, sheet: [sheet] });
-    await opened.close();
-    return opened.headers;
+    const opened = await openSource(source, { ...readerOptions, sheet: [sheet], allowNoData: true });
+    try {
+      // The open has read the first row already: asking for it costs nothing.
+      const first = await opened.rows[Symbol.asyncIterator]().next();
+      return { name: sheet, headers: opened.headers, ...(first.done && { headerOnly: true as const }) };
+    } finally {
+      await opened.close();
+    }
   } catch {
-    // An empty sheet has no header: it is placed by its name or not at all.
-    return undefined;
+    // An empty sheet has no header: it is placed by its name or not at all (and its run, if it is
+    // placed, fails with the reader's error, as does a sheet that cannot be read).
+    return { name: sheet, headers: undefined };
   }
+}
+
+/** The note for a placed sheet with a header and no rows, which is not run. */
+export function headerOnlyNote(sheet: PlacedSheet, doing: 'import' | 'validate'): string {
+  return `sheet "${sheet.sheet}" (${sheet.entity}) has a header and no rows: nothing to ${doing} for it`;
 }
 
 /** The records of a JSON Lines file (a sheet's report lines), one at a time. */
