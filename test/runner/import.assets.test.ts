@@ -318,23 +318,6 @@ describe('URLs the DAM refuses', () => {
     }
     expect((await byRef(sb, '/Products', 'prod_ref')).get('SEV-1')!.prod_images ?? []).toEqual([]);
   });
-
-  it('a host the DAM refuses by name or address: refused without a request, as the plan says', async () => {
-    const { sb } = fixture;
-    const local = 'http://localhost:9/refused-by-host.jpg';
-    const feed = await writeFeed(
-      dir,
-      'local.csv',
-      `prod_ref,prod_title,prod_images\nLOCAL-1,Local,${local}\n`,
-    );
-    const report = `${dir}/local.report.csv`;
-    await resetStats(sb);
-    const summary = await importWith(sb, feed, { reportFile: report });
-    expect(summary.outcomes.created, JSON.stringify(await readCsv(report))).toBe(1);
-    expect((await readCsv(report))[0]!.warnings).toContain("URL host 'localhost' is not allowed.");
-    // The product's POST only: no DAM POST for a URL the DAM would refuse.
-    expect((await stats(sb)).byMethod.POST).toBe(1);
-  });
 });
 
 describe('--wait-for-images', () => {

@@ -284,12 +284,13 @@ export class AssetRegistrar {
       };
     }
     const exists = this.known.has(`${kind}:${reference}`);
-    // A host the DAM refuses by its name or address alone (loopback, private ranges): refused without
-    // a request, as the plan and validate say.
-    const host = !exists ? refusedHostOf(url, this.dam.url('/')) : undefined;
-    if (host !== undefined)
-      return { url, kind, reference, status: 'failed', message: `URL host '${host}' is not allowed.` };
     if (this.options.plan) {
+      // A host the DAM refuses by its name or address alone: the registration would be refused. The
+      // import still asks the DAM (its deployment may allow a host of its own), once: a refusal is
+      // remembered in the cache file like any URL the DAM could not take.
+      const host = !exists ? refusedHostOf(url, this.dam.url('/')) : undefined;
+      if (host !== undefined)
+        return { url, kind, reference, status: 'failed', message: `URL host '${host}' is not allowed.` };
       if (!exists) this.options.planned?.wouldRegister(kind, reference);
       return { url, kind, reference, status: exists ? 'reused' : 'planned' };
     }
