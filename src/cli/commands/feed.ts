@@ -1,5 +1,6 @@
 // The flags of the commands that read a feed (validate, import; preview and profile take the reader
 // flags), the way from them to library options, and the findings both print.
+import { basename } from 'node:path';
 import type { Argv } from 'yargs';
 import { numberFlag } from '../../config/flags.js';
 import { CatalogIoError } from '../../errors.js';
@@ -130,7 +131,8 @@ export async function profileFrom(args: { profile?: string; entity?: string }): 
  * several, none is named and no `--entity` is given (each sheet on its entity); else, with neither
  * `--entity` nor `--profile`, the `entity` its one sheet (or the one `--sheet` names) is named after as
  * the export names it (`variants`, `custom Store Locations`), so an exported one-entity workbook
- * re-imports as what it is, not as products. Nothing for another source.
+ * re-imports as what it is, not as products. Another source: the entity its file name says
+ * (exportedFileEntity), with neither flag.
  */
 export async function workbookReading(
   source: string,
@@ -139,7 +141,7 @@ export async function workbookReading(
 ): Promise<{ whole?: string[]; entity?: string }> {
   if (args.entity !== undefined) return {};
   const sheets = await workbookSheets(source, readerOptions);
-  if (!sheets) return {};
+  if (!sheets) return args.profile === undefined ? exportedFileEntity(source) : {};
   if (readerOptions.sheet === undefined && sheets.length > 1) return { whole: sheets };
   if (args.profile !== undefined) return {};
   const named = Array.isArray(readerOptions.sheet) ? readerOptions.sheet : [readerOptions.sheet];
@@ -150,6 +152,20 @@ export async function workbookReading(
   const key = name.trim().toLowerCase();
   if (key === 'products' || key === 'variants' || key === 'categories') return { entity: key };
   const custom = /^custom\s+(.+)$/i.exec(name.trim());
+  return custom ? { entity: `custom:${custom[1]}` } : {};
+}
+
+/**
+ * The entity an export's file of one entity is named after (`variants.csv`, `custom-Suppliers.jsonl`,
+ * as `export --out folder/` names them), for a local file read with neither `--entity` nor `--profile`:
+ * an exported variants file re-imports as variants, not as products.
+ */
+function exportedFileEntity(source: string): { entity?: string } {
+  if (source === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return {};
+  const name = basename(source).replace(/\.(csv|tsv|txt|json|jsonl|ndjson)(\.gz)?$/i, '');
+  const key = name.trim().toLowerCase();
+  if (key === 'variants' || key === 'categories') return { entity: key };
+  const custom = /^custom-(.+)$/i.exec(name.trim());
   return custom ? { entity: `custom:${custom[1]}` } : {};
 }
 
