@@ -2,39 +2,18 @@
 // "Regular Price". The column is read as the profile's, and a warning says so, in validate, the plan
 // and the import alike. A profile column the file does not have is named (with --strict its rows are
 // invalid); two headers that could both be the profile's column are read as neither, and said so.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryOutput } from '../../src/cli/output.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runMain, sandboxFlags, useCliFolder } from '../helpers/cli-main.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 const demo = useSandbox({ seed: 'demo' });
-const dir = mkdtempSync(join(tmpdir(), 'catalog-io-column-case-'));
-const home = process.cwd();
-beforeAll(() => process.chdir(dir));
-afterAll(() => {
-  process.chdir(home);
-  rmSync(dir, { recursive: true, force: true });
-});
+const dir = useCliFolder('column-case');
 
-const connection = () => [
-  '--catalog-url',
-  demo.sb.catalogUrl,
-  '--dam-url',
-  demo.sb.damUrl,
-  '--api-key',
-  demo.sb.apiKey,
-  '--rate-limit',
-  'off',
-];
+const connection = () => sandboxFlags(demo.sb);
 
-async function cli(args: string[]) {
-  const out = memoryOutput();
-  const code = await main(args, out);
-  return { code, stdout: out.stdout, stderr: out.stderr.join('\n') };
-}
+const cli = runMain;
 
 const profile = join(dir, 'supplier.json');
 writeFileSync(

@@ -1,40 +1,19 @@
 // An export to a folder writes one file per entity (`variants.csv`, `custom-Store Locations.csv`). Each
 // file re-imports, with neither --entity nor --profile, as the entity its name says: every row
 // `unchanged`, nothing written. A file named otherwise is still read as products.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Papa from 'papaparse';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryOutput } from '../../src/cli/output.js';
+import { describe, expect, it } from 'vitest';
+import { runMain, sandboxFlags, useCliFolder } from '../helpers/cli-main.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 const demo = useSandbox({ seed: 'demo' });
-const dir = mkdtempSync(join(tmpdir(), 'catalog-io-exported-file-'));
-const home = process.cwd();
-beforeAll(() => process.chdir(dir));
-afterAll(() => {
-  process.chdir(home);
-  rmSync(dir, { recursive: true, force: true });
-});
+const _dir = useCliFolder('exported-file');
 
-const connection = () => [
-  '--catalog-url',
-  demo.sb.catalogUrl,
-  '--dam-url',
-  demo.sb.damUrl,
-  '--api-key',
-  demo.sb.apiKey,
-  '--rate-limit',
-  'off',
-];
+const connection = () => sandboxFlags(demo.sb);
 
-async function cli(args: string[]) {
-  const out = memoryOutput();
-  const code = await main(args, out);
-  return { code, stdout: out.stdout, stderr: out.stderr.join('\n') };
-}
+const cli = runMain;
 
 interface Summary {
   rows: number;

@@ -2,40 +2,19 @@
 // workbook. That workbook re-imports whole: the header-only sheet is nothing to import for its entity
 // (0 rows, a note), every other row comes back `unchanged`, the report is written, exit 0. `--plan`
 // and `validate` agree. A header-only file read on its own is still CSV_NO_DATA.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Papa from 'papaparse';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryOutput } from '../../src/cli/output.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runMain, sandboxFlags, useCliFolder } from '../helpers/cli-main.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 const demo = useSandbox({ seed: 'demo' });
-const dir = mkdtempSync(join(tmpdir(), 'catalog-io-empty-sheet-'));
-const home = process.cwd();
-beforeAll(() => process.chdir(dir));
-afterAll(() => {
-  process.chdir(home);
-  rmSync(dir, { recursive: true, force: true });
-});
+const dir = useCliFolder('empty-sheet');
 
-const connection = () => [
-  '--catalog-url',
-  demo.sb.catalogUrl,
-  '--dam-url',
-  demo.sb.damUrl,
-  '--api-key',
-  demo.sb.apiKey,
-  '--rate-limit',
-  'off',
-];
+const connection = () => sandboxFlags(demo.sb);
 
-async function cli(args: string[]) {
-  const out = memoryOutput();
-  const code = await main(args, out);
-  return { code, stdout: out.stdout, stderr: out.stderr.join('\n') };
-}
+const cli = runMain;
 
 interface Summary {
   rows: number;

@@ -1,42 +1,21 @@
 // A workbook imported whole with one `catalog-io import book.xlsx`: the demo tenant exported to XLSX
 // comes back into an empty tenant as the same records, and a second import writes nothing; a sheet no
 // entity can be found for is named in a warning; sheets stored out of order run parents first.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryOutput } from '../../src/cli/output.js';
+import { describe, expect, it } from 'vitest';
+import { runMain, sandboxFlags, useCliFolder } from '../helpers/cli-main.js';
 import { call, useSandbox, useTargetSandbox } from '../helpers/sandbox.js';
 
 const demo = useSandbox({ seed: 'demo' });
 const empty = useTargetSandbox(demo);
-const dir = mkdtempSync(join(tmpdir(), 'catalog-io-workbook-'));
-const home = process.cwd();
-beforeAll(() => process.chdir(dir));
-afterAll(() => {
-  process.chdir(home);
-  rmSync(dir, { recursive: true, force: true });
-});
+const dir = useCliFolder('workbook');
 
-const connection = (fixture: typeof demo) => [
-  '--catalog-url',
-  fixture.sb.catalogUrl,
-  '--dam-url',
-  fixture.sb.damUrl,
-  '--api-key',
-  fixture.sb.apiKey,
-  '--rate-limit',
-  'off',
-];
+const connection = (fixture: typeof demo) => sandboxFlags(fixture.sb);
 
-async function cli(args: string[]) {
-  const out = memoryOutput();
-  const code = await main(args, out);
-  return { code, stdout: out.stdout, stderr: out.stderr.join('\n') };
-}
+const cli = runMain;
 
 async function writes(fixture: typeof demo): Promise<number> {
   const byMethod = (

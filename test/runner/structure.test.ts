@@ -2,42 +2,21 @@
 // layouts replaced only when they differ and shown field by field in a plan, a layout naming a field
 // the target lacks refused before anything is written; `typ_name` resolved per tenant; and an export
 // with --asset-urls imported into the tenant it came from writes nothing.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryOutput } from '../../src/cli/output.js';
+import { describe, expect, it } from 'vitest';
+import { runMain, sandboxFlags, useCliFolder } from '../helpers/cli-main.js';
 import { call, type SandboxFixture, useSandbox } from '../helpers/sandbox.js';
 
 const demo = useSandbox({ seed: 'demo' });
 const empty = useSandbox({ seed: 'empty' });
-const dir = mkdtempSync(join(tmpdir(), 'catalog-io-structure-'));
-const home = process.cwd();
-beforeAll(() => process.chdir(dir));
-afterAll(() => {
-  process.chdir(home);
-  rmSync(dir, { recursive: true, force: true });
-});
+const dir = useCliFolder('structure');
 
-const connection = (fixture: SandboxFixture) => [
-  '--catalog-url',
-  fixture.sb.catalogUrl,
-  '--dam-url',
-  fixture.sb.damUrl,
-  '--api-key',
-  fixture.sb.apiKey,
-  '--rate-limit',
-  'off',
-];
+const connection = (fixture: SandboxFixture) => sandboxFlags(fixture.sb);
 
-async function cli(args: string[]) {
-  const out = memoryOutput();
-  const code = await main(args, out);
-  return { code, stdout: out.stdout, stderr: out.stderr.join('\n') };
-}
+const cli = runMain;
 
 async function writes(fixture: SandboxFixture): Promise<number> {
   const byMethod = (

@@ -199,33 +199,21 @@ export class AssetRegistrar {
       return Promise.resolve(outcome);
     }
     const claimedBy = this.claimed.get(reference);
-    if (claimedBy !== undefined && claimedBy !== url) {
-      return Promise.resolve(
-        this.count({
-          url,
-          kind,
-          reference,
-          status: 'failed',
-          message: `The file name '${reference}' is already used in this run by ${claimedBy}; the DAM keys assets by file name, so rename one of them`,
-        }),
-      );
-    }
     // The name is an earlier run's image of another URL (rows reordered since): `reuse` would give
     // this row that URL's file. `replace` asks for exactly that; `fail` finds out by the 409.
     const owner =
       this.options.onDuplicate === 'reuse'
         ? this.memory.registeredFromElsewhere(kind, url, reference)
         : undefined;
-    if (owner !== undefined) {
-      return Promise.resolve(
-        this.count({
-          url,
-          kind,
-          reference,
-          status: 'failed',
-          message: `The file name '${reference}' is the DAM's ${kind} registered by an earlier run from ${owner}; the DAM keys assets by file name, so rename one of them`,
-        }),
-      );
+    const taken =
+      claimedBy !== undefined && claimedBy !== url
+        ? `is already used in this run by ${claimedBy}`
+        : owner !== undefined
+          ? `is the DAM's ${kind} registered by an earlier run from ${owner}`
+          : undefined;
+    if (taken !== undefined) {
+      const message = `The file name '${reference}' ${taken}; the DAM keys assets by file name, so rename one of them`;
+      return Promise.resolve(this.count({ url, kind, reference, status: 'failed', message }));
     }
     setBounded(this.claimed, reference, url, CACHE_LIMIT);
     const pending = this.registerOnce(kind, url, reference, tags).then((outcome) => {
