@@ -8,6 +8,12 @@ import { outcomeWords } from './targets.js';
 
 /** Reports larger than this are named in the body instead of attached. */
 export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
+/**
+ * How long a mail server may take to connect, greet, or answer any one command. nodemailer's own
+ * defaults (2 minutes, 30 s, 10 minutes) let a server that accepts and then goes silent hold a finished
+ * run, or a worker's slot, for ten minutes; a webhook gets 15 s.
+ */
+export const MAIL_TIMEOUT_MS = 20_000;
 
 export interface MailOptions {
   smtpUrl: string;
@@ -15,6 +21,8 @@ export interface MailOptions {
   to: string[];
   reportFile?: string;
   maxAttachmentBytes?: number;
+  /** See MAIL_TIMEOUT_MS. */
+  timeoutMs?: number;
 }
 
 export interface MailResult {
@@ -69,7 +77,13 @@ export async function sendMail(summary: RunSummary, options: MailOptions): Promi
       reportNote = `${options.reportFile} (attached)`;
     } else reportNote = `${options.reportFile} (${(size / 1048576).toFixed(1)} MB: too large to attach)`;
   }
-  const transport = createTransport(options.smtpUrl);
+  const timeout = options.timeoutMs ?? MAIL_TIMEOUT_MS;
+  const transport = createTransport({
+    url: options.smtpUrl,
+    connectionTimeout: timeout,
+    greetingTimeout: timeout,
+    socketTimeout: timeout,
+  });
   try {
     await transport.sendMail({
       from: options.from ?? `catalog-io@${hostname()}`,

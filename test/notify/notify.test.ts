@@ -2,7 +2,7 @@
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +13,7 @@ import {
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
 } from '../../src/notify/index.js';
+import { sendMail } from '../../src/notify/mail.js';
 import type { RunSummary } from '../../src/runner/summary-types.js';
 import { type SmtpServer, startSmtpServer } from '../helpers/smtp-server.js';
 import { expectCode, tempPath } from '../readers/helpers.js';
@@ -181,6 +182,33 @@ describe('mail', () => {
     expect(refused).toMatchObject({ ok: false, error: expect.stringMatching(/not sent: SMTP 535/) });
     expect(refused!.error).not.toContain('wrong-pw');
   });
+
+  it('a mail server that greets and then goes silent is given up on, not waited for ten minutes', async () => {
+    const sockets: Socket[] = [];
+    const silent = createTcpServer((socket) => {
+      sockets.push(socket);
+      // A greeting, then nothing: not an answer to EHLO, not a close.
+      socket.write('220 mail.example.com ESMTP\r\n');
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const result = await sendMail(goodRun, {
+        smtpUrl: `smtp://127.0.0.1:${port}`,
+        to: ['ops@example.com'],
+        timeoutMs: 300,
+      });
+      expect(result).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/^mail to ops@example.com not sent: /),
+      });
+      expect(sockets.length).toBeGreaterThan(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 20_000);
 });
 
 describe('flags', () => {
