@@ -101,7 +101,7 @@ async function openBytes(spec: string, settings: ResolvedOptions): Promise<ByteS
   }
   if (isRemote(spec)) {
     const { openRemote } = await import('./remote/remote.js');
-    return openRemote(spec);
+    return openRemote(spec, { ...(settings.timeoutMs !== undefined && { timeoutMs: settings.timeoutMs }) });
   }
   return openFile(spec);
 }

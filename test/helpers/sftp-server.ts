@@ -26,6 +26,8 @@ export interface SftpServer {
   knownHostsLine: string;
   /** Bytes handed out by READ requests so far (streaming checks). */
   bytesServed(): number;
+  /** From now on READ requests get no answer, as from a server that died mid-transfer. */
+  stallReads(stalled: boolean): void;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function startSftpServer(options: SftpServerOptions): Promise<SftpS
   const allowed = options.publicKey ? utils.parseKey(options.publicKey) : undefined;
   const root = resolve(options.root);
   let served = 0;
+  let stalled = false;
   const connections = new Set<Connection>();
 
   const server = new Server({ hostKeys: [host.private] }, (client) => {
@@ -69,7 +72,14 @@ export async function startSftpServer(options: SftpServerOptions): Promise<SftpS
     });
     client.on('ready', () => {
       client.on('session', (acceptSession) => {
-        acceptSession().on('sftp', (acceptSftp) => serveSftp(acceptSftp(), root, (n) => (served += n)));
+        acceptSession().on('sftp', (acceptSftp) =>
+          serveSftp(
+            acceptSftp(),
+            root,
+            (n) => (served += n),
+            () => stalled,
+          ),
+        );
       });
     });
   });
@@ -80,6 +90,9 @@ export async function startSftpServer(options: SftpServerOptions): Promise<SftpS
     hostFingerprint: `SHA256:${createHash('sha256').update(hostPublic).digest('base64').replace(/=+$/, '')}`,
     knownHostsLine: `[127.0.0.1]:${port} ssh-ed25519 ${hostPublic.toString('base64')}`,
     bytesServed: () => served,
+    stallReads: (on) => {
+      stalled = on;
+    },
     close: () =>
       new Promise<void>((done) => {
         for (const c of connections) c.end();
@@ -90,7 +103,12 @@ export async function startSftpServer(options: SftpServerOptions): Promise<SftpS
 
 type Handle = { kind: 'file'; file: fs.FileHandle } | { kind: 'dir'; path: string; listed: boolean };
 
-function serveSftp(sftp: SFTPWrapper, root: string, count: (bytes: number) => void): void {
+function serveSftp(
+  sftp: SFTPWrapper,
+  root: string,
+  count: (bytes: number) => void,
+  isStalled: () => boolean,
+): void {
   const handles = new Map<number, Handle>();
   let next = 0;
   const local = (path: string) => join(root, resolve('/', path));
@@ -145,6 +163,7 @@ function serveSftp(sftp: SFTPWrapper, root: string, count: (bytes: number) => vo
     );
   });
   sftp.on('READ', (reqid, handle, offset, length) => {
+    if (isStalled()) return;
     const h = handleOf(handle);
     if (h?.kind !== 'file') return sftp.status(reqid, STATUS_CODE.FAILURE);
     const buffer = Buffer.alloc(length);

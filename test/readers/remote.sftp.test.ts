@@ -127,6 +127,33 @@ describe('sftp sources', () => {
     expect(server.bytesServed() - before).toBeLessThan(2_000_000);
   });
 
+  it('a server that stops sending mid-file fails the read after --source-timeout, not never', async () => {
+    process.env[REMOTE_ENV.sftpPassword] = 'pw-s3cret';
+    const line = `${'x'.repeat(90)},y\n`;
+    put('in/stalls.csv', `a,b\n${line.repeat(100_000)}`); // 9.2 MB
+    const source = await openSource(`${base}/in/stalls.csv`, { timeoutMs: 500 });
+    const rows = source.rows[Symbol.asyncIterator]();
+    expect((await rows.next()).done).toBe(false);
+    server.stallReads(true);
+    try {
+      const error = await (async () => {
+        try {
+          for (let r = await rows.next(); !r.done; r = await rows.next());
+        } catch (err) {
+          return err;
+        }
+        return undefined;
+      })();
+      expect(error).toMatchObject({ code: 'SOURCE_UNREADABLE' });
+      expect((error as Error).message).toMatch(
+        new RegExp(`^Cannot read ${base}/in/stalls\\.csv: no data for 0\\.5 s after \\d+ bytes`),
+      );
+    } finally {
+      server.stallReads(false);
+      await source.close();
+    }
+  });
+
   it('takes the newest file matching a pattern and moves it to done/ (a clash gets a time stamp)', async () => {
     process.env[REMOTE_ENV.sftpPassword] = 'pw-s3cret';
     mkdirSync(join(root, 'drop'));

@@ -16,9 +16,13 @@ import { openSession, type RemoteFile, type RemoteSession } from './session.js';
 
 /** What the readers get at a time, as for local files. */
 const CHUNK_BYTES = 64 * 1024;
+/** A transfer that brings no byte for this long has stalled (the server gone mid-file): the read fails. */
+export const REMOTE_STALL_MS = 30_000;
 
 export interface RemoteOptions {
   env?: NodeJS.ProcessEnv;
+  /** See REMOTE_STALL_MS (`--source-timeout`). */
+  timeoutMs?: number;
 }
 
 /** Streams the file (or the newest match of a pattern); the connection closes with the source. */
@@ -30,11 +34,25 @@ export async function openRemote(spec: string, options: RemoteOptions = {}): Pro
     const path = joinPath(address.dir, file.name);
     const name = redactRemote(remoteUrl(address, address.dir, file.name));
     const stream = session.read(path);
+    // Requests still out when the read is cut short (closed early, or stalled) fail later, on a stream
+    // nobody reads any more.
+    const cut = () => {
+      stream.on('error', () => undefined);
+      stream.destroy();
+    };
     const source = fromStream(stream, name, file.name, file.size || undefined, CHUNK_BYTES);
+    const stallMs = options.timeoutMs ?? REMOTE_STALL_MS;
     return {
       ...source,
+      chunks: untilStalled(source.chunks, stallMs, () => {
+        cut();
+        return new CatalogIoError(
+          'SOURCE_UNREADABLE',
+          `Cannot read ${name}: no data for ${stallMs / 1000} s after ${source.bytesRead()} bytes (the server stopped sending)`,
+        );
+      }),
       close: async () => {
-        stream.destroy();
+        cut();
         await session.close();
       },
     };
@@ -88,6 +106,43 @@ export async function moveRemote(spec: string, doneDir: string, options: RemoteO
     return to;
   } finally {
     await session.close();
+  }
+}
+
+/**
+ * The chunks, failing with `stalled()`'s error when the next one takes longer than `ms` to come: an
+ * SFTP server that dies mid-file leaves the read waiting for ever otherwise (and the run's lock held).
+ * Only the source's own wait counts, not the time the consumer takes between chunks.
+ */
+async function* untilStalled(
+  chunks: AsyncIterable<Buffer>,
+  ms: number,
+  stalled: () => Error,
+): AsyncGenerator<Buffer> {
+  const it = chunks[Symbol.asyncIterator]();
+  let stuck = false;
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          stuck = true;
+          reject(stalled());
+        }, ms);
+      });
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await Promise.race([it.next(), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    // A stalled read's `next` may never settle: its `return` would wait behind it.
+    if (stuck) void it.return?.()?.catch(() => undefined);
+    else await it.return?.();
   }
 }
 
