@@ -17,6 +17,7 @@ import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { KEY_PREFIX } from '../redis/url.js';
 import type { FeedJob, FeedJobResult } from './feed-job.js';
+import { notifyJobFailure } from './job-notify.js';
 import { type CliCommand, JobProcesses } from './job-process.js';
 import { QUEUE_NAME } from './queue.js';
 
@@ -108,7 +109,10 @@ async function runJob(
   const { tenant, source, args } = job.data;
   const config = resolve(options.tenantsDir, `${tenant}.json`);
   if (!existsSync(config)) {
-    throw new UnrecoverableError(`No settings for tenant ${tenant} on this worker: ${config} not found`);
+    const reason = `No settings for tenant ${tenant} on this worker: ${config} not found`;
+    // The import never runs, so it cannot tell the job's --notify targets: the worker does.
+    await notifyJobFailure(job.id, job.data, reason, log);
+    throw new UnrecoverableError(reason);
   }
   const argv = [
     job.data.command,
@@ -142,6 +146,9 @@ async function runJob(
       ? `the job's process (pid ${run.pid}) was killed by ${run.signal}`
       : (stderr.at(-1) ?? "the job's process could not start");
     log(`job ${job.id}: ${reason}`);
+    // Its run told no one: on the job's last run, the worker does (earlier runs are retried, resuming).
+    if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
+      await notifyJobFailure(job.id, job.data, reason, log);
     throw new Error(reason);
   }
   const code = run.code;

@@ -15,6 +15,15 @@
 // While Redis cannot be reached a request waits and asks again; once Redis has been gone longer
 // than `aloneAfterMs` (by then the run's lock is lost and the run stops after its batch in flight),
 // the waiting requests start at this process's own pace, so that batch ends with every row reported.
+//
+// The spacing in Redis is the strictest of the live processes' limits. Bottleneck writes its settings
+// only when it makes them (`clearDatastore: false` keeps them, with no expiry): a run started with a
+// lower limit than the one that made them would be held to the higher one. So each limiter says its
+// spacing in Redis under a lease (`catalog-io:limit:<tenant>:rates`, renewed every RATE_RENEW_MS),
+// and the shared `minTime` is set (Bottleneck's updateSettings) to the longest spacing of the leases
+// alive: a lower limit applies at once to every process of the tenant, a higher one once no process
+// with a lower one is alive (it stopped, or its lease of RATE_LEASE_MS ran out).
+import { randomUUID } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import {
@@ -54,6 +63,41 @@ const STOP_WAIT_MS = 1000;
 /** How often waiting requests check that the limiter's state is still in Redis. */
 const WATCH_MS = 1000;
 
+/** How long a limiter's spacing counts for the tenant's after it last said it. */
+const RATE_LEASE_MS = 10_000;
+/** How often a limiter says its spacing again and takes up the tenant's. */
+const RATE_RENEW_MS = 2_000;
+
+/**
+ * KEYS: the leases' expiries (zset), their spacings (hash), Bottleneck's settings.
+ * ARGV: this limiter's id, its spacing (or '' to withdraw it), the lease, ms.
+ * Returns the longest spacing alive (0 when none) and the `minTime` in Redis ('' when unset).
+ */
+const RATE_SCRIPT = `
+local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lease = tonumber(ARGV[3])
+if ARGV[2] == '' then
+  redis.call('zrem', KEYS[1], ARGV[1])
+  redis.call('hdel', KEYS[2], ARGV[1])
+else
+  redis.call('zadd', KEYS[1], now + lease, ARGV[1])
+  redis.call('hset', KEYS[2], ARGV[1], ARGV[2])
+end
+local gone = redis.call('zrangebyscore', KEYS[1], '-inf', now)
+for _, id in ipairs(gone) do
+  redis.call('zrem', KEYS[1], id)
+  redis.call('hdel', KEYS[2], id)
+end
+local strictest = 0
+for _, v in ipairs(redis.call('hvals', KEYS[2])) do
+  if tonumber(v) > strictest then strictest = tonumber(v) end
+end
+redis.call('pexpire', KEYS[1], lease * 2)
+redis.call('pexpire', KEYS[2], lease * 2)
+return { strictest, redis.call('hget', KEYS[3], 'minTime') or '' }
+`;
+
 type Turn<T> =
   | { ran: true; value: T }
   | { ran: true; error: unknown }
@@ -75,6 +119,11 @@ export class SharedLimiter implements RequestLimiter {
   private readonly waiting = new Set<() => void>();
   private readonly probe: Redis;
   private watchdog: NodeJS.Timeout | undefined;
+  /** This limiter's name among the tenant's leases. */
+  private readonly instance = randomUUID();
+  /** The tenant's spacing as last seen in Redis (the strictest alive); this limiter's own at first. */
+  private applied: number;
+  private rateTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SharedLimiterOptions) {
     const rate = options.rateLimit ?? LIMIT_DEFAULTS.rateLimit;
@@ -83,6 +132,7 @@ export class SharedLimiter implements RequestLimiter {
     this.alone = new RunLimiter({ concurrency, rateLimit: rate });
     this.aloneAfterMs = options.aloneAfterMs ?? 20_000;
     this.spacing = spacingMs(rate);
+    this.applied = this.spacing;
     this.id = `${KEY_PREFIX}:limit:${options.tenant}`;
     this.connection = new Bottleneck.IORedisConnection({
       client: options.redis.duplicate({ lazyConnect: false }),
@@ -138,17 +188,45 @@ export class SharedLimiter implements RequestLimiter {
       id: this.id,
       datastore: 'ioredis',
       connection: this.connection,
-      minTime: this.spacing,
-      // Another process's settings are the same: never wipe the shared state on joining.
+      minTime: this.applied,
+      // Never wipe the shared state on joining: the spacing is set by syncRate, not by making it.
       clearDatastore: false,
     });
     limiter.on('error', () => undefined);
     return limiter;
   }
 
-  /** Resolves once the shared state is reachable. */
-  ready(): Promise<unknown> {
-    return this.shared.ready();
+  /**
+   * Resolves once the shared state is reachable and its spacing is the strictest of the tenant's live
+   * limiters (this one's included): no request of this run starts at a looser pace than its own.
+   */
+  async ready(): Promise<void> {
+    await this.shared.ready();
+    await this.syncRate();
+    if (this.rateTimer || this.stopped) return;
+    this.rateTimer = setInterval(() => {
+      // Redis faults here are the watchdog's and the requests' to notice: the lease is said again next time.
+      this.syncRate().catch(() => undefined);
+    }, RATE_RENEW_MS);
+    this.rateTimer.unref();
+  }
+
+  /** Says this limiter's spacing (or withdraws it), and sets Redis's to the strictest alive. */
+  private async syncRate(withdraw = false): Promise<void> {
+    const [strictest, stored] = (await this.probe.eval(
+      RATE_SCRIPT,
+      3,
+      `${this.id}:rates:until`,
+      `${this.id}:rates`,
+      this.settingsKey,
+      this.instance,
+      withdraw ? '' : String(this.spacing),
+      String(RATE_LEASE_MS),
+    )) as [number, string];
+    if (strictest === 0) return;
+    this.applied = strictest;
+    if (stored !== '' && Number(stored) !== strictest)
+      await this.shared.updateSettings({ minTime: strictest });
   }
 
   schedule<T>(fn: () => Promise<T>): Promise<T> {
@@ -223,6 +301,7 @@ export class SharedLimiter implements RequestLimiter {
   async stop(options: { dropWaitingJobs: boolean }): Promise<void> {
     this.stopped = true;
     clearInterval(this.watchdog);
+    clearInterval(this.rateTimer);
     // Stopping tells Redis; with Redis gone, the end of the run is not held up waiting for it.
     const bounded = (work: Promise<unknown>) =>
       Promise.race([
@@ -230,6 +309,8 @@ export class SharedLimiter implements RequestLimiter {
         new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref()),
       ]);
     await bounded(this.local.stop(options));
+    // This limit no longer holds the others back (when it was the strictest, theirs applies again).
+    await bounded(this.syncRate(true));
     for (const limiter of [this.shared, ...this.retired]) await bounded(limiter.stop(options));
     await this.alone.stop(options).catch(() => undefined);
     await bounded(this.connection.disconnect(false));

@@ -57,4 +57,33 @@ describe.runIf(redisTestsRun('test/redis/limiter.test.ts'))('shared rate limit',
     expect(Date.now() - t0).toBeLessThan(1500);
     await Promise.all([a.stop({ dropWaitingJobs: true }), b.stop({ dropWaitingJobs: true })]);
   });
+
+  it('a lower limit applies even when Redis holds a higher one from an earlier run; the strictest live one wins', async () => {
+    const minTime = () => client.hget('b_catalog-io:limit:tenant-d_settings', 'minTime').then(Number);
+    const fast = { requests: 20, windowSeconds: 1 };
+    const slow = { requests: 2, windowSeconds: 1 };
+    // An earlier run at 20/1 leaves its settings in Redis (no expiry).
+    const earlier = new SharedLimiter({ redis: client, tenant: 'tenant-d', rateLimit: fast });
+    await earlier.ready();
+    await earlier.schedule(async () => 1);
+    await earlier.stop({ dropWaitingJobs: true });
+    expect(await minTime()).toBe(spacingMs(fast));
+
+    // A run at 2/1: its spacing, and its requests are spaced by it (a lower bound: never flaky).
+    const slowRun = new SharedLimiter({ redis: client, tenant: 'tenant-d', rateLimit: slow });
+    await slowRun.ready();
+    expect(await minTime()).toBe(spacingMs(slow));
+    const starts: number[] = [];
+    await Promise.all(Array.from({ length: 3 }, () => slowRun.schedule(async () => starts.push(Date.now()))));
+    expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(2 * spacingMs(slow) - 50);
+
+    // A faster run started while the slow one is alive does not loosen it (last started does not win).
+    const later = new SharedLimiter({ redis: client, tenant: 'tenant-d', rateLimit: fast });
+    await later.ready();
+    expect(await minTime()).toBe(spacingMs(slow));
+    // Once the slow run stops, the faster one's limit applies again.
+    await slowRun.stop({ dropWaitingJobs: true });
+    expect(await minTime()).toBe(spacingMs(fast));
+    await later.stop({ dropWaitingJobs: true });
+  });
 });

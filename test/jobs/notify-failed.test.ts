@@ -1,0 +1,97 @@
+// A job that fails in the worker before its import starts (no settings for its tenant there) is
+// told to the job's --notify targets by the worker, with --notify-on respected: a real redis-server,
+// a worker as a child process and a webhook receiver on loopback.
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { memoryOutput } from '../../src/cli/output.js';
+import { type CliChild, startCli } from '../helpers/cli-child.js';
+import { redisTestsRun, useRedis } from '../helpers/redis-server.js';
+
+const work = mkdtempSync(join(tmpdir(), 'jobs-notify-'));
+mkdirSync(join(work, 'tenants'));
+
+async function cli(args: string[]) {
+  const out = memoryOutput();
+  const code = await main(args, out);
+  return { code, stdout: out.stdout.join('\n'), stderr: out.stderr.join('\n') };
+}
+
+describe.runIf(redisTestsRun('test/jobs/notify-failed.test.ts'))('a job failed in the worker', () => {
+  const redis = useRedis();
+  const received: { path: string; body: Record<string, unknown> }[] = [];
+  let http: Server;
+  let hook = '';
+  let worker: CliChild | undefined;
+  beforeAll(async () => {
+    http = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', body: JSON.parse(body) as Record<string, unknown> });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    hook = `http://127.0.0.1:${(http.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(async () => {
+    if (worker && worker.child.exitCode === null) {
+      worker.child.kill('SIGKILL');
+      await worker.done.catch(() => undefined);
+    }
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  });
+
+  it('no settings for its tenant: the job is failed and its webhook told why, under the default --notify-on and always', async () => {
+    const enqueue = async (tenant: string, ...args: string[]) => {
+      const r = await cli([
+        'enqueue',
+        'import',
+        'feed.csv',
+        ...args,
+        '--tenant',
+        tenant,
+        '--redis',
+        redis.url,
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout.trim();
+    };
+    // Queued before the others and run first (one at a time): no --notify, nobody is told.
+    await enqueue('silent', '--entity', 'products');
+    const ghost = await enqueue('ghost', '--entity', 'products', '--notify', `webhook:${hook}?job=default`);
+    const always = await enqueue('ghost2', `--notify=webhook:${hook}?job=always`, '--notify-on', 'always');
+    worker = startCli(['worker', '--redis', redis.url, '--concurrency', '1'], {
+      cwd: work,
+      env: { CATALOG_API_KEY: 'worker-secret-key', CATALOG_URL: '' },
+    });
+    const end = Date.now() + 60_000;
+    while (received.length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+    expect(received.map((r) => r.path).sort()).toEqual(['/hook?job=always', '/hook?job=default']);
+    const told = received.find((r) => r.path === '/hook?job=default')!.body;
+    expect(told).toMatchObject({ command: 'import', source: 'feed.csv', state: 'crashed', exitCode: 2 });
+    expect(told.message).toMatch(
+      new RegExp(
+        `^Job ${ghost} \\(import for tenant ghost\\) failed on the worker before the import started: No settings for tenant ghost on this worker: .*ghost\\.json not found$`,
+      ),
+    );
+    expect(received.find((r) => r.path === '/hook?job=always')!.body.message).toContain(`Job ${always} `);
+    expect(JSON.stringify(received)).not.toContain('worker-secret-key');
+    expect(worker.stderr()).toContain(`job ${ghost}: notified: webhook http://127.0.0.1:`);
+    expect(worker.stderr()).not.toContain('worker-secret-key');
+    // The last job is failed once its notification is sent: waited for.
+    const failed = async () =>
+      (
+        JSON.parse((await cli(['jobs', '--json', '--redis', redis.url])).stdout) as { state: string }[]
+      ).filter((j) => j.state === 'failed').length;
+    while ((await failed()) < 3 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+    expect(await failed()).toBe(3);
+  }, 90_000);
+});
