@@ -1,7 +1,15 @@
 // sftp:// sources against a real SFTP server on loopback (ssh2's server mode): logins by password
 // and by key, host key pinning, the newest match of a pattern, streaming, the move to done/.
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -144,7 +152,7 @@ describe('sftp sources', () => {
         }
         return undefined;
       })();
-      expect(error).toMatchObject({ code: 'SOURCE_UNREADABLE' });
+      expect(error).toMatchObject({ code: 'SOURCE_TIMEOUT' });
       expect((error as Error).message).toMatch(
         new RegExp(`^Cannot read ${base}/in/stalls\\.csv: no data for 0\\.5 s after \\d+ bytes`),
       );
@@ -152,6 +160,30 @@ describe('sftp sources', () => {
       server.stallReads(false);
       await source.close();
     }
+  });
+
+  it('a file that changes while it is read (still being uploaded) ends with SOURCE_CHANGED', async () => {
+    process.env[REMOTE_ENV.sftpPassword] = 'pw-s3cret';
+    const line = `${'x'.repeat(90)},y\n`;
+    put('in/growing.csv', `a,b\n${line.repeat(50_000)}`, new Date(Date.now() - 60_000));
+    const source = await openSource(`${base}/in/growing.csv`);
+    const rows = source.rows[Symbol.asyncIterator]();
+    expect((await rows.next()).done).toBe(false);
+    // The supplier's upload goes on.
+    appendFileSync(join(root, 'in/growing.csv'), line.repeat(10));
+    let read = 1;
+    const error = await (async () => {
+      try {
+        for (let r = await rows.next(); !r.done; r = await rows.next()) read += 1;
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    })();
+    await source.close();
+    expect(error).toMatchObject({ code: 'SOURCE_CHANGED' });
+    expect((error as Error).message).toMatch(/changed while it was read .*left in place for the next run/);
+    expect(read).toBeGreaterThan(1);
   });
 
   it('takes the newest file matching a pattern and moves it to done/ (a clash gets a time stamp)', async () => {

@@ -30,8 +30,10 @@ export async function openRemote(spec: string, options: RemoteOptions = {}): Pro
   const address = parseRemote(spec);
   const session = await openSession(address, redactRemote(spec), options.env);
   try {
-    const file = await pickFile(session, address, redactRemote(spec));
-    const path = joinPath(address.dir, file.name);
+    const picked = await pickFile(session, address, redactRemote(spec));
+    const path = joinPath(address.dir, picked.name);
+    // What the end of the read is compared with: a listing's dates may be rounded (FTP), a stat's not.
+    const file = isPattern(address.name) ? await session.stat(path) : picked;
     const name = redactRemote(remoteUrl(address, address.dir, file.name));
     const stream = session.read(path);
     // Requests still out when the read is cut short (closed early, or stalled) fail later, on a stream
@@ -44,13 +46,29 @@ export async function openRemote(spec: string, options: RemoteOptions = {}): Pro
     const stallMs = options.timeoutMs ?? REMOTE_STALL_MS;
     return {
       ...source,
-      chunks: untilStalled(source.chunks, stallMs, () => {
-        cut();
-        return new CatalogIoError(
-          'SOURCE_UNREADABLE',
-          `Cannot read ${name}: no data for ${stallMs / 1000} s after ${source.bytesRead()} bytes (the server stopped sending)`,
-        );
-      }),
+      chunks: wholeAtEnd(
+        untilStalled(source.chunks, stallMs, () => {
+          cut();
+          return new CatalogIoError(
+            'SOURCE_TIMEOUT',
+            `Cannot read ${name}: no data for ${stallMs / 1000} s after ${source.bytesRead()} bytes (the server stopped sending)`,
+          );
+        }),
+        async () => {
+          // A file still being uploaded: what was read is not the whole of it. The run stops as for
+          // a source that broke off (the rows read are done and reported, exit 2), so the file is not
+          // moved to done/ and the next run reads it whole.
+          const now = await session.stat(path);
+          const read = source.bytesRead();
+          const changed =
+            now.size !== read || (file.modifiedAt !== undefined && now.modifiedAt !== file.modifiedAt);
+          if (!changed) return;
+          throw new CatalogIoError(
+            'SOURCE_CHANGED',
+            `${name} changed while it was read (${read} bytes read, ${now.size} bytes now): it is still being written; the rows read so far are done, the file is left in place for the next run`,
+          );
+        },
+      ),
       close: async () => {
         cut();
         await session.close();
@@ -107,6 +125,15 @@ export async function moveRemote(spec: string, doneDir: string, options: RemoteO
   } finally {
     await session.close();
   }
+}
+
+/** The chunks, then `check()` once they ended (its error is the source's last word). */
+async function* wholeAtEnd(
+  chunks: AsyncIterable<Buffer>,
+  check: () => Promise<void>,
+): AsyncGenerator<Buffer> {
+  yield* chunks;
+  await check();
 }
 
 /**
