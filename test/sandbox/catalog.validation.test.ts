@@ -95,6 +95,30 @@ describe('write validation', () => {
     failuresOf(await post('/Products', { prod_ref: 'T-1', prod_date: 'yesterday' }), 'prod_date');
   });
 
+  it('maxLength counts characters as the schema does (code points): an emoji is one', async () => {
+    const ok = await post('/Products', { prod_ref: 'EMOJI-1', prod_brand: '\u{1F389}'.repeat(100) });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    expect(
+      failuresOf(
+        await post('/Products', { prod_ref: 'EMOJI-2', prod_brand: '\u{1F389}'.repeat(101) }),
+        'prod_brand',
+      )[0]!.ErrorMessage,
+    ).toContain('is 101 characters long; the maximum is 100');
+  });
+
+  it('dates of the years 0-99 are dates; a time past 23:59 is not one', async () => {
+    const early = await post('/Products', { prod_ref: 'Y-0099', prod_release_date: '0099-12-31' });
+    expect(early.status, JSON.stringify(early.body)).toBe(201);
+    const first = await post('/Products', { prod_ref: 'Y-0001', prod_release_date: '0001-01-01' });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    failuresOf(
+      await post('/Products', { prod_ref: 'Y-0002', prod_release_date: '0099-02-29' }),
+      'prod_release_date',
+    );
+    for (const late of ['2024-03-01T24:00:00Z', '2024-03-01T10:60:00Z', '0099-02-29T10:00:00Z'])
+      failuresOf(await post('/Products', { prod_ref: 'T-24', prod_date: late }), 'prod_date');
+  });
+
   it('a multilingual string is written in the Accept-Language culture, else the base language', async () => {
     const id = client.idOf(
       await post('/Products', { prod_ref: 'ML-1', prod_title: 'Titre' }, { 'accept-language': 'fr' }),

@@ -17,6 +17,7 @@ import { copyLayout, layoutProblems } from './layouts.js';
 import type { Layout } from './model.js';
 import type { Segment } from './path.js';
 import type { AttributeSetRecord, CatalogStore } from './store.js';
+import { codePoints } from './values.js';
 
 export class AttributeSetsV2 {
   constructor(
@@ -118,8 +119,8 @@ export class AttributeSetsV2 {
     if (name !== undefined || mode === 'create') {
       if (typeof name !== 'string' || name.trim() === '')
         add('name', 'name is required: a non-empty text', name);
-      else if (name.length > 255)
-        add('name', `name is ${name.length} characters long; the maximum is 255`, name);
+      else if (codePoints(name) > 255)
+        add('name', `name is ${codePoints(name)} characters long; the maximum is 255`, name);
     }
     const layouts: Record<string, Layout | undefined> = Object.create(null);
     for (const [key, fields] of [

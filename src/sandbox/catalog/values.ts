@@ -35,7 +35,7 @@ const INVALID_NAME = /["{}[\]\\<>|*?:]/;
 const hasInvalidCharacters = (name: string): boolean =>
   INVALID_NAME.test(name) || [...name].some((c) => c.charCodeAt(0) < 0x20);
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,7})?)?(Z|[+-]\d{2}:\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,7})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export function validateWrite(
   def: ResourceDef,
@@ -96,8 +96,13 @@ function scalar(field: FieldDef, v: unknown): { value: unknown } | { error: stri
   switch (field.type) {
     case 'string': {
       if (typeof v !== 'string') return { error: `expected a text value, found ${describe(v)}` };
-      if (field.maxLength !== undefined && v.length > field.maxLength)
-        return { error: `is ${v.length} characters long; the maximum is ${field.maxLength}` };
+      // The schema's maxLength counts characters (JSON Schema: code points), not UTF-16 units: an
+      // emoji is one.
+      if (field.maxLength !== undefined && v.length > field.maxLength) {
+        const characters = codePoints(v);
+        if (characters > field.maxLength)
+          return { error: `is ${characters} characters long; the maximum is ${field.maxLength}` };
+      }
       if (field.enum && !field.enum.includes(v))
         return { error: `'${v}' is not one of the allowed values: ${field.enum.join(', ')}` };
       if (field.pattern && v !== '' && !new RegExp(field.pattern).test(v))
@@ -123,9 +128,17 @@ function scalar(field: FieldDef, v: unknown): { value: unknown } | { error: stri
     }
     case 'date-time': {
       const m = typeof v === 'string' ? DATE_TIME.exec(v) : null;
-      if (!m || Number.isNaN(Date.parse(v as string)))
+      // Hours 00-23, minutes 00-59, seconds up to a leap second (RFC 3339, the schema's date-time).
+      if (
+        !m ||
+        !validDay(Number(m[1]), Number(m[2]), Number(m[3])) ||
+        Number(m[4]) > 23 ||
+        Number(m[5]) > 59 ||
+        Number(m[6] ?? 0) > 60 ||
+        Number.isNaN(Date.parse(v as string))
+      )
         return { error: `expected a UTC date-time like 2024-03-31T08:00:00Z, found ${describe(v)}` };
-      if (m[1] !== 'Z')
+      if (m[7] !== 'Z')
         return { error: `'${v}' carries an offset; catalog dates are UTC: convert it and end it with Z` };
       return { value: new Date(v as string).toISOString() };
     }
@@ -290,8 +303,17 @@ export function emptyRecord(def: ResourceDef): StoredRecord {
 }
 
 function validDay(y: number, m: number, d: number): boolean {
-  const t = new Date(Date.UTC(y, m - 1, d));
+  const t = new Date(0);
+  // setUTCFullYear, not Date.UTC: the latter reads years 0-99 as 1900-1999.
+  t.setUTCFullYear(y, m - 1, d);
   return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
+/** Characters as JSON Schema's maxLength counts them: code points (an emoji is one). */
+export function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n += 1;
+  return n;
 }
 
 function describe(v: unknown): string {
