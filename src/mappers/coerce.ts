@@ -44,7 +44,7 @@ function toNumber(cell: Exclude<Cell, Cell[]>, rule: ConversionRule, integer: bo
     const value = plainNumber(text);
     if (value !== undefined) {
       if (!Number.isFinite(value) || (integer && !Number.isInteger(value))) return fail(expected);
-      return { ok: true, value };
+      return exact(text, value, expected);
     }
   }
   if (rule.thousands) {
@@ -74,7 +74,34 @@ function toNumber(cell: Exclude<Cell, Cell[]>, rule: ConversionRule, integer: bo
   const value = Number(text);
   if (!Number.isFinite(value)) return fail(expected);
   if (integer && !Number.isInteger(value)) return fail(expected);
-  return { ok: true, value };
+  return exact(text, value, expected);
+}
+
+/** Significant digits a number of the service (a double) holds exactly, whatever they are. */
+const EXACT_DIGITS = 15;
+
+/**
+ * The value, unless it is not the number the text says: a double holds about 15 significant digits, so
+ * `9007199254740993` or `12345678901234567890` would be written as another number with no word said.
+ * Cheap for the usual cell: only a text longer than 15 characters is looked at.
+ */
+function exact(text: string, value: number, expected: string): Coerced {
+  if (text.length <= EXACT_DIGITS) return { ok: true, value };
+  const digits = significant(text);
+  if (
+    digits.length <= EXACT_DIGITS ||
+    significant(value.toPrecision(Math.min(digits.length, 100))) === digits
+  )
+    return { ok: true, value };
+  return fail(
+    `${expected} of at most ${EXACT_DIGITS} significant digits (this one cannot be written exactly)`,
+  );
+}
+
+/** The significant digits of a number's text: no sign, mark, exponent, leading or trailing zeros. */
+function significant(text: string): string {
+  const mantissa = text.replace(/^[+-]/, '').replace(/e.*$/i, '');
+  return mantissa.replace(/[.,]/g, '').replace(/^0+/, '').replace(/0+$/, '');
 }
 
 /**
@@ -207,7 +234,11 @@ function parseIso(text: string): Parts | undefined {
     else {
       const sign = zone.startsWith('-') ? -1 : 1;
       const digits = zone.slice(1).replace(':', '');
-      parts.offset = sign * (+digits.slice(0, 2) * 60 + +digits.slice(2));
+      const hours = +digits.slice(0, 2);
+      const minutes = +digits.slice(2);
+      // RFC 3339 offsets go up to 23:59: `+99:99` is no offset, not a shift of four days.
+      if (hours > 23 || minutes > 59) return undefined;
+      parts.offset = sign * (hours * 60 + minutes);
     }
   }
   return parts;

@@ -101,6 +101,8 @@ function plainValue(text: string, type: PlainColumn['type']): Value | undefined 
     // As the coercion gives it: a zero fraction dropped.
     return text.length === 24 && text.endsWith('.000Z') ? `${text.slice(0, 19)}Z` : text;
   }
+  // A long number may not be the one a double holds: the full coercion says so (coerce.ts exact()).
+  if (text.length > 15) return undefined;
   const value = plainNumber(text);
   if (value === undefined || !Number.isFinite(value)) return undefined;
   return type === 'integer' && !Number.isInteger(value) ? undefined : value;

@@ -49,6 +49,21 @@ describe('coerce numbers', () => {
     expect(coerce('4.2', 'integer', {})).toEqual({ ok: false, expected: 'a whole number' });
     expect(coerce(4.2, 'integer', {}).ok).toBe(false);
   });
+  it('refuses a number a double cannot hold exactly, rather than write another one', () => {
+    const inexact = (expected: string) => ({
+      ok: false,
+      expected: `${expected} of at most 15 significant digits (this one cannot be written exactly)`,
+    });
+    expect(coerce('9007199254740993', 'integer', {})).toEqual(inexact('a whole number'));
+    expect(coerce('12345678901234567890', 'integer', {})).toEqual(inexact('a whole number'));
+    expect(coerce('12345678901234567890', 'number', {})).toEqual(inexact('a number'));
+    expect(coerce('0,12345678901234567891', 'number', {})).toEqual(inexact('a number'));
+    // Long texts that are exact, or only long by their zeros.
+    expect(coerce('9007199254740992', 'integer', {})).toEqual(ok(9007199254740992));
+    expect(coerce('1000000000000000000000', 'number', {})).toEqual(ok(1e21));
+    expect(coerce('12.500000000000000000', 'number', {})).toEqual(ok(12.5));
+    expect(coerce('0.000000000000000001', 'number', {})).toEqual(ok(1e-18));
+  });
 });
 
 describe('coerce booleans', () => {
@@ -107,5 +122,14 @@ describe('coerce dates', () => {
     expect(coerce('2024-02-30', 'date', {}).ok).toBe(false);
     expect(coerce('12/31/2024', 'date', {}).ok).toBe(false);
     expect(coerce('31/12/2024', 'date', { dateFormat: 'YYYY-MM-DD' }).ok).toBe(false);
+  });
+  it('refuses an offset past 23:59 (RFC 3339) rather than shift the time by days', () => {
+    for (const text of [
+      '2024-03-01T10:00:00+99:99',
+      '2024-03-01T10:00:00+24:00',
+      '2024-03-01T10:00:00-12:60',
+    ])
+      expect(coerce(text, 'date-time', {}).ok, text).toBe(false);
+    expect(coerce('2024-03-01T10:00:00+23:59', 'date-time', {})).toEqual(ok('2024-02-29T10:01:00Z'));
   });
 });
