@@ -1,4 +1,4 @@
-// Naming rules that place a column: a field name, `<field>_<culture>` for a multilingual field, a reference
+// Naming rules that place a column: a field name, `<field>_<culture>` (or `<field>.<culture>`) for a multilingual field, a reference
 // column (`X_refs` for an `X_ids` field with `x-references`, `X_ref` for `X_id`), or the command column.
 import type { EntityModel, FieldModel, TenantModel } from '../schema/model.js';
 import type { DraftLinks } from './types.js';
@@ -59,12 +59,17 @@ function linkKind(entity: EntityModel, idField: FieldModel, references: string):
   return 'byField';
 }
 
+/**
+ * `prod_title_fr`, or `prod_title.fr`: a JSON feed's `{"prod_title": {"en": …, "fr": …}}`, which the
+ * JSON reader flattens to one key per culture.
+ */
 function resolveCulture(name: string, entity: EntityModel, model: TenantModel): Target | undefined {
   for (const culture of model.languages) {
-    const suffix = `_${culture}`;
-    if (name.length > suffix.length && name.toLowerCase().endsWith(suffix.toLowerCase())) {
-      const field = entity.field(name.slice(0, -suffix.length));
-      if (field?.multilingual) return { kind: 'field', entity, field, culture };
+    for (const suffix of [`_${culture}`, `.${culture}`]) {
+      if (name.length > suffix.length && name.toLowerCase().endsWith(suffix.toLowerCase())) {
+        const field = entity.field(name.slice(0, -suffix.length));
+        if (field?.multilingual) return { kind: 'field', entity, field, culture };
+      }
     }
   }
   return undefined;

@@ -23,6 +23,16 @@ describe('mapping without a profile', () => {
     expect(d.source.columns['prod_title.fr']).toBe('prod_title_fr');
   });
 
+  it("maps a JSON record's {culture: text} object (flattened to <field>.<culture>) to its languages", () => {
+    const m = mapper({ entity: 'products' });
+    const out = m.map(row({ prod_ref: 'P1', 'prod_title.en': 'Shirt', 'prod_title.fr': 'Chemise' }));
+    expect(out.issues).toEqual([]);
+    expect(m.warnings).toEqual([]);
+    const d = out.drafts[0]!;
+    expect(d.fields).toEqual({ prod_ref: 'P1', prod_title: 'Shirt' });
+    expect(d.cultures).toEqual({ fr: { prod_title: 'Chemise' } });
+  });
+
   it('warns once about unknown and read-only columns, and ignores them', () => {
     const m = mapper({ entity: 'products' });
     m.map(row({ prod_ref: 'P1', prod_id: '12', colour: 'red', prod_title_de: 'Hemd' }));
