@@ -191,13 +191,16 @@ export function columnOf(ref: string): number {
   return column;
 }
 
-/** A serial day number (with the day's fraction) as an ISO 8601 UTC date-time; null when out of range. */
 /**
  * An Excel date as ISO 8601 without a zone (`2025-06-01T10:00:00.000`): Excel stores the wall-clock time
- * a person typed, in no zone. The mapping reads it in the profile's `timezone` (UTC by default).
+ * a person typed, in no zone. The mapping reads it in the profile's `timezone` (UTC by default). A day
+ * with no time of day is the date alone (`2025-06-01`): the same for a date or date-time field, and what
+ * a text field should get from a cell that shows a date. Null when out of range.
  */
 function excelDate(serial: number, date1904: boolean): Cell {
   const ms = Math.round((serial - 25569 + (date1904 ? 1462 : 0)) * 86_400_000);
   const date = new Date(ms);
-  return Number.isNaN(date.getTime()) ? null : date.toISOString().slice(0, -1);
+  if (Number.isNaN(date.getTime())) return null;
+  const text = date.toISOString();
+  return ms % 86_400_000 === 0 ? text.slice(0, 10) : text.slice(0, -1);
 }
