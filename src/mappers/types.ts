@@ -20,6 +20,8 @@ export interface AssetRef {
   /** The DAM reference: the filename of the URL, or the name as given. */
   name: string;
   kind: 'image' | 'file';
+  /** The field holds one name: the catalog reads its text as comma-separated names (see `unusableName`). */
+  single?: true;
   /** DAM tags for the registration (the profile's `tags`). */
   tags?: string[];
 }

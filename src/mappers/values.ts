@@ -153,6 +153,7 @@ export function toAssets(
 ): Value | Value[] | undefined {
   const names: Value[] = [];
   const field = place.target.kind === 'field' ? place.target.field.name : '';
+  const single = place.target.kind === 'field' && !place.target.field.multiple;
   const { culture } = place;
   const tags = place.rule.tags;
   for (const value of Array.isArray(values) ? values : [values]) {
@@ -179,6 +180,7 @@ export function toAssets(
       ...(asset.url && { url: asset.url }),
       name: asset.name,
       kind,
+      ...(single && { single }),
       ...(tags && asset.url && { tags }),
     });
     names.push(asset.name);

@@ -282,7 +282,14 @@ describe('assets', () => {
       row({ prod_ref: 'P1', prod_manual: 'https://host/docs/care.pdf' }),
     );
     expect(out.drafts[0]!.assets).toEqual([
-      { field: 'prod_manual', url: 'https://host/docs/care.pdf', name: 'care.pdf', kind: 'file' },
+      // `single`: a field of one name (a comma in a name would read as two).
+      {
+        field: 'prod_manual',
+        url: 'https://host/docs/care.pdf',
+        name: 'care.pdf',
+        kind: 'file',
+        single: true,
+      },
     ]);
   });
 });

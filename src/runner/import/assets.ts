@@ -13,7 +13,7 @@ import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
 import { RETRY_DEFAULTS } from '../../api/retry.js';
 import { setBounded } from '../../bounded-map.js';
-import { refusedHost, severalUrls } from '../asset-check.js';
+import { refusedHost, severalUrls, unusableName } from '../asset-check.js';
 import { AssetCache, CACHE_LIMIT } from './asset-cache.js';
 import type { PlannedRecords } from './planned.js';
 
@@ -134,7 +134,12 @@ export class AssetRegistrar {
    * Looks up, 100 references per request, which of these URLs' references the DAM already holds, so
    * registering them costs no POST (and no 409). URLs known from this run or the cache are skipped.
    */
-  async lookup(assets: ReadonlyArray<{ kind: AssetKind; url: string }>): Promise<void> {
+  async lookup(all: ReadonlyArray<{ kind: AssetKind; url: string; single?: boolean }>): Promise<void> {
+    // A name the catalog refuses is not registered (`register`): nothing to look up, nor to check.
+    const assets = all.filter(({ url, single }) => {
+      const reference = safeReference(url);
+      return reference !== undefined && unusableName(reference, single) === undefined;
+    });
     if (assets.some((a) => a.kind === 'image')) await this.checkCache();
     const byKind = new Map<AssetKind, Set<string>>();
     for (const { kind, url } of assets) {
@@ -181,11 +186,19 @@ export class AssetRegistrar {
     return new Set(assets.filter((a) => !has(a.kind, a.name)).map((a) => `${a.kind}:${a.name}`));
   }
 
-  /** Registers a URL (with DAM tags the first time) once per run; later calls share the outcome. */
-  register(kind: AssetKind, url: string, tags?: string[]): Promise<AssetOutcome> {
+  /**
+   * Registers a URL (with DAM tags the first time) once per run; later calls share the outcome.
+   * `single`: the name goes to a field of one name (a comma in it would read as two names).
+   */
+  register(kind: AssetKind, url: string, tags?: string[], single?: boolean): Promise<AssetOutcome> {
+    const reference = referenceOf(url);
+    // A name the catalog would refuse in the record: the DAM would register it all the same, for
+    // nothing. Before the URL's known outcome: the same URL may serve a list field, where a comma is fine.
+    const unusable = unusableName(reference, single);
+    if (unusable !== undefined)
+      return Promise.resolve(this.count({ url, kind, reference, status: 'failed', message: unusable }));
     const known = this.done.get(url) ?? this.inFlight.get(url);
     if (known) return Promise.resolve(known);
-    const reference = referenceOf(url);
     const several = severalUrls(url);
     if (several !== undefined)
       return Promise.resolve(this.count({ url, kind, reference, status: 'failed', message: several }));

@@ -3,6 +3,7 @@
 
 import { isApiError } from '../../api/errors.js';
 import type { AssetRef, Draft } from '../../mappers/types.js';
+import { unusableName } from '../asset-check.js';
 import type { AssetOutcome, AssetRegistrar } from './assets.js';
 
 /** `registrar`: asked for only when a draft names a URL (the DAM client is created on first use). */
@@ -37,6 +38,23 @@ async function missingPlainNames(
 ): Promise<void> {
   const plain = drafts.flatMap((d) => d.assets.filter((a) => a.url === undefined));
   if (plain.length === 0) return;
+  // A name the catalog refuses in a record fails without a lookup (and without a DAM configured).
+  const failed = (draft: Draft, a: AssetRef, message: string) => {
+    const outcomes = out.get(draft) ?? [];
+    outcomes.push({ url: a.name, kind: a.kind, reference: a.name, status: 'failed', message });
+    out.set(draft, outcomes);
+  };
+  const unusable = new Set<AssetRef>();
+  for (const draft of drafts) {
+    for (const a of draft.assets) {
+      const why = a.url === undefined ? unusableName(a.name, a.single) : undefined;
+      if (why === undefined) continue;
+      unusable.add(a);
+      failed(draft, a, why);
+    }
+  }
+  const named = plain.filter((a) => !unusable.has(a));
+  if (named.length === 0) return;
   let assets: AssetRegistrar;
   try {
     assets = registrar();
@@ -44,19 +62,11 @@ async function missingPlainNames(
     if (plan) throw err;
     return;
   }
-  const missing = await assets.missingNames(plain);
+  const missing = await assets.missingNames(named);
   for (const draft of drafts) {
     for (const a of draft.assets) {
-      if (a.url !== undefined || !missing.has(`${a.kind}:${a.name}`)) continue;
-      const outcomes = out.get(draft) ?? [];
-      outcomes.push({
-        url: a.name,
-        kind: a.kind,
-        reference: a.name,
-        status: 'failed',
-        message: `the ${a.kind} '${a.name}' does not exist in the DAM`,
-      });
-      out.set(draft, outcomes);
+      if (a.url !== undefined || unusable.has(a) || !missing.has(`${a.kind}:${a.name}`)) continue;
+      failed(draft, a, `the ${a.kind} '${a.name}' does not exist in the DAM`);
     }
   }
 }
@@ -81,7 +91,9 @@ async function registerUrls(
     drafts.map(async (draft) => {
       const withUrl = draft.assets.filter((a): a is AssetRef & { url: string } => typeof a.url === 'string');
       if (withUrl.length === 0) return;
-      const outcomes = await Promise.all(withUrl.map((a) => assets.register(a.kind, a.url, a.tags)));
+      const outcomes = await Promise.all(
+        withUrl.map((a) => assets.register(a.kind, a.url, a.tags, a.single)),
+      );
       // The DAM's reference is what the catalog write names (it is the file name, normally as drafted).
       withUrl.forEach((a, i) => {
         const o = outcomes[i]!;
