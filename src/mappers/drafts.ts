@@ -67,7 +67,11 @@ export function assign(
     const refs: string[] = [];
     if (!Array.isArray(values)) {
       if (values !== null) refs.push(String(values));
-    } else for (const value of values) if (value !== null) refs.push(String(value));
+    } else {
+      // A link list names each record once: `CAT-TOPS|CAT-TOPS` would be written as [2, 2].
+      for (const value of values)
+        if (value !== null && !refs.includes(String(value))) refs.push(String(value));
+    }
     if (target.link === 'categoryRefs') draft.links.categoryRefs = refs;
     else if (target.link === 'byField') {
       draft.links.byField = {

@@ -54,10 +54,11 @@ describe('mapping without a profile', () => {
 
   it('splits multi-values on | and reads reference columns', () => {
     const out = mapper({ entity: 'products' }).map(
-      row({ prod_ref: 'P1', prod_tags: 'a | b||c', cat_refs: 'shirts|sale' }),
+      row({ prod_ref: 'P1', prod_tags: 'a | b||c', cat_refs: 'shirts|sale|shirts' }),
     );
     const d = out.drafts[0]!;
     expect(d.fields.prod_tags).toEqual(['a', 'b', 'c']);
+    // A link list names each record once.
     expect(d.links.categoryRefs).toEqual(['shirts', 'sale']);
     expect(d.fields.cat_ids).toBeUndefined();
   });
