@@ -11,7 +11,10 @@ export function writeProblem(path: string, cause: unknown): string {
   const code = (cause as NodeJS.ErrnoException).code;
   switch (code) {
     case 'ENOENT':
-      return `the folder ${dirname(path)} does not exist`;
+      // A folder that is there but makes no such file (/proc, /sys) is not a missing one.
+      return existsSync(dirname(path))
+        ? `the folder ${dirname(path)} takes no new files`
+        : `the folder ${dirname(path)} does not exist`;
     case 'ENOTDIR':
       return `a part of ${dirname(path)} is a file, not a folder`;
     case 'EACCES':

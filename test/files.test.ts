@@ -55,6 +55,8 @@ describe('an output file that cannot be written', () => {
       'the file reached the size this process may write (ulimit -f)',
     );
     expect(writeProblem('/x/r.csv', error('EIO'))).toBe('EIO: raw');
+    // A folder that is there but makes no such file (a kernel file system) is not said to be missing.
+    expect(writeProblem('/proc/r.csv', error('ENOENT'))).toBe('the folder /proc takes no new files');
   });
 
   it('any other call says a missing path for itself, not as its folder', () => {
