@@ -6,9 +6,8 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { CatalogIoError } from '../errors.js';
 import { processAlive } from '../runs/registry.js';
-import { heldLock, lossSignal, waitOrStop } from './held.js';
+import { heldLock, lockedError, lossSignal, waitOrStop } from './held.js';
 import type { AcquireOptions, HeldLock, LockHolder, LockScope, RunLockStore } from './types.js';
 
 /** A lock not refreshed for this long belongs to a process that is gone (another host, or frozen). */
@@ -39,6 +38,7 @@ export class FileLockStore implements RunLockStore {
     await mkdir(this.dir, { recursive: true });
     const file = this.file(scope);
     const deadline = Date.now() + (options.waitMs ?? 0);
+    let waiting = false;
     const { lost, lose } = lossSignal();
     for (;;) {
       try {
@@ -65,6 +65,8 @@ export class FileLockStore implements RunLockStore {
         continue;
       }
       if (Date.now() >= deadline) throw lockedError(scope, current);
+      if (!waiting) options.onWait?.(current);
+      waiting = true;
       await waitOrStop(POLL_MS, scope, options);
     }
   }
@@ -77,15 +79,4 @@ async function readHolder(file: string): Promise<LockHolder | undefined> {
   } catch {
     return undefined;
   }
-}
-
-export function lockedError(scope: LockScope, holder: LockHolder | undefined): CatalogIoError {
-  const who = holder
-    ? `run ${holder.runId} (pid ${holder.pid} on ${holder.host}, started ${holder.startedAt})`
-    : 'another run';
-  return new CatalogIoError(
-    'LOCKED',
-    `Another import of ${scope.entity} to this tenant is running: ${who}. Try again when it ends, or wait for it with --wait-lock <seconds>`,
-    { holder, scope },
-  );
 }

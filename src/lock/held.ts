@@ -48,3 +48,19 @@ export async function waitOrStop(ms: number, scope: LockScope, options: AcquireO
 
 /** How often a wait for the lock looks whether the run was asked to stop. */
 const STOP_CHECK_MS = 100;
+
+/** A lock's holder in words, for a run refused or waiting: `run R (pid P on H, started T)`. */
+export function holderWords(holder: LockHolder | undefined): string {
+  return holder
+    ? `run ${holder.runId} (pid ${holder.pid} on ${holder.host}, started ${holder.startedAt})`
+    : 'another run';
+}
+
+/** The error of a run refused because another holds the lock (exit 75). */
+export function lockedError(scope: LockScope, holder: LockHolder | undefined): CatalogIoError {
+  return new CatalogIoError(
+    'LOCKED',
+    `Another import of ${scope.entity} to this tenant is running: ${holderWords(holder)}. Try again when it ends, or wait for it with --wait-lock <seconds>`,
+    { holder, scope },
+  );
+}

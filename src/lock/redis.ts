@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { CatalogIoError } from '../errors.js';
 import { KEY_PREFIX } from '../redis/url.js';
-import { heldLock, lossSignal, waitOrStop } from './held.js';
+import { heldLock, lockedError, lossSignal, waitOrStop } from './held.js';
 import type { AcquireOptions, HeldLock, LockHolder, LockScope, RunLockStore } from './types.js';
 
 /**
@@ -84,9 +84,12 @@ export class RedisLockStore implements RunLockStore {
       await new Promise((resolve) => setTimeout(resolve, Math.ceil(this.ttlMs / 2)));
     }
     const deadline = Date.now() + (options.waitMs ?? 0);
+    let waiting = false;
     for (;;) {
       if ((await this.redis.set(key, value, 'PX', this.ttlMs, 'NX')) === 'OK') break;
       if (Date.now() >= deadline) throw lockedError(scope, await this.holder(scope));
+      if (!waiting && options.onWait) options.onWait(await this.holder(scope));
+      waiting = true;
       await waitOrStop(this.pollMs, scope, options);
     }
     const previous = await this.redis.getset(lastKey, value);
@@ -171,15 +174,4 @@ function withoutToken(stored: Stored | undefined): LockHolder | undefined {
   if (!stored) return undefined;
   const { token: _token, ...holder } = stored;
   return holder;
-}
-
-function lockedError(scope: LockScope, holder: LockHolder | undefined): CatalogIoError {
-  const who = holder
-    ? `run ${holder.runId} (pid ${holder.pid} on ${holder.host}, started ${holder.startedAt})`
-    : 'another run';
-  return new CatalogIoError(
-    'LOCKED',
-    `Another import of ${scope.entity} to this tenant is running: ${who}. Try again when it ends, or wait for it with --wait-lock <seconds>`,
-    { holder, scope },
-  );
 }

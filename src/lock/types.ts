@@ -31,6 +31,8 @@ export interface AcquireOptions {
   onTakeover?: (previous: LockHolder) => void;
   /** The run was asked to stop (a signal): the wait ends at once with `API_STOPPED`. */
   stopped?: () => boolean;
+  /** Told once, when the lock is held by another run and the wait for it begins (`waitMs` > 0). */
+  onWait?: (holder: LockHolder | undefined) => void;
 }
 
 export interface RunLockStore {

@@ -17,13 +17,22 @@ let feed: string;
 /** A service that takes requests and never answers them: a start-up that waits. */
 let silent: Server;
 let silentUrl: string;
+/** Requests the silent service has taken. */
+let asked = 0;
+
+/** Resolves once `ready()` holds (checked every 50 ms). */
+async function until(ready: () => boolean): Promise<void> {
+  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 50));
+}
 
 beforeAll(async () => {
   cwd = tempDir('import-stop-early');
   const rows = ['prod_ref,prod_title'];
   for (let i = 1; i <= 200; i++) rows.push(`SE-${i},Item ${i}`);
   feed = await writeFeed(cwd, 'feed.csv', rows.join('\n'));
-  silent = createServer(() => {});
+  silent = createServer(() => {
+    asked += 1;
+  });
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
 });
@@ -47,8 +56,8 @@ describe('stopped or failed before the first row', () => {
       cwd,
       fixture.sb,
     );
-    // Long enough to be in its wait (the lock is tried within its first second).
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // In its wait, as it says: a scheduler's log shows why the run has not started.
+    await waiting.waitFor(/waiting up to 300 s for the lock of products, held by run \S+ \(pid \d+ on /);
     waiting.process.kill('SIGINT');
     const end = await waiting.exited;
     expect(end.code, end.stderr).toBe(130);
@@ -66,8 +75,10 @@ describe('stopped or failed before the first row', () => {
       damUrl: `${silentUrl}/dam`,
       apiKey: 'k',
     } as SandboxHandle;
+    const before = asked;
     const run = startCli(['import', feed, ...flags, '--summary', 'summary.json'], dir, service);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Its `$metadata` request is out, unanswered.
+    await until(() => asked > before);
     run.process.kill('SIGTERM');
     const end = await run.exited;
     expect(end.code, end.stderr).toBe(143);

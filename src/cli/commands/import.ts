@@ -8,6 +8,7 @@ import type { ServiceName } from '../../api/errors.js';
 import { clockTime } from '../../api/service-http.js';
 import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
+import { holderWords } from '../../lock/held.js';
 import { checkSource, type ReaderOptions } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import type { MaxMissing } from '../../runner/import/full-sync.js';
@@ -250,6 +251,11 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           // --redis: one lock for every machine of the tenant; else a lock file on this one.
           lockStore: connection.shared?.locks ?? new FileLockStore(connection.lockDir),
           ...(waitLock !== undefined && { waitLockMs: waitLock * 1000 }),
+          // Said whatever the flags: a scheduler's log must show why the run has not started.
+          onLockWait: (holder) =>
+            out.error(
+              `waiting up to ${waitLock} s for the lock of ${profile.entity}, held by ${holderWords(holder)}`,
+            ),
           onLockTakeover: (previous) =>
             out.error(
               `warning: took over the lock of run ${previous.runId} (pid ${previous.pid} on ${previous.host}, started ${previous.startedAt}): its process is gone or stopped renewing it`,

@@ -99,6 +99,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
         {
           ...(options.waitLockMs !== undefined && { waitMs: options.waitLockMs }),
           ...(options.onLockTakeover && { onTakeover: options.onLockTakeover }),
+          ...(options.onLockWait && { onWait: options.onLockWait }),
           stopped: () => options.stop?.signal !== undefined,
         },
       );

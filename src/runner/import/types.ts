@@ -136,6 +136,8 @@ export interface ImportOptions {
   /** Wait this long for a running import to finish instead of refusing at once. */
   waitLockMs?: number;
   onLockTakeover?: (previous: LockHolder) => void;
+  /** Told once when another run holds the lock and this one starts to wait for it (`waitLockMs`). */
+  onLockWait?: (holder: LockHolder | undefined) => void;
   /** Full sync: delete the entity's records the feed does not name. Default `ignore`. */
   missing?: 'delete' | 'ignore';
   /** How many may go before the full sync refuses to delete anything. Default 5%. */
