@@ -12,6 +12,7 @@ const SLOW = [
   'test/notify/notify.test.ts',
   'test/console/console.browser.test.ts',
   'test/console/serve.test.ts',
+  'test/console/check.test.ts',
   'test/api/cli.hang.test.ts',
   'test/api/outage.test.ts',
   'test/api/timeouts.test.ts',

@@ -53,7 +53,13 @@ function cookieToken(header: string | undefined): string | undefined {
 }
 
 /** The hooks that guard every route, bull-board's included (added before anything is registered). */
-export function guard(app: FastifyInstance, host: string, token: string | undefined): void {
+export function guard(
+  app: FastifyInstance,
+  host: string,
+  token: string | undefined,
+  origins: readonly string[] = [],
+): void {
+  const allowed = new Set(origins.map((o) => checkOrigin(o)));
   const expected = token === undefined ? undefined : digest(token);
   const sameToken = (given: string | undefined) =>
     given !== undefined && expected !== undefined && timingSafeEqual(digest(given), expected);
@@ -62,9 +68,16 @@ export function guard(app: FastifyInstance, host: string, token: string | undefi
     if (isLoopback(host) && (hostName === undefined || !isLoopback(hostName)))
       return reply.code(421).type('text/plain').send('This console answers to loopback names only.\n');
     if (request.method !== 'GET' && request.method !== 'HEAD') {
+      // The whole origin (scheme, host and port), as a browser sends it: the console's own is
+      // `http://` and the Host the request names; another is one `--origin` allows (a TLS proxy's).
       const origin = request.headers.origin;
-      if (origin !== undefined && hostOf(origin.replace(/^[a-z]+:\/\//, '')) !== hostName)
-        return reply.code(403).type('text/plain').send('Cross-origin writes are refused.\n');
+      if (origin !== undefined && !sameOrigin(origin, request.headers.host, allowed))
+        return reply
+          .code(403)
+          .type('text/plain')
+          .send(
+            `Cross-origin writes are refused (origin ${origin.slice(0, 200)}; serve --origin allows another, such as a TLS proxy's).\n`,
+          );
     }
     if (expected === undefined) return;
     const url = new URL(request.url, 'http://console');
@@ -86,6 +99,37 @@ export function guard(app: FastifyInstance, host: string, token: string | undefi
       .type('text/plain')
       .send('This console needs its token: open it once as /?token=<token> (the token serve was given).\n');
   });
+}
+
+/**
+ * An origin `--origin` allows, as a browser sends it (`https://catalog.example.com`, `http://host:8080`):
+ * a scheme, a host and a port, no path. Refused at the start with what is wrong.
+ */
+export function checkOrigin(origin: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(origin);
+  } catch {
+    url = undefined;
+  }
+  const plain = url && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  if (!url || !plain || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `serve --origin ${origin}: give an origin as a browser sends it: a scheme, a host and a port when not the default, no path (e.g. https://catalog.example.com)`,
+    );
+  return url.origin;
+}
+
+/** Whether `origin` is the console's own (`http://` and the Host header) or one allowed. */
+function sameOrigin(origin: string, hostHeader: string | undefined, allowed: ReadonlySet<string>): boolean {
+  if (allowed.has(origin)) return true;
+  if (!hostHeader) return false;
+  try {
+    return new URL(`http://${hostHeader}`).origin === origin.toLowerCase();
+  } catch {
+    return false;
+  }
 }
 
 /** The host name of a Host header or an origin without its scheme (`[::1]:4020` -> `::1`). */

@@ -1,15 +1,22 @@
 // "Check a file": a feed (and a profile) dropped on the page is streamed to a temporary file, bounded
 // in size, then validated by the same code as `catalog-io validate` (validateFile: the same readers and
-// their limits, the same checks), which writes its JSON Lines report; the grid reads that report in
-// ranges like a run's. Nothing is written to the tenant: validate only reads its $metadata.
+// their limits, the same checks, the same reference check against the file and the tenant), which
+// writes its JSON Lines report; the grid reads that report in ranges like a run's. Nothing is written
+// to the tenant: validate only reads its $metadata and asks which referenced records exist.
+//
+// What a check may write is bounded: its report stops at `maxReportBytes` (the check ends with an error
+// and its files are removed), and the checks kept and running hold at most `maxChecksBytes` together
+// (the oldest kept ones go first). A check ends early, its files removed, when the console stops or
+// when the page that asked for it goes away before the answer.
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { profileFrom } from '../cli/commands/feed.js';
-import type { ConnectionFlags } from '../config/index.js';
+import { checksRefsByDefault, referenceChecking } from '../cli/commands/validate.js';
+import type { Connection, ConnectionFlags } from '../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../errors.js';
 import { isFileFault, writeProblem } from '../files.js';
 import { sheetsReadWhole } from '../readers/index.js';
@@ -23,6 +30,17 @@ export interface CheckOptions {
   flags: ConnectionFlags;
   /** The largest feed accepted, in bytes. */
   maxUploadBytes: number;
+  /** The largest report one check may write, in bytes: past it the check stops and its files go. */
+  maxReportBytes: number;
+  /** What the checks kept, and those running (each counted at `maxReportBytes`), may hold together. */
+  maxChecksBytes: number;
+}
+
+export interface CheckRoutes {
+  /** Stops the checks running (they answer 503 and their files are removed) and refuses new ones. */
+  stop(): Promise<void>;
+  /** Closes the tenant connection the reference check holds. */
+  close(): Promise<void>;
 }
 
 interface Check {
@@ -30,26 +48,105 @@ interface Check {
   report: string;
   result: ValidateFileResult;
   file: string;
+  /** The report's bytes and its index's (16 bytes a line, built when the grid first reads it). */
+  bytes: number;
+}
+
+interface Running {
+  controller: AbortController;
+  done: Promise<unknown>;
 }
 
 /** Checks kept for their grid; the oldest goes (with its files) when a new one comes. */
 const KEEP_CHECKS = 8;
 const FEED_NAME = /\.(csv|tsv|txt|xlsx|json|ndjson|jsonl)(\.gz)?$/i;
+/** A profile is YAML or JSON by its name, as `--profile` reads it (docs/profiles.md). */
+const PROFILE_NAME = /\.(ya?ml|json)$/i;
+/** How often a running check's report is measured against `maxReportBytes`. */
+const MEASURE_EVERY_MS = 50;
+/** Bytes of the grid's index per report line (report-index.ts). */
+const INDEX_BYTES_PER_LINE = 16;
+
+/** Why a check stopped before its end: the console stops, or the page went away. */
+class CheckStopped extends Error {}
+
+class UploadTooLarge extends CatalogIoError {
+  constructor(message: string) {
+    super('CONFIG_INVALID', message);
+  }
+}
+
+/** The report passed `maxReportBytes`, or the disk the checks may use is taken. */
+class CheckTooLarge extends CatalogIoError {
+  constructor(message: string) {
+    super('OUTPUT_FAILED', message);
+  }
+}
 
 export function checkRoutes(
   app: FastifyInstance,
   reports: Reports,
   tempDir: string,
   options: CheckOptions,
-): void {
+): CheckRoutes {
   const checks = new Map<string, Check>();
+  const running = new Set<Running>();
   let next = 0;
+  let stopping = false;
+  // The tenant of the reference check: connected at the first check, kept while the console runs.
+  let connection: Promise<Connection> | undefined;
+  const checkRefs = checksRefsByDefault(options.flags);
+  const connected = (): Promise<Connection> => {
+    connection ??= import('../config/index.js')
+      .then(({ connect }) => connect({ flags: options.flags }))
+      .catch((err: unknown) => {
+        connection = undefined;
+        throw err;
+      });
+    return connection;
+  };
+
+  const keptBytes = () => [...checks.values()].reduce((sum, c) => sum + c.bytes, 0);
+  const forget = async (id: string) => {
+    const check = checks.get(id);
+    if (!check) return;
+    checks.delete(id);
+    await reports.forget(check.report);
+    await rm(check.dir, { recursive: true, force: true });
+  };
+  /** Makes room for one more check (its report at the most): the oldest kept checks go first. */
+  const makeRoom = async (): Promise<boolean> => {
+    const reserved = () => (running.size + 1) * options.maxReportBytes;
+    for (const id of checks.keys()) {
+      if (keptBytes() + reserved() <= options.maxChecksBytes) break;
+      await forget(id);
+    }
+    return keptBytes() + reserved() <= options.maxChecksBytes;
+  };
 
   app.post('/api/check', async (request, reply) => {
+    if (stopping)
+      return reply.code(503).send({ error: 'The console is stopping: no more checks', code: 'STOPPED' });
+    if (!(await makeRoom()))
+      return reply.code(503).send({
+        error: `The console is checking ${running.size} file${running.size === 1 ? '' : 's'} already, and each may write a report of ${formatSize(options.maxReportBytes)} (serve --max-report), more than serve --max-checks-disk (${formatSize(options.maxChecksBytes)}) leaves room for: try again when one is done`,
+        code: 'BUSY',
+      });
+    const controller = new AbortController();
+    let settle!: () => void;
+    const entry: Running = { controller, done: new Promise<void>((resolve) => (settle = resolve)) };
+    running.add(entry);
+    // The page went away (a closed tab, an aborted upload) before the answer: the check is of no use.
+    const gone = () => {
+      if (!reply.raw.writableFinished)
+        controller.abort(new CheckStopped('the page that asked for it went away'));
+    };
+    reply.raw.once('close', gone);
     const dir = await mkdtemp(path.join(tempDir, 'check-'));
     // The files as they were sent: what the summary and any error name, not where this server keeps them.
     let feed: { file: string; name: string } | undefined;
     let profileSent: { file: string; name: string } | undefined;
+    let measuring: NodeJS.Timeout | undefined;
     try {
       let entity: string | undefined;
       for await (const part of request.parts()) {
@@ -64,6 +161,7 @@ export function checkRoutes(
         else part.file.resume();
       }
       if (!feed) throw new CatalogIoError('CONFIG_INVALID', 'No feed: drop a CSV, XLSX, JSON or NDJSON file');
+      controller.signal.throwIfAborted();
       // As `validate --profile P --entity E` reads them (a profile's entity, or E, or products).
       const profile = await profileFrom({
         ...(profileSent && { profile: profileSent.file }),
@@ -71,32 +169,82 @@ export function checkRoutes(
       });
       // A workbook of several sheets, with no entity named, is checked whole, as `validate` checks it.
       const whole = entity === undefined ? await sheetsReadWhole(feed.file) : undefined;
-      const model = await tenantModelFor({ flags: options.flags, scope: whole ? 'all' : [profile.entity] });
+      const scope = whole ? 'all' : [profile.entity];
+      // As `validate` does by default: references checked against the file and the tenant (with
+      // --schemas, offline, not at all).
+      const tenant = checkRefs ? await connected() : undefined;
+      const model = tenant
+        ? await tenant.tenant.model(scope)
+        : await tenantModelFor({ flags: options.flags, scope });
+      controller.signal.throwIfAborted();
       const report = path.join(dir, 'report.jsonl');
-      const checked = { source: feed.file, model, profile, reportFile: report };
+      const shownName = feed.name;
+      measuring = setInterval(() => {
+        void stat(report).then(
+          (s) => {
+            if (s.size > options.maxReportBytes && !controller.signal.aborted)
+              controller.abort(new CheckTooLarge(tooLargeText(shownName, options.maxReportBytes)));
+          },
+          () => {},
+        );
+      }, MEASURE_EVERY_MS);
+      const checked = {
+        source: feed.file,
+        model,
+        profile,
+        reportFile: report,
+        signal: controller.signal,
+        ...referenceChecking(model, checkRefs, tenant),
+      };
       const result = whole
         ? await (await import('../runner/validate-workbook.js')).validateWorkbook(checked, whole)
         : await validateFile(checked);
+      clearInterval(measuring);
+      controller.signal.throwIfAborted();
+      const reportBytes = (await stat(report)).size;
+      if (reportBytes > options.maxReportBytes)
+        controller.abort(new CheckTooLarge(tooLargeText(shownName, options.maxReportBytes)));
+      controller.signal.throwIfAborted();
+      // Only the report is kept for the grid: the feed and the profile are done with.
+      for (const sent of [feed, profileSent]) if (sent) await rm(sent.file, { force: true });
       const id = String(++next);
       const shown = { ...result, source: feed.name };
-      checks.set(id, { dir, report, result: shown, file: feed.name });
-      for (const [old, check] of checks) {
+      checks.set(id, {
+        dir,
+        report,
+        result: shown,
+        file: feed.name,
+        bytes: reportBytes + INDEX_BYTES_PER_LINE * (result.rows + 1),
+      });
+      for (const old of checks.keys()) {
         if (checks.size <= KEEP_CHECKS) break;
-        checks.delete(old);
-        await reports.forget(check.report);
-        await rm(check.dir, { recursive: true, force: true });
+        await forget(old);
       }
       return { id, file: feed.name, ...summaryOf(shown) };
-    } catch (err) {
+    } catch (caught) {
+      clearInterval(measuring);
       await rm(dir, { recursive: true, force: true });
+      // A check stopped on the way is said by why it stopped, not by where the row loop was.
+      const err = controller.signal.aborted ? controller.signal.reason : caught;
+      if (err instanceof CheckStopped) {
+        const sent = feed ? ` of ${feed.name}` : '';
+        return reply
+          .code(503)
+          .send({ error: `The check${sent} was stopped: ${err.message}`, code: 'STOPPED' });
+      }
       if (isCatalogIoError(err)) {
         let message = err.message;
         for (const sent of [feed, profileSent]) if (sent) message = message.split(sent.file).join(sent.name);
-        // 507: the server could not store what it was sent; 413: too large; 400: the files themselves.
+        // 507: the server could not store what it was sent (or the check wrote too much); 413: too large;
+        // 400: the files themselves.
         const status = err instanceof UploadTooLarge ? 413 : err.code === 'OUTPUT_FAILED' ? 507 : 400;
         return reply.code(status).send({ error: message, code: err.code });
       }
       throw err;
+    } finally {
+      reply.raw.off('close', gone);
+      running.delete(entry);
+      settle();
     }
   });
 
@@ -124,7 +272,7 @@ export function checkRoutes(
     for (const check of checks.values()) await rm(check.dir, { recursive: true, force: true });
   });
 
-  async function save(part: MultipartFile, dir: string, as: string): Promise<string> {
+  async function save(part: MultipartFile, dir: string, as: 'feed' | 'profile'): Promise<string> {
     const name = path.basename(part.filename || as);
     if (as === 'feed' && !FEED_NAME.test(name)) {
       part.file.resume();
@@ -133,8 +281,11 @@ export function checkRoutes(
         `${name}: not a feed this console reads (.csv, .xlsx, .json, .ndjson, optionally .gz)`,
       );
     }
-    // The original extension: the reader tells the format by it, as for a file on disk.
-    const file = path.join(dir, `${as}${as === 'feed' ? name.slice(name.search(FEED_NAME)) : '.json'}`);
+    // The original extension: the reader tells the format by it, as for a file on disk, and a profile
+    // is read as YAML or JSON by it, as `--profile` reads it.
+    const extension =
+      as === 'feed' ? name.slice(name.search(FEED_NAME)) : (PROFILE_NAME.exec(name)?.[0] ?? '.json');
+    const file = path.join(dir, `${as}${extension.toLowerCase()}`);
     const tooLarge = () =>
       new UploadTooLarge(
         `${name} is larger than this console accepts (${formatSize(options.maxUploadBytes)}; serve --max-upload raises it)`,
@@ -155,12 +306,23 @@ export function checkRoutes(
     if (part.file.truncated) throw tooLarge();
     return file;
   }
+
+  return {
+    async stop() {
+      stopping = true;
+      for (const { controller } of running) controller.abort(new CheckStopped('the console is stopping'));
+      await Promise.all([...running].map((r) => r.done));
+    },
+    async close() {
+      const open = connection;
+      connection = undefined;
+      if (open) await (await open.catch(() => undefined))?.close();
+    },
+  };
 }
 
-class UploadTooLarge extends CatalogIoError {
-  constructor(message: string) {
-    super('CONFIG_INVALID', message);
-  }
+function tooLargeText(name: string, maxReportBytes: number): string {
+  return `The report of ${name} passed ${formatSize(maxReportBytes)}, the most one check may write (serve --max-report): the check stopped and its files were removed. Check a part of the file, or validate it with the CLI (catalog-io validate)`;
 }
 
 function summaryOf(result: ValidateFileResult) {

@@ -9,11 +9,13 @@ import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ConnectionFlags } from '../config/index.js';
+import { CatalogIoError } from '../errors.js';
+import { formatSize } from '../readers/options.js';
 import { RunRegistry } from '../runs/registry.js';
 import { redactText, registerSecret } from '../secrets.js';
 import { checkAccess, guard } from './access.js';
 import { vendorFile, webDir } from './assets.js';
-import { checkRoutes } from './check.js';
+import { type CheckRoutes, checkRoutes } from './check.js';
 import { liveRoutes } from './live.js';
 import { Reports, runRoutes } from './runs.js';
 
@@ -29,6 +31,12 @@ export interface ConsoleOptions {
   /** Redis of the job queue: bull-board under /jobs. */
   redisUrl?: string;
   maxUploadBytes?: number;
+  /** The largest report one check may write (default 1 GB). */
+  maxReportBytes?: number;
+  /** What the checks kept and running may hold on disk together (default 4 GB). */
+  maxChecksBytes?: number;
+  /** Origins other than the console's own whose pages may write (a TLS proxy's: `https://host`). */
+  origins?: readonly string[];
   /** How often a live page is told a running import's progress. Default 1 s. */
   liveEveryMs?: number;
 }
@@ -40,19 +48,31 @@ export interface ConsoleHandle {
 
 export const DEFAULT_CONSOLE_PORT = 4020;
 export const DEFAULT_MAX_UPLOAD = 1024 * 1024 * 1024;
+export const DEFAULT_MAX_REPORT = 1024 * 1024 * 1024;
+export const DEFAULT_MAX_CHECKS_DISK = 4 * 1024 * 1024 * 1024;
+/** How long a stop waits for the checks running to end (they stop at their next row). */
+const STOP_CHECKS_MS = 3_000;
 /** The pages of the front end: each is the same shell, whose script draws the page for its path. */
 const PAGES = ['/', '/runs/:id', '/plans/:id', '/check', '/checks/:id'];
 
 export async function startConsole(options: ConsoleOptions): Promise<ConsoleHandle> {
   const host = options.host ?? '127.0.0.1';
   checkAccess(host, options.token);
+  const maxReportBytes = options.maxReportBytes ?? DEFAULT_MAX_REPORT;
+  const maxChecksBytes = options.maxChecksBytes ?? DEFAULT_MAX_CHECKS_DISK;
+  if (maxChecksBytes < maxReportBytes)
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `serve --max-checks-disk (${formatSize(maxChecksBytes)}) must be at least --max-report (${formatSize(maxReportBytes)}): a check could never start`,
+    );
   const web = webDir();
   const tempDir = await mkdtemp(path.join(tmpdir(), 'catalog-io-console-'));
   const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true });
   const reports = new Reports(tempDir);
   const closers: Array<() => Promise<void>> = [];
+  let checks: CheckRoutes | undefined;
   try {
-    guard(app, host, options.token);
+    guard(app, host, options.token, options.origins);
     const apiKey = options.flags?.apiKey ?? (process.env.CATALOG_API_KEY || undefined);
     if (apiKey) registerSecret(apiKey);
     // A message passed on from a library (an error of the tenant) never carries a secret to a page: the
@@ -83,13 +103,19 @@ export async function startConsole(options: ConsoleOptions): Promise<ConsoleHand
     const registry = new RunRegistry(options.stateDir);
     runRoutes(app, registry, reports, tempDir);
     liveRoutes(app, registry, reports, options.liveEveryMs ?? 1_000);
-    checkRoutes(app, reports, tempDir, { flags: options.flags ?? {}, maxUploadBytes });
+    checks = checkRoutes(app, reports, tempDir, {
+      flags: options.flags ?? {},
+      maxUploadBytes,
+      maxReportBytes,
+      maxChecksBytes,
+    });
     app.get('/api/about', async () => ({ stateDir: options.stateDir, jobs: options.redisUrl !== undefined }));
     if (options.redisUrl) closers.push(await mountJobs(app, options.redisUrl));
 
     await app.listen({ host, port: options.port ?? DEFAULT_CONSOLE_PORT });
   } catch (err) {
     await app.close().catch(() => {});
+    await checks?.close().catch(() => {});
     for (const close of closers) await close().catch(() => {});
     await rm(tempDir, { recursive: true, force: true });
     throw err;
@@ -100,7 +126,18 @@ export async function startConsole(options: ConsoleOptions): Promise<ConsoleHand
   return {
     url: `http://${shown}:${port}`,
     async close() {
+      // Checks running stop at their next row (their files removed, their pages told 503); one that
+      // waits on the tenant is not waited for past STOP_CHECKS_MS (its folder goes with the rest).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        checks?.stop(),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, STOP_CHECKS_MS);
+        }),
+      ]);
+      clearTimeout(timer);
       await app.close();
+      await checks?.close();
       for (const close of closers) await close();
       await reports.close();
       await rm(tempDir, { recursive: true, force: true });

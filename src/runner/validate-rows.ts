@@ -50,6 +50,8 @@ export interface ValidateRowsOptions {
   damHosts?: readonly string[];
   /** As the import's `--on-asset-error`: an image or file it cannot take is a warning, or fails the row. */
   onAssetError?: 'warn' | 'fail';
+  /** Stops the check: the next row throws the signal's reason (the caller removes what was written). */
+  signal?: AbortSignal;
 }
 
 /** A row held until the references of the rows before it, and its own, are settled (the report keeps the order). */
@@ -118,10 +120,12 @@ export async function checkRows(
       }
     }
   };
+  const signal = options.signal;
   for (;;) {
     // Rows the reader already holds are taken without a promise each.
     const row = rows.take() ?? (await rows.next());
     if (!row) break;
+    if (signal?.aborted) throw signal.reason;
     // Plain rows are judged without drafts; the others by the full check (the same verdicts).
     const quick = checker.quick(row);
     if (++summary.rows === ESTIMATE_AFTER) expectRows(checker, summary.rows, options.source);

@@ -63,6 +63,8 @@ export interface ValidateFileOptions {
   damHosts?: readonly string[];
   /** As the import's `--on-asset-error`: an image or file it cannot take is a warning, or fails the row. */
   onAssetError?: 'warn' | 'fail';
+  /** Stops the check: it throws the signal's reason at the next row (the files are closed, not removed). */
+  signal?: AbortSignal;
   /** Called after each row (progress), with how far the reader is in the source. */
   onRow?: (summary: Readonly<ValidateSummary>, read: SourceProgress) => void;
 }

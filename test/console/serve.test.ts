@@ -75,6 +75,39 @@ describe('access', () => {
       await handle.close();
     }
   });
+
+  it('compares the whole origin of a write: scheme, host and port; --origin allows another', async () => {
+    const handle = await startConsole({
+      stateDir: mkdtempSync(join(tmpdir(), 'state-')),
+      port: 0,
+      origins: ['https://catalog.example.com'],
+    });
+    try {
+      const { port } = new URL(handle.url);
+      const post = async (origin: string, host = `127.0.0.1:${port}`) =>
+        (await get(`${handle.url}/api/check`, { origin, host }, 'POST')).status;
+      // Another port of this machine, the same host over https, another loopback name: not the console.
+      expect(await post('http://127.0.0.1:9999')).toBe(403);
+      expect(await post('https://127.0.0.1')).toBe(403);
+      expect(await post(`https://127.0.0.1:${port}`)).toBe(403);
+      expect(await post(`http://localhost:${port}`)).toBe(403);
+      expect(await post('null')).toBe(403);
+      // Its own origin (as the Host names it), and the one allowed: past the check (no form: 406/400).
+      expect(await post(`http://127.0.0.1:${port}`)).not.toBe(403);
+      expect(await post(`http://localhost:${port}`, `localhost:${port}`)).not.toBe(403);
+      expect(await post('https://catalog.example.com')).not.toBe(403);
+      expect(await post('https://catalog.example.com:8443')).toBe(403);
+    } finally {
+      await handle.close();
+    }
+    await expect(
+      startConsole({
+        stateDir: mkdtempSync(join(tmpdir(), 'state-')),
+        port: 0,
+        origins: ['https://x.example/app'],
+      }),
+    ).rejects.toThrow(/^serve --origin https:\/\/x\.example\/app: give an origin as a browser sends it/);
+  });
 });
 
 describe('the shipped bundle', () => {

@@ -14,6 +14,9 @@ interface ServeArgs {
   token?: string;
   redis?: string;
   'max-upload': string;
+  'max-report': string;
+  'max-checks-disk': string;
+  origin?: string[];
   json: boolean;
   [key: string]: unknown;
 }
@@ -50,6 +53,22 @@ export const serveCommand: CommandFactory = (out) =>
           default: '1GB',
           describe: 'Largest file "Check a file" accepts (e.g. 200MB)',
         })
+        .option('max-report', {
+          type: 'string',
+          default: '1GB',
+          describe: 'Largest report one "Check a file" may write; past it the check stops and its files go',
+        })
+        .option('max-checks-disk', {
+          type: 'string',
+          default: '4GB',
+          describe: 'Disk the checks kept and running may hold together; the oldest kept go first',
+        })
+        .option('origin', {
+          type: 'string',
+          array: true,
+          describe:
+            "Another origin whose pages may write (POST), e.g. a TLS proxy's https://catalog.example.com; the console's own is http:// and the Host asked for",
+        })
         .option('json', {
           type: 'boolean',
           default: false,
@@ -76,6 +95,9 @@ export const serveCommand: CommandFactory = (out) =>
           ...(redisUrl && { redisUrl }),
           flags: connectionFlagsFrom({ ...args, redis: undefined }),
           maxUploadBytes: parseSize(args['max-upload'], '--max-upload'),
+          maxReportBytes: parseSize(args['max-report'], '--max-report'),
+          maxChecksBytes: parseSize(args['max-checks-disk'], '--max-checks-disk'),
+          ...(args.origin && { origins: args.origin }),
         });
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
@@ -94,6 +116,9 @@ export const serveCommand: CommandFactory = (out) =>
         out.error('Press Ctrl+C to stop.');
       }
       await untilStopped();
+      // Checks running stop at their next row; whatever still waits (a tenant's answer) does not keep
+      // the process past a few seconds.
+      setTimeout(() => process.exit(process.exitCode ?? 0), 5_000).unref();
       await served.close();
     },
   }) as CommandModule<object, ServeArgs>;

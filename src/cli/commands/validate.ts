@@ -6,11 +6,13 @@ import type { CatalogClient } from '../../api/catalog.js';
 import type { DamClient } from '../../api/dam.js';
 // From flags.js, not the config index: an offline run (--schemas) loads no HTTP client.
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
+import type { Connection, ConnectionFlags } from '../../config/index.js';
 import { checkSource } from '../../readers/index.js';
 import { tenantModelFor } from '../../runner/model-source.js';
 import { type DamNameLookup, ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
 import { type ValidateFileOptions, type ValidateFileResult, validateFile } from '../../runner/validate.js';
 import type { ValidatedSheet } from '../../runner/validate-workbook.js';
+import type { TenantModel } from '../../schema/model.js';
 import { redactText } from '../../secrets.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
 import { connectTelling } from '../outage-notice.js';
@@ -54,7 +56,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       const flags = connectionFlagsFrom(args);
       // By default references are checked as the import resolves them: against the file and the tenant
       // (100 refs per request). Offline (--schemas) only when asked: then the file alone tells.
-      const checkRefs = args['check-refs'] ?? !flags.schemas;
+      const checkRefs = args['check-refs'] ?? checksRefsByDefault(flags);
       const connection = checkRefs && !flags.schemas ? await connectTelling(out, flags) : undefined;
       // Everything after the connection is inside its `finally`: an open connection (the embedded
       // sandbox's server) would keep the process alive after an error.
@@ -75,18 +77,8 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
         const bar = createProgress(out, 'validate', { quiet: args.quiet || args.json });
         progress = bar;
         let shown = 0;
-        const references = checkRefs
-          ? new ReferenceCheck(
-              model,
-              connection && tenantRefLookup(connection.catalog),
-              connection?.tenant.damUrl ? damNameLookup(connection.dam) : undefined,
-            )
-          : undefined;
-        const damUrl = connection?.tenant.damUrl;
         const fileOptions: ValidateFileOptions = {
-          ...(references && { references }),
-          // A DAM on loopback (a sandbox) fetches from its own origin.
-          ...(damUrl && { damHosts: [new URL(damUrl).host] }),
+          ...referenceChecking(model, checkRefs, connection),
           source: sourceArg(args.source),
           readerOptions,
           model,
@@ -121,6 +113,36 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       setExitCode(result.outcomes.invalid > 0 ? EXIT.ROWS_FAILED : EXIT.OK);
     },
   }) as CommandModule<object, ValidateArgs>;
+
+/** `--check-refs` when not given: on, but off with --schemas (offline: no tenant to ask). */
+export function checksRefsByDefault(flags: ConnectionFlags): boolean {
+  return !flags.schemas;
+}
+
+/**
+ * How `validate` checks references (`--check-refs`): against the file, and, connected, the tenant's
+ * records and its DAM's names; the DAM's own host for its images. The console's "Check a file" uses it
+ * too, so both judge a row the same way.
+ */
+export function referenceChecking(
+  model: TenantModel,
+  checkRefs: boolean,
+  connection: Connection | undefined,
+): Pick<ValidateFileOptions, 'references' | 'damHosts'> {
+  const references = checkRefs
+    ? new ReferenceCheck(
+        model,
+        connection && tenantRefLookup(connection.catalog),
+        connection?.tenant.damUrl ? damNameLookup(connection.dam) : undefined,
+      )
+    : undefined;
+  const damUrl = connection?.tenant.damUrl;
+  return {
+    ...(references && { references }),
+    // A DAM on loopback (a sandbox) fetches from its own origin.
+    ...(damUrl && { damHosts: [new URL(damUrl).host] }),
+  };
+}
 
 function printSummary(out: Output, result: ValidateFileResult, args: ValidateArgs): void {
   if (args.json) {

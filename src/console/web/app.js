@@ -353,11 +353,16 @@ function CheckPage() {
   const [over, setOver] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(undefined);
-  // A drop of two files: the .json one beside a feed is the profile (a JSON feed alone is a feed).
+  // A drop of two files: the .json one beside a feed is the profile (a JSON feed alone is a feed); a
+  // .yaml or .yml file is always a profile (no feed is YAML).
   const take = (files) => {
     const list = [...files];
     let chosenFeed = feed;
     for (const file of list) {
+      if (/\.ya?ml$/i.test(file.name)) {
+        setProfile(file);
+        continue;
+      }
       const isProfile =
         /\.json$/i.test(file.name) &&
         (list.length > 1 || chosenFeed) &&
@@ -388,7 +393,7 @@ function CheckPage() {
     }
   };
   return html`<h1>Check a file</h1>
-    <p>A feed (CSV, XLSX, JSON, NDJSON) and its mapping profile are checked as <code>catalog-io validate</code> checks them: nothing is written to the tenant.</p>
+    <p>A feed (CSV, XLSX, JSON, NDJSON) and its mapping profile (JSON or YAML) are checked as <code>catalog-io validate</code> checks them: nothing is written to the tenant.</p>
     <form id="check-form" onSubmit=${submit}>
       <div id="drop" class=${`drop${over ? ' over' : ''}`}
         onDragOver=${(e) => {
@@ -403,7 +408,7 @@ function CheckPage() {
         }}>
         <p>Drop the feed here, or choose it:</p>
         <p><input type="file" id="feed" name="feed" onChange=${(e) => setFeed(e.target.files[0])} /></p>
-        <p>Profile (optional): <input type="file" id="profile" name="profile" accept=".json" onChange=${(e) => setProfile(e.target.files[0])} /></p>
+        <p>Profile (optional): <input type="file" id="profile" name="profile" accept=".json,.yaml,.yml" onChange=${(e) => setProfile(e.target.files[0])} /></p>
         <p>Entity (without a profile): <input name="entity" placeholder="products" /></p>
         <p class="muted">${feed ? `feed: ${feed.name}` : 'no feed yet'}${profile ? ` · profile: ${profile.name}` : ''}</p>
       </div>

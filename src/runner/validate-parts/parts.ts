@@ -304,6 +304,7 @@ async function checkInParts(
     // reads the file, answers the duplicate check and writes every part's bytes).
     let sinceMine = Number.POSITIVE_INFINITY;
     for (;;) {
+      if (options.signal?.aborted) throw options.signal.reason;
       while (!ended && given.length < window) {
         const next = await parts.next();
         if (next === undefined) ended = true;
