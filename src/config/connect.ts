@@ -25,6 +25,7 @@ import {
   resolveSettings,
   type SettingNames,
   settingPlaces,
+  withCallerSettings,
 } from './config.js';
 
 export interface ConnectOptions {
@@ -99,7 +100,10 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     ...(options.names ? { names: options.names } : {}),
     cwd,
   });
-  const settings: ConnectionSettings = { ...resolved, ...(options.settings ?? {}) };
+  // A library caller's settings pass the same checks as flags, environment and file.
+  const settings: ConnectionSettings = options.settings
+    ? withCallerSettings(resolved, options.settings, options.names)
+    : resolved;
   // Checked before anything is started (the embedded sandbox, Redis) that a bad value would leave open.
   const timeScale = testTimeScale(options.env ?? process.env);
 
