@@ -243,7 +243,9 @@ async function startEmbedded(
   try {
     return await start({ ...options, port: SANDBOX_PORT });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    // startSandbox says a port in use as CONFIG_INVALID, the listen error as its cause.
+    const cause = (err as Error).cause as NodeJS.ErrnoException | undefined;
+    if ((cause?.code ?? (err as NodeJS.ErrnoException).code) !== 'EADDRINUSE') throw err;
     return start({ ...options, port: 0, allowHosts: [`127.0.0.1:${SANDBOX_PORT}`] });
   }
 }

@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { isApiError } from '../../api/errors.js';
-import { type ErrorCode, isCatalogIoError } from '../../errors.js';
+import { CatalogIoError, type ErrorCode, isCatalogIoError } from '../../errors.js';
 import { faultProblem } from '../../files.js';
 import { FileLockStore } from '../../lock/file.js';
 import type { HeldLock, RunLockStore } from '../../lock/types.js';
@@ -61,6 +61,8 @@ const NOT_STARTED: readonly ErrorCode[] = [
  * written. Without it, a plan starts from the tenant as it is.
  */
 export async function importFile(request: ImportOptions, carried?: PlannedRecords): Promise<ImportSummary> {
+  // A library caller's option of no known value is refused before anything starts (no run is kept).
+  checkChoices(request);
   // Until the lock is held the model may be unread: only the profile's entity is needed for the lock.
   let options = request;
   const started = Date.now();
@@ -301,6 +303,27 @@ export function lockStoreOf(options: ImportOptions): RunLockStore | undefined {
   if (options.lockStore === false) return undefined;
   if (options.lockStore) return options.lockStore;
   return options.stateDir === undefined ? undefined : new FileLockStore(path.join(options.stateDir, 'locks'));
+}
+
+/** The options that take one of a few words, and those words. */
+const CHOICES = {
+  mode: ['upsert', 'create', 'update'],
+  missing: ['ignore', 'delete'],
+  onAssetError: ['warn', 'fail'],
+  onDuplicateAsset: ['reuse', 'replace', 'fail'],
+} as const satisfies Partial<Record<keyof ImportOptions, readonly string[]>>;
+
+/** `importFile({ mode: 'bogus' })` would have upserted: a value not among the option's words is refused. */
+function checkChoices(options: ImportOptions): void {
+  for (const [key, allowed] of Object.entries(CHOICES) as Array<[keyof typeof CHOICES, readonly string[]]>) {
+    const value: unknown = options[key];
+    if (value === undefined || allowed.includes(value as string)) continue;
+    const found = typeof value === 'string' ? JSON.stringify(value) : typeof value;
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `importFile: ${key} must be one of ${allowed.join(', ')}; found ${found}`,
+    );
+  }
 }
 
 /** The tenant's model, read now when the caller gave the way to read it. */
