@@ -21,6 +21,8 @@ export { type ExportOptions, type ExportResult, exportCatalog } from './runner/e
 export { type ImportOptions, type ImportSummary, importFile, type RunStop } from './runner/import/run.js';
 export type { RunSummary } from './runner/summary-types.js';
 export { type ValidateFileOptions, type ValidateFileResult, validateFile } from './runner/validate.js';
-export { type SandboxHandle, type SandboxOptions, startSandbox } from './sandbox/index.js';
+export type { SandboxOptions } from './sandbox/context.js';
+export type { SandboxHandle } from './sandbox/index.js';
 export { loadTenantModel } from './schema/load.js';
 export type { EntityModel, FieldModel, TenantModel } from './schema/model.js';
+export { startSandbox } from './start-sandbox.js';

@@ -62,9 +62,12 @@ export interface ConnectionFlags {
   lockDir?: string;
 }
 
+/** Where a setting came from: a CLI flag, the environment, the config file, or a library caller's `settings`. */
+export type SettingSource = 'flag' | 'env' | 'file' | 'settings';
+
 export interface ResolvedSettings extends ConnectionSettings {
   /** Where each setting came from, for messages (never the values of secrets). */
-  sources: Partial<Record<keyof ConnectionSettings, 'flag' | 'env' | 'file'>>;
+  sources: Partial<Record<keyof ConnectionSettings, SettingSource>>;
   /** The config file read, if any. */
   configFile?: string;
   /** Where a config file was looked for when none was given nor found (for the embedded sandbox's line). */
@@ -181,10 +184,56 @@ export function resolveSettings(options: ResolveOptions = {}): ResolvedSettings 
   return resolved;
 }
 
+/**
+ * The settings a library caller gives `connect({ settings })`, over the resolved ones, checked as flags,
+ * environment and config file are (messages name them `settings.catalogUrl`, …).
+ */
+export function withCallerSettings(
+  resolved: ResolvedSettings,
+  settings: ConnectionSettings,
+  names: SettingNames = USUAL_NAMES,
+): ResolvedSettings {
+  const merged: ResolvedSettings = { ...resolved, ...settings, sources: { ...resolved.sources } };
+  for (const [key, value] of Object.entries(settings) as Array<[keyof ConnectionSettings, unknown]>) {
+    if (value !== undefined) merged.sources[key] = 'settings';
+    else delete merged.sources[key];
+  }
+  // The key is masked before any message could carry it.
+  if (typeof merged.apiKey === 'string' && merged.apiKey !== '') registerSecret(merged.apiKey);
+  else if (merged.apiKey !== undefined) throw invalid(`settings.apiKey must be a non-empty string`);
+  if (merged.rateLimit !== undefined && merged.sources.rateLimit === 'settings')
+    checkRateLimit(merged.rateLimit, 'settings.rateLimit');
+  for (const key of ['schemasDir', 'redisUrl', 'lockDir'] as const) {
+    const value = merged[key];
+    if (merged.sources[key] === 'settings' && (typeof value !== 'string' || value.trim() === ''))
+      throw invalid(`settings.${key} must be a non-empty string, found ${kindOf(value)}`);
+  }
+  check(merged, names);
+  return merged;
+}
+
+/** A rate limit given as an object (a library caller's): `{ requests, windowSeconds }` or null. */
+function checkRateLimit(value: unknown, where: string): void {
+  if (value === null) return;
+  const r = value as Record<string, unknown>;
+  if (!r || typeof r !== 'object' || typeof r.requests !== 'number' || typeof r.windowSeconds !== 'number')
+    throw invalid(
+      `${where} must be { requests: N, windowSeconds: S } or null (no limit), found ${kindOf(value)}`,
+    );
+  if (parseRateLimit(`${r.requests}/${r.windowSeconds}`, where) === null)
+    throw invalid(`${where} turns the limit off with null, not with 0 requests`);
+}
+
 function check(s: ResolvedSettings, names: SettingNames): void {
   for (const key of ['catalogUrl', 'damUrl'] as const) {
-    const value = s[key];
+    const value = s[key] as unknown;
     if (value === undefined) continue;
+    if (typeof value !== 'string')
+      throw invalid(`${label(key, s, names)} must be a string (https://host/path), found ${kindOf(value)}`);
+    if (value.trim() === '')
+      throw invalid(
+        `${label(key, s, names)} is empty: give the service's base URL (https://host/path)${key === 'catalogUrl' ? ', or leave it out for the embedded sandbox' : ''}`,
+      );
     // A key pasted into the URL (or the URL field) is never echoed back.
     if (s.apiKey && value.includes(s.apiKey))
       throw invalid(
@@ -217,10 +266,9 @@ function check(s: ResolvedSettings, names: SettingNames): void {
     if (problem) throw invalid(`${label(key, s, names)} ${problem}`);
   }
   if (s.catalogUrl !== undefined && s.apiKey === undefined) {
-    throw new CatalogIoError(
-      'CONFIG_MISSING',
-      `No API key for ${s.catalogUrl}: ${settingPlaces('apiKey', names)}`,
-    );
+    const places =
+      s.sources.catalogUrl === 'settings' ? 'give settings.apiKey' : settingPlaces('apiKey', names);
+    throw new CatalogIoError('CONFIG_MISSING', `No API key for ${s.catalogUrl}: ${places}`);
   }
 }
 
@@ -416,6 +464,7 @@ function label(key: keyof ConnectionSettings, s: ResolvedSettings, names: Settin
   };
   const [flag, env, file] = labels[key] ?? [key, key, key];
   const source = s.sources[key];
+  if (source === 'settings') return `settings.${key}`;
   return source === 'flag' ? flag : source === 'env' ? env : `${file} in ${s.configFile ?? CONFIG_FILE_NAME}`;
 }
 

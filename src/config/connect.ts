@@ -25,6 +25,7 @@ import {
   resolveSettings,
   type SettingNames,
   settingPlaces,
+  withCallerSettings,
 } from './config.js';
 
 export interface ConnectOptions {
@@ -99,7 +100,10 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     ...(options.names ? { names: options.names } : {}),
     cwd,
   });
-  const settings: ConnectionSettings = { ...resolved, ...(options.settings ?? {}) };
+  // A library caller's settings pass the same checks as flags, environment and file.
+  const settings: ConnectionSettings = options.settings
+    ? withCallerSettings(resolved, options.settings, options.names)
+    : resolved;
   // Checked before anything is started (the embedded sandbox, Redis) that a bad value would leave open.
   const timeScale = testTimeScale(options.env ?? process.env);
 
@@ -239,7 +243,9 @@ async function startEmbedded(
   try {
     return await start({ ...options, port: SANDBOX_PORT });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    // startSandbox says a port in use as CONFIG_INVALID, the listen error as its cause.
+    const cause = (err as Error).cause as NodeJS.ErrnoException | undefined;
+    if ((cause?.code ?? (err as NodeJS.ErrnoException).code) !== 'EADDRINUSE') throw err;
     return start({ ...options, port: 0, allowHosts: [`127.0.0.1:${SANDBOX_PORT}`] });
   }
 }

@@ -104,11 +104,13 @@ export function runRoutes(
   app.get('/api/runs/:id', async (request, reply) => {
     const meta = await runOf((request.params as { id: string }).id, reply);
     if (!meta) return;
-    const summary = await registry.summary(meta.runId);
+    // A running run has not ended: no end of an earlier attempt is shown as its own.
+    const summary = meta.state === 'running' ? undefined : await registry.summary(meta.runId);
+    const entry = await listEntry(registry, reports, meta);
     return {
-      ...(await listEntry(registry, reports, meta)),
+      ...entry,
       resumes: meta.resumes,
-      message: summary?.message,
+      message: summary?.message ?? (meta.state === 'crashed' ? crashMessage(meta, entry.rows) : undefined),
       requests: summary?.requests,
       finishedAt: summary?.finishedAt,
       rejects: meta.rejectsFile !== undefined && existsSync(meta.rejectsFile),
@@ -193,6 +195,13 @@ async function listEntry(registry: RunRegistry, reports: Reports, meta: RunMeta)
     ...(ended && { exitCode: summary.exitCode }),
     plan: meta.plan === true || Object.keys(outcomes).some((o) => o.startsWith('would-')),
   };
+}
+
+/** What a run whose process ended without writing its end (killed, the machine stopped) says. */
+export function crashMessage(meta: RunMeta, rows: number): string {
+  const attempt = meta.resumes > 0 ? `, resumed ${meta.resumes} time${meta.resumes === 1 ? '' : 's'}` : '';
+  const resume = resumeCommand(meta);
+  return `Crashed after ${rows} rows: its process (pid ${meta.pid} on ${meta.host}${attempt}) ended without finishing the run, and wrote no summary. The rows recorded are kept${resume ? `; continue with: ${resume}` : ''}`;
 }
 
 function durationOf(meta: RunMeta, summary: RunSummary | undefined): number {

@@ -72,7 +72,85 @@ export interface ResolvedOptions {
   remoteAssets: RemoteAssets;
 }
 
+/**
+ * An option the sandbox cannot start with, or a port in use: `code` CONFIG_INVALID (the sandbox
+ * imports nothing of the client; the library's `startSandbox` gives it as a CatalogIoError).
+ */
+export class SandboxStartError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  constructor(message: string, options?: { cause: unknown }) {
+    super(message, options);
+    this.name = 'SandboxStartError';
+  }
+}
+
+/** A library caller's sandbox option that would start a sandbox other than the one asked for. */
+function invalidOption(option: string, expected: string, value: unknown): SandboxStartError {
+  const found =
+    typeof value === 'string'
+      ? JSON.stringify(value)
+      : typeof value === 'number'
+        ? String(value)
+        : typeof value;
+  return new SandboxStartError(`startSandbox: ${option} must be ${expected}; found ${found}`);
+}
+
+/** Refuses options of the wrong kind or out of range, naming the option and what it takes. */
+export function checkOptions(o: SandboxOptions): void {
+  const words: Array<[keyof SandboxOptions, readonly string[]]> = [
+    ['seed', ['demo', 'empty']],
+    ['remoteAssets', ['live', 'synthetic']],
+  ];
+  for (const [key, allowed] of words) {
+    const value: unknown = o[key];
+    if (value !== undefined && !allowed.includes(value as string))
+      throw invalidOption(key, `one of ${allowed.join(', ')}`, value);
+  }
+  const numbers: Array<[keyof SandboxOptions, number, number, boolean]> = [
+    ['port', 0, 65_535, true],
+    ['latencyMs', 0, 600_000, false],
+    ['faultRate', 0, 1, false],
+    ['resetRate', 0, 1, false],
+    ['processingMs', 0, 600_000, false],
+    ['imageQuota', 0, Number.MAX_SAFE_INTEGER, true],
+    ['fileQuota', 0, Number.MAX_SAFE_INTEGER, true],
+    ['compactLogBytes', 1, Number.MAX_SAFE_INTEGER, true],
+  ];
+  for (const [key, min, max, whole] of numbers) {
+    const value: unknown = o[key];
+    if (value === undefined) continue;
+    if (
+      typeof value !== 'number' ||
+      !Number.isFinite(value) ||
+      value < min ||
+      value > max ||
+      (whole && !Number.isInteger(value))
+    )
+      throw invalidOption(key, `${whole ? 'a whole number' : 'a number'} from ${min} to ${max}`, value);
+  }
+  const rate: unknown = o.rateLimit;
+  if (rate !== undefined) {
+    const r = rate as { requests?: unknown; windowSeconds?: unknown } | null;
+    const ok =
+      r !== null &&
+      typeof r === 'object' &&
+      typeof r.requests === 'number' &&
+      Number.isInteger(r.requests) &&
+      r.requests >= 1 &&
+      typeof r.windowSeconds === 'number' &&
+      Number.isFinite(r.windowSeconds) &&
+      r.windowSeconds > 0;
+    if (!ok)
+      throw invalidOption(
+        'rateLimit',
+        '{ requests: N, windowSeconds: S } (N a whole number from 1, S above 0), or left out for no limit',
+        rate,
+      );
+  }
+}
+
 export function resolveOptions(o: SandboxOptions): ResolvedOptions {
+  checkOptions(o);
   return {
     port: o.port ?? 4010,
     host: o.host ?? '127.0.0.1',

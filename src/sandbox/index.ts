@@ -3,7 +3,13 @@
 // from the rest of src/.
 import { createAssetHost } from './assets/index.js';
 import { createCatalogService } from './catalog/index.js';
-import { monotonicNow, resolveOptions, type SandboxOptions, type ServiceContext } from './context.js';
+import {
+  monotonicNow,
+  resolveOptions,
+  type SandboxOptions,
+  SandboxStartError,
+  type ServiceContext,
+} from './context.js';
 import { createDamService } from './dam/index.js';
 import type { SandboxService } from './http.js';
 import { Persistence } from './persist.js';
@@ -32,7 +38,13 @@ export interface SandboxHandle {
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
   const resolved = resolveOptions(options);
   const server = new SandboxServer(resolved);
-  const origin = await server.listen();
+  const origin = await server.listen().catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EADDRINUSE') throw err;
+    throw new SandboxStartError(
+      `startSandbox: port ${resolved.port} on ${resolved.host} is already in use: pick another port (0 = any free port)`,
+      { cause: err },
+    );
+  });
   const urls = {
     origin,
     catalogUrl: origin + PREFIX.catalog,

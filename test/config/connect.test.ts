@@ -121,4 +121,41 @@ describe('connect', () => {
       await server.close();
     }
   });
+  it("a library caller's settings pass the checks flags, environment and file get, named settings.<key>", async () => {
+    const sb = fixture.sb;
+    const key = 'caller-key-Q7x9Z';
+    const refused: Array<[string, Record<string, unknown>, string]> = [
+      ['not a url', { catalogUrl: 'not a url' }, 'settings.catalogUrl is not a URL'],
+      ['empty', { catalogUrl: '' }, 'settings.catalogUrl is empty'],
+      ['no scheme slashes', { catalogUrl: 'http//broken' }, 'settings.catalogUrl is not a URL'],
+      ['ftp', { catalogUrl: 'ftp://x.example/catalog' }, 'settings.catalogUrl must be http or https'],
+      ['query', { catalogUrl: `${sb.catalogUrl}?tenant=a` }, 'settings.catalogUrl must not have a query'],
+      [
+        'key in URL',
+        { catalogUrl: `${sb.catalogUrl}?api_key=${key}` },
+        'settings.catalogUrl holds the API key',
+      ],
+      ['bad DAM URL', { damUrl: 'garbage' }, 'settings.damUrl is not a URL'],
+      ['number', { concurrency: 0 }, 'settings.concurrency must be a whole number from 1 to 64'],
+      ['rate limit', { rateLimit: { requests: 0, windowSeconds: 10 } }, 'settings.rateLimit'],
+    ];
+    for (const [name, bad, message] of refused) {
+      const settings = { catalogUrl: sb.catalogUrl, damUrl: sb.damUrl, apiKey: key, ...bad };
+      const err = await connect({ cwd: dir, env: {}, settings: settings as never }).catch((e: unknown) => e);
+      expect(isCatalogIoError(err, 'CONFIG_INVALID'), `${name}: ${String(err)}`).toBe(true);
+      expect((err as Error).message, name).toContain(message);
+      expect((err as Error).message, name).not.toContain(key);
+    }
+    // Good settings still connect.
+    const c = await connect({
+      cwd: dir,
+      env: {},
+      settings: { catalogUrl: sb.catalogUrl, apiKey: sb.apiKey },
+    });
+    try {
+      expect(c.tenant.embedded).toBe(false);
+    } finally {
+      await c.close();
+    }
+  });
 });

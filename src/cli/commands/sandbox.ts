@@ -158,7 +158,9 @@ export const sandboxCommand: CommandFactory = (out) =>
         // Loaded on use: the sandbox brings its image tools, which other commands do not need.
         sandbox = await (await import('../../sandbox/index.js')).startSandbox(options);
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
+        // A port in use: CONFIG_INVALID from startSandbox, the listen error as its cause.
+        const cause = (err as Error).cause as NodeJS.ErrnoException | undefined;
+        const code = cause?.code ?? (err as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') {
           throw new CatalogIoError(
             'CONFIG_INVALID',

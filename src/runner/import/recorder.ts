@@ -208,7 +208,12 @@ export class RunRecorder implements WriteLog {
     const { abandon, note } = this.decided;
     if (abandon) await this.registry.save({ ...abandon, state: 'abandoned' });
     if (note) this.setup.onNote?.(note);
-    if (this.meta.resumes > 0) await this.registry.save(this.meta);
+    if (this.meta.resumes > 0) {
+      // The attempt before ended with a summary (its message, requests, end and exit code): it is not
+      // this attempt's, which writes its own when it ends. A resume that crashes has none until then.
+      await rm(this.registry.summaryFile(this.meta.runId), { force: true });
+      await this.registry.save(this.meta);
+    }
     const reportFile = this.setup.reportFile;
     if (this.meta.resumes > 0) {
       // The carried lines go to a new report that replaces the old one only once it is whole.

@@ -6,9 +6,10 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { isApiError } from '../../api/errors.js';
-import { type ErrorCode, isCatalogIoError } from '../../errors.js';
+import { CatalogIoError, type ErrorCode, isCatalogIoError } from '../../errors.js';
 import { faultProblem } from '../../files.js';
-import type { HeldLock } from '../../lock/types.js';
+import { FileLockStore } from '../../lock/file.js';
+import type { HeldLock, RunLockStore } from '../../lock/types.js';
 import { openSource } from '../../readers/index.js';
 import { displayName } from '../../readers/sources/redact.js';
 import { KnownStates } from '../../runs/known-states.js';
@@ -60,6 +61,8 @@ const NOT_STARTED: readonly ErrorCode[] = [
  * written. Without it, a plan starts from the tenant as it is.
  */
 export async function importFile(request: ImportOptions, carried?: PlannedRecords): Promise<ImportSummary> {
+  // A library caller's option of no known value is refused before anything starts (no run is kept).
+  checkChoices(request);
   // Until the lock is held the model may be unread: only the profile's entity is needed for the lock.
   let options = request;
   const started = Date.now();
@@ -81,6 +84,8 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     ...(options.profileFile !== undefined && { profileFile: options.profileFile }),
     ...(options.plan && { plan: true }),
   });
+  // The lock store given, else (a library caller) a lock file in the state folder; `false`: none.
+  const lockStore = lockStoreOf(options);
   let lock: HeldLock | undefined;
   let opened: Awaited<ReturnType<typeof openSource>> | undefined;
   let rejects: RejectsWriter | undefined;
@@ -92,8 +97,8 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
   let looping = false;
   try {
     // One run per tenant and entity, refused before the source is read; a plan writes nothing.
-    if (options.lockStore && !options.plan) {
-      lock = await options.lockStore.acquire(
+    if (lockStore && !options.plan) {
+      lock = await lockStore.acquire(
         { tenant: options.tenant ?? 'unnamed', entity: options.profile.entity },
         { runId: recorder.runId, pid: process.pid, host: hostname(), startedAt },
         {
@@ -258,7 +263,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     // not a run, nothing to list or resume.
     const neverStarted =
       (!looping && NOT_STARTED.some((code) => isCatalogIoError(err, code)) && !options.resume) ||
-      (signal !== undefined && !lock && !options.plan && options.lockStore !== undefined);
+      (signal !== undefined && !lock && !options.plan && lockStore !== undefined);
     // A service gone past the outage budget, or a signal: nothing wrong with the run, run it again.
     const interrupted = signal !== undefined || isCatalogIoError(err, 'API_UNREACHABLE');
     const end: RunEnd = {
@@ -287,6 +292,38 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     known?.discard();
     await opened?.close();
     await lock?.release();
+  }
+}
+
+/**
+ * The run's lock store: the one given (the CLI's: the machine's lock folder, or Redis); none given, a
+ * lock file in `<stateDir>/locks`, so two calls on one state folder never write at once; `false`, or
+ * no state folder (a temporary journal), no lock.
+ */
+export function lockStoreOf(options: ImportOptions): RunLockStore | undefined {
+  if (options.lockStore === false) return undefined;
+  if (options.lockStore) return options.lockStore;
+  return options.stateDir === undefined ? undefined : new FileLockStore(path.join(options.stateDir, 'locks'));
+}
+
+/** The options that take one of a few words, and those words. */
+const CHOICES = {
+  mode: ['upsert', 'create', 'update'],
+  missing: ['ignore', 'delete'],
+  onAssetError: ['warn', 'fail'],
+  onDuplicateAsset: ['reuse', 'replace', 'fail'],
+} as const satisfies Partial<Record<keyof ImportOptions, readonly string[]>>;
+
+/** `importFile({ mode: 'bogus' })` would have upserted: a value not among the option's words is refused. */
+function checkChoices(options: ImportOptions): void {
+  for (const [key, allowed] of Object.entries(CHOICES) as Array<[keyof typeof CHOICES, readonly string[]]>) {
+    const value: unknown = options[key];
+    if (value === undefined || allowed.includes(value as string)) continue;
+    const found = typeof value === 'string' ? JSON.stringify(value) : typeof value;
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `importFile: ${key} must be one of ${allowed.join(', ')}; found ${found}`,
+    );
   }
 }
 

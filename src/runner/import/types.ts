@@ -123,7 +123,10 @@ export interface ImportOptions {
   /** One line for people: what `--resume` did (the run it continues, or why it started a new one). */
   onNote?: (line: string) => void;
 
-  /** The `.catalog-io` folder that keeps run folders and locks; none: a temporary journal, no lock file. */
+  /**
+   * The `.catalog-io` folder that keeps run folders (and, when no `lockStore` is given, the run locks in
+   * `<stateDir>/locks`); none: a temporary journal, no lock file.
+   */
   stateDir?: string;
   /** Continue an unfinished run: `true` the last one of this source, or a run id. */
   resume?: boolean | string;
@@ -131,8 +134,12 @@ export interface ImportOptions {
   keepRuns?: number;
   /** The tenant as locks and summaries name it: a hash of its base URL and key id. */
   tenant?: string;
-  /** One run per tenant and entity: taken before the source is read (not for a plan). */
-  lockStore?: RunLockStore;
+  /**
+   * One run per tenant and entity: taken before the source is read (not for a plan); a second run is
+   * refused with `LOCKED`. Default: a lock file in `<stateDir>/locks` when `stateDir` is given (the CLI
+   * passes the machine's lock folder, or Redis); `false` takes no lock (the caller keeps runs apart).
+   */
+  lockStore?: RunLockStore | false;
   /** Wait this long for a running import to finish instead of refusing at once. */
   waitLockMs?: number;
   onLockTakeover?: (previous: LockHolder) => void;
