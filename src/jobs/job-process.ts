@@ -6,6 +6,27 @@ import { type ChildProcess, spawn } from 'node:child_process';
 
 /** Set in a job's environment: the pid of the worker that started it. */
 export const WORKER_PID_ENV = 'CATALOG_IO_WORKER_PID';
+/** Set in a job's environment: the job (`<id>@<ms added>`), recorded in its run's run.json. */
+export const JOB_ENV = 'CATALOG_IO_JOB';
+/** Set in a job's environment: this attempt and the job's attempts in all (`2/3`). */
+export const JOB_ATTEMPT_ENV = 'CATALOG_IO_JOB_ATTEMPT';
+
+/** What a job's process knows of its job, from the environment its worker gave it. */
+export interface JobOfRun {
+  key: string;
+  attempt: number;
+  attempts: number;
+}
+
+/** In a job's process: its job, or undefined outside a worker. */
+export function jobOfThisRun(env: NodeJS.ProcessEnv = process.env): JobOfRun | undefined {
+  const key = env[JOB_ENV];
+  if (!key || !/^[\w:.@-]{1,200}$/.test(key)) return undefined;
+  const m = /^(\d+)\/(\d+)$/.exec(env[JOB_ATTEMPT_ENV] ?? '');
+  const attempt = m ? Number(m[1]) : 1;
+  const attempts = m ? Number(m[2]) : 1;
+  return { key, attempt, attempts };
+}
 
 /**
  * In a job's process: calls `gone` once the worker that started it died (kill -9, a crash), so the
@@ -60,11 +81,15 @@ export class JobProcesses {
     return this.running.size;
   }
 
-  run(argv: string[], onStart?: (pid: number | undefined) => void): Promise<JobRun> {
+  run(
+    argv: string[],
+    onStart?: (pid: number | undefined) => void,
+    env: Record<string, string> = {},
+  ): Promise<JobRun> {
     const child = spawn(this.cli.file, [...this.cli.args, ...argv], {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
-      env: { ...process.env, [WORKER_PID_ENV]: String(process.pid) },
+      env: { ...process.env, ...env, [WORKER_PID_ENV]: String(process.pid) },
     });
     this.running.add(child);
     onStart?.(child.pid);

@@ -18,7 +18,8 @@ import type { Redis } from 'ioredis';
 import { KEY_PREFIX } from '../redis/url.js';
 import type { FeedJob, FeedJobResult } from './feed-job.js';
 import { notifyJobFailure } from './job-notify.js';
-import { type CliCommand, JobProcesses } from './job-process.js';
+import { type CliCommand, JOB_ATTEMPT_ENV, JOB_ENV, JobProcesses } from './job-process.js';
+import { endedRunOfJob, jobKey } from './job-runs.js';
 import { QUEUE_NAME } from './queue.js';
 
 export interface FeedWorkerOptions {
@@ -36,6 +37,8 @@ export interface FeedWorkerOptions {
   waitLockSeconds?: number;
   /** One line per job start and end, for the worker's log. */
   log?: (line: string) => void;
+  /** The jobs' `.catalog-io` folder (their run folders): the worker's working folder's, as the jobs'. */
+  stateDir?: string;
 }
 
 export const WORKER_DEFAULTS = Object.freeze({
@@ -131,13 +134,30 @@ async function runJob(
   // its run folder shows one (shared storage; docs/scale.md), else a fresh run that finds what the
   // earlier one wrote by reference.
   const again = job.attemptsStarted > 1 || job.stalledCounter > 0;
+  const key = jobKey(job.id, job.timestamp);
+  if (again) {
+    // Handed out again although its run ended for good: its end never reached Redis (Redis was down
+    // when the run ended, longer than --stalled-after). Completed with that run's end: importing
+    // again would overwrite its report with `unchanged` rows and notify a second time.
+    const ended = await endedRunOfJob(options.stateDir ?? resolve('.catalog-io'), key);
+    if (ended) {
+      const { summary } = ended;
+      const line = `run ${summary.runId} of this job ended (exit ${summary.exitCode}, ${summary.finishedAt}) before its end could be recorded in Redis: the job is completed with it, not imported again`;
+      log(`job ${job.id}: ${line}`);
+      return { exitCode: summary.exitCode, summary: { ...summary }, log: [line] };
+    }
+  }
+  const env = {
+    [JOB_ENV]: key,
+    [JOB_ATTEMPT_ENV]: `${job.attemptsMade + 1}/${job.opts.attempts ?? 1}`,
+  };
   const start = (pid: number | undefined) =>
     log(
       `job ${job.id}: ${job.data.command} ${source} for ${tenant} (run ${job.attemptsStarted}${again ? ', resuming' : ''}; pid ${pid})`,
     );
-  let run = await processes.run(again ? [...argv, '--resume'] : argv, start);
+  let run = await processes.run(again ? [...argv, '--resume'] : argv, start, env);
   if (again && run.code === 2 && run.stderr.some((l) => l.includes('--resume: no unfinished run'))) {
-    run = await processes.run(argv, start);
+    run = await processes.run(argv, start, env);
   }
   const { stdout, stderr } = run;
   if (run.code === null) {

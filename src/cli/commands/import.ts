@@ -231,7 +231,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       });
       // A job's run whose worker died ends at once, its journal consistent (as on a second Ctrl-C):
       // the job, given to another worker, resumes it, and must not find it still running.
-      const { watchWorker } = await import('../../jobs/job-process.js');
+      const { watchWorker, jobOfThisRun } = await import('../../jobs/job-process.js');
+      const job = jobOfThisRun();
       const unwatch = watchWorker(() => {
         out.error('catalog-io: the worker that ran this job is gone: stopping now; the job resumes this run');
         stop.flushNow?.();
@@ -245,6 +246,10 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         const { FileLockStore } = await import('../../lock/file.js');
         const options: ImportOptions = {
           stateDir,
+          // A queued job's run says whose it is: the job handed out again after its run finished
+          // (Redis lost its end) is completed with it, not run again. A whole workbook is several
+          // runs, none of which is the job's end: not recorded.
+          ...(job && !sheets && { job: job.key }),
           ...(args.resume !== undefined && { resume: args.resume === '' ? true : args.resume }),
           tenant,
           // --redis: one lock for every machine of the tenant; else a lock file on this one.

@@ -68,6 +68,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     ...(options.stateDir !== undefined && { stateDir: options.stateDir }),
     ...(options.resume !== undefined && { resume: options.resume }),
     ...(options.keepRuns !== undefined && { keepRuns: options.keepRuns }),
+    ...(options.job !== undefined && { job: options.job }),
     identity: await identityOf(options.source),
     source: displayName(options.source),
     spec: options.source,
