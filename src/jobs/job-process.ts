@@ -18,6 +18,27 @@ export interface JobOfRun {
   attempts: number;
 }
 
+/** Exit codes of runs that did not finish, retried by the worker: 2 fatal, 75 locked, 130/143 interrupted. */
+export const RETRIED_EXITS: readonly number[] = [2, 75, 130, 143];
+/** Errors of bad flags or settings: the worker fails the job for good at once, it retries no run. */
+export const FINAL_ERRORS: readonly string[] = [
+  'CONFIG_INVALID',
+  'CONFIG_MISSING',
+  'PROFILE_INVALID',
+  'SCHEMA_UNKNOWN_ENTITY',
+];
+
+/**
+ * In a job's process: whether the worker tries this job again after a run that ended so (not the
+ * job's last attempt, a run that did not finish, no bad settings). Such an attempt tells nobody: the
+ * next one resumes it, and the last one tells.
+ */
+export function retriedByWorker(job: JobOfRun | undefined, exitCode: number, errorCode?: string): boolean {
+  if (!job || job.attempt >= job.attempts) return false;
+  if (!RETRIED_EXITS.includes(exitCode)) return false;
+  return !(errorCode && FINAL_ERRORS.includes(errorCode));
+}
+
 /** In a job's process: its job, or undefined outside a worker. */
 export function jobOfThisRun(env: NodeJS.ProcessEnv = process.env): JobOfRun | undefined {
   const key = env[JOB_ENV];

@@ -18,7 +18,14 @@ import type { Redis } from 'ioredis';
 import { KEY_PREFIX } from '../redis/url.js';
 import type { FeedJob, FeedJobResult } from './feed-job.js';
 import { notifyJobFailure } from './job-notify.js';
-import { type CliCommand, JOB_ATTEMPT_ENV, JOB_ENV, JobProcesses } from './job-process.js';
+import {
+  type CliCommand,
+  FINAL_ERRORS,
+  JOB_ATTEMPT_ENV,
+  JOB_ENV,
+  JobProcesses,
+  RETRIED_EXITS,
+} from './job-process.js';
 import { endedRunOfJob, jobKey } from './job-runs.js';
 import { QUEUE_NAME } from './queue.js';
 
@@ -180,16 +187,14 @@ async function runJob(
     // anything else (service or source unreachable, the lock held, the worker stopping) is tried
     // again later, resuming.
     const reason = [...stderr].reverse().find((l) => l.startsWith('catalog-io:')) ?? `exit ${code}`;
-    if (/\[(CONFIG_INVALID|CONFIG_MISSING|PROFILE_INVALID|SCHEMA_UNKNOWN_ENTITY)\]$/.test(reason)) {
+    const errorCode = /\[([A-Z_]+)\]$/.exec(reason)?.[1];
+    if (errorCode && FINAL_ERRORS.includes(errorCode)) {
       throw new UnrecoverableError(reason);
     }
     throw new Error(reason);
   }
   return result;
 }
-
-/** Exit codes of runs that did not finish: 2 fatal, 75 locked, 130/143 interrupted (SIGINT/SIGTERM). */
-const RETRIED_EXITS = [2, 75, 130, 143];
 
 function parseSummary(stdout: string[]): Record<string, unknown> | undefined {
   const last = stdout.at(-1);

@@ -339,11 +339,11 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
             `interrupted (${signal}) before the first row: nothing was written. To import the file, run the same command again`,
           );
           setExitCode(EXIT_CODES[signal]);
-          await endRun(start, end, args, out);
+          await endRun(start, end, args, out, isCatalogIoError(err) ? err.code : undefined);
           return;
         }
         if (!locked) {
-          await endRun(start, end, args, out);
+          await endRun(start, end, args, out, isCatalogIoError(err) ? err.code : undefined);
           // A full disk under the report ends the run, not its work: the journal holds what was done.
           // (Not the --summary copy: it is written once the run is over and recorded.)
           if (
@@ -360,7 +360,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         }
         out.error(`catalog-io: ${(err as Error).message} [LOCKED]`);
         setExitCode(EXIT_CODES.locked);
-        await endRun(start, end, args, out);
+        await endRun(start, end, args, out, isCatalogIoError(err) ? err.code : undefined);
       } finally {
         unwatch();
         unwatchSignals();

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Argv } from 'yargs';
 import { sharedStateOptions } from '../../config/flags.js';
-import { CatalogIoError } from '../../errors.js';
+import { CatalogIoError, isCatalogIoError } from '../../errors.js';
+import { jobOfThisRun, RETRIED_EXITS, retriedByWorker } from '../../jobs/job-process.js';
 import type { NotifyOn, NotifyTarget } from '../../notify/index.js';
 import { isRemote, redactRemote } from '../../readers/remote/address.js';
 import { displayName } from '../../readers/sources/redact.js';
@@ -114,7 +115,8 @@ export async function notifyEarlyFailure(
     const { parseNotifyTarget } = await import('../../notify/index.js');
     const startedAt = new Date();
     const start: RunStart = {
-      runId: `failed-${startedAt.getTime()}`,
+      // No run was recorded: no run id (not one made up, that names no run folder).
+      runId: '',
       source: spec,
       targets: args.notify.map(parseNotifyTarget),
       startedAt,
@@ -128,18 +130,29 @@ export async function notifyEarlyFailure(
       requests: { total: 0, byMethod: {} },
       message: err instanceof Error ? err.message : String(err),
     });
-    await endRun(start, summary, { ...args, 'done-dir': undefined }, out);
+    await endRun(
+      start,
+      summary,
+      { ...args, 'done-dir': undefined },
+      out,
+      isCatalogIoError(err) ? err.code : undefined,
+    );
   } catch {
     // a --notify flag that is not valid was already the error
   }
 }
 
-/** Moves the remote file after a run with every row ok, then tells the targets; problems are warnings. */
+/**
+ * Moves the remote file after a run with every row ok, then tells the targets; problems are warnings.
+ * A queued job's attempt that its worker will retry tells nobody (`errorCode`: the error that ended
+ * the run, if any: bad settings are not retried).
+ */
 export async function endRun(
   start: RunStart,
   summary: RunSummary,
   args: RunEndArgs,
   out: Output,
+  errorCode?: string,
 ): Promise<void> {
   const doneDir = args['done-dir'];
   if (doneDir !== undefined && summary.state === 'finished' && summary.exitCode === 0) {
@@ -152,8 +165,23 @@ export async function endRun(
     }
   }
   if (start.targets.length === 0) return;
+  const job = jobOfThisRun();
+  if (job && retriedByWorker(job, summary.exitCode, errorCode)) {
+    out.error(
+      `not notified: attempt ${job.attempt} of ${job.attempts} of this queued job; the worker retries it, and its last attempt tells`,
+    );
+    return;
+  }
+  // A queued job's last attempt says it was the last: nobody was told of the ones before.
+  const told =
+    job && job.attempts > 1 && RETRIED_EXITS.includes(summary.exitCode)
+      ? {
+          ...summary,
+          message: `${summary.message} (attempt ${job.attempt} of ${job.attempts} of the queued job, the last)`,
+        }
+      : summary;
   const { notifyRunEnd, notifySettingsFrom } = await import('../../notify/index.js');
-  const results = await notifyRunEnd(summary, {
+  const results = await notifyRunEnd(told, {
     targets: start.targets,
     on: args['notify-on'] ?? 'failure',
     settings: notifySettingsFrom(),
