@@ -324,16 +324,20 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         const locked = isCatalogIoError(err, 'LOCKED');
         // A signal before the first row (waiting for the lock, reading `$metadata`): nothing was done.
         const signal = isCatalogIoError(err, 'API_STOPPED') ? stop.signal : undefined;
-        const end = runSummary(start, {
-          state: locked ? 'stopped' : signal ? 'interrupted' : 'crashed',
-          exitCode: locked ? EXIT_CODES.locked : signal ? EXIT_CODES[signal] : EXIT_CODES.fatal,
-          entity: profile.entity,
-          tenant,
-          rows: 0,
-          outcomes: {},
-          requests: { total: connection.snapshot().requests, byMethod: connection.snapshot().byMethod },
-          message: err instanceof Error ? err.message : String(err),
-        });
+        const { failedRunOf } = await import('../../runner/import/run.js');
+        const end = runSummary(
+          { ...start, runId: failedRunOf(err) ?? '' },
+          {
+            state: locked ? 'stopped' : signal ? 'interrupted' : 'crashed',
+            exitCode: locked ? EXIT_CODES.locked : signal ? EXIT_CODES[signal] : EXIT_CODES.fatal,
+            entity: profile.entity,
+            tenant,
+            rows: 0,
+            outcomes: {},
+            requests: { total: connection.snapshot().requests, byMethod: connection.snapshot().byMethod },
+            message: err instanceof Error ? err.message : String(err),
+          },
+        );
         if (signal) {
           out.error(
             `interrupted (${signal}) before the first row: nothing was written. To import the file, run the same command again`,
@@ -386,17 +390,20 @@ async function finishedRunSummary(
       // not written (a plan): made below
     }
   }
-  return runSummary(start, {
-    state: s.state,
-    exitCode: s.exitCode,
-    entity,
-    tenant,
-    rows: s.rows,
-    outcomes: s.outcomes,
-    requests: { total: s.requests.total, byMethod: s.requests.byMethod },
-    ...(args.report && { reportFile: args.report }),
-    message: `${s.rows} rows`,
-  });
+  return runSummary(
+    { ...start, runId: s.runId },
+    {
+      state: s.state,
+      exitCode: s.exitCode,
+      entity,
+      tenant,
+      rows: s.rows,
+      outcomes: s.outcomes,
+      requests: { total: s.requests.total, byMethod: s.requests.byMethod },
+      ...(args.report && { reportFile: args.report }),
+      message: `${s.rows} rows`,
+    },
+  );
 }
 
 /**

@@ -1,7 +1,6 @@
 // What a feed run does around the import itself when it is one of many: the remote file is picked
 // (newest match) before and moved to done/ after, the limit and lock are shared (`--redis`), and the
 // run's end is told to people (`--notify`). Flags, checks and the summary they share.
-import { randomBytes } from 'node:crypto';
 import type { Argv } from 'yargs';
 import { sharedStateOptions } from '../../config/flags.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
@@ -40,6 +39,7 @@ export interface RunEndArgs {
 }
 
 export interface RunStart {
+  /** The run's id once the import recorded one; empty before (never one made up). */
   runId: string;
   /** The source to read: a pattern's newest match, resolved once so the same file is read and moved. */
   source: string;
@@ -50,7 +50,8 @@ export interface RunStart {
 /** Checks the flags and picks the remote file; before anything is asked of the tenant. */
 export async function beginRun(spec: string, args: RunEndArgs): Promise<RunStart> {
   const startedAt = new Date();
-  const runId = `${startedAt.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-')}-${randomBytes(2).toString('hex')}`;
+  // No run yet: the import's run (its folder under .catalog-io/runs/) names the summary once there is one.
+  const runId = '';
   let targets: NotifyTarget[] = [];
   if (args.notify?.length) {
     const { parseNotifyTarget } = await import('../../notify/index.js');
