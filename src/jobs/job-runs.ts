@@ -17,20 +17,24 @@ export function jobKey(id: string | undefined, addedAt: number): string {
 /** Exit codes of runs that ended for good: the job completes (0 ok, 1 rows failed, 3 stopped). */
 export const COMPLETED_EXITS: readonly number[] = [0, 1, 3];
 
+export type JobRunNow =
+  /** Its last run ended for good (exit 0, 1 or 3): the job is done. */
+  | { kind: 'ended'; meta: RunMeta; summary: RunSummary }
+  /** Its last run is still running (this worker's or another's, which lost the job's lock). */
+  | { kind: 'running'; meta: RunMeta };
+
 /**
- * The job's last run, when it ended for good (its summary says exit 0, 1 or 3): the job is done.
- * Undefined when the job has no run, or its last run is running, crashed or interrupted (to resume).
+ * Where the job's last run is; undefined when the job has no run, or its last run crashed or was
+ * interrupted (the job's next run resumes it).
  */
-export async function endedRunOfJob(
-  stateDir: string,
-  key: string,
-): Promise<{ meta: RunMeta; summary: RunSummary } | undefined> {
+export async function jobRunNow(stateDir: string, key: string): Promise<JobRunNow | undefined> {
   const registry = new RunRegistry(stateDir);
   // Newest first: a run resumed keeps its folder; a fresh run after an abandoned one is newer.
   const last = (await registry.list()).find((run) => run.job === key);
-  if (!last || last.state === 'running' || last.state === 'crashed') return undefined;
+  if (!last || last.state === 'crashed') return undefined;
+  if (last.state === 'running') return { kind: 'running', meta: last };
   const summary = await registry.summary(last.runId);
   if (!summary || summary.runId !== last.runId || !COMPLETED_EXITS.includes(summary.exitCode))
     return undefined;
-  return { meta: last, summary };
+  return { kind: 'ended', meta: last, summary };
 }

@@ -26,7 +26,7 @@ import {
   JobProcesses,
   RETRIED_EXITS,
 } from './job-process.js';
-import { endedRunOfJob, jobKey } from './job-runs.js';
+import { jobKey, jobRunNow } from './job-runs.js';
 import { QUEUE_NAME } from './queue.js';
 
 export interface FeedWorkerOptions {
@@ -143,12 +143,25 @@ async function runJob(
   const again = job.attemptsStarted > 1 || job.stalledCounter > 0;
   const key = jobKey(job.id, job.timestamp);
   if (again) {
-    // Handed out again although its run ended for good: its end never reached Redis (Redis was down
-    // when the run ended, longer than --stalled-after). Completed with that run's end: importing
-    // again would overwrite its report with `unchanged` rows and notify a second time.
-    const ended = await endedRunOfJob(options.stateDir ?? resolve('.catalog-io'), key);
-    if (ended) {
-      const { summary } = ended;
+    // Handed out again although its run ended for good, or still runs: its end never reached Redis
+    // (Redis was down longer than --stalled-after when the run ended), or Redis lost the job's lock
+    // while it ran. Completed with that run's end once it has one: importing again would overwrite
+    // its report with `unchanged` rows and notify a second time.
+    const stateDir = options.stateDir ?? resolve('.catalog-io');
+    const waitUntil = Date.now() + (options.waitLockSeconds ?? WORKER_DEFAULTS.waitLockSeconds) * 1000;
+    let now = await jobRunNow(stateDir, key);
+    if (now?.kind === 'running') {
+      const { meta } = now;
+      log(
+        `job ${job.id}: its run ${meta.runId} (pid ${meta.pid} on ${meta.host}) still runs: waiting for its end rather than importing again`,
+      );
+      while (now?.kind === 'running' && Date.now() < waitUntil) {
+        await new Promise((r) => setTimeout(r, RUN_POLL_MS));
+        now = await jobRunNow(stateDir, key);
+      }
+    }
+    if (now?.kind === 'ended') {
+      const { summary } = now;
       const line = `run ${summary.runId} of this job ended (exit ${summary.exitCode}, ${summary.finishedAt}) before its end could be recorded in Redis: the job is completed with it, not imported again`;
       log(`job ${job.id}: ${line}`);
       return { exitCode: summary.exitCode, summary: { ...summary }, log: [line] };
@@ -195,6 +208,9 @@ async function runJob(
   }
   return result;
 }
+
+/** How often a job handed out again looks whether its run still running has ended. */
+const RUN_POLL_MS = 500;
 
 function parseSummary(stdout: string[]): Record<string, unknown> | undefined {
   const last = stdout.at(-1);

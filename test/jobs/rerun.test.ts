@@ -153,5 +153,75 @@ describe.runIf(redisTestsRun('test/jobs/rerun.test.ts'))(
       worker.child.kill('SIGTERM');
       expect((await worker.done).code).toBe(0);
     }, 120_000);
+
+    it('handed out again while its run still runs (its lock lost): waits for that run and completes with it', async () => {
+      const { sb } = fixture;
+      writeFileSync(
+        join(work, 'tenants', 'acme.json'),
+        JSON.stringify({ catalogUrl: sb.catalogUrl, damUrl: sb.damUrl, apiKey: sb.apiKey, rateLimit: 'off' }),
+      );
+      const feed = join(work, 'slow.csv');
+      writeFileSync(
+        feed,
+        `prod_ref,prod_title\n${Array.from({ length: 40 }, (_, i) => `SLOW-${i},Product ${i}`).join('\n')}\n`,
+      );
+      const before = await posts(sb.origin);
+      const delivered = received.length;
+      const added = await cli([
+        'enqueue',
+        'import',
+        feed,
+        '--entity',
+        'products',
+        '--rate-limit',
+        '10/1',
+        '--report',
+        'reports/slow.csv',
+        '--notify',
+        `webhook:${hook}`,
+        '--notify-on',
+        'always',
+        '--tenant',
+        'acme',
+        '--redis',
+        redis.url,
+      ]);
+      expect(added.code, added.stderr).toBe(0);
+      const id = added.stdout.trim();
+      const w = startCli(['worker', '--redis', redis.url, '--stalled-after', '2', '--concurrency', '2'], {
+        cwd: work,
+        env: { CATALOG_IO_LOCK_TTL: '2', CATALOG_API_KEY: '', CATALOG_URL: '' },
+      });
+      worker = w;
+      await until(async () => (await posts(sb.origin)) - before >= 5);
+      // The job's lock gone, as when Redis was down longer than its lock: BullMQ's stalled-job check
+      // hands the job out again while its run goes on.
+      const connection = await connectRedis(redis.url, { forQueue: true });
+      try {
+        expect(await connection.del(`catalog-io:feeds:${id}:lock`)).toBe(1);
+      } finally {
+        connection.disconnect();
+      }
+      const jobs = async () =>
+        JSON.parse((await cli(['jobs', '--json', '--redis', redis.url])).stdout) as JobInfo[];
+      const done = await until(async () =>
+        (await jobs()).find((j) => j.id === id && j.state === 'completed'),
+      );
+      expect(done.runs).toBe(2);
+      expect(done.result?.summary?.outcomes).toMatchObject({ created: 40 });
+      // One run: every product created once, one report of it, one webhook.
+      expect((await posts(sb.origin)) - before).toBe(40);
+      const report = readFileSync(join(work, 'reports', 'slow.csv'), 'utf8');
+      expect(report.match(/,created,/g)).toHaveLength(40);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(received.slice(delivered).map((r) => r.body.runId)).toEqual([done.result?.summary?.runId]);
+      expect(w.stderr()).toContain(
+        `job ${id}: run ${done.result?.summary?.runId} of this job ended (exit 0, `,
+      );
+      expect(w.stderr()).toContain(`job ${id}: its run ${done.result?.summary?.runId} (pid `);
+      expect(w.stderr()).toContain('still runs: waiting for its end rather than importing again');
+      w.child.kill('SIGTERM');
+      expect((await w.done).code).toBe(0);
+    }, 120_000);
   },
 );
