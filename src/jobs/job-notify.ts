@@ -46,7 +46,8 @@ export async function notifyJobFailure(
     }
     const now = new Date();
     const summary: RunSummary = {
-      runId: `job-${jobId}-failed-${now.getTime()}`,
+      // No run was recorded: no run id (the message names the job).
+      runId: '',
       command: job.command,
       source: isRemote(job.source) ? redactRemote(job.source) : displayName(job.source),
       tenant: '',

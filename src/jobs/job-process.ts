@@ -6,6 +6,48 @@ import { type ChildProcess, spawn } from 'node:child_process';
 
 /** Set in a job's environment: the pid of the worker that started it. */
 export const WORKER_PID_ENV = 'CATALOG_IO_WORKER_PID';
+/** Set in a job's environment: the job (`<id>@<ms added>`), recorded in its run's run.json. */
+export const JOB_ENV = 'CATALOG_IO_JOB';
+/** Set in a job's environment: this attempt and the job's attempts in all (`2/3`). */
+export const JOB_ATTEMPT_ENV = 'CATALOG_IO_JOB_ATTEMPT';
+
+/** What a job's process knows of its job, from the environment its worker gave it. */
+export interface JobOfRun {
+  key: string;
+  attempt: number;
+  attempts: number;
+}
+
+/** Exit codes of runs that did not finish, retried by the worker: 2 fatal, 75 locked, 130/143 interrupted. */
+export const RETRIED_EXITS: readonly number[] = [2, 75, 130, 143];
+/** Errors of bad flags or settings: the worker fails the job for good at once, it retries no run. */
+export const FINAL_ERRORS: readonly string[] = [
+  'CONFIG_INVALID',
+  'CONFIG_MISSING',
+  'PROFILE_INVALID',
+  'SCHEMA_UNKNOWN_ENTITY',
+];
+
+/**
+ * In a job's process: whether the worker tries this job again after a run that ended so (not the
+ * job's last attempt, a run that did not finish, no bad settings). Such an attempt tells nobody: the
+ * next one resumes it, and the last one tells.
+ */
+export function retriedByWorker(job: JobOfRun | undefined, exitCode: number, errorCode?: string): boolean {
+  if (!job || job.attempt >= job.attempts) return false;
+  if (!RETRIED_EXITS.includes(exitCode)) return false;
+  return !(errorCode && FINAL_ERRORS.includes(errorCode));
+}
+
+/** In a job's process: its job, or undefined outside a worker. */
+export function jobOfThisRun(env: NodeJS.ProcessEnv = process.env): JobOfRun | undefined {
+  const key = env[JOB_ENV];
+  if (!key || !/^[\w:.@-]{1,200}$/.test(key)) return undefined;
+  const m = /^(\d+)\/(\d+)$/.exec(env[JOB_ATTEMPT_ENV] ?? '');
+  const attempt = m ? Number(m[1]) : 1;
+  const attempts = m ? Number(m[2]) : 1;
+  return { key, attempt, attempts };
+}
 
 /**
  * In a job's process: calls `gone` once the worker that started it died (kill -9, a crash), so the
@@ -60,11 +102,15 @@ export class JobProcesses {
     return this.running.size;
   }
 
-  run(argv: string[], onStart?: (pid: number | undefined) => void): Promise<JobRun> {
+  run(
+    argv: string[],
+    onStart?: (pid: number | undefined) => void,
+    env: Record<string, string> = {},
+  ): Promise<JobRun> {
     const child = spawn(this.cli.file, [...this.cli.args, ...argv], {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
-      env: { ...process.env, [WORKER_PID_ENV]: String(process.pid) },
+      env: { ...process.env, ...env, [WORKER_PID_ENV]: String(process.pid) },
     });
     this.running.add(child);
     onStart?.(child.pid);

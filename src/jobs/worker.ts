@@ -18,7 +18,15 @@ import type { Redis } from 'ioredis';
 import { KEY_PREFIX } from '../redis/url.js';
 import type { FeedJob, FeedJobResult } from './feed-job.js';
 import { notifyJobFailure } from './job-notify.js';
-import { type CliCommand, JobProcesses } from './job-process.js';
+import {
+  type CliCommand,
+  FINAL_ERRORS,
+  JOB_ATTEMPT_ENV,
+  JOB_ENV,
+  JobProcesses,
+  RETRIED_EXITS,
+} from './job-process.js';
+import { jobKey, jobRunNow } from './job-runs.js';
 import { QUEUE_NAME } from './queue.js';
 
 export interface FeedWorkerOptions {
@@ -36,6 +44,8 @@ export interface FeedWorkerOptions {
   waitLockSeconds?: number;
   /** One line per job start and end, for the worker's log. */
   log?: (line: string) => void;
+  /** The jobs' `.catalog-io` folder (their run folders): the worker's working folder's, as the jobs'. */
+  stateDir?: string;
 }
 
 export const WORKER_DEFAULTS = Object.freeze({
@@ -131,13 +141,43 @@ async function runJob(
   // its run folder shows one (shared storage; docs/scale.md), else a fresh run that finds what the
   // earlier one wrote by reference.
   const again = job.attemptsStarted > 1 || job.stalledCounter > 0;
+  const key = jobKey(job.id, job.timestamp);
+  if (again) {
+    // Handed out again although its run ended for good, or still runs: its end never reached Redis
+    // (Redis was down longer than --stalled-after when the run ended), or Redis lost the job's lock
+    // while it ran. Completed with that run's end once it has one: importing again would overwrite
+    // its report with `unchanged` rows and notify a second time.
+    const stateDir = options.stateDir ?? resolve('.catalog-io');
+    const waitUntil = Date.now() + (options.waitLockSeconds ?? WORKER_DEFAULTS.waitLockSeconds) * 1000;
+    let now = await jobRunNow(stateDir, key);
+    if (now?.kind === 'running') {
+      const { meta } = now;
+      log(
+        `job ${job.id}: its run ${meta.runId} (pid ${meta.pid} on ${meta.host}) still runs: waiting for its end rather than importing again`,
+      );
+      while (now?.kind === 'running' && Date.now() < waitUntil) {
+        await new Promise((r) => setTimeout(r, RUN_POLL_MS));
+        now = await jobRunNow(stateDir, key);
+      }
+    }
+    if (now?.kind === 'ended') {
+      const { summary } = now;
+      const line = `run ${summary.runId} of this job ended (exit ${summary.exitCode}, ${summary.finishedAt}) before its end could be recorded in Redis: the job is completed with it, not imported again`;
+      log(`job ${job.id}: ${line}`);
+      return { exitCode: summary.exitCode, summary: { ...summary }, log: [line] };
+    }
+  }
+  const env = {
+    [JOB_ENV]: key,
+    [JOB_ATTEMPT_ENV]: `${job.attemptsMade + 1}/${job.opts.attempts ?? 1}`,
+  };
   const start = (pid: number | undefined) =>
     log(
       `job ${job.id}: ${job.data.command} ${source} for ${tenant} (run ${job.attemptsStarted}${again ? ', resuming' : ''}; pid ${pid})`,
     );
-  let run = await processes.run(again ? [...argv, '--resume'] : argv, start);
+  let run = await processes.run(again ? [...argv, '--resume'] : argv, start, env);
   if (again && run.code === 2 && run.stderr.some((l) => l.includes('--resume: no unfinished run'))) {
-    run = await processes.run(argv, start);
+    run = await processes.run(argv, start, env);
   }
   const { stdout, stderr } = run;
   if (run.code === null) {
@@ -160,7 +200,8 @@ async function runJob(
     // anything else (service or source unreachable, the lock held, the worker stopping) is tried
     // again later, resuming.
     const reason = [...stderr].reverse().find((l) => l.startsWith('catalog-io:')) ?? `exit ${code}`;
-    if (/\[(CONFIG_INVALID|CONFIG_MISSING|PROFILE_INVALID|SCHEMA_UNKNOWN_ENTITY)\]$/.test(reason)) {
+    const errorCode = /\[([A-Z_]+)\]$/.exec(reason)?.[1];
+    if (errorCode && FINAL_ERRORS.includes(errorCode)) {
       throw new UnrecoverableError(reason);
     }
     throw new Error(reason);
@@ -168,8 +209,8 @@ async function runJob(
   return result;
 }
 
-/** Exit codes of runs that did not finish: 2 fatal, 75 locked, 130/143 interrupted (SIGINT/SIGTERM). */
-const RETRIED_EXITS = [2, 75, 130, 143];
+/** How often a job handed out again looks whether its run still running has ended. */
+const RUN_POLL_MS = 500;
 
 function parseSummary(stdout: string[]): Record<string, unknown> | undefined {
   const last = stdout.at(-1);

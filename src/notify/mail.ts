@@ -49,7 +49,7 @@ export function mailBody(summary: RunSummary, reportNote: string | undefined): s
     `command:   ${summary.command}${summary.entity ? ` (${summary.entity})` : ''}`,
     `source:    ${summary.source}`,
     `tenant:    ${summary.tenant}`,
-    `run:       ${summary.runId}`,
+    `run:       ${summary.runId || '(none: it failed before a run was recorded)'}`,
     `state:     ${summary.state}, exit code ${summary.exitCode}`,
     `rows:      ${summary.rows}${outcomes ? ` — ${outcomes}` : ''}`,
     `requests:  ${summary.requests.total}`,

@@ -18,14 +18,19 @@ export async function connectRedis(url: string, options: { forQueue?: boolean } 
   };
   const client = new Redis(url, settings);
   // Errors after the connection are told by the commands that fail; a listener keeps them off stderr.
-  client.on('error', () => undefined);
+  // The last one says why a connection failed (connect() itself may only say `Connection is closed.`).
+  let last: unknown;
+  client.on('error', (err) => {
+    last = err;
+  });
   try {
     await client.connect();
   } catch (err) {
     client.disconnect();
+    const why = (e: unknown) => (e as { code?: string }).code ?? (e as Error).message;
     throw new CatalogIoError(
       'REDIS_UNREACHABLE',
-      `Cannot reach Redis at ${redactRedisUrl(url)}: ${(err as { code?: string }).code ?? (err as Error).message}`,
+      `Cannot reach Redis at ${redactRedisUrl(url)}: ${last ? why(last) : why(err)}`,
     );
   }
   return client;

@@ -5,6 +5,7 @@
 export type RunState = 'running' | 'finished' | 'interrupted' | 'crashed' | 'stopped' | 'abandoned';
 
 export interface RunSummary {
+  /** The run's folder under `.catalog-io/runs/`; empty when it failed before a run was recorded. */
   runId: string;
   /** The command that ran: `import`, `export`, ... */
   command: string;

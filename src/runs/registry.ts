@@ -33,6 +33,11 @@ export interface RunMeta {
   plan?: boolean;
   /** How many times the run was resumed. */
   resumes: number;
+  /**
+   * The queued job whose run this is (`<job id>@<ms the job was added>`, set by the worker): a job
+   * handed out again after its run finished is completed with that run's end, not run again.
+   */
+  job?: string;
 }
 
 export const DEFAULT_KEEP_RUNS = 50;

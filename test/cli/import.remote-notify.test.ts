@@ -1,6 +1,14 @@
 // import end to end with the parts for many feeds: the newest file of a pattern on an SFTP server,
 // moved to done/ after a run with every row ok, and the run's summary.json sent to a webhook.
-import { mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -150,5 +158,43 @@ describe('import from SFTP with --done-dir and --notify', () => {
       source: 'sftp://feeds@127.0.0.1:1/out/feed-*.csv',
       message: expect.stringContaining('ECONNREFUSED'),
     });
+  }, 60_000);
+
+  it('a run that crashes names its own run (the folder to resume), one that never started none', async () => {
+    const { sb } = fixture;
+    // A report on a full disk: the run fails after it started, its run folder kept to resume.
+    const here = mkdtempSync(join(tmpdir(), 'remote-import-crash-'));
+    writeFileSync(join(here, 'feed.csv'), 'prod_ref,prod_title\nCRASH-1,One\n');
+    symlinkSync('/dev/full', join(here, 'full.csv'));
+    const before = deliveries.length;
+    const crashed = await startCli(
+      [
+        'import',
+        'feed.csv',
+        '--entity',
+        'products',
+        '--report',
+        'full.csv',
+        '--catalog-url',
+        sb.catalogUrl,
+        '--dam-url',
+        sb.damUrl,
+        '--notify',
+        `webhook:${hookUrl}`,
+        '--quiet',
+      ],
+      { cwd: here, env: { CATALOG_API_KEY: sb.apiKey } },
+    ).done;
+    expect(crashed.code, crashed.stderr).toBe(2);
+    expect(crashed.stderr).toContain('[OUTPUT_FAILED]');
+    const runs = readdirSync(join(here, '.catalog-io', 'runs'));
+    expect(runs).toHaveLength(1);
+    expect(
+      JSON.parse(readFileSync(join(here, '.catalog-io', 'runs', runs[0]!, 'run.json'), 'utf8')).state,
+    ).not.toBe('finished'); // kept to resume
+    expect(deliveries).toHaveLength(before + 1);
+    expect(deliveries.at(-1)!.body).toMatchObject({ runId: runs[0], state: 'crashed', exitCode: 2 });
+    // The SFTP server down (the test before): no run was recorded, no run id made up.
+    expect(deliveries.at(-2)!.body.runId).toBe('');
   }, 60_000);
 });

@@ -1,9 +1,10 @@
 // A job that fails in the worker before its import starts (no settings for its tenant there) is
 // told to the job's --notify targets by the worker, with --notify-on respected: a real redis-server,
 // a worker as a child process and a webhook receiver on loopback.
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,5 +94,61 @@ describe.runIf(redisTestsRun('test/jobs/notify-failed.test.ts'))('a job failed i
       ).filter((j) => j.state === 'failed').length;
     while ((await failed()) < 3 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
     expect(await failed()).toBe(3);
+  }, 90_000);
+
+  it('an attempt the worker retries tells nobody; the last attempt tells, saying so, with no made-up run id', async () => {
+    // A supplier's SFTP server that is down: every attempt fails before its run starts (SOURCE_UNREADABLE).
+    const closed = createTcpServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    writeFileSync(
+      join(work, 'tenants', 'down.json'),
+      JSON.stringify({
+        catalogUrl: 'http://127.0.0.1:9/catalog',
+        damUrl: 'http://127.0.0.1:9/dam',
+        apiKey: 'tenant-secret-key',
+        sftp: { password: 'sftp-secret-pw', hostKey: `SHA256:${'A'.repeat(43)}` },
+      }),
+    );
+    received.length = 0;
+    const r = await cli([
+      'enqueue',
+      'import',
+      `sftp://feeds@127.0.0.1:${port}/out/feed-*.csv`,
+      '--entity',
+      'products',
+      '--notify',
+      `webhook:${hook}?job=retried`,
+      '--attempts',
+      '3',
+      '--retry-delay',
+      '0',
+      '--tenant',
+      'down',
+      '--redis',
+      redis.url,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const id = r.stdout.trim();
+    const end = Date.now() + 60_000;
+    const job = async () =>
+      (
+        JSON.parse((await cli(['jobs', '--json', '--redis', redis.url])).stdout) as {
+          id: string;
+          state: string;
+          attempts: number;
+        }[]
+      ).find((j) => j.id === id);
+    while ((await job())?.state !== 'failed' && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 200));
+    expect(await job()).toMatchObject({ state: 'failed', attempts: 3 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(received).toHaveLength(1);
+    const told = received[0]!.body;
+    expect(told).toMatchObject({ runId: '', state: 'crashed', exitCode: 2 });
+    expect(told.message).toMatch(/ECONNREFUSED \(attempt 3 of 3 of the queued job, the last\)$/);
+    expect(told.message).not.toContain('--resume');
+    expect(JSON.stringify(received)).not.toMatch(/tenant-secret-key|sftp-secret-pw/);
   }, 90_000);
 });

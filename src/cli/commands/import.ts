@@ -232,7 +232,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       });
       // A job's run whose worker died ends at once, its journal consistent (as on a second Ctrl-C):
       // the job, given to another worker, resumes it, and must not find it still running.
-      const { watchWorker } = await import('../../jobs/job-process.js');
+      const { watchWorker, jobOfThisRun } = await import('../../jobs/job-process.js');
+      const job = jobOfThisRun();
       const unwatch = watchWorker(() => {
         out.error('catalog-io: the worker that ran this job is gone: stopping now; the job resumes this run');
         stop.flushNow?.();
@@ -246,6 +247,10 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         const { FileLockStore } = await import('../../lock/file.js');
         const options: ImportOptions = {
           stateDir,
+          // A queued job's run says whose it is: the job handed out again after its run finished
+          // (Redis lost its end) is completed with it, not run again. A whole workbook is several
+          // runs, none of which is the job's end: not recorded.
+          ...(job && !sheets && { job: job.key }),
           ...(args.resume !== undefined && { resume: args.resume === '' ? true : args.resume }),
           tenant,
           // --redis: one lock for every machine of the tenant; else a lock file on this one.
@@ -325,26 +330,30 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         const locked = isCatalogIoError(err, 'LOCKED');
         // A signal before the first row (waiting for the lock, reading `$metadata`): nothing was done.
         const signal = isCatalogIoError(err, 'API_STOPPED') ? stop.signal : undefined;
-        const end = runSummary(start, {
-          state: locked ? 'stopped' : signal ? 'interrupted' : 'crashed',
-          exitCode: locked ? EXIT_CODES.locked : signal ? EXIT_CODES[signal] : EXIT_CODES.fatal,
-          entity: profile.entity,
-          tenant,
-          rows: 0,
-          outcomes: {},
-          requests: { total: connection.snapshot().requests, byMethod: connection.snapshot().byMethod },
-          message: err instanceof Error ? err.message : String(err),
-        });
+        const { failedRunOf } = await import('../../runner/import/run.js');
+        const end = runSummary(
+          { ...start, runId: failedRunOf(err) ?? '' },
+          {
+            state: locked ? 'stopped' : signal ? 'interrupted' : 'crashed',
+            exitCode: locked ? EXIT_CODES.locked : signal ? EXIT_CODES[signal] : EXIT_CODES.fatal,
+            entity: profile.entity,
+            tenant,
+            rows: 0,
+            outcomes: {},
+            requests: { total: connection.snapshot().requests, byMethod: connection.snapshot().byMethod },
+            message: err instanceof Error ? err.message : String(err),
+          },
+        );
         if (signal) {
           out.error(
             `interrupted (${signal}) before the first row: nothing was written. To import the file, run the same command again`,
           );
           setExitCode(EXIT_CODES[signal]);
-          await endRun(start, end, args, out);
+          await endRun(start, end, args, out, isCatalogIoError(err) ? err.code : undefined);
           return;
         }
         if (!locked) {
-          await endRun(start, end, args, out);
+          await endRun(start, end, args, out, isCatalogIoError(err) ? err.code : undefined);
           // A full disk under the report ends the run, not its work: the journal holds what was done.
           // (Not the --summary copy: it is written once the run is over and recorded.)
           if (
@@ -361,7 +370,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         }
         out.error(`catalog-io: ${(err as Error).message} [LOCKED]`);
         setExitCode(EXIT_CODES.locked);
-        await endRun(start, end, args, out);
+        await endRun(start, end, args, out, isCatalogIoError(err) ? err.code : undefined);
       } finally {
         unwatch();
         unwatchSignals();
@@ -387,17 +396,20 @@ async function finishedRunSummary(
       // not written (a plan): made below
     }
   }
-  return runSummary(start, {
-    state: s.state,
-    exitCode: s.exitCode,
-    entity,
-    tenant,
-    rows: s.rows,
-    outcomes: s.outcomes,
-    requests: { total: s.requests.total, byMethod: s.requests.byMethod },
-    ...(args.report && { reportFile: args.report }),
-    message: `${s.rows} rows`,
-  });
+  return runSummary(
+    { ...start, runId: s.runId },
+    {
+      state: s.state,
+      exitCode: s.exitCode,
+      entity,
+      tenant,
+      rows: s.rows,
+      outcomes: s.outcomes,
+      requests: { total: s.requests.total, byMethod: s.requests.byMethod },
+      ...(args.report && { reportFile: args.report }),
+      message: `${s.rows} rows`,
+    },
+  );
 }
 
 /**

@@ -7,9 +7,10 @@
 import type { Argv } from 'yargs';
 import { numberFlag } from '../../config/flags.js';
 import { parseSecondsFlag } from '../../config/numbers.js';
-import { CatalogIoError } from '../../errors.js';
+import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import type { FeedJob } from '../../jobs/feed-job.js';
 import { checkRedisUrl, redactRedisUrl } from '../../redis/url.js';
+import type { Output } from '../output.js';
 import type { CommandFactory } from './index.js';
 
 const redisOption = {
@@ -234,7 +235,7 @@ export const jobsCommand: CommandFactory = (out) => ({
   },
 });
 
-export const workerCommand: CommandFactory = (out) => ({
+export const workerCommand: CommandFactory = (out, setExitCode) => ({
   command: 'worker',
   describe: 'Run feed jobs from the queue in Redis until stopped (SIGTERM: finishes the jobs it runs)',
   builder: (y: Argv) =>
@@ -276,9 +277,15 @@ export const workerCommand: CommandFactory = (out) => ({
     // would end the worker at once, its jobs with it.
     const signals = new SignalWatch();
     try {
-      const { connectRedis } = await import('../../redis/connection.js');
       const { startFeedWorker } = await import('../../jobs/worker.js');
-      const redis = await connectRedis(url, { forQueue: true });
+      // A worker started before Redis is up (a reboot) waits for it, as a running worker rides out
+      // an outage; a signal meanwhile ends it at once.
+      const redis = await connectWaiting(url, signals, out);
+      if (typeof redis === 'string') {
+        out.error(`worker: ${redis} while waiting for Redis: stopped`);
+        setExitCode(redis === 'SIGINT' ? 130 : 143);
+        return;
+      }
       const worker = startFeedWorker({
         connection: redis,
         redisUrl: url,
@@ -307,6 +314,79 @@ export const workerCommand: CommandFactory = (out) => ({
     }
   },
 });
+
+/** The first wait for Redis, then each next one twice as long, up to the last. */
+export const REDIS_WAIT = Object.freeze({ firstMs: 1_000, maxMs: 30_000, sayEveryMs: 60_000 });
+
+/**
+ * Errors that waiting does not mend (a refused password or user, a certificate not trusted): said at
+ * once, as bad settings are.
+ */
+const NOT_WAITED =
+  /WRONGPASS|NOAUTH|NOPERM|invalid password|invalid username|CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/i;
+
+/**
+ * The queue's Redis connection, once Redis answers: while it cannot be reached (REDIS_UNREACHABLE),
+ * says so with the time it started waiting and tries again, 1 s then twice as long each time up to
+ * 30 s, and again every minute while it waits. Resolves with the signal instead when one comes.
+ */
+async function connectWaiting(
+  url: string,
+  signals: SignalWatch,
+  out: Output,
+): Promise<import('ioredis').Redis | NodeJS.Signals> {
+  const { connectRedis } = await import('../../redis/connection.js');
+  const { clockTime } = await import('../../api/service-http.js');
+  let since: Date | undefined;
+  let said = 0;
+  let delay: number = REDIS_WAIT.firstMs;
+  for (;;) {
+    const attempt = connectRedis(url, { forQueue: true });
+    const outcome = await Promise.race([
+      attempt.then(
+        (redis) => ({ redis }),
+        (err: unknown) => ({ err }),
+      ),
+      signals.first.then((signal) => ({ signal })),
+    ]);
+    if ('signal' in outcome) {
+      attempt.then(
+        (redis) => redis.disconnect(),
+        () => undefined,
+      );
+      return outcome.signal;
+    }
+    if ('redis' in outcome) {
+      if (since)
+        out.error(`worker: Redis at ${redactRedisUrl(url)} answers (waited since ${clockTime(since)})`);
+      return outcome.redis;
+    }
+    const err = outcome.err;
+    if (!isCatalogIoError(err, 'REDIS_UNREACHABLE') || NOT_WAITED.test(err.message)) throw err;
+    if (!since) {
+      since = new Date();
+      said = Date.now();
+      out.error(
+        `worker: ${err.message}; waiting for it since ${clockTime(since)}, trying again in ${delay / 1000} s, then less often (at most every ${REDIS_WAIT.maxMs / 1000} s). SIGTERM or Ctrl-C stops the worker`,
+      );
+    } else if (Date.now() - said >= REDIS_WAIT.sayEveryMs) {
+      said = Date.now();
+      out.error(
+        `worker: still waiting for Redis since ${clockTime(since)}: ${err.message}; next try in ${delay / 1000} s`,
+      );
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const signal = await Promise.race([
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), delay);
+      }),
+      signals.first,
+    ]);
+    clearTimeout(timer);
+    if (signal) return signal;
+    delay = Math.min(delay * 2, REDIS_WAIT.maxMs);
+  }
+}
 
 /** SIGINT and SIGTERM, caught while the worker lives: the first, then each next one. */
 class SignalWatch {

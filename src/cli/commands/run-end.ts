@@ -1,10 +1,10 @@
 // What a feed run does around the import itself when it is one of many: the remote file is picked
 // (newest match) before and moved to done/ after, the limit and lock are shared (`--redis`), and the
 // run's end is told to people (`--notify`). Flags, checks and the summary they share.
-import { randomBytes } from 'node:crypto';
 import type { Argv } from 'yargs';
 import { sharedStateOptions } from '../../config/flags.js';
-import { CatalogIoError } from '../../errors.js';
+import { CatalogIoError, isCatalogIoError } from '../../errors.js';
+import { jobOfThisRun, RETRIED_EXITS, retriedByWorker } from '../../jobs/job-process.js';
 import type { NotifyOn, NotifyTarget } from '../../notify/index.js';
 import { isRemote, redactRemote } from '../../readers/remote/address.js';
 import { displayName } from '../../readers/sources/redact.js';
@@ -39,6 +39,7 @@ export interface RunEndArgs {
 }
 
 export interface RunStart {
+  /** The run's id once the import recorded one; empty before (never one made up). */
   runId: string;
   /** The source to read: a pattern's newest match, resolved once so the same file is read and moved. */
   source: string;
@@ -49,7 +50,8 @@ export interface RunStart {
 /** Checks the flags and picks the remote file; before anything is asked of the tenant. */
 export async function beginRun(spec: string, args: RunEndArgs): Promise<RunStart> {
   const startedAt = new Date();
-  const runId = `${startedAt.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-')}-${randomBytes(2).toString('hex')}`;
+  // No run yet: the import's run (its folder under .catalog-io/runs/) names the summary once there is one.
+  const runId = '';
   let targets: NotifyTarget[] = [];
   if (args.notify?.length) {
     const { parseNotifyTarget } = await import('../../notify/index.js');
@@ -114,7 +116,8 @@ export async function notifyEarlyFailure(
     const { parseNotifyTarget } = await import('../../notify/index.js');
     const startedAt = new Date();
     const start: RunStart = {
-      runId: `failed-${startedAt.getTime()}`,
+      // No run was recorded: no run id (not one made up, that names no run folder).
+      runId: '',
       source: spec,
       targets: args.notify.map(parseNotifyTarget),
       startedAt,
@@ -128,18 +131,29 @@ export async function notifyEarlyFailure(
       requests: { total: 0, byMethod: {} },
       message: err instanceof Error ? err.message : String(err),
     });
-    await endRun(start, summary, { ...args, 'done-dir': undefined }, out);
+    await endRun(
+      start,
+      summary,
+      { ...args, 'done-dir': undefined },
+      out,
+      isCatalogIoError(err) ? err.code : undefined,
+    );
   } catch {
     // a --notify flag that is not valid was already the error
   }
 }
 
-/** Moves the remote file after a run with every row ok, then tells the targets; problems are warnings. */
+/**
+ * Moves the remote file after a run with every row ok, then tells the targets; problems are warnings.
+ * A queued job's attempt that its worker will retry tells nobody (`errorCode`: the error that ended
+ * the run, if any: bad settings are not retried).
+ */
 export async function endRun(
   start: RunStart,
   summary: RunSummary,
   args: RunEndArgs,
   out: Output,
+  errorCode?: string,
 ): Promise<void> {
   const doneDir = args['done-dir'];
   if (doneDir !== undefined && summary.state === 'finished' && summary.exitCode === 0) {
@@ -152,8 +166,23 @@ export async function endRun(
     }
   }
   if (start.targets.length === 0) return;
+  const job = jobOfThisRun();
+  if (job && retriedByWorker(job, summary.exitCode, errorCode)) {
+    out.error(
+      `not notified: attempt ${job.attempt} of ${job.attempts} of this queued job; the worker retries it, and its last attempt tells`,
+    );
+    return;
+  }
+  // A queued job's last attempt says it was the last: nobody was told of the ones before.
+  const told =
+    job && job.attempts > 1 && RETRIED_EXITS.includes(summary.exitCode)
+      ? {
+          ...summary,
+          message: `${summary.message} (attempt ${job.attempt} of ${job.attempts} of the queued job, the last)`,
+        }
+      : summary;
   const { notifyRunEnd, notifySettingsFrom } = await import('../../notify/index.js');
-  const results = await notifyRunEnd(summary, {
+  const results = await notifyRunEnd(told, {
     targets: start.targets,
     on: args['notify-on'] ?? 'failure',
     settings: notifySettingsFrom(),

@@ -48,6 +48,8 @@ export interface RecorderSetup {
   profileFile?: string;
   plan?: boolean;
   keepRuns?: number;
+  /** The queued job this run is for (RunMeta.job); a resume by another job's run takes the new one. */
+  job?: string;
   /** The source as given, and how it is read: a resume reads a stream source again to check it. */
   spec: string;
   readerOptions?: ReaderOptions;
@@ -169,6 +171,7 @@ export class RunRecorder implements WriteLog {
           host: hostname(),
           resumes: choice.meta.resumes + 1,
           ...(setup.reportFile && { reportFile: setup.reportFile }),
+          ...(setup.job && { job: setup.job }),
         };
         // Saved by start(), once the lock is held: a resume refused for the lock changes nothing.
       } else {
@@ -190,6 +193,7 @@ export class RunRecorder implements WriteLog {
         ...(setup.rejectsFile && { rejectsFile: setup.rejectsFile }),
         ...(setup.profileFile && { profileFile: setup.profileFile }),
         ...(setup.plan && { plan: true }),
+        ...(setup.job && { job: setup.job }),
       });
     }
     return new RunRecorder(registry, meta, setup, temporary, decided);

@@ -56,6 +56,14 @@ const NOT_STARTED: readonly ErrorCode[] = [
   'SCHEMA_UNKNOWN_ENTITY',
 ];
 
+/** Errors that ended a recorded run, and that run's id: its notification names the run kept. */
+const failedRuns = new WeakMap<object, string>();
+
+/** The run an import that failed kept (to resume), if it kept one. */
+export function failedRunOf(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null ? failedRuns.get(err) : undefined;
+}
+
 /**
  * `carried`: a plan of several runs as one (a workbook's sheets): what the runs before it would have
  * written. Without it, a plan starts from the tenant as it is.
@@ -71,6 +79,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     ...(options.stateDir !== undefined && { stateDir: options.stateDir }),
     ...(options.resume !== undefined && { resume: options.resume }),
     ...(options.keepRuns !== undefined && { keepRuns: options.keepRuns }),
+    ...(options.job !== undefined && { job: options.job }),
     identity: await identityOf(options.source),
     source: displayName(options.source),
     spec: options.source,
@@ -285,6 +294,8 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       ? recorder.discard(end, options.summaryFile)
       : recorder.abandon(end, options.summaryFile)
     ).catch(() => {});
+    if (!(locked || neverStarted) && typeof err === 'object' && err !== null)
+      failedRuns.set(err, recorder.runId);
     throw err;
   } finally {
     if (planned !== carried) planned?.close();

@@ -132,6 +132,8 @@ export interface ImportOptions {
   resume?: boolean | string;
   /** Finished runs kept in the state folder. Default 50. */
   keepRuns?: number;
+  /** The queued job this run is for (RunMeta.job), when a worker started it. */
+  job?: string;
   /** The tenant as locks and summaries name it: a hash of its base URL and key id. */
   tenant?: string;
   /**
