@@ -16,8 +16,14 @@ import type { QuickLinks } from './check.js';
 import { DEFAULT_BATCH_SIZE, WRITE_ORDER } from './import/types.js';
 import { RefTracker } from './ref-tracker.js';
 
-/** Asks the tenant which of these refs it has (the caller sends 100 per request). */
-export type TenantRefLookup = (entity: EntityModel, refs: readonly string[]) => Promise<Set<string>>;
+/**
+ * Asks the tenant which of these refs it has (the caller sends 100 per request): their refs, or a map
+ * from each ref found to its record's id (the id is named when a NEW row's record already exists).
+ */
+export type TenantRefLookup = (
+  entity: EntityModel,
+  refs: readonly string[],
+) => Promise<ReadonlySet<string> | ReadonlyMap<string, number | string>>;
 /** Asks the DAM which of these names it has (the caller sends 100 per request). */
 export type DamNameLookup = (kind: 'image' | 'file', names: readonly string[]) => Promise<Set<string>>;
 
@@ -38,6 +44,19 @@ export interface Unresolved extends Reference {
   message: string;
   /** The import writes the row without it (an image or file name the DAM lacks): a warning, not a failure. */
   leftOut: boolean;
+  /** The import skips the row for it (a DELETE of a record the tenant lacks): `message` says why. */
+  skips?: boolean;
+  /** The problem without the ref, for the summary's count (else taken from `message`). */
+  brief?: string;
+}
+
+/** A draft whose `_command` (NEW, UPDATE, DELETE) depends on whether the tenant has its record. */
+export interface CommandCheck {
+  entity: EntityModel;
+  ref: string;
+  command: 'NEW' | 'UPDATE' | 'DELETE';
+  /** The source column of the ref (or the ref field). */
+  column: string;
 }
 
 /** What one row defines and names, as the reference check sees it. */
@@ -51,6 +70,8 @@ export interface RowRefs {
   /** The write order of each defined record's entity (same index as `defines`). */
   ranks: number[];
   uses: Array<Reference & { rank: number; category: boolean }>;
+  /** The row's drafts whose command asks the tenant whether their record exists (checked with a tenant only). */
+  commands?: CommandCheck[];
   /** Where the row is (`line 17`), for the messages of rows that name it. */
   location: string;
 }
@@ -59,12 +80,15 @@ export interface RowRefs {
 const CACHE_LIMIT = 50_000;
 const NO_USES: RowRefs['uses'] = [];
 const NONE: string[] = [];
+const NO_COMMANDS: CommandCheck[] = [];
 
 export class ReferenceCheck {
   /** Records of valid rows, told by `settle`. */
   private readonly inFile = new RefTracker();
   private readonly inTenant = new Map<string, Set<string>>();
   private readonly notInTenant = new Map<string, Set<string>>();
+  /** The ids of records found in the tenant, when the lookup tells them. */
+  private readonly tenantIds = new Map<string, number | string>();
   private cached = 0;
   private batch = 0;
   private batchDrafts = 0;
@@ -109,14 +133,37 @@ export class ReferenceCheck {
         ranks.push(-1);
       }
     }
+    const commands = ok && this.lookup ? this.commandsOf(drafts) : undefined;
     return {
       batch,
       ok,
       defines,
       ranks,
       uses: uses.length ? uses : NO_USES,
+      ...(commands && { commands }),
       location,
     };
+  }
+
+  /**
+   * The drafts whose command the import checks against the tenant: NEW (the record must not exist),
+   * UPDATE (it must), DELETE (nothing to delete when it does not). Other rows ask nothing.
+   */
+  private commandsOf(drafts: readonly Draft[]): CommandCheck[] | undefined {
+    let out: CommandCheck[] | undefined;
+    for (const d of drafts) {
+      if (d.command !== 'NEW' && d.command !== 'UPDATE' && d.command !== 'DELETE') continue;
+      const entity = this.model.entity(d.entity);
+      if (!entity || !d.ref) continue;
+      out ??= [];
+      out.push({
+        entity,
+        ref: d.ref,
+        command: d.command,
+        column: d.source.columns[entity.refField] ?? entity.refField,
+      });
+    }
+    return out;
   }
 
   /** A valid row of the plain lane: its one record, and its links (`links`, column names from `headers`). */
@@ -195,7 +242,13 @@ export class ReferenceCheck {
   /** Whether every reference of the row is already known to resolve (the row need not wait). */
   settled(refs: RowRefs): boolean {
     for (const u of refs.uses) if (!this.knownNow(u)) return false;
+    for (const c of refs.commands ?? NO_COMMANDS) if (!this.tenantKnows(c.entity.name, c.ref)) return false;
     return true;
+  }
+
+  /** Whether the tenant's answer for this ref is cached (found or not). */
+  private tenantKnows(space: string, ref: string): boolean {
+    return this.inTenant.get(space)?.has(ref) === true || this.notInTenant.get(space)?.has(ref) === true;
   }
 
   /**
@@ -219,8 +272,20 @@ export class ReferenceCheck {
         const message = this.unresolved(u, r, at, rows, held);
         if (message) missing.push({ ...u, message, leftOut: u.entity === undefined });
       }
+      // A refused command fails (or skips) its draft alone: the row's other drafts are still written (a
+      // variant row's product), and a NEW's record is the tenant's.
+      let refusedUpdates: Set<string> | undefined;
+      const linksResolve = missing.every((m) => m.leftOut);
+      for (const c of r.commands ?? NO_COMMANDS) {
+        const refused = this.commandRefused(c);
+        if (!refused) continue;
+        missing.push(refused);
+        if (c.command !== 'UPDATE') continue;
+        refusedUpdates ??= new Set();
+        refusedUpdates.add(key(c.entity.name, c.ref));
+      }
       out.push(missing);
-      if (r.ok && missing.every((m) => m.leftOut)) for (const k of r.defines) this.noteDefined(k);
+      if (r.ok && linksResolve) for (const k of r.defines) if (!refusedUpdates?.has(k)) this.noteDefined(k);
     });
     return out;
   }
@@ -253,6 +318,38 @@ export class ReferenceCheck {
     return `${named} is neither in the file nor in the tenant`;
   }
 
+  /** What the import does with a command the tenant's record refuses (its wording), or undefined. */
+  private commandRefused(c: CommandCheck): Unresolved | undefined {
+    const exists = this.inTenant.get(c.entity.name)?.has(c.ref) === true;
+    const at = {
+      entity: c.entity,
+      space: c.entity.name,
+      ref: c.ref,
+      column: c.column,
+      field: c.entity.refField,
+    };
+    const name = `${c.entity.refField} '${c.ref}'`;
+    if (c.command === 'NEW' && exists) {
+      const id = this.tenantIds.get(key(c.entity.name, c.ref));
+      return {
+        ...at,
+        leftOut: false,
+        message: `${name} already exists${id === undefined ? '' : ` (id ${id})`}; the row asks for a new record`,
+        brief: 'already exists; the row asks for a new record',
+      };
+    }
+    if (c.command === 'UPDATE' && !exists)
+      return {
+        ...at,
+        leftOut: false,
+        message: `${name} does not exist; the row asks to update it`,
+        brief: 'does not exist; the row asks to update it',
+      };
+    if (c.command === 'DELETE' && !exists)
+      return { ...at, leftOut: false, skips: true, message: `${name} does not exist: nothing to delete` };
+    return undefined;
+  }
+
   private knownNow(u: Reference): boolean {
     return this.knownRef(u.space, u.ref);
   }
@@ -265,6 +362,13 @@ export class ReferenceCheck {
   private async askTenant(rows: readonly RowRefs[], held: Map<string, unknown>): Promise<void> {
     const ask = new Map<string, { entity: EntityModel | undefined; refs: Set<string> }>();
     for (const r of rows) {
+      // A command's record is asked of the tenant even when the file defines it: the import looks it up.
+      for (const c of r.commands ?? NO_COMMANDS) {
+        if (this.tenantKnows(c.entity.name, c.ref)) continue;
+        const asked = ask.get(c.entity.name) ?? { entity: c.entity, refs: new Set<string>() };
+        asked.refs.add(c.ref);
+        ask.set(c.entity.name, asked);
+      }
       for (const u of r.uses) {
         if (u.entity ? !this.lookup : !this.damLookup) continue;
         if (this.knownNow(u) || this.notInTenant.get(u.space)?.has(u.ref)) continue;
@@ -281,9 +385,14 @@ export class ReferenceCheck {
       if (this.cached + refs.size > CACHE_LIMIT) {
         this.inTenant.clear();
         this.notInTenant.clear();
+        this.tenantIds.clear();
         this.cached = 0;
       }
       for (const ref of refs) {
+        if (found instanceof Map) {
+          const id = found.get(ref);
+          if (id !== undefined) this.tenantIds.set(key(space, ref), id);
+        }
         const cache = found.has(ref) ? this.inTenant : this.notInTenant;
         const known = cache.get(space) ?? new Set<string>();
         cache.set(space, known);

@@ -178,12 +178,13 @@ function damNameLookup(dam: DamClient): DamNameLookup {
 /** Which refs the tenant has: `$filter=<ref> in (...)`, 100 refs per request, only the ref selected. */
 function tenantRefLookup(catalog: CatalogClient): TenantRefLookup {
   return async (entity, refs) => {
-    const found = new Set<string>();
+    // The id too: a NEW row whose record exists is told its id, as the import tells it.
+    const found = new Map<string, number | string>();
     for await (const record of catalog.listIn<Record<string, unknown>>(entity.path, entity.refField, refs, {
-      query: { $select: entity.refField },
+      query: { $select: `${entity.refField},${entity.idField}` },
       maxValues: 100,
     })) {
-      found.add(String(record[entity.refField]));
+      found.set(String(record[entity.refField]), record[entity.idField] as number | string);
     }
     return found;
   };
