@@ -13,6 +13,7 @@
 import type { Draft } from '../mappers/types.js';
 import { type EntityModel, referencedEntity, type TenantModel } from '../schema/model.js';
 import type { QuickLinks } from './check.js';
+import { CYCLE_BRIEF, cycleMessage, parentChain } from './import/category-cycle.js';
 import { DEFAULT_BATCH_SIZE, WRITE_ORDER } from './import/types.js';
 import { RefTracker } from './ref-tracker.js';
 
@@ -265,10 +266,17 @@ export class ReferenceCheck {
       });
     });
     await this.askTenant(rows, held);
+    const cycles = await this.cyclesIn(rows);
     const out: Unresolved[][] = [];
     rows.forEach((r, at) => {
       const missing: Unresolved[] = [];
       for (const u of r.uses) {
+        // A category whose parents loop back among the rows: the import never writes it.
+        const cycle = u.category ? cycles?.get(at) : undefined;
+        if (cycle) {
+          missing.push({ ...u, message: cycleMessage(u.ref, cycle), brief: CYCLE_BRIEF, leftOut: false });
+          continue;
+        }
         const message = this.unresolved(u, r, at, rows, held);
         if (message) missing.push({ ...u, message, leftOut: u.entity === undefined });
       }
@@ -316,6 +324,55 @@ export class ReferenceCheck {
     const where = this.locate?.(u.entity.name, u.ref);
     if (where !== undefined) return `${named} is not written: its row (${where}) is invalid`;
     return `${named} is neither in the file nor in the tenant`;
+  }
+
+  /**
+   * The category rows (by index) whose parents, followed through the rows held, loop back: the import
+   * keeps them waiting for a parent id that never comes and fails them at the end of the file (its
+   * `finish`, with the same chain). A category of the tenant breaks a loop (the import knows its id): the
+   * refs of a loop are asked of the tenant (only when there is one: most files ask nothing here).
+   */
+  private async cyclesIn(rows: readonly RowRefs[]): Promise<Map<number, string[]> | undefined> {
+    let waiting: Map<string, { at: number; parent: string }> | undefined;
+    let categories: EntityModel | undefined;
+    rows.forEach((r, at) => {
+      if (!r.ok) return;
+      for (const u of r.uses) {
+        if (!u.category || !u.entity) continue;
+        const prefix = `${u.space}\u0000`;
+        const self = r.defines.find((k) => k.startsWith(prefix));
+        if (self === undefined) continue;
+        categories = u.entity;
+        waiting ??= new Map();
+        waiting.set(self.slice(prefix.length), { at, parent: u.ref });
+      }
+    });
+    if (!waiting || !categories) return undefined;
+    const space = categories.name;
+    const parents = waiting;
+    const parentOf = (ref: string) => {
+      const w = parents.get(ref);
+      return w && !this.knownRef(space, w.parent) ? w.parent : undefined;
+    };
+    const find = () => {
+      let found: Map<number, string[]> | undefined;
+      for (const [ref, w] of parents) {
+        if (parentOf(ref) === undefined) continue;
+        const chain = parentChain(ref, parentOf);
+        if (!chain.cycle) continue;
+        found ??= new Map();
+        found.set(w.at, chain.path);
+      }
+      return found;
+    };
+    const found = find();
+    if (!found || !this.lookup) return found;
+    const ask = new Set<string>();
+    for (const path of found.values())
+      for (const ref of path) if (!this.tenantKnows(space, ref)) ask.add(ref);
+    if (ask.size === 0) return found;
+    await this.cacheTenant(space, categories, ask);
+    return find();
   }
 
   /** What the import does with a command the tenant's record refuses (its wording), or undefined. */
@@ -378,28 +435,35 @@ export class ReferenceCheck {
         ask.set(u.space, asked);
       }
     }
-    for (const [space, { entity, refs }] of ask) {
-      const found = entity
-        ? await this.lookup!(entity, [...refs])
-        : await this.damLookup!(space === 'dam:file' ? 'file' : 'image', [...refs]);
-      if (this.cached + refs.size > CACHE_LIMIT) {
-        this.inTenant.clear();
-        this.notInTenant.clear();
-        this.tenantIds.clear();
-        this.cached = 0;
-      }
-      for (const ref of refs) {
-        if (found instanceof Map) {
-          const id = found.get(ref);
-          if (id !== undefined) this.tenantIds.set(key(space, ref), id);
-        }
-        const cache = found.has(ref) ? this.inTenant : this.notInTenant;
-        const known = cache.get(space) ?? new Set<string>();
-        cache.set(space, known);
-        known.add(ref);
-      }
-      this.cached += refs.size;
+    for (const [space, { entity, refs }] of ask) await this.cacheTenant(space, entity, refs);
+  }
+
+  /** Asks the tenant (or the DAM) about these refs of one space, and keeps the answers. */
+  private async cacheTenant(
+    space: string,
+    entity: EntityModel | undefined,
+    refs: Set<string>,
+  ): Promise<void> {
+    const found = entity
+      ? await this.lookup!(entity, [...refs])
+      : await this.damLookup!(space === 'dam:file' ? 'file' : 'image', [...refs]);
+    if (this.cached + refs.size > CACHE_LIMIT) {
+      this.inTenant.clear();
+      this.notInTenant.clear();
+      this.tenantIds.clear();
+      this.cached = 0;
     }
+    for (const ref of refs) {
+      if (found instanceof Map) {
+        const id = found.get(ref);
+        if (id !== undefined) this.tenantIds.set(key(space, ref), id);
+      }
+      const cache = found.has(ref) ? this.inTenant : this.notInTenant;
+      const known = cache.get(space) ?? new Set<string>();
+      cache.set(space, known);
+      known.add(ref);
+    }
+    this.cached += refs.size;
   }
 
   private noteDefined(k: string): void {
