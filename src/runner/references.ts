@@ -13,6 +13,12 @@
 import type { Draft } from '../mappers/types.js';
 import { type EntityModel, referencedEntity, type TenantModel } from '../schema/model.js';
 import type { QuickLinks } from './check.js';
+import {
+  attributeSetFields,
+  hasSetId,
+  UNKNOWN_SET_BRIEF,
+  unknownSetMessage,
+} from './import/attribute-set-check.js';
 import { CYCLE_BRIEF, cycleMessage, parentChain } from './import/category-cycle.js';
 import { DEFAULT_BATCH_SIZE, WRITE_ORDER } from './import/types.js';
 import { RefTracker } from './ref-tracker.js';
@@ -51,6 +57,13 @@ export interface Unresolved extends Reference {
   brief?: string;
 }
 
+/** An attribute set id a row writes, and where. */
+export interface SetUse {
+  value: unknown;
+  field: string;
+  column: string;
+}
+
 /** A draft whose `_command` (NEW, UPDATE, DELETE) depends on whether the tenant has its record. */
 export interface CommandCheck {
   entity: EntityModel;
@@ -71,6 +84,8 @@ export interface RowRefs {
   /** The write order of each defined record's entity (same index as `defines`). */
   ranks: number[];
   uses: Array<Reference & { rank: number; category: boolean }>;
+  /** The attribute set ids the row writes (`typ_id`; checked with a tenant only). */
+  sets?: SetUse[];
   /** The row's drafts whose command asks the tenant whether their record exists (checked with a tenant only). */
   commands?: CommandCheck[];
   /** Where the row is (`line 17`), for the messages of rows that name it. */
@@ -82,6 +97,7 @@ const CACHE_LIMIT = 50_000;
 const NO_USES: RowRefs['uses'] = [];
 const NONE: string[] = [];
 const NO_COMMANDS: CommandCheck[] = [];
+const NO_SETS: SetUse[] = [];
 
 export class ReferenceCheck {
   /** Records of valid rows, told by `settle`. */
@@ -97,6 +113,13 @@ export class ReferenceCheck {
   private readonly ranks = new Map<string, number>();
   private readonly targets = new Map<string, EntityModel | undefined>();
   private lastTarget: [string, string, EntityModel | undefined] = ['', '', undefined];
+
+  /**
+   * The tenant's attribute set ids (one list request, read when a row first gives one), when checked
+   * against a tenant: a `typ_id` it lacks makes the row invalid, as the import fails it.
+   */
+  attributeSets: (() => Promise<ReadonlySet<number>>) | undefined;
+  private setIds: ReadonlySet<number> | undefined;
 
   /** Where the file defines a record first (any row, valid or not), when the caller knows. */
   locate: ((entity: string, ref: string) => string | undefined) | undefined;
@@ -135,6 +158,7 @@ export class ReferenceCheck {
       }
     }
     const commands = ok && this.lookup ? this.commandsOf(drafts) : undefined;
+    const sets = this.attributeSets ? this.setsOf(writes) : undefined;
     return {
       batch,
       ok,
@@ -142,8 +166,49 @@ export class ReferenceCheck {
       ranks,
       uses: uses.length ? uses : NO_USES,
       ...(commands && { commands }),
+      ...(sets && { sets }),
       location,
     };
+  }
+
+  /** The attribute set ids the drafts write. */
+  private setsOf(drafts: readonly Draft[]): SetUse[] | undefined {
+    let out: SetUse[] | undefined;
+    for (const d of drafts) {
+      const entity = this.model.entity(d.entity);
+      if (!entity) continue;
+      for (const field of attributeSetFields(entity)) {
+        const value = d.fields[field];
+        if (value === undefined || value === null) continue;
+        out ??= [];
+        out.push({ value, field, column: d.source.columns[field] ?? field });
+      }
+    }
+    return out;
+  }
+
+  /** Whether the tenant's sets are read and hold every id of the row (no allocation). */
+  private setsKnown(values: readonly unknown[], count: number): boolean {
+    if (!this.setIds) return false;
+    for (let n = 0; n < count; n++) if (!hasSetId(this.setIds, values[n])) return false;
+    return true;
+  }
+
+  /** The row's attribute set ids the tenant lacks, as the import fails them. */
+  private unknownSets(r: RowRefs, out: Unresolved[]): void {
+    for (const s of r.sets ?? NO_SETS) {
+      if (this.setIds && hasSetId(this.setIds, s.value)) continue;
+      out.push({
+        entity: undefined,
+        space: 'AttributeSets',
+        ref: String(s.value),
+        column: s.column,
+        field: s.field,
+        leftOut: false,
+        message: unknownSetMessage(s.value),
+        brief: UNKNOWN_SET_BRIEF,
+      });
+    }
   }
 
   /**
@@ -197,11 +262,27 @@ export class ReferenceCheck {
         });
       }
     }
-    return { batch, ok: true, defines: [k], ranks: [rank], uses: uses.length ? uses : NO_USES, location };
+    let sets: SetUse[] | undefined;
+    if (this.attributeSets)
+      for (let n = 0; n < links.sets; n++) {
+        const field = links.setFields[n]!;
+        sets ??= [];
+        sets.push({ value: links.setValues[n], field, column: headers?.[links.setAt[n]!] ?? field });
+      }
+    return {
+      batch,
+      ok: true,
+      defines: [k],
+      ranks: [rank],
+      uses: uses.length ? uses : NO_USES,
+      ...(sets && { sets }),
+      location,
+    };
   }
 
   /** Whether every link of a plain row names a record already known (no allocation: the common case). */
   knownLinks(entity: string, links: QuickLinks): boolean {
+    if (links.sets > 0 && this.attributeSets && !this.setsKnown(links.setValues, links.sets)) return false;
     for (let n = 0; n < links.count; n++) {
       const target = this.linkTarget(entity, links.columns[n]!.link!);
       if (!target) continue;
@@ -244,6 +325,14 @@ export class ReferenceCheck {
   settled(refs: RowRefs): boolean {
     for (const u of refs.uses) if (!this.knownNow(u)) return false;
     for (const c of refs.commands ?? NO_COMMANDS) if (!this.tenantKnows(c.entity.name, c.ref)) return false;
+    if (
+      refs.sets &&
+      !this.setsKnown(
+        refs.sets.map((s) => s.value),
+        refs.sets.length,
+      )
+    )
+      return false;
     return true;
   }
 
@@ -266,6 +355,8 @@ export class ReferenceCheck {
       });
     });
     await this.askTenant(rows, held);
+    if (!this.setIds && this.attributeSets && rows.some((r) => r.sets))
+      this.setIds = await this.attributeSets();
     const cycles = await this.cyclesIn(rows);
     const out: Unresolved[][] = [];
     rows.forEach((r, at) => {
@@ -280,6 +371,7 @@ export class ReferenceCheck {
         const message = this.unresolved(u, r, at, rows, held);
         if (message) missing.push({ ...u, message, leftOut: u.entity === undefined });
       }
+      this.unknownSets(r, missing);
       // A refused command fails (or skips) its draft alone: the row's other drafts are still written (a
       // variant row's product), and a NEW's record is the tenant's.
       let refusedUpdates: Set<string> | undefined;

@@ -82,6 +82,17 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
               connection?.tenant.damUrl ? damNameLookup(connection.dam) : undefined,
             )
           : undefined;
+        if (references && connection) {
+          // The tenant's attribute set ids, read once when a row first gives one (`typ_id`).
+          const catalog = connection.catalog;
+          references.attributeSets = async () => {
+            const { readAttributeSets } = await import('../../runner/structure/read.js');
+            const ids = new Set<number>();
+            for (const set of await readAttributeSets(catalog))
+              if (set.identifier !== undefined) ids.add(set.identifier);
+            return ids;
+          };
+        }
         const damUrl = connection?.tenant.damUrl;
         const fileOptions: ValidateFileOptions = {
           ...(references && { references }),

@@ -7,6 +7,7 @@ import type { WriteIntent } from '../../runs/journal.js';
 import type { EntityModel } from '../../schema/model.js';
 import { writeBody } from '../../schema/validator.js';
 import { AMBIGUOUS_POST_ATTEMPTS, type AssetOutcome } from './assets.js';
+import { attributeSetFields, hasSetId, UNKNOWN_SET_BRIEF, unknownSetMessage } from './attribute-set-check.js';
 import {
   BELOW_ITSELF_BRIEF,
   type CategoryId,
@@ -48,6 +49,9 @@ export async function writeGroup(
   // A category moved below itself or one of its descendants: the API would refuse the PATCH.
   const parentField = entity.kind === 'categories' ? parentFieldOf(entity) : undefined;
   const tree = parentField ? lookup.categoryTree(entity, parentField) : undefined;
+  // An attribute set id the tenant does not have: the API would refuse the write.
+  const setFields = attributeSetFields(entity);
+  if (setFields.length > 0) await refuseUnknownSets(lookup, setFields, decisions);
   if (tree && parentField) {
     // The parents the lookup read already (in a plan, with what it would write laid over them).
     for (const found of existing.values())
@@ -105,6 +109,61 @@ export async function writeGroup(
       return withAssets(failure(draft, err));
     }
   });
+}
+
+/**
+ * Fails, before anything is sent, the drafts whose write would give an attribute set id the tenant does
+ * not have (its sets are read once per run, only when a write carries such an id).
+ */
+async function refuseUnknownSets(
+  lookup: RecordLookup,
+  fields: readonly string[],
+  decisions: Decision[],
+): Promise<void> {
+  let ids: Set<number> | undefined;
+  for (let at = 0; at < decisions.length; at++) {
+    const d = decisions[at]!;
+    const written: Record<string, unknown> | undefined =
+      'result' in d
+        ? d.result.outcome === 'would-create'
+          ? d.draft.fields
+          : d.result.outcome === 'would-update'
+            ? changedValues(d.result.changes)
+            : undefined
+        : d.body;
+    if (!written) continue;
+    for (const field of fields) {
+      const value = written[field];
+      if (value === undefined || value === null) continue;
+      ids ??= await tenantSetIds(lookup);
+      if (hasSetId(ids, value)) continue;
+      const { draft } = d;
+      decisions[at] = {
+        draft,
+        result: {
+          draft,
+          outcome: 'failed',
+          message: `${field}: ${unknownSetMessage(value)}`,
+          problem: placeOf(draft, field, value, UNKNOWN_SET_BRIEF),
+        },
+      };
+      break;
+    }
+  }
+}
+
+function changedValues(changes: readonly FieldChange[] | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of changes ?? []) if (c.culture === undefined) out[c.field] = c.new;
+  return out;
+}
+
+/** The ids of the tenant's attribute sets (one read per run, kept by the lookup). */
+async function tenantSetIds(lookup: RecordLookup): Promise<Set<number>> {
+  const ids = new Set<number>();
+  for (const list of (await lookup.attributeSetIds()).values())
+    for (const id of list) if (id !== null) ids.add(id);
+  return ids;
 }
 
 /** The categories' parent field (`cat_parent_id`). */
