@@ -20,6 +20,14 @@ import {
   unknownSetMessage,
 } from './import/attribute-set-check.js';
 import { CYCLE_BRIEF, cycleMessage, parentChain } from './import/category-cycle.js';
+import {
+  BELOW_ITSELF_BRIEF,
+  belowItselfMessage,
+  type CategoryId,
+  type CategoryTree,
+  categoryParentField,
+} from './import/category-tree.js';
+import { plannedId } from './import/planned.js';
 import { DEFAULT_BATCH_SIZE, WRITE_ORDER } from './import/types.js';
 import { RefTracker } from './ref-tracker.js';
 
@@ -120,6 +128,13 @@ export class ReferenceCheck {
    */
   attributeSets: (() => Promise<ReadonlySet<number>>) | undefined;
   private setIds: ReadonlySet<number> | undefined;
+
+  /**
+   * The tenant's category tree (by id), when checked against a tenant: a row that moves an existing
+   * category below itself or one of its descendants is invalid, as the import fails it. Category rows
+   * with a parent then have their own refs asked too (100 per request), to know which exist.
+   */
+  categoryTree: CategoryTree | undefined;
 
   /** Where the file defines a record first (any row, valid or not), when the caller knows. */
   locate: ((entity: string, ref: string) => string | undefined) | undefined;
@@ -286,6 +301,9 @@ export class ReferenceCheck {
     for (let n = 0; n < links.count; n++) {
       const target = this.linkTarget(entity, links.columns[n]!.link!);
       if (!target) continue;
+      // A category's new parent: whether it moves the category below itself is told in `resolve`.
+      if (this.categoryTree && target.kind === 'categories' && links.columns[n]!.link === 'parentRef')
+        return false;
       const value = links.values[n]!;
       if (Array.isArray(value)) {
         for (const v of value) if (v !== null && !this.knownRef(target.name, String(v))) return false;
@@ -325,14 +343,16 @@ export class ReferenceCheck {
   settled(refs: RowRefs): boolean {
     for (const u of refs.uses) if (!this.knownNow(u)) return false;
     for (const c of refs.commands ?? NO_COMMANDS) if (!this.tenantKnows(c.entity.name, c.ref)) return false;
+    const sets = refs.sets;
     if (
-      refs.sets &&
+      sets &&
       !this.setsKnown(
-        refs.sets.map((s) => s.value),
-        refs.sets.length,
+        sets.map((s) => s.value),
+        sets.length,
       )
     )
       return false;
+    if (this.categoryTree && refs.uses.some((u) => u.category)) return false;
     return true;
   }
 
@@ -358,6 +378,7 @@ export class ReferenceCheck {
     if (!this.setIds && this.attributeSets && rows.some((r) => r.sets))
       this.setIds = await this.attributeSets();
     const cycles = await this.cyclesIn(rows);
+    const moves = this.categoryTree ? await this.movesIn(rows, cycles) : undefined;
     const out: Unresolved[][] = [];
     rows.forEach((r, at) => {
       const missing: Unresolved[] = [];
@@ -366,6 +387,11 @@ export class ReferenceCheck {
         const cycle = u.category ? cycles?.get(at) : undefined;
         if (cycle) {
           missing.push({ ...u, message: cycleMessage(u.ref, cycle), brief: CYCLE_BRIEF, leftOut: false });
+          continue;
+        }
+        const below = u.category ? moves?.get(at) : undefined;
+        if (below) {
+          missing.push({ ...u, message: below, brief: BELOW_ITSELF_BRIEF, leftOut: false });
           continue;
         }
         const message = this.unresolved(u, r, at, rows, held);
@@ -465,6 +491,67 @@ export class ReferenceCheck {
     if (ask.size === 0) return found;
     await this.cacheTenant(space, categories, ask);
     return find();
+  }
+
+  /**
+   * The category rows (by index) that move an existing category below itself or one of its descendants,
+   * with the import's message: the rows in order, each move checked against the tenant's tree as the
+   * rows before it leave it (a new category is placed under its parent; a move, once allowed, counts).
+   */
+  private async movesIn(
+    rows: readonly RowRefs[],
+    cycles: Map<number, string[]> | undefined,
+  ): Promise<Map<number, string> | undefined> {
+    const tree = this.categoryTree!;
+    let entity: EntityModel | undefined;
+    const ask = new Set<string>();
+    rows.forEach((r, at) => {
+      if (!r.ok || cycles?.has(at)) return;
+      for (const u of r.uses) {
+        if (!u.category || !u.entity) continue;
+        entity = u.entity;
+        const self = this.selfRef(r, u.space);
+        if (self === undefined) continue;
+        for (const ref of [self, u.ref]) if (!this.tenantKnows(u.space, ref)) ask.add(ref);
+      }
+    });
+    if (!entity) return undefined;
+    const categories: EntityModel = entity;
+    const space = categories.name;
+    if (ask.size > 0) await this.cacheTenant(space, categories, ask);
+    // A category of the file the tenant lacks stands under the id a plan would give it.
+    const idOf = (ref: string): CategoryId | undefined =>
+      this.inTenant.get(space)?.has(ref) === true ? this.tenantIds.get(key(space, ref)) : undefined;
+    const parentField = categoryParentField(categories);
+    let found: Map<number, string> | undefined;
+    for (let at = 0; at < rows.length; at++) {
+      const r = rows[at]!;
+      if (!r.ok || cycles?.has(at)) continue;
+      for (const u of r.uses) {
+        if (!u.category) continue;
+        const self = this.selfRef(r, space);
+        if (self === undefined) continue;
+        const parent = idOf(u.ref) ?? plannedId(u.ref);
+        const id = idOf(self);
+        if (id === undefined) {
+          tree.placed(plannedId(self), parent);
+          continue;
+        }
+        const move = { id, parent };
+        if ((await tree.belowItself([move])).has(move)) {
+          found ??= new Map();
+          found.set(at, belowItselfMessage(parentField, id, u.ref));
+        } else tree.placed(id, parent);
+      }
+    }
+    return found;
+  }
+
+  /** The ref of the record of `space` a row defines (a category row's own ref). */
+  private selfRef(r: RowRefs, space: string): string | undefined {
+    const prefix = `${space}\u0000`;
+    const self = r.defines.find((k) => k.startsWith(prefix));
+    return self?.slice(prefix.length);
   }
 
   /** What the import does with a command the tenant's record refuses (its wording), or undefined. */

@@ -1,6 +1,6 @@
 // A category moved below itself or one of its descendants: the Catalog API refuses the PATCH. The plan
-// predicts it from the tenant's tree and the file's moves, and the import fails the row without sending
-// the PATCH, in the same words (the parents are read by id, one request per level of the tree).
+// (and validate, checked against the tenant) predicts it from the tenant's tree and the file's moves,
+// and the import fails the row without sending the PATCH, in the same words (the parents are read by id, one request per level of the tree).
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,12 +22,12 @@ async function byMethod(): Promise<Record<string, number>> {
     .byMethod;
 }
 
-async function run(command: 'plan' | 'import', file: string, ...extra: string[]) {
+async function run(command: 'validate' | 'plan' | 'import', file: string, ...extra: string[]) {
   const report = join(dir, `${file}.${command}.csv`);
   const before = await byMethod();
   const code = await main(
     [
-      'import',
+      ...(command === 'validate' ? ['validate'] : ['import']),
       join(dir, file),
       ...(command === 'plan' ? ['--plan'] : []),
       '--entity',
@@ -74,6 +74,11 @@ describe('a category moved below its own descendant', () => {
     const plan = await run('plan', 'desc.csv');
     expect(plan.lines.map((l) => l.outcome)).toEqual(['failed']);
     expect(plan.lines[0]!.message).toMatch(BELOW);
+    // validate, checked against the tenant, says it too.
+    const validated = await run('validate', 'desc.csv');
+    expect(validated.lines.map((l) => [l.outcome, l.message])).toEqual([
+      ['invalid', `column "cat_parent_ref": ${plan.lines[0]!.message}`],
+    ]);
     const imported = await run('import', 'desc.csv');
     expect(imported.lines.map((l) => [l.outcome, l.message])).toEqual([['failed', plan.lines[0]!.message]]);
     expect(imported.patches).toBe(0);
@@ -90,6 +95,11 @@ describe('a category moved below its own descendant', () => {
     expect(plan.lines[1]!.message).toMatch(
       /category \d+ cannot be moved below itself or one of its descendants \(its new parent 'H7-NEW' is below it\)/,
     );
+    const validated = await run('validate', 'created.csv');
+    expect(validated.lines.map((l) => [l.outcome, l.message])).toEqual([
+      ['valid', ''],
+      ['invalid', `column "cat_parent_ref": ${plan.lines[1]!.message}`],
+    ]);
     const imported = await run('import', 'created.csv');
     expect(imported.lines.map((l) => l.outcome)).toEqual(['created', 'failed']);
     expect(imported.lines[1]!.message).toBe(plan.lines[1]!.message);
@@ -103,6 +113,7 @@ describe('a category moved below its own descendant', () => {
       'cat_ref,cat_parent_ref\nCAT-KNITWEAR,CAT-BOTTOMS\nCAT-TOPS,CAT-KNITWEAR\n',
     );
     const plan = await run('plan', 'moves.csv', '--batch-size', '1');
+    expect((await run('validate', 'moves.csv')).lines.map((l) => l.outcome)).toEqual(['valid', 'valid']);
     expect(plan.lines.map((l) => l.outcome)).toEqual(['would-update', 'would-update']);
     const imported = await run('import', 'moves.csv', '--batch-size', '1');
     expect(imported.lines.map((l) => l.outcome)).toEqual(['updated', 'updated']);
@@ -110,6 +121,9 @@ describe('a category moved below its own descendant', () => {
     await writeFile(join(dir, 'back.csv'), 'cat_ref,cat_parent_ref\nCAT-KNITWEAR,CAT-TOPS\n');
     const back = await run('plan', 'back.csv');
     expect(back.lines.map((l) => l.outcome)).toEqual(['failed']);
+    expect((await run('validate', 'back.csv')).lines.map((l) => l.message)).toEqual([
+      `column "cat_parent_ref": ${back.lines[0]!.message}`,
+    ]);
     const backImport = await run('import', 'back.csv');
     expect(backImport.lines.map((l) => [l.outcome, l.message])).toEqual([['failed', back.lines[0]!.message]]);
     expect(backImport.patches).toBe(0);

@@ -97,12 +97,14 @@ describe('validate: a cycle of parents in the file', () => {
     expect(lines[2]!.message).toContain('H8-C -> H8-A -> H8-B -> H8-A');
   });
 
-  it('a file without a cycle asks nothing more', async () => {
+  it('a file without a cycle asks nothing for it', async () => {
     await writeFile(join(dir, 'forward.csv'), 'cat_ref,cat_parent_ref,cat_title\nH8-G,H8-H,g\nH8-H,,h\n');
     const { lines, requests } = await run('validate', 'forward.csv');
     expect(lines.map((l) => l.outcome)).toEqual(['valid', 'valid']);
     const schemas = await run('validate', 'forward.csv', '--no-check-refs');
-    expect(requests - schemas.requests).toBe(0);
+    // One request: the rows' own refs, asked to know which categories exist (a move below a descendant,
+    // import.category-moves.test.ts); the search for cycles asks nothing.
+    expect(requests - schemas.requests).toBe(1);
   });
 
   it('a category of the tenant breaks the loop: no cycle (one request asks its members)', async () => {

@@ -93,6 +93,19 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
             return ids;
           };
         }
+        const categories = model.entities.find((e) => e.kind === 'categories');
+        if (references && connection && categories) {
+          // The tenant's category tree: a row moving a category below its own descendant is invalid.
+          const { CategoryTree, categoryParentField } = await import('../../runner/import/category-tree.js');
+          const { plannedId } = await import('../../runner/import/planned.js');
+          const planned = plannedId('').slice(0, -1);
+          references.categoryTree = new CategoryTree(
+            connection.catalog,
+            categories,
+            categoryParentField(categories),
+            (id) => typeof id === 'string' && id.startsWith(planned),
+          );
+        }
         const damUrl = connection?.tenant.damUrl;
         const fileOptions: ValidateFileOptions = {
           ...(references && { references }),

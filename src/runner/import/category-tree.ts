@@ -15,6 +15,20 @@ export const BELOW_ITSELF_BRIEF = 'cannot be moved below itself or one of its de
 
 export type CategoryId = number | string;
 
+/** The categories' parent field (`cat_parent_id`). */
+export function categoryParentField(entity: EntityModel): string {
+  return entity.fields.find((f) => f.references === 'Categories' && !f.multiple)?.name ?? 'cat_parent_id';
+}
+
+/** What is said of a row that moves category `id` below itself or a descendant (`parentRef`, its new parent). */
+export function belowItselfMessage(
+  parentField: string,
+  id: CategoryId,
+  parentRef: string | undefined,
+): string {
+  return `${parentField}: category ${id} ${BELOW_ITSELF_BRIEF}${parentRef === undefined ? '' : ` (its new parent '${parentRef}' is below it)`}`;
+}
+
 /** A category the row moves: its id and its new parent's. */
 export interface CategoryMove {
   id: CategoryId;

@@ -10,9 +10,11 @@ import { AMBIGUOUS_POST_ATTEMPTS, type AssetOutcome } from './assets.js';
 import { attributeSetFields, hasSetId, UNKNOWN_SET_BRIEF, unknownSetMessage } from './attribute-set-check.js';
 import {
   BELOW_ITSELF_BRIEF,
+  belowItselfMessage,
   type CategoryId,
   type CategoryMove,
   type CategoryTree,
+  categoryParentField,
 } from './category-tree.js';
 import { mapConcurrent } from './concurrent.js';
 import { diffDraft, type ExistingRecord, type FieldChange } from './diff.js';
@@ -47,7 +49,7 @@ export async function writeGroup(
   // Decide every draft first, so the journal can say what is about to be written before it is sent.
   const decisions = drafts.map((draft) => decide(ctx, entity, draft, existing, assetResults, links));
   // A category moved below itself or one of its descendants: the API would refuse the PATCH.
-  const parentField = entity.kind === 'categories' ? parentFieldOf(entity) : undefined;
+  const parentField = entity.kind === 'categories' ? categoryParentField(entity) : undefined;
   const tree = parentField ? lookup.categoryTree(entity, parentField) : undefined;
   // An attribute set id the tenant does not have: the API would refuse the write.
   const setFields = attributeSetFields(entity);
@@ -166,11 +168,6 @@ async function tenantSetIds(lookup: RecordLookup): Promise<Set<number>> {
   return ids;
 }
 
-/** The categories' parent field (`cat_parent_id`). */
-function parentFieldOf(entity: EntityModel): string {
-  return entity.fields.find((f) => f.references === 'Categories' && !f.multiple)?.name ?? 'cat_parent_id';
-}
-
 /**
  * Fails, before anything is sent, the categories the decisions would move below themselves or one of
  * their descendants (the tenant's tree with this run's moves so far): the API refuses such a PATCH.
@@ -207,7 +204,7 @@ async function refuseMovesBelowItself(
         draft,
         outcome: 'failed',
         id: move.id,
-        message: `${parentField}: category ${move.id} ${BELOW_ITSELF_BRIEF}${parentRef === undefined ? '' : ` (its new parent '${parentRef}' is below it)`}`,
+        message: belowItselfMessage(parentField, move.id, parentRef),
         problem: placeOf(draft, 'link:parentRef', parentRef, BELOW_ITSELF_BRIEF, parentField),
       },
     };
