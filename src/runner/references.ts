@@ -106,6 +106,8 @@ const NO_USES: RowRefs['uses'] = [];
 const NONE: string[] = [];
 const NO_COMMANDS: CommandCheck[] = [];
 const NO_SETS: SetUse[] = [];
+/** Every id: the sets when the tenant's could not be read. */
+const ANY_SET: ReadonlySet<number> = { has: () => true } as unknown as ReadonlySet<number>;
 
 export class ReferenceCheck {
   /** Records of valid rows, told by `settle`. */
@@ -376,7 +378,8 @@ export class ReferenceCheck {
     });
     await this.askTenant(rows, held);
     if (!this.setIds && this.attributeSets && rows.some((r) => r.sets))
-      this.setIds = await this.attributeSets();
+      // Sets that cannot be read are not checked (the import's write then tells).
+      this.setIds = await this.attributeSets().catch(() => ANY_SET);
     const cycles = await this.cyclesIn(rows);
     const moves = this.categoryTree ? await this.movesIn(rows, cycles) : undefined;
     const out: Unresolved[][] = [];
@@ -538,7 +541,9 @@ export class ReferenceCheck {
           continue;
         }
         const move = { id, parent };
-        if ((await tree.belowItself([move])).has(move)) {
+        // A tree that cannot be read is not checked (the import's PATCH then tells).
+        const refused = await tree.belowItself([move]).catch(() => undefined);
+        if (refused?.has(move)) {
           found ??= new Map();
           found.set(at, belowItselfMessage(parentField, id, u.ref));
         } else tree.placed(id, parent);

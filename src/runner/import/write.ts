@@ -122,7 +122,7 @@ async function refuseUnknownSets(
   fields: readonly string[],
   decisions: Decision[],
 ): Promise<void> {
-  let ids: Set<number> | undefined;
+  let ids: Set<number> | null | undefined;
   for (let at = 0; at < decisions.length; at++) {
     const d = decisions[at]!;
     const written: Record<string, unknown> | undefined =
@@ -137,8 +137,9 @@ async function refuseUnknownSets(
     for (const field of fields) {
       const value = written[field];
       if (value === undefined || value === null) continue;
-      ids ??= await tenantSetIds(lookup);
-      if (hasSetId(ids, value)) continue;
+      // The sets could not be read (null): the API tells, as before.
+      ids ??= await tenantSetIds(lookup).catch(() => null);
+      if (ids === null || hasSetId(ids, value)) continue;
       const { draft } = d;
       decisions[at] = {
         draft,
@@ -193,7 +194,13 @@ async function refuseMovesBelowItself(
     moves.push({ at, move: { id, parent: parent as CategoryId } });
   });
   if (moves.length === 0) return;
-  const refused = await tree.belowItself(moves.map((m) => m.move));
+  let refused: Map<CategoryMove, unknown>;
+  try {
+    refused = await tree.belowItself(moves.map((m) => m.move));
+  } catch {
+    // The tree could not be read: the API tells (a refused PATCH fails the row, as before).
+    return;
+  }
   for (const { at, move } of moves) {
     if (!refused.has(move)) continue;
     const draft = decisions[at]!.draft;
