@@ -194,7 +194,7 @@ export function checkRoutes(
         profile,
         reportFile: report,
         signal: controller.signal,
-        ...referenceChecking(model, checkRefs, tenant),
+        ...(await referenceChecking(model, checkRefs, tenant)),
       };
       const result = whole
         ? await (await import('../runner/validate-workbook.js')).validateWorkbook(checked, whole)

@@ -19,6 +19,8 @@ export interface PlainColumn {
   /** A link to other records: which (undefined for a field). */
   link: LinkKind | undefined;
   multiple: boolean;
+  /** The field holds an attribute set's id (`typ_id`): validate asks the tenant whether it has it. */
+  attributeSet?: boolean;
   separator: string;
   /** Dates and date-times are read in their canonical form only, which also settles their format. */
   type: 'string' | 'number' | 'integer' | 'date' | 'date-time';
@@ -60,6 +62,7 @@ export function plainLayout(layout: Layout, planner: ColumnPlanner): Array<Plain
       ref: plan.fieldName === planner.main.refField && plan.otherCulture === undefined,
       link: target.kind === 'link' ? target.link : undefined,
       multiple: plan.multiple,
+      attributeSet: target.kind === 'field' && target.field.references === 'AttributeSets',
       separator: separator || '|', // a single value is never split
       type,
     });

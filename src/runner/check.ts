@@ -114,6 +114,11 @@ export interface QuickLinks {
   at: number[];
   columns: PlainColumn[];
   values: Array<Value | Value[]>;
+  /** The attribute set ids of the row (`typ_id`), `sets` of them in `setValues` (their columns at `setAt`). */
+  sets: number;
+  setAt: number[];
+  setFields: string[];
+  setValues: Value[];
 }
 
 /** A kind of problem of the summary: how many rows had it, and the first of them (`line 2`). */
@@ -161,7 +166,16 @@ export function rowWarnings(issues: readonly RowIssue[], more: readonly string[]
 
 export class RowChecker {
   /** See QuickLinks: filled by `quick` when `collectLinks`. */
-  readonly quickLinks: QuickLinks = { count: 0, at: [], columns: [], values: [] };
+  readonly quickLinks: QuickLinks = {
+    count: 0,
+    at: [],
+    columns: [],
+    values: [],
+    sets: 0,
+    setAt: [],
+    setFields: [],
+    setValues: [],
+  };
   /** What `quick` returns, filled again for every row: no object per row. */
   private readonly quickSaid: QuickChecked = { entity: '', ref: '', errors: NO_ERRORS };
   private readonly mapper: Mapper;
@@ -201,10 +215,23 @@ export class RowChecker {
     let refAt = -1;
     const links = this.quickLinks;
     links.count = 0;
+    links.sets = 0;
     for (let i = 0; i < columns.length; i++) {
       const column = columns[i];
       if (!column) continue;
       const cell = values[i];
+      if (column.attributeSet && this.options.collectLinks) {
+        // An attribute set's id: the reference check asks the tenant's sets for it.
+        const value = this.mapper.plainCell(cell, column);
+        if (value === undefined || Array.isArray(value)) return undefined;
+        if (value === null) continue;
+        if (!this.passes(lane.tests[i], value)) return undefined;
+        const n = links.sets++;
+        links.setAt[n] = i;
+        links.setFields[n] = column.field!;
+        links.setValues[n] = value;
+        continue;
+      }
       if (column.link !== undefined && this.options.collectLinks) {
         // Links repeat row after row (a category, a product's variants): the last cell's reading is kept.
         let value: Value | Value[] | null | undefined;

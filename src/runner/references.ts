@@ -14,11 +14,32 @@ import type { Draft } from '../mappers/types.js';
 import { type EntityModel, referencedEntity, type TenantModel } from '../schema/model.js';
 import { unusableName } from './asset-check.js';
 import type { QuickLinks } from './check.js';
+import {
+  attributeSetFields,
+  hasSetId,
+  UNKNOWN_SET_BRIEF,
+  unknownSetMessage,
+} from './import/attribute-set-check.js';
+import { CYCLE_BRIEF, cycleMessage, parentChain } from './import/category-cycle.js';
+import {
+  BELOW_ITSELF_BRIEF,
+  belowItselfMessage,
+  type CategoryId,
+  type CategoryTree,
+  categoryParentField,
+} from './import/category-tree.js';
+import { plannedId } from './import/planned.js';
 import { DEFAULT_BATCH_SIZE, WRITE_ORDER } from './import/types.js';
 import { RefTracker } from './ref-tracker.js';
 
-/** Asks the tenant which of these refs it has (the caller sends 100 per request). */
-export type TenantRefLookup = (entity: EntityModel, refs: readonly string[]) => Promise<Set<string>>;
+/**
+ * Asks the tenant which of these refs it has (the caller sends 100 per request): their refs, or a map
+ * from each ref found to its record's id (the id is named when a NEW row's record already exists).
+ */
+export type TenantRefLookup = (
+  entity: EntityModel,
+  refs: readonly string[],
+) => Promise<ReadonlySet<string> | ReadonlyMap<string, number | string>>;
 /** Asks the DAM which of these names it has (the caller sends 100 per request). */
 export type DamNameLookup = (kind: 'image' | 'file', names: readonly string[]) => Promise<Set<string>>;
 
@@ -39,6 +60,26 @@ export interface Unresolved extends Reference {
   message: string;
   /** The import writes the row without it (an image or file name the DAM lacks): a warning, not a failure. */
   leftOut: boolean;
+  /** The import skips the row for it (a DELETE of a record the tenant lacks): `message` says why. */
+  skips?: boolean;
+  /** The problem without the ref, for the summary's count (else taken from `message`). */
+  brief?: string;
+}
+
+/** An attribute set id a row writes, and where. */
+export interface SetUse {
+  value: unknown;
+  field: string;
+  column: string;
+}
+
+/** A draft whose `_command` (NEW, UPDATE, DELETE) depends on whether the tenant has its record. */
+export interface CommandCheck {
+  entity: EntityModel;
+  ref: string;
+  command: 'NEW' | 'UPDATE' | 'DELETE';
+  /** The source column of the ref (or the ref field). */
+  column: string;
 }
 
 /** What one row defines and names, as the reference check sees it. */
@@ -52,6 +93,10 @@ export interface RowRefs {
   /** The write order of each defined record's entity (same index as `defines`). */
   ranks: number[];
   uses: Array<Reference & { rank: number; category: boolean }>;
+  /** The attribute set ids the row writes (`typ_id`; checked with a tenant only). */
+  sets?: SetUse[];
+  /** The row's drafts whose command asks the tenant whether their record exists (checked with a tenant only). */
+  commands?: CommandCheck[];
   /** Where the row is (`line 17`), for the messages of rows that name it. */
   location: string;
 }
@@ -60,12 +105,18 @@ export interface RowRefs {
 const CACHE_LIMIT = 50_000;
 const NO_USES: RowRefs['uses'] = [];
 const NONE: string[] = [];
+const NO_COMMANDS: CommandCheck[] = [];
+const NO_SETS: SetUse[] = [];
+/** Every id: the sets when the tenant's could not be read. */
+const ANY_SET: ReadonlySet<number> = { has: () => true } as unknown as ReadonlySet<number>;
 
 export class ReferenceCheck {
   /** Records of valid rows, told by `settle`. */
   private readonly inFile = new RefTracker();
   private readonly inTenant = new Map<string, Set<string>>();
   private readonly notInTenant = new Map<string, Set<string>>();
+  /** The ids of records found in the tenant, when the lookup tells them. */
+  private readonly tenantIds = new Map<string, number | string>();
   private cached = 0;
   private batch = 0;
   private batchDrafts = 0;
@@ -73,6 +124,20 @@ export class ReferenceCheck {
   private readonly ranks = new Map<string, number>();
   private readonly targets = new Map<string, EntityModel | undefined>();
   private lastTarget: [string, string, EntityModel | undefined] = ['', '', undefined];
+
+  /**
+   * The tenant's attribute set ids (one list request, read when a row first gives one), when checked
+   * against a tenant: a `typ_id` it lacks makes the row invalid, as the import fails it.
+   */
+  attributeSets: (() => Promise<ReadonlySet<number>>) | undefined;
+  private setIds: ReadonlySet<number> | undefined;
+
+  /**
+   * The tenant's category tree (by id), when checked against a tenant: a row that moves an existing
+   * category below itself or one of its descendants is invalid, as the import fails it. Category rows
+   * with a parent then have their own refs asked too (100 per request), to know which exist.
+   */
+  categoryTree: CategoryTree | undefined;
 
   /** Where the file defines a record first (any row, valid or not), when the caller knows. */
   locate: ((entity: string, ref: string) => string | undefined) | undefined;
@@ -110,14 +175,79 @@ export class ReferenceCheck {
         ranks.push(-1);
       }
     }
+    const commands = ok && this.lookup ? this.commandsOf(drafts) : undefined;
+    const sets = this.attributeSets ? this.setsOf(writes) : undefined;
     return {
       batch,
       ok,
       defines,
       ranks,
       uses: uses.length ? uses : NO_USES,
+      ...(commands && { commands }),
+      ...(sets && { sets }),
       location,
     };
+  }
+
+  /** The attribute set ids the drafts write. */
+  private setsOf(drafts: readonly Draft[]): SetUse[] | undefined {
+    let out: SetUse[] | undefined;
+    for (const d of drafts) {
+      const entity = this.model.entity(d.entity);
+      if (!entity) continue;
+      for (const field of attributeSetFields(entity)) {
+        const value = d.fields[field];
+        if (value === undefined || value === null) continue;
+        out ??= [];
+        out.push({ value, field, column: d.source.columns[field] ?? field });
+      }
+    }
+    return out;
+  }
+
+  /** Whether the tenant's sets are read and hold every id of the row (no allocation). */
+  private setsKnown(values: readonly unknown[], count: number): boolean {
+    if (!this.setIds) return false;
+    for (let n = 0; n < count; n++) if (!hasSetId(this.setIds, values[n])) return false;
+    return true;
+  }
+
+  /** The row's attribute set ids the tenant lacks, as the import fails them. */
+  private unknownSets(r: RowRefs, out: Unresolved[]): void {
+    for (const s of r.sets ?? NO_SETS) {
+      if (this.setIds && hasSetId(this.setIds, s.value)) continue;
+      out.push({
+        entity: undefined,
+        space: 'AttributeSets',
+        ref: String(s.value),
+        column: s.column,
+        field: s.field,
+        leftOut: false,
+        message: unknownSetMessage(s.value),
+        brief: UNKNOWN_SET_BRIEF,
+      });
+    }
+  }
+
+  /**
+   * The drafts whose command the import checks against the tenant: NEW (the record must not exist),
+   * UPDATE (it must), DELETE (nothing to delete when it does not). Other rows ask nothing.
+   */
+  private commandsOf(drafts: readonly Draft[]): CommandCheck[] | undefined {
+    let out: CommandCheck[] | undefined;
+    for (const d of drafts) {
+      if (d.command !== 'NEW' && d.command !== 'UPDATE' && d.command !== 'DELETE') continue;
+      const entity = this.model.entity(d.entity);
+      if (!entity || !d.ref) continue;
+      out ??= [];
+      out.push({
+        entity,
+        ref: d.ref,
+        command: d.command,
+        column: d.source.columns[entity.refField] ?? entity.refField,
+      });
+    }
+    return out;
   }
 
   /** A valid row of the plain lane: its one record, and its links (`links`, column names from `headers`). */
@@ -150,14 +280,33 @@ export class ReferenceCheck {
         });
       }
     }
-    return { batch, ok: true, defines: [k], ranks: [rank], uses: uses.length ? uses : NO_USES, location };
+    let sets: SetUse[] | undefined;
+    if (this.attributeSets)
+      for (let n = 0; n < links.sets; n++) {
+        const field = links.setFields[n]!;
+        sets ??= [];
+        sets.push({ value: links.setValues[n], field, column: headers?.[links.setAt[n]!] ?? field });
+      }
+    return {
+      batch,
+      ok: true,
+      defines: [k],
+      ranks: [rank],
+      uses: uses.length ? uses : NO_USES,
+      ...(sets && { sets }),
+      location,
+    };
   }
 
   /** Whether every link of a plain row names a record already known (no allocation: the common case). */
   knownLinks(entity: string, links: QuickLinks): boolean {
+    if (links.sets > 0 && this.attributeSets && !this.setsKnown(links.setValues, links.sets)) return false;
     for (let n = 0; n < links.count; n++) {
       const target = this.linkTarget(entity, links.columns[n]!.link!);
       if (!target) continue;
+      // A category's new parent: whether it moves the category below itself is told in `resolve`.
+      if (this.categoryTree && target.kind === 'categories' && links.columns[n]!.link === 'parentRef')
+        return false;
       const value = links.values[n]!;
       if (Array.isArray(value)) {
         for (const v of value) if (v !== null && !this.knownRef(target.name, String(v))) return false;
@@ -196,7 +345,23 @@ export class ReferenceCheck {
   /** Whether every reference of the row is already known to resolve (the row need not wait). */
   settled(refs: RowRefs): boolean {
     for (const u of refs.uses) if (!this.knownNow(u)) return false;
+    for (const c of refs.commands ?? NO_COMMANDS) if (!this.tenantKnows(c.entity.name, c.ref)) return false;
+    const sets = refs.sets;
+    if (
+      sets &&
+      !this.setsKnown(
+        sets.map((s) => s.value),
+        sets.length,
+      )
+    )
+      return false;
+    if (this.categoryTree && refs.uses.some((u) => u.category)) return false;
     return true;
+  }
+
+  /** Whether the tenant's answer for this ref is cached (found or not). */
+  private tenantKnows(space: string, ref: string): boolean {
+    return this.inTenant.get(space)?.has(ref) === true || this.notInTenant.get(space)?.has(ref) === true;
   }
 
   /**
@@ -213,15 +378,44 @@ export class ReferenceCheck {
       });
     });
     await this.askTenant(rows, held);
+    if (!this.setIds && this.attributeSets && rows.some((r) => r.sets))
+      // Sets that cannot be read are not checked (the import's write then tells).
+      this.setIds = await this.attributeSets().catch(() => ANY_SET);
+    const cycles = await this.cyclesIn(rows);
+    const moves = this.categoryTree ? await this.movesIn(rows, cycles) : undefined;
     const out: Unresolved[][] = [];
     rows.forEach((r, at) => {
       const missing: Unresolved[] = [];
       for (const u of r.uses) {
+        // A category whose parents loop back among the rows: the import never writes it.
+        const cycle = u.category ? cycles?.get(at) : undefined;
+        if (cycle) {
+          missing.push({ ...u, message: cycleMessage(u.ref, cycle), brief: CYCLE_BRIEF, leftOut: false });
+          continue;
+        }
+        const below = u.category ? moves?.get(at) : undefined;
+        if (below) {
+          missing.push({ ...u, message: below, brief: BELOW_ITSELF_BRIEF, leftOut: false });
+          continue;
+        }
         const message = this.unresolved(u, r, at, rows, held);
         if (message) missing.push({ ...u, message, leftOut: u.entity === undefined });
       }
+      this.unknownSets(r, missing);
+      // A refused command fails (or skips) its draft alone: the row's other drafts are still written (a
+      // variant row's product), and a NEW's record is the tenant's.
+      let refusedUpdates: Set<string> | undefined;
+      const linksResolve = missing.every((m) => m.leftOut);
+      for (const c of r.commands ?? NO_COMMANDS) {
+        const refused = this.commandRefused(c);
+        if (!refused) continue;
+        missing.push(refused);
+        if (c.command !== 'UPDATE') continue;
+        refusedUpdates ??= new Set();
+        refusedUpdates.add(key(c.entity.name, c.ref));
+      }
       out.push(missing);
-      if (r.ok && missing.every((m) => m.leftOut)) for (const k of r.defines) this.noteDefined(k);
+      if (r.ok && linksResolve) for (const k of r.defines) if (!refusedUpdates?.has(k)) this.noteDefined(k);
     });
     return out;
   }
@@ -254,6 +448,150 @@ export class ReferenceCheck {
     return `${named} is neither in the file nor in the tenant`;
   }
 
+  /**
+   * The category rows (by index) whose parents, followed through the rows held, loop back: the import
+   * keeps them waiting for a parent id that never comes and fails them at the end of the file (its
+   * `finish`, with the same chain). A category of the tenant breaks a loop (the import knows its id): the
+   * refs of a loop are asked of the tenant (only when there is one: most files ask nothing here).
+   */
+  private async cyclesIn(rows: readonly RowRefs[]): Promise<Map<number, string[]> | undefined> {
+    let waiting: Map<string, { at: number; parent: string }> | undefined;
+    let categories: EntityModel | undefined;
+    rows.forEach((r, at) => {
+      if (!r.ok) return;
+      for (const u of r.uses) {
+        if (!u.category || !u.entity) continue;
+        const prefix = `${u.space}\u0000`;
+        const self = r.defines.find((k) => k.startsWith(prefix));
+        if (self === undefined) continue;
+        categories = u.entity;
+        waiting ??= new Map();
+        waiting.set(self.slice(prefix.length), { at, parent: u.ref });
+      }
+    });
+    if (!waiting || !categories) return undefined;
+    const space = categories.name;
+    const parents = waiting;
+    const parentOf = (ref: string) => {
+      const w = parents.get(ref);
+      return w && !this.knownRef(space, w.parent) ? w.parent : undefined;
+    };
+    const find = () => {
+      let found: Map<number, string[]> | undefined;
+      for (const [ref, w] of parents) {
+        if (parentOf(ref) === undefined) continue;
+        const chain = parentChain(ref, parentOf);
+        if (!chain.cycle) continue;
+        found ??= new Map();
+        found.set(w.at, chain.path);
+      }
+      return found;
+    };
+    const found = find();
+    if (!found || !this.lookup) return found;
+    const ask = new Set<string>();
+    for (const path of found.values())
+      for (const ref of path) if (!this.tenantKnows(space, ref)) ask.add(ref);
+    if (ask.size === 0) return found;
+    await this.cacheTenant(space, categories, ask);
+    return find();
+  }
+
+  /**
+   * The category rows (by index) that move an existing category below itself or one of its descendants,
+   * with the import's message: the rows in order, each move checked against the tenant's tree as the
+   * rows before it leave it (a new category is placed under its parent; a move, once allowed, counts).
+   */
+  private async movesIn(
+    rows: readonly RowRefs[],
+    cycles: Map<number, string[]> | undefined,
+  ): Promise<Map<number, string> | undefined> {
+    const tree = this.categoryTree!;
+    let entity: EntityModel | undefined;
+    const ask = new Set<string>();
+    rows.forEach((r, at) => {
+      if (!r.ok || cycles?.has(at)) return;
+      for (const u of r.uses) {
+        if (!u.category || !u.entity) continue;
+        entity = u.entity;
+        const self = this.selfRef(r, u.space);
+        if (self === undefined) continue;
+        for (const ref of [self, u.ref]) if (!this.tenantKnows(u.space, ref)) ask.add(ref);
+      }
+    });
+    if (!entity) return undefined;
+    const categories: EntityModel = entity;
+    const space = categories.name;
+    if (ask.size > 0) await this.cacheTenant(space, categories, ask);
+    // A category of the file the tenant lacks stands under the id a plan would give it.
+    const idOf = (ref: string): CategoryId | undefined =>
+      this.inTenant.get(space)?.has(ref) === true ? this.tenantIds.get(key(space, ref)) : undefined;
+    const parentField = categoryParentField(categories);
+    let found: Map<number, string> | undefined;
+    for (let at = 0; at < rows.length; at++) {
+      const r = rows[at]!;
+      if (!r.ok || cycles?.has(at)) continue;
+      for (const u of r.uses) {
+        if (!u.category) continue;
+        const self = this.selfRef(r, space);
+        if (self === undefined) continue;
+        const parent = idOf(u.ref) ?? plannedId(u.ref);
+        const id = idOf(self);
+        if (id === undefined) {
+          tree.placed(plannedId(self), parent);
+          continue;
+        }
+        const move = { id, parent };
+        // A tree that cannot be read is not checked (the import's PATCH then tells).
+        const refused = await tree.belowItself([move]).catch(() => undefined);
+        if (refused?.has(move)) {
+          found ??= new Map();
+          found.set(at, belowItselfMessage(parentField, id, u.ref));
+        } else tree.placed(id, parent);
+      }
+    }
+    return found;
+  }
+
+  /** The ref of the record of `space` a row defines (a category row's own ref). */
+  private selfRef(r: RowRefs, space: string): string | undefined {
+    const prefix = `${space}\u0000`;
+    const self = r.defines.find((k) => k.startsWith(prefix));
+    return self?.slice(prefix.length);
+  }
+
+  /** What the import does with a command the tenant's record refuses (its wording), or undefined. */
+  private commandRefused(c: CommandCheck): Unresolved | undefined {
+    const exists = this.inTenant.get(c.entity.name)?.has(c.ref) === true;
+    const at = {
+      entity: c.entity,
+      space: c.entity.name,
+      ref: c.ref,
+      column: c.column,
+      field: c.entity.refField,
+    };
+    const name = `${c.entity.refField} '${c.ref}'`;
+    if (c.command === 'NEW' && exists) {
+      const id = this.tenantIds.get(key(c.entity.name, c.ref));
+      return {
+        ...at,
+        leftOut: false,
+        message: `${name} already exists${id === undefined ? '' : ` (id ${id})`}; the row asks for a new record`,
+        brief: 'already exists; the row asks for a new record',
+      };
+    }
+    if (c.command === 'UPDATE' && !exists)
+      return {
+        ...at,
+        leftOut: false,
+        message: `${name} does not exist; the row asks to update it`,
+        brief: 'does not exist; the row asks to update it',
+      };
+    if (c.command === 'DELETE' && !exists)
+      return { ...at, leftOut: false, skips: true, message: `${name} does not exist: nothing to delete` };
+    return undefined;
+  }
+
   private knownNow(u: Reference): boolean {
     return this.knownRef(u.space, u.ref);
   }
@@ -266,6 +604,13 @@ export class ReferenceCheck {
   private async askTenant(rows: readonly RowRefs[], held: Map<string, unknown>): Promise<void> {
     const ask = new Map<string, { entity: EntityModel | undefined; refs: Set<string> }>();
     for (const r of rows) {
+      // A command's record is asked of the tenant even when the file defines it: the import looks it up.
+      for (const c of r.commands ?? NO_COMMANDS) {
+        if (this.tenantKnows(c.entity.name, c.ref)) continue;
+        const asked = ask.get(c.entity.name) ?? { entity: c.entity, refs: new Set<string>() };
+        asked.refs.add(c.ref);
+        ask.set(c.entity.name, asked);
+      }
       for (const u of r.uses) {
         if (u.entity ? !this.lookup : !this.damLookup) continue;
         if (this.knownNow(u) || this.notInTenant.get(u.space)?.has(u.ref)) continue;
@@ -275,23 +620,35 @@ export class ReferenceCheck {
         ask.set(u.space, asked);
       }
     }
-    for (const [space, { entity, refs }] of ask) {
-      const found = entity
-        ? await this.lookup!(entity, [...refs])
-        : await this.damLookup!(space === 'dam:file' ? 'file' : 'image', [...refs]);
-      if (this.cached + refs.size > CACHE_LIMIT) {
-        this.inTenant.clear();
-        this.notInTenant.clear();
-        this.cached = 0;
-      }
-      for (const ref of refs) {
-        const cache = found.has(ref) ? this.inTenant : this.notInTenant;
-        const known = cache.get(space) ?? new Set<string>();
-        cache.set(space, known);
-        known.add(ref);
-      }
-      this.cached += refs.size;
+    for (const [space, { entity, refs }] of ask) await this.cacheTenant(space, entity, refs);
+  }
+
+  /** Asks the tenant (or the DAM) about these refs of one space, and keeps the answers. */
+  private async cacheTenant(
+    space: string,
+    entity: EntityModel | undefined,
+    refs: Set<string>,
+  ): Promise<void> {
+    const found = entity
+      ? await this.lookup!(entity, [...refs])
+      : await this.damLookup!(space === 'dam:file' ? 'file' : 'image', [...refs]);
+    if (this.cached + refs.size > CACHE_LIMIT) {
+      this.inTenant.clear();
+      this.notInTenant.clear();
+      this.tenantIds.clear();
+      this.cached = 0;
     }
+    for (const ref of refs) {
+      if (found instanceof Map) {
+        const id = found.get(ref);
+        if (id !== undefined) this.tenantIds.set(key(space, ref), id);
+      }
+      const cache = found.has(ref) ? this.inTenant : this.notInTenant;
+      const known = cache.get(space) ?? new Set<string>();
+      cache.set(space, known);
+      known.add(ref);
+    }
+    this.cached += refs.size;
   }
 
   private noteDefined(k: string): void {

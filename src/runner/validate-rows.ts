@@ -107,15 +107,23 @@ export async function checkRows(
     for (let i = 0; i < waiting.length; i++) {
       const h = waiting[i]!;
       // Image and file names the DAM lacks: left out with a warning, or (`--on-asset-error fail`) failed.
-      const unknown = missing[i]!.filter((u) => !u.leftOut || failOnAssets);
+      // A DELETE of a record the tenant lacks: the import skips the row, and says why.
+      const skips = missing[i]!.filter((u) => u.skips);
+      const unknown = missing[i]!.filter((u) => !u.skips && (!u.leftOut || failOnAssets));
       const leftOut = missing[i]!.filter((u) => u.leftOut && !failOnAssets);
       let line = h.line;
       if (leftOut.length > 0 && h.outcome === 'valid') line = withLeftOut(line, leftOut);
-      if (unknown.length === 0) await emit(h.row, line, h.outcome);
+      if (unknown.length === 0 && skips.length > 0 && h.outcome === 'valid')
+        await emit(
+          h.row,
+          { ...line, outcome: 'skipped', message: skips.map((u) => u.message).join('; ') },
+          'skipped',
+        );
+      else if (unknown.length === 0) await emit(h.row, line, h.outcome);
       else {
         // Counted by kind, without the value or the row it names (the summary groups them).
         for (const u of unknown)
-          checker.countKind(`column "${u.column}": ${briefOf(u)}`, () => h.row.location.text);
+          checker.countKind(`column "${u.column}": ${u.brief ?? briefOf(u)}`, () => h.row.location.text);
         await emit(h.row, withMissing(line, unknown), 'invalid');
       }
     }

@@ -78,7 +78,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
         progress = bar;
         let shown = 0;
         const fileOptions: ValidateFileOptions = {
-          ...referenceChecking(model, checkRefs, connection),
+          ...(await referenceChecking(model, checkRefs, connection)),
           source: sourceArg(args.source),
           readerOptions,
           model,
@@ -124,11 +124,11 @@ export function checksRefsByDefault(flags: ConnectionFlags): boolean {
  * records and its DAM's names; the DAM's own host for its images. The console's "Check a file" uses it
  * too, so both judge a row the same way.
  */
-export function referenceChecking(
+export async function referenceChecking(
   model: TenantModel,
   checkRefs: boolean,
   connection: Connection | undefined,
-): Pick<ValidateFileOptions, 'references' | 'damHosts'> {
+): Promise<Pick<ValidateFileOptions, 'references' | 'damHosts'>> {
   const references = checkRefs
     ? new ReferenceCheck(
         model,
@@ -136,6 +136,30 @@ export function referenceChecking(
         connection?.tenant.damUrl ? damNameLookup(connection.dam) : undefined,
       )
     : undefined;
+  if (references && connection) {
+    // The tenant's attribute set ids, read once when a row first gives one (`typ_id`).
+    const catalog = connection.catalog;
+    references.attributeSets = async () => {
+      const { readAttributeSets } = await import('../../runner/structure/read.js');
+      const ids = new Set<number>();
+      for (const set of await readAttributeSets(catalog))
+        if (set.identifier !== undefined) ids.add(set.identifier);
+      return ids;
+    };
+    const categories = model.entities.find((e) => e.kind === 'categories');
+    if (categories) {
+      // The tenant's category tree: a row moving a category below its own descendant is invalid.
+      const { CategoryTree, categoryParentField } = await import('../../runner/import/category-tree.js');
+      const { plannedId } = await import('../../runner/import/planned.js');
+      const planned = plannedId('').slice(0, -1);
+      references.categoryTree = new CategoryTree(
+        connection.catalog,
+        categories,
+        categoryParentField(categories),
+        (id) => typeof id === 'string' && id.startsWith(planned),
+      );
+    }
+  }
   const damUrl = connection?.tenant.damUrl;
   return {
     ...(references && { references }),
@@ -200,12 +224,13 @@ function damNameLookup(dam: DamClient): DamNameLookup {
 /** Which refs the tenant has: `$filter=<ref> in (...)`, 100 refs per request, only the ref selected. */
 function tenantRefLookup(catalog: CatalogClient): TenantRefLookup {
   return async (entity, refs) => {
-    const found = new Set<string>();
+    // The id too: a NEW row whose record exists is told its id, as the import tells it.
+    const found = new Map<string, number | string>();
     for await (const record of catalog.listIn<Record<string, unknown>>(entity.path, entity.refField, refs, {
-      query: { $select: entity.refField },
+      query: { $select: `${entity.refField},${entity.idField}` },
       maxValues: 100,
     })) {
-      found.add(String(record[entity.refField]));
+      found.set(String(record[entity.refField]), record[entity.idField] as number | string);
     }
     return found;
   };

@@ -9,6 +9,7 @@
 // variants; and keeps the categories that wait for a parent a later batch may create.
 import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
+import { CYCLE_BRIEF, cycleMessage, parentChain } from './category-cycle.js';
 import { CategoryPaths, type PathFailure } from './category-paths.js';
 import { deleteGroup } from './delete.js';
 import { RecordLookup } from './lookup.js';
@@ -100,18 +101,17 @@ export class ImportExecutor {
     }
     const pending = this.pendingCategories;
     this.pendingCategories = [];
-    const refs = new Set(pending.map((d) => d.ref));
+    const byRef = new Map(pending.map((d) => [d.ref, d]));
+    const parentOf = (ref: string) => byRef.get(ref)?.links.parentRef;
     const failed = pending.map((draft): DraftResult => {
       const parent = draft.links.parentRef!;
-      const cycle = refs.has(parent);
-      const brief = cycle
-        ? 'the parent category is part of a cycle of parents in the file'
-        : 'the parent category is neither in the file nor in the tenant';
+      const cycle = byRef.has(parent);
+      const brief = cycle ? CYCLE_BRIEF : 'the parent category is neither in the file nor in the tenant';
       return {
         draft,
         outcome: 'failed' as const,
         message: cycle
-          ? `the parent category '${parent}' is part of a cycle of parents in the file: ${cycleOf(draft, pending).join(' -> ')}`
+          ? cycleMessage(parent, parentChain(draft.ref, parentOf).path)
           : `the parent category '${parent}' is neither in the file nor in the tenant (${entity.refField})`,
         problem: placeOf(draft, 'link:parentRef', parent, brief),
       };
@@ -189,16 +189,4 @@ function groupByEntity(
     groups.set(entity, list);
   }
   return [...groups].sort((a, b) => rank(a[0]) - rank(b[0]));
-}
-
-function cycleOf(start: Draft, pending: readonly Draft[]): string[] {
-  const byRef = new Map(pending.map((d) => [d.ref, d]));
-  const path = [start.ref];
-  let current = byRef.get(start.links.parentRef!);
-  while (current && !path.includes(current.ref)) {
-    path.push(current.ref);
-    current = byRef.get(current.links.parentRef!);
-  }
-  if (current) path.push(current.ref);
-  return path;
 }

@@ -6,6 +6,7 @@ import { setBounded } from '../../bounded-map.js';
 import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
 import { readAttributeSets } from '../structure/read.js';
+import { CategoryTree } from './category-tree.js';
 import type { ExistingRecord, FieldChange } from './diff.js';
 import { type PlannedRecords, plannedId } from './planned.js';
 
@@ -15,6 +16,9 @@ const ID_CACHE_LIMIT = 100_000;
 export class RecordLookup {
   /** entity name -> ref -> id, for links to records written or seen in this run. */
   private readonly ids = new Map<string, Map<string, number | string>>();
+
+  /** The categories' parents, for the moves of existing categories (read when a row moves one). */
+  private tree: CategoryTree | undefined;
 
   /** Attribute set name -> id in this tenant, read once per run (the sets are few). */
   private setIds: Promise<Map<string, Array<number | null>>> | undefined;
@@ -44,6 +48,14 @@ export class RecordLookup {
       return byName;
     });
     return this.setIds;
+  }
+
+  /** The categories' tree as this run leaves it (a plan: with the moves and creations it would write). */
+  categoryTree(entity: EntityModel, parentField: string): CategoryTree {
+    this.tree ??= new CategoryTree(this.catalog, entity, parentField, (id) =>
+      this.planned ? typeof id === 'string' && id.startsWith(plannedId('').slice(0, -1)) : false,
+    );
+    return this.tree;
   }
 
   /** Existing records of the drafts' refs, read once in the base language and once per other language used. */

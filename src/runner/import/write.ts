@@ -7,13 +7,22 @@ import type { WriteIntent } from '../../runs/journal.js';
 import type { EntityModel } from '../../schema/model.js';
 import { writeBody } from '../../schema/validator.js';
 import { AMBIGUOUS_POST_ATTEMPTS, type AssetOutcome } from './assets.js';
+import { attributeSetFields, hasSetId, UNKNOWN_SET_BRIEF, unknownSetMessage } from './attribute-set-check.js';
+import {
+  BELOW_ITSELF_BRIEF,
+  belowItselfMessage,
+  type CategoryId,
+  type CategoryMove,
+  type CategoryTree,
+  categoryParentField,
+} from './category-tree.js';
 import { mapConcurrent } from './concurrent.js';
 import { diffDraft, type ExistingRecord, type FieldChange } from './diff.js';
 import { registerDraftAssets } from './draft-assets.js';
 import { type ResolvedLinks, resolveLinks } from './links.js';
 import type { RecordLookup } from './lookup.js';
 import { type DraftResult, type ExecutorContext, failure, leftOutWarning, placeOf } from './outcome.js';
-import { PLANNED_VALUES_BUDGET } from './planned.js';
+import { PLANNED_VALUES_BUDGET, plannedId } from './planned.js';
 
 /** `known`: the drafts' records when the caller already looked them up. */
 export async function writeGroup(
@@ -39,6 +48,19 @@ export async function writeGroup(
   }
   // Decide every draft first, so the journal can say what is about to be written before it is sent.
   const decisions = drafts.map((draft) => decide(ctx, entity, draft, existing, assetResults, links));
+  // A category moved below itself or one of its descendants: the API would refuse the PATCH.
+  const parentField = entity.kind === 'categories' ? categoryParentField(entity) : undefined;
+  const tree = parentField ? lookup.categoryTree(entity, parentField) : undefined;
+  // An attribute set id the tenant does not have: the API would refuse the write.
+  const setFields = attributeSetFields(entity);
+  if (setFields.length > 0) await refuseUnknownSets(lookup, setFields, decisions);
+  if (tree && parentField) {
+    // The parents the lookup read already (in a plan, with what it would write laid over them).
+    for (const found of existing.values())
+      if (found.plannedBy === undefined && parentField in found.base)
+        tree.placed(found.id, (found.base[parentField] ?? null) as CategoryId | null);
+    await refuseMovesBelowItself(tree, parentField, decisions);
+  }
   if (ctx.settings.plan) {
     // Nothing is written in a plan: what would be is remembered, so the rows after it find the record as
     // the import will (a variant of a product earlier in the file, a category's parent, a ref drafted again).
@@ -48,6 +70,15 @@ export async function writeGroup(
       if (outcome === 'would-create') lookup.planCreate(entity, draft, idsOf(links.get(draft)));
       else if (outcome === 'would-update' && id !== undefined && changes)
         lookup.planUpdate(draft, id, changes);
+      // The tree as the plan would leave it, for the moves of the rows after.
+      if (!tree || !parentField) continue;
+      if (outcome === 'would-create') {
+        const parent = idsOf(links.get(draft))[parentField];
+        tree.placed(plannedId(draft.ref), parent === undefined ? null : (parent as CategoryId | null));
+      } else if (outcome === 'would-update' && id !== undefined) {
+        const moved = changes?.find((c) => c.field === parentField);
+        if (moved) tree.placed(id, (moved.new ?? null) as CategoryId | null);
+      }
     }
   }
   const intents: WriteIntent[] = [];
@@ -69,6 +100,8 @@ export async function writeGroup(
       await ctx.writeLog?.checkpoint?.('write');
       if (d.send === 'patch') {
         await ctx.catalog.patch(recordPath(entity.path, d.id), d.body);
+        const moved = parentField ? d.changes.find((c) => c.field === parentField) : undefined;
+        if (moved) tree?.placed(d.id, (moved.new ?? null) as CategoryId | null);
         return withAssets({ draft, outcome: 'updated', id: d.id, status: 204, changes: d.changes });
       }
       const id = await create(ctx, lookup, entity, draft, d.body);
@@ -78,6 +111,111 @@ export async function writeGroup(
       return withAssets(failure(draft, err));
     }
   });
+}
+
+/**
+ * Fails, before anything is sent, the drafts whose write would give an attribute set id the tenant does
+ * not have (its sets are read once per run, only when a write carries such an id).
+ */
+async function refuseUnknownSets(
+  lookup: RecordLookup,
+  fields: readonly string[],
+  decisions: Decision[],
+): Promise<void> {
+  let ids: Set<number> | null | undefined;
+  for (let at = 0; at < decisions.length; at++) {
+    const d = decisions[at]!;
+    const written: Record<string, unknown> | undefined =
+      'result' in d
+        ? d.result.outcome === 'would-create'
+          ? d.draft.fields
+          : d.result.outcome === 'would-update'
+            ? changedValues(d.result.changes)
+            : undefined
+        : d.body;
+    if (!written) continue;
+    for (const field of fields) {
+      const value = written[field];
+      if (value === undefined || value === null) continue;
+      // The sets could not be read (null): the API tells, as before.
+      ids ??= await tenantSetIds(lookup).catch(() => null);
+      if (ids === null || hasSetId(ids, value)) continue;
+      const { draft } = d;
+      decisions[at] = {
+        draft,
+        result: {
+          draft,
+          outcome: 'failed',
+          message: `${field}: ${unknownSetMessage(value)}`,
+          problem: placeOf(draft, field, value, UNKNOWN_SET_BRIEF),
+        },
+      };
+      break;
+    }
+  }
+}
+
+function changedValues(changes: readonly FieldChange[] | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of changes ?? []) if (c.culture === undefined) out[c.field] = c.new;
+  return out;
+}
+
+/** The ids of the tenant's attribute sets (one read per run, kept by the lookup). */
+async function tenantSetIds(lookup: RecordLookup): Promise<Set<number>> {
+  const ids = new Set<number>();
+  for (const list of (await lookup.attributeSetIds()).values())
+    for (const id of list) if (id !== null) ids.add(id);
+  return ids;
+}
+
+/**
+ * Fails, before anything is sent, the categories the decisions would move below themselves or one of
+ * their descendants (the tenant's tree with this run's moves so far): the API refuses such a PATCH.
+ */
+async function refuseMovesBelowItself(
+  tree: CategoryTree,
+  parentField: string,
+  decisions: Decision[],
+): Promise<void> {
+  const moves: Array<{ at: number; move: CategoryMove }> = [];
+  decisions.forEach((d, at) => {
+    const id =
+      'result' in d
+        ? d.result.outcome === 'would-update'
+          ? d.result.id
+          : undefined
+        : d.send === 'patch'
+          ? d.id
+          : undefined;
+    const changes = 'result' in d ? d.result.changes : d.send === 'patch' ? d.changes : undefined;
+    const parent = changes?.find((c) => c.field === parentField)?.new;
+    if (id === undefined || parent === undefined || parent === null) return;
+    moves.push({ at, move: { id, parent: parent as CategoryId } });
+  });
+  if (moves.length === 0) return;
+  let refused: Map<CategoryMove, unknown>;
+  try {
+    refused = await tree.belowItself(moves.map((m) => m.move));
+  } catch {
+    // The tree could not be read: the API tells (a refused PATCH fails the row, as before).
+    return;
+  }
+  for (const { at, move } of moves) {
+    if (!refused.has(move)) continue;
+    const draft = decisions[at]!.draft;
+    const parentRef = draft.links.parentRef;
+    decisions[at] = {
+      draft,
+      result: {
+        draft,
+        outcome: 'failed',
+        id: move.id,
+        message: belowItselfMessage(parentField, move.id, parentRef),
+        problem: placeOf(draft, 'link:parentRef', parentRef, BELOW_ITSELF_BRIEF, parentField),
+      },
+    };
+  }
 }
 
 type Decision =
