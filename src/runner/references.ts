@@ -198,6 +198,9 @@ export class ReferenceCheck {
       for (const field of attributeSetFields(entity)) {
         const value = d.fields[field];
         if (value === undefined || value === null) continue;
+        // The set named by its name too (`typ_name`, an export's column): the import writes the id the
+        // name resolves to in this tenant, the file's id only tells two sets of one name apart.
+        if (d.links.byField?.[field] !== undefined) continue;
         out ??= [];
         out.push({ value, field, column: d.source.columns[field] ?? field });
       }

@@ -101,6 +101,24 @@ describe('an attribute set the tenant does not have', () => {
     }
   });
 
+  it("named by its name too (an export of another tenant): the name decides, the file's id is not judged", async () => {
+    const sets = await call(fixture.sb.catalogUrl, '/v2/AttributeSets', { key: fixture.sb.apiKey });
+    const named = (sets.body as { value: Array<{ identifier: number; name: string }> }).value.find(
+      (set) => set.identifier === setId,
+    )!;
+    await writeFile(
+      join(dir, 'named.csv'),
+      ['prod_ref,typ_id,typ_name,prod_title', `H5-N,99,"${named.name}",n`].join('\n'),
+    );
+    expect((await run('validate', 'named.csv')).lines.map((l) => l.outcome)).toEqual(['valid']);
+    expect((await run('plan', 'named.csv')).lines.map((l) => l.outcome)).toEqual(['would-create']);
+    expect((await run('import', 'named.csv')).lines.map((l) => l.outcome)).toEqual(['created']);
+    const res = await call(fixture.sb.catalogUrl, `/Products?$filter=prod_ref eq 'H5-N'&$select=typ_id`, {
+      key: fixture.sb.apiKey,
+    });
+    expect((res.body as { value: Array<{ typ_id: number }> }).value[0]!.typ_id).toBe(setId);
+  });
+
   it('costs one request, and nothing when no row gives a set id', async () => {
     await writeFile(join(dir, 'one.csv'), ['prod_ref,typ_id', 'H5-X,99', `H5-Y,${setId}`].join('\n'));
     await writeFile(join(dir, 'none.csv'), ['prod_ref,prod_title', 'H5-Z,z'].join('\n'));

@@ -150,13 +150,12 @@ export async function referenceChecking(
     if (categories) {
       // The tenant's category tree: a row moving a category below its own descendant is invalid.
       const { CategoryTree, categoryParentField } = await import('../../runner/import/category-tree.js');
-      const { plannedId } = await import('../../runner/import/planned.js');
-      const planned = plannedId('').slice(0, -1);
+      const { isPlannedId } = await import('../../runner/import/planned.js');
       references.categoryTree = new CategoryTree(
         connection.catalog,
         categories,
         categoryParentField(categories),
-        (id) => typeof id === 'string' && id.startsWith(planned),
+        isPlannedId,
       );
     }
   }

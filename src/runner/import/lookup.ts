@@ -8,7 +8,7 @@ import type { EntityModel, TenantModel } from '../../schema/model.js';
 import { readAttributeSets } from '../structure/read.js';
 import { CategoryTree } from './category-tree.js';
 import type { ExistingRecord, FieldChange } from './diff.js';
-import { type PlannedRecords, plannedId } from './planned.js';
+import { isPlannedId, type PlannedRecords, plannedId } from './planned.js';
 
 /** How many ref -> id pairs of this run are remembered per entity (later links then cost a lookup). */
 const ID_CACHE_LIMIT = 100_000;
@@ -53,7 +53,7 @@ export class RecordLookup {
   /** The categories' tree as this run leaves it (a plan: with the moves and creations it would write). */
   categoryTree(entity: EntityModel, parentField: string): CategoryTree {
     this.tree ??= new CategoryTree(this.catalog, entity, parentField, (id) =>
-      this.planned ? typeof id === 'string' && id.startsWith(plannedId('').slice(0, -1)) : false,
+      this.planned ? isPlannedId(id) : false,
     );
     return this.tree;
   }

@@ -28,6 +28,11 @@ export function plannedId(ref: string): string {
   return `(new ${ref})`;
 }
 
+/** An id a plan made up for a record it would create (`plannedId`), not one the tenant gave. */
+export function isPlannedId(id: unknown): boolean {
+  return typeof id === 'string' && id.startsWith('(new ') && id.endsWith(')');
+}
+
 /** The values a record would hold, as `ExistingRecord` keeps them: base language, other cultures. */
 interface PlannedValues {
   base: Record<string, unknown>;

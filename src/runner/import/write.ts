@@ -22,7 +22,7 @@ import { registerDraftAssets } from './draft-assets.js';
 import { type ResolvedLinks, resolveLinks } from './links.js';
 import type { RecordLookup } from './lookup.js';
 import { type DraftResult, type ExecutorContext, failure, leftOutWarning, placeOf } from './outcome.js';
-import { PLANNED_VALUES_BUDGET, plannedId } from './planned.js';
+import { isPlannedId, PLANNED_VALUES_BUDGET, plannedId } from './planned.js';
 
 /** `known`: the drafts' records when the caller already looked them up. */
 export async function writeGroup(
@@ -53,7 +53,7 @@ export async function writeGroup(
   const tree = parentField ? lookup.categoryTree(entity, parentField) : undefined;
   // An attribute set id the tenant does not have: the API would refuse the write.
   const setFields = attributeSetFields(entity);
-  if (setFields.length > 0) await refuseUnknownSets(lookup, setFields, decisions);
+  if (setFields.length > 0) await refuseUnknownSets(lookup, setFields, decisions, links);
   if (tree && parentField) {
     // The parents the lookup read already (in a plan, with what it would write laid over them).
     for (const found of existing.values())
@@ -121,6 +121,7 @@ async function refuseUnknownSets(
   lookup: RecordLookup,
   fields: readonly string[],
   decisions: Decision[],
+  links: Map<Draft, ResolvedLinks>,
 ): Promise<void> {
   let ids: Set<number> | null | undefined;
   for (let at = 0; at < decisions.length; at++) {
@@ -128,7 +129,8 @@ async function refuseUnknownSets(
     const written: Record<string, unknown> | undefined =
       'result' in d
         ? d.result.outcome === 'would-create'
-          ? d.draft.fields
+          ? // As the POST would carry it: a set named by its name (`typ_name`) gives the resolved id.
+            { ...d.draft.fields, ...idsOf(links.get(d.draft)) }
           : d.result.outcome === 'would-update'
             ? changedValues(d.result.changes)
             : undefined
@@ -136,7 +138,8 @@ async function refuseUnknownSets(
     if (!written) continue;
     for (const field of fields) {
       const value = written[field];
-      if (value === undefined || value === null) continue;
+      // A set the plan would create first (a copy's structure step) has no id of the tenant's yet.
+      if (value === undefined || value === null || isPlannedId(value)) continue;
       // The sets could not be read (null): the API tells, as before.
       ids ??= await tenantSetIds(lookup).catch(() => null);
       if (ids === null || hasSetId(ids, value)) continue;
