@@ -173,8 +173,10 @@ describe.runIf(redisTestsRun('test/jobs/rerun.test.ts'))(
         feed,
         '--entity',
         'products',
+        // Slow enough (about 8 s) for the stalled-job check to hand the job out again while the run goes on,
+        // also on a loaded machine.
         '--rate-limit',
-        '10/1',
+        '5/1',
         '--report',
         'reports/slow.csv',
         '--notify',
