@@ -1,13 +1,11 @@
 // A category moved below itself or one of its descendants: the Catalog API refuses the PATCH. The plan
 // (and validate, checked against the tenant) predicts it from the tenant's tree and the file's moves,
 // and the import fails the row without sending the PATCH, in the same words (the parents are read by id, one request per level of the tree).
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryOutput } from '../../src/cli/output.js';
+import { runStep } from '../helpers/cli-main.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox();
@@ -17,41 +15,14 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'category-moves-'));
 });
 
-async function byMethod(): Promise<Record<string, number>> {
-  return ((await call(fixture.sb.origin, '/_sandbox/stats')).body as { byMethod: Record<string, number> })
-    .byMethod;
-}
-
 async function run(command: 'validate' | 'plan' | 'import', file: string, ...extra: string[]) {
   const report = join(dir, `${file}.${command}.csv`);
-  const before = await byMethod();
-  const code = await main(
-    [
-      ...(command === 'validate' ? ['validate'] : ['import']),
-      join(dir, file),
-      ...(command === 'plan' ? ['--plan'] : []),
-      '--entity',
-      'categories',
-      '--report',
-      report,
-      ...extra,
-      '--catalog-url',
-      fixture.sb.catalogUrl,
-      '--dam-url',
-      fixture.sb.damUrl,
-      '--api-key',
-      fixture.sb.apiKey,
-      '--rate-limit',
-      'off',
-    ],
-    memoryOutput(),
-  );
-  const after = await byMethod();
-  const lines = Papa.parse<Record<string, string>>((await readFile(report, 'utf8')).replace(/^\uFEFF/, ''), {
-    header: true,
-    skipEmptyLines: true,
-  }).data;
-  return { code, lines, patches: (after.PATCH ?? 0) - (before.PATCH ?? 0) };
+  const { code, lines, requests } = await runStep(fixture.sb, command, join(dir, file), report, [
+    '--entity',
+    'categories',
+    ...extra,
+  ]);
+  return { code, lines, patches: requests.PATCH ?? 0 };
 }
 
 async function parentOf(ref: string): Promise<unknown> {

@@ -1,13 +1,11 @@
 // An attribute set id (`typ_id`) the tenant does not have: the Catalog API would refuse the write.
 // validate (against the tenant), the plan and the import (before sending) say it alike, from the
 // tenant's attribute sets (one list request, only when a row gives a set id).
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryOutput } from '../../src/cli/output.js';
+import { runStep } from '../helpers/cli-main.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox();
@@ -22,46 +20,15 @@ beforeAll(async () => {
   setId = (res.body as { value: Array<{ typ_id: number }> }).value[0]!.typ_id;
 });
 
-async function stats(): Promise<Record<string, number>> {
-  return ((await call(fixture.sb.origin, '/_sandbox/stats')).body as { byMethod: Record<string, number> })
-    .byMethod;
-}
-
 async function run(command: 'validate' | 'plan' | 'import', file: string, ...extra: string[]) {
-  const report = join(dir, `${file}.${command}.csv`);
-  const args =
-    command === 'validate'
-      ? ['validate', join(dir, file)]
-      : ['import', join(dir, file), ...(command === 'plan' ? ['--plan'] : [])];
-  const before = await stats();
-  const code = await main(
-    [
-      ...args,
-      '--report',
-      report,
-      ...extra,
-      '--catalog-url',
-      fixture.sb.catalogUrl,
-      '--dam-url',
-      fixture.sb.damUrl,
-      '--api-key',
-      fixture.sb.apiKey,
-      '--rate-limit',
-      'off',
-    ],
-    memoryOutput(),
+  const { code, lines, requests } = await runStep(
+    fixture.sb,
+    command,
+    join(dir, file),
+    join(dir, `${file}.${command}.csv`),
+    extra,
   );
-  const after = await stats();
-  const lines = Papa.parse<Record<string, string>>((await readFile(report, 'utf8')).replace(/^\uFEFF/, ''), {
-    header: true,
-    skipEmptyLines: true,
-  }).data;
-  return {
-    code,
-    lines,
-    gets: (after.GET ?? 0) - (before.GET ?? 0),
-    posts: (after.POST ?? 0) - (before.POST ?? 0),
-  };
+  return { code, lines, gets: requests.GET ?? 0, posts: requests.POST ?? 0 };
 }
 
 describe('an attribute set the tenant does not have', () => {

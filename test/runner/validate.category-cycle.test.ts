@@ -1,13 +1,11 @@
 // `validate` finds a cycle of parents among the file's categories as the import does (the same code,
 // import/category-cycle.ts) and says it in the same words; a category of the tenant breaks a loop.
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryOutput } from '../../src/cli/output.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { runStep } from '../helpers/cli-main.js';
+import { useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox();
 let dir: string;
@@ -16,42 +14,14 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'validate-cycle-'));
 });
 
-async function gets(): Promise<number> {
-  return (
-    ((await call(fixture.sb.origin, '/_sandbox/stats')).body as { byMethod: Record<string, number> }).byMethod
-      .GET ?? 0
-  );
-}
-
 async function run(command: 'validate' | 'plan', file: string, ...extra: string[]) {
   const report = join(dir, `${file}.${command}.csv`);
-  const args = command === 'validate' ? ['validate', join(dir, file)] : ['import', join(dir, file), '--plan'];
-  const before = await gets();
-  const code = await main(
-    [
-      ...args,
-      '--entity',
-      'categories',
-      '--report',
-      report,
-      ...extra,
-      '--catalog-url',
-      fixture.sb.catalogUrl,
-      '--dam-url',
-      fixture.sb.damUrl,
-      '--api-key',
-      fixture.sb.apiKey,
-      '--rate-limit',
-      'off',
-    ],
-    memoryOutput(),
-  );
-  const requests = (await gets()) - before;
-  const lines = Papa.parse<Record<string, string>>((await readFile(report, 'utf8')).replace(/^\uFEFF/, ''), {
-    header: true,
-    skipEmptyLines: true,
-  }).data;
-  return { code, lines, requests };
+  const { code, lines, requests } = await runStep(fixture.sb, command, join(dir, file), report, [
+    '--entity',
+    'categories',
+    ...extra,
+  ]);
+  return { code, lines, requests: requests.GET ?? 0 };
 }
 
 describe('validate: a cycle of parents in the file', () => {

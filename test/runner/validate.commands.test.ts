@@ -1,14 +1,12 @@
 // `validate` checked against the tenant judges `_command` rows as the import does: NEW of a record the
 // tenant has and UPDATE of one it lacks are invalid (the import fails them), DELETE of one it lacks is
 // skipped (nothing to delete). Only rows with such a command ask the tenant, 100 refs per request.
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { memoryOutput } from '../../src/cli/output.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { runStep } from '../helpers/cli-main.js';
+import { useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox();
 let dir: string;
@@ -18,45 +16,13 @@ beforeAll(async () => {
 });
 
 async function run(command: 'validate' | 'plan', file: string, ...extra: string[]) {
-  const report = join(dir, `${file}.${command}.csv`);
-  const out = memoryOutput();
-  const args = command === 'validate' ? ['validate', join(dir, file)] : ['import', join(dir, file), '--plan'];
-  const code = await main(
-    [
-      ...args,
-      '--report',
-      report,
-      ...extra,
-      '--catalog-url',
-      fixture.sb.catalogUrl,
-      '--dam-url',
-      fixture.sb.damUrl,
-      '--api-key',
-      fixture.sb.apiKey,
-      '--rate-limit',
-      'off',
-    ],
-    out,
-  );
-  const lines = Papa.parse<Record<string, string>>((await readFile(report, 'utf8')).replace(/^\uFEFF/, ''), {
-    header: true,
-    skipEmptyLines: true,
-  }).data;
-  return { code, lines };
-}
-
-async function gets(): Promise<number> {
-  const stats = (await call(fixture.sb.origin, '/_sandbox/stats')).body as {
-    byMethod: Record<string, number>;
-  };
-  return stats.byMethod.GET ?? 0;
+  return runStep(fixture.sb, command, join(dir, file), join(dir, `${file}.${command}.csv`), extra);
 }
 
 /** GET requests a validate of `file` costs. */
 async function validateCost(file: string, ...extra: string[]) {
-  const before = await gets();
   const result = await run('validate', file, ...extra);
-  return { ...result, requests: (await gets()) - before };
+  return { ...result, requests: result.requests.GET ?? 0 };
 }
 
 describe('validate: _command rows against the tenant', () => {
