@@ -2,16 +2,16 @@
 // told to the job's --notify targets by the worker, with --notify-on respected: a real redis-server,
 // a worker as a child process and a webhook receiver on loopback.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
 import { type CliChild, startCli } from '../helpers/cli-child.js';
 import { redisTestsRun, useRedis } from '../helpers/redis-server.js';
+import { useWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const work = mkdtempSync(join(tmpdir(), 'jobs-notify-'));
 mkdirSync(join(work, 'tenants'));
@@ -24,30 +24,13 @@ async function cli(args: string[]) {
 
 describe.runIf(redisTestsRun('test/jobs/notify-failed.test.ts'))('a job failed in the worker', () => {
   const redis = useRedis();
-  const received: { path: string; body: Record<string, unknown> }[] = [];
-  let http: Server;
-  let hook = '';
+  const hooks = useWebhookReceiver();
   let worker: CliChild | undefined;
-  beforeAll(async () => {
-    http = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => {
-        body += c;
-      });
-      req.on('end', () => {
-        received.push({ path: req.url ?? '', body: JSON.parse(body) as Record<string, unknown> });
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    hook = `http://127.0.0.1:${(http.address() as AddressInfo).port}/hook`;
-  });
   afterAll(async () => {
     if (worker && worker.child.exitCode === null) {
       worker.child.kill('SIGKILL');
       await worker.done.catch(() => undefined);
     }
-    await new Promise<void>((resolve) => http.close(() => resolve()));
   });
 
   it('no settings for its tenant: the job is failed and its webhook told why, under the default --notify-on and always', async () => {
@@ -67,24 +50,37 @@ describe.runIf(redisTestsRun('test/jobs/notify-failed.test.ts'))('a job failed i
     };
     // Queued before the others and run first (one at a time): no --notify, nobody is told.
     await enqueue('silent', '--entity', 'products');
-    const ghost = await enqueue('ghost', '--entity', 'products', '--notify', `webhook:${hook}?job=default`);
-    const always = await enqueue('ghost2', `--notify=webhook:${hook}?job=always`, '--notify-on', 'always');
+    const ghost = await enqueue(
+      'ghost',
+      '--entity',
+      'products',
+      '--notify',
+      `webhook:${hooks.url}?job=default`,
+    );
+    const always = await enqueue(
+      'ghost2',
+      `--notify=webhook:${hooks.url}?job=always`,
+      '--notify-on',
+      'always',
+    );
     worker = startCli(['worker', '--redis', redis.url, '--concurrency', '1'], {
       cwd: work,
       env: { CATALOG_API_KEY: 'worker-secret-key', CATALOG_URL: '' },
     });
     const end = Date.now() + 60_000;
-    while (received.length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
-    expect(received.map((r) => r.path).sort()).toEqual(['/hook?job=always', '/hook?job=default']);
-    const told = received.find((r) => r.path === '/hook?job=default')!.body;
+    while (hooks.received.length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+    expect(hooks.received.map((r) => r.path).sort()).toEqual(['/hook?job=always', '/hook?job=default']);
+    const told = hooks.received.find((r) => r.path === '/hook?job=default')!.body;
     expect(told).toMatchObject({ command: 'import', source: 'feed.csv', state: 'crashed', exitCode: 2 });
     expect(told.message).toMatch(
       new RegExp(
         `^Job ${ghost} \\(import for tenant ghost\\) failed on the worker before the import started: No settings for tenant ghost on this worker: .*ghost\\.json not found$`,
       ),
     );
-    expect(received.find((r) => r.path === '/hook?job=always')!.body.message).toContain(`Job ${always} `);
-    expect(JSON.stringify(received)).not.toContain('worker-secret-key');
+    expect(hooks.received.find((r) => r.path === '/hook?job=always')!.body.message).toContain(
+      `Job ${always} `,
+    );
+    expect(JSON.stringify(hooks.received)).not.toContain('worker-secret-key');
     expect(worker.stderr()).toContain(`job ${ghost}: notified: webhook http://127.0.0.1:`);
     expect(worker.stderr()).not.toContain('worker-secret-key');
     // The last job is failed once its notification is sent: waited for.
@@ -111,7 +107,7 @@ describe.runIf(redisTestsRun('test/jobs/notify-failed.test.ts'))('a job failed i
         sftp: { password: 'sftp-secret-pw', hostKey: `SHA256:${'A'.repeat(43)}` },
       }),
     );
-    received.length = 0;
+    hooks.received.length = 0;
     const r = await cli([
       'enqueue',
       'import',
@@ -119,7 +115,7 @@ describe.runIf(redisTestsRun('test/jobs/notify-failed.test.ts'))('a job failed i
       '--entity',
       'products',
       '--notify',
-      `webhook:${hook}?job=retried`,
+      `webhook:${hooks.url}?job=retried`,
       '--attempts',
       '3',
       '--retry-delay',
@@ -144,11 +140,11 @@ describe.runIf(redisTestsRun('test/jobs/notify-failed.test.ts'))('a job failed i
       await new Promise((r) => setTimeout(r, 200));
     expect(await job()).toMatchObject({ state: 'failed', attempts: 3 });
     await new Promise((r) => setTimeout(r, 500));
-    expect(received).toHaveLength(1);
-    const told = received[0]!.body;
+    expect(hooks.received).toHaveLength(1);
+    const told = hooks.received[0]!.body;
     expect(told).toMatchObject({ runId: '', state: 'crashed', exitCode: 2 });
     expect(told.message).toMatch(/ECONNREFUSED \(attempt 3 of 3 of the queued job, the last\)$/);
     expect(told.message).not.toContain('--resume');
-    expect(JSON.stringify(received)).not.toMatch(/tenant-secret-key|sftp-secret-pw/);
+    expect(JSON.stringify(hooks.received)).not.toMatch(/tenant-secret-key|sftp-secret-pw/);
   }, 90_000);
 });

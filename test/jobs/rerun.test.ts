@@ -4,12 +4,10 @@
 // sandbox and a webhook receiver on loopback; BullMQ's own `retry` of the completed job hands it out
 // again, as its stalled-job check does after such an outage.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
 import type { JobInfo } from '../../src/jobs/queue.js';
@@ -18,6 +16,7 @@ import { connectRedis } from '../../src/redis/connection.js';
 import { type CliChild, startCli } from '../helpers/cli-child.js';
 import { redisTestsRun, useRedis } from '../helpers/redis-server.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { until, useWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const work = mkdtempSync(join(tmpdir(), 'jobs-rerun-'));
 mkdirSync(join(work, 'tenants'));
@@ -33,48 +32,18 @@ async function posts(origin: string): Promise<number> {
   return ((await res.body.json()) as { byMethod: Record<string, number> }).byMethod.POST ?? 0;
 }
 
-const until = async <T>(what: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await what();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-};
-
 describe.runIf(redisTestsRun('test/jobs/rerun.test.ts'))(
   'a job handed out again after its run finished',
   () => {
     const redis = useRedis();
+    const hooks = useWebhookReceiver();
     const fixture = useSandbox({ seed: 'empty' });
-    const received: { delivery: string; body: Record<string, unknown> }[] = [];
-    let http: Server;
-    let hook = '';
     let worker: CliChild | undefined;
-    beforeAll(async () => {
-      http = createServer((req, res) => {
-        let body = '';
-        req.on('data', (c) => {
-          body += c;
-        });
-        req.on('end', () => {
-          received.push({
-            delivery: String(req.headers['x-catalog-io-delivery']),
-            body: JSON.parse(body) as Record<string, unknown>,
-          });
-          res.writeHead(200).end();
-        });
-      });
-      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-      hook = `http://127.0.0.1:${(http.address() as AddressInfo).port}/hook`;
-    });
     afterAll(async () => {
       if (worker && worker.child.exitCode === null) {
         worker.child.kill('SIGKILL');
         await worker.done.catch(() => undefined);
       }
-      await new Promise<void>((resolve) => http.close(() => resolve()));
     });
 
     it('is completed with the first run: not imported again, report kept, no second webhook', async () => {
@@ -98,7 +67,7 @@ describe.runIf(redisTestsRun('test/jobs/rerun.test.ts'))(
         '--report',
         'reports/night.csv',
         '--notify',
-        `webhook:${hook}`,
+        `webhook:${hooks.url}`,
         '--notify-on',
         'always',
         '--tenant',
@@ -119,7 +88,7 @@ describe.runIf(redisTestsRun('test/jobs/rerun.test.ts'))(
       );
       expect(first.result?.summary?.outcomes).toMatchObject({ created: 20 });
       const runId = first.result?.summary?.runId as string;
-      await until(async () => received.length >= 1);
+      await until(async () => hooks.received.length >= 1);
       const report = readFileSync(join(work, 'reports', 'night.csv'), 'utf8');
       expect(report).toContain('created');
       expect((await posts(sb.origin)) - before).toBe(20);
@@ -140,7 +109,7 @@ describe.runIf(redisTestsRun('test/jobs/rerun.test.ts'))(
       expect((await posts(sb.origin)) - before).toBe(20);
       expect(readFileSync(join(work, 'reports', 'night.csv'), 'utf8')).toBe(report);
       await new Promise((r) => setTimeout(r, 1000));
-      expect(received.map((r) => r.body.runId)).toEqual([runId]);
+      expect(hooks.received.map((r) => r.body.runId)).toEqual([runId]);
       expect(again.result?.exitCode).toBe(0);
       expect(again.result?.summary).toMatchObject({ runId, outcomes: { created: 20 } });
       const runs = readdirSync(join(work, '.catalog-io', 'runs'));
@@ -166,7 +135,7 @@ describe.runIf(redisTestsRun('test/jobs/rerun.test.ts'))(
         `prod_ref,prod_title\n${Array.from({ length: 40 }, (_, i) => `SLOW-${i},Product ${i}`).join('\n')}\n`,
       );
       const before = await posts(sb.origin);
-      const delivered = received.length;
+      const delivered = hooks.received.length;
       const added = await cli([
         'enqueue',
         'import',
@@ -180,7 +149,7 @@ describe.runIf(redisTestsRun('test/jobs/rerun.test.ts'))(
         '--report',
         'reports/slow.csv',
         '--notify',
-        `webhook:${hook}`,
+        `webhook:${hooks.url}`,
         '--notify-on',
         'always',
         '--tenant',
@@ -216,7 +185,7 @@ describe.runIf(redisTestsRun('test/jobs/rerun.test.ts'))(
       const report = readFileSync(join(work, 'reports', 'slow.csv'), 'utf8');
       expect(report.match(/,created,/g)).toHaveLength(40);
       await new Promise((r) => setTimeout(r, 1000));
-      expect(received.slice(delivered).map((r) => r.body.runId)).toEqual([done.result?.summary?.runId]);
+      expect(hooks.received.slice(delivered).map((r) => r.body.runId)).toEqual([done.result?.summary?.runId]);
       expect(w.stderr()).toContain(
         `job ${id}: run ${done.result?.summary?.runId} of this job ended (exit 0, `,
       );

@@ -11,6 +11,7 @@ import type { JobInfo } from '../../src/jobs/queue.js';
 import { type CliChild, startCli } from '../helpers/cli-child.js';
 import { redisTestsRun, useRedis } from '../helpers/redis-server.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { until } from '../helpers/webhook-receiver.js';
 
 const work = mkdtempSync(join(tmpdir(), 'jobs-wait-'));
 mkdirSync(join(work, 'tenants'));
@@ -20,16 +21,6 @@ async function cli(args: string[]) {
   const code = await main(args, out);
   return { code, stdout: out.stdout.join('\n'), stderr: out.stderr.join('\n') };
 }
-
-const until = async <T>(what: () => Promise<T | undefined | false> | T | undefined | false, ms = 60_000) => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await what();
-    if (value !== undefined && value !== false) return value as T;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 describe.runIf(redisTestsRun('test/jobs/worker-wait.test.ts'))('a worker started before Redis', () => {
   const redis = useRedis();
