@@ -38,6 +38,11 @@ export function sandboxFlags(sb: SandboxHandle): string[] {
   ];
 }
 
+/** `sandboxFlags` for one side of a copy: `--from-catalog-url …` or `--to-…`. */
+export function copySideFlags(side: 'from' | 'to', sb: SandboxHandle): string[] {
+  return sandboxFlags(sb).map((arg) => (arg.startsWith('--') ? `--${side}-${arg.slice(2)}` : arg));
+}
+
 /** A new folder, the working folder of the file's tests (the previous one again after them). */
 export function useCliFolder(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), `catalog-io-${prefix}-`));

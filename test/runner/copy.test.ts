@@ -2,14 +2,14 @@
 // sets, layouts, categories, products, variants, custom entities and assets (field by field, ids mapped
 // by ref); a second copy writes nothing; `--since` after 5 edits writes exactly 5 records; a copy killed
 // with SIGKILL, or stopped by SIGINT, in the middle and resumed ends with the same tenant.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { startCli } from '../helpers/cli-child.js';
+import { copySideFlags, useCliFolder } from '../helpers/cli-main.js';
 import { call, type SandboxFixture, useSandbox, useTargetSandbox } from '../helpers/sandbox.js';
 
 const demo = useSandbox({ seed: 'demo' });
@@ -19,26 +19,9 @@ const target = useTargetSandbox(demo);
 const slow = useTargetSandbox(demo, { latencyMs: 40 });
 // The same pace, for a copy stopped by Ctrl-C.
 const stopped = useTargetSandbox(demo, { latencyMs: 40 });
-const dir = mkdtempSync(join(tmpdir(), 'catalog-io-copy-'));
-const home = process.cwd();
-beforeAll(() => process.chdir(dir));
-afterAll(() => {
-  process.chdir(home);
-  rmSync(dir, { recursive: true, force: true });
-});
+const dir = useCliFolder('copy');
 
-function side(name: 'from' | 'to', sb: SandboxHandle): string[] {
-  return [
-    `--${name}-catalog-url`,
-    sb.catalogUrl,
-    `--${name}-dam-url`,
-    sb.damUrl,
-    `--${name}-api-key`,
-    sb.apiKey,
-    `--${name}-rate-limit`,
-    'off',
-  ];
-}
+const side = copySideFlags;
 
 async function copy(to: SandboxFixture, extra: string[] = []) {
   const out = memoryOutput();

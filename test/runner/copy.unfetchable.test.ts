@@ -1,38 +1,19 @@
 // A source tenant's asset whose URL the target's DAM cannot fetch (a supplier's dead CDN link): its line
 // fails with the DAM's reason, everything else is copied, the copy exits 1, and the next `--since` copy
 // tries that asset again (the mark does not move past a failed line).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { copySideFlags, useCliFolder } from '../helpers/cli-main.js';
 import { call, useSandbox, useTargetSandbox } from '../helpers/sandbox.js';
 
 // The source fetched the CDN's file (a generated one); the target's DAM cannot reach that host.
 const source = useSandbox({ seed: 'demo', remoteAssets: 'synthetic' });
 const target = useTargetSandbox(source);
-const dir = mkdtempSync(join(tmpdir(), 'catalog-io-copy-dead-url-'));
-const home = process.cwd();
-beforeAll(() => process.chdir(dir));
-afterAll(() => {
-  process.chdir(home);
-  rmSync(dir, { recursive: true, force: true });
-});
+useCliFolder('copy-dead-url');
 
-function side(name: 'from' | 'to', sb: SandboxHandle): string[] {
-  return [
-    `--${name}-catalog-url`,
-    sb.catalogUrl,
-    `--${name}-dam-url`,
-    sb.damUrl,
-    `--${name}-api-key`,
-    sb.apiKey,
-    `--${name}-rate-limit`,
-    'off',
-  ];
-}
+const side = copySideFlags;
 
 interface CopyJson {
   steps: Array<{ step: string; rows: number; outcomes: Record<string, number>; report?: string }>;
