@@ -1,6 +1,7 @@
 // The top problems of a report, grouped by kind and column: "column "Price": must be a number, got
 // "12,5O"" on 3,000 rows is one problem of 3,000 rows, not 3,000 lines to read. One pass over the
 // report's failed, invalid and not-attempted lines; the groups are bounded.
+import { withoutValues } from '../runner/import/outcome.js';
 import type { ReportIndex, ReportRow } from './report-index.js';
 
 export interface Problem {
@@ -72,11 +73,6 @@ function columnOf(message: string): string | undefined {
 
 /** The message without what is the row's own: its column's name, the quoted values, the numbers. */
 export function kindOf(message: string, status?: string): string {
-  const kind = message
-    .replace(/^column "[^"]*":\s*/, '')
-    .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
-    .replace(/'(?:[^'\\]|\\.)*'/g, "'…'")
-    .replace(/\b\d+(?:[.,]\d+)?\b/g, 'N')
-    .trim();
+  const kind = withoutValues(message.replace(/^column "[^"]*":\s*/, '')).trim();
   return status && !/^HTTP/.test(kind) && /^\d{3}$/.test(status) ? `HTTP ${status}: ${kind}` : kind;
 }

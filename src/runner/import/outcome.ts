@@ -116,6 +116,17 @@ export interface WriteLog {
 }
 
 /** A write the service refused: the draft fails with what the service said. Anything else is a bug and goes up. */
+/**
+ * A message with the row's own values taken out (quoted texts, numbers): the kind of problem many rows
+ * share, as the summary counts it (`Reference '…' already exists`, once, not once a ref).
+ */
+export function withoutValues(text: string): string {
+  return text
+    .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
+    .replace(/'(?:[^'\\]|\\.)*'/g, "'…'")
+    .replace(/\b\d+(?:[.,]\d+)?\b/g, 'N');
+}
+
 export function failure(draft: Draft, err: unknown): DraftResult {
   if (err instanceof ApiError) {
     const details = err.failures
@@ -141,7 +152,7 @@ export function failure(draft: Draft, err: unknown): DraftResult {
       outcome: 'failed',
       ...(err.status !== undefined ? { status: err.status } : {}),
       message: details ? `${refused}: ${details}` : triesMessage(err),
-      kind: details ? `${err.code}: ${refused}: ${details}` : kindOf(err),
+      kind: details ? `${err.code}: ${refused}: ${withoutValues(details)}` : kindOf(err),
       ...(problem && { problem }),
       ...(fault && { fault }),
     };
