@@ -48,24 +48,31 @@ describe('stopped or failed before the first row', () => {
     const first = startCli(['import', feed, ...flags], cwd, fixture.sb, {
       CATALOG_IO_TEST_PAUSE_AT: 'batch:2',
     });
-    await first.waitFor('paused at batch:2');
-    const before = await runIds(cwd);
-    const summary = join(cwd, 'waiting.summary.json');
-    const waiting = startCli(
-      ['import', feed, ...flags, '--wait-lock', '300', '--summary', summary],
-      cwd,
-      fixture.sb,
-    );
-    // In its wait, as it says: a scheduler's log shows why the run has not started.
-    await waiting.waitFor(/waiting up to 300 s for the lock of products, held by run \S+ \(pid \d+ on /);
-    waiting.process.kill('SIGINT');
-    const end = await waiting.exited;
-    expect(end.code, end.stderr).toBe(130);
-    expect(end.stderr).toContain('interrupted (SIGINT) before the first row: nothing was written');
-    expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ state: 'interrupted', exitCode: 130 });
-    expect(await runIds(cwd)).toEqual(before);
-    first.process.kill('SIGKILL');
-    await first.exited;
+    // The paused run never ends by itself: it is killed whatever the test finds.
+    try {
+      await first.waitFor('paused at batch:2');
+      const before = await runIds(cwd);
+      const summary = join(cwd, 'waiting.summary.json');
+      const waiting = startCli(
+        ['import', feed, ...flags, '--wait-lock', '300', '--summary', summary],
+        cwd,
+        fixture.sb,
+      );
+      // In its wait, as it says: a scheduler's log shows why the run has not started.
+      await waiting.waitFor(/waiting up to 300 s for the lock of products, held by run \S+ \(pid \d+ on /);
+      waiting.process.kill('SIGINT');
+      const end = await waiting.exited;
+      expect(end.code, end.stderr).toBe(130);
+      expect(end.stderr).toContain('interrupted (SIGINT) before the first row: nothing was written');
+      expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({
+        state: 'interrupted',
+        exitCode: 130,
+      });
+      expect(await runIds(cwd)).toEqual(before);
+    } finally {
+      first.process.kill('SIGKILL');
+      await first.exited;
+    }
   }, 120_000);
 
   it('a signal while $metadata is awaited: exit 143, the run listed interrupted', async () => {
