@@ -106,7 +106,7 @@ export interface SettingNames {
 const USUAL_NAMES: SettingNames = { flagPrefix: '', readsEnvironment: true, configFile: CONFIG_FILE_NAME };
 
 /** A connection flag as `names` spell it. */
-export function settingFlag(name: string, names: SettingNames = USUAL_NAMES): string {
+function settingFlag(name: string, names: SettingNames = USUAL_NAMES): string {
   return `--${names.flagPrefix}${name}`;
 }
 

@@ -105,7 +105,7 @@ export function guard(
  * An origin `--origin` allows, as a browser sends it (`https://catalog.example.com`, `http://host:8080`):
  * a scheme, a host and a port, no path. Refused at the start with what is wrong.
  */
-export function checkOrigin(origin: string): string {
+function checkOrigin(origin: string): string {
   let url: URL | undefined;
   try {
     url = new URL(origin);

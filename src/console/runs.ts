@@ -198,7 +198,7 @@ async function listEntry(registry: RunRegistry, reports: Reports, meta: RunMeta)
 }
 
 /** What a run whose process ended without writing its end (killed, the machine stopped) says. */
-export function crashMessage(meta: RunMeta, rows: number): string {
+function crashMessage(meta: RunMeta, rows: number): string {
   const attempt = meta.resumes > 0 ? `, resumed ${meta.resumes} time${meta.resumes === 1 ? '' : 's'}` : '';
   const resume = resumeCommand(meta);
   return `Crashed after ${rows} rows: its process (pid ${meta.pid} on ${meta.host}${attempt}) ended without finishing the run, and wrote no summary. The rows recorded are kept${resume ? `; continue with: ${resume}` : ''}`;

@@ -48,7 +48,7 @@ export interface ConsoleHandle {
 
 export const DEFAULT_CONSOLE_PORT = 4020;
 export const DEFAULT_MAX_UPLOAD = 1024 * 1024 * 1024;
-export const DEFAULT_MAX_REPORT = 1024 * 1024 * 1024;
+const DEFAULT_MAX_REPORT = 1024 * 1024 * 1024;
 export const DEFAULT_MAX_CHECKS_DISK = 4 * 1024 * 1024 * 1024;
 /** How long a stop waits for the checks running to end (they stop at their next row). */
 const STOP_CHECKS_MS = 3_000;

@@ -11,7 +11,7 @@ import { redactText } from '../secrets.js';
 import type { FeedJob } from './feed-job.js';
 
 /** The job's `--notify` values and `--notify-on` (default failure), as the import would read them. */
-export function jobNotifyFlags(args: string[]): { notify: string[]; on: NotifyOn } {
+function jobNotifyFlags(args: string[]): { notify: string[]; on: NotifyOn } {
   const notify: string[] = [];
   let on: NotifyOn = 'failure';
   for (let i = 0; i < args.length; i++) {

@@ -15,7 +15,7 @@ export function jobKey(id: string | undefined, addedAt: number): string {
 }
 
 /** Exit codes of runs that ended for good: the job completes (0 ok, 1 rows failed, 3 stopped). */
-export const COMPLETED_EXITS: readonly number[] = [0, 1, 3];
+const COMPLETED_EXITS: readonly number[] = [0, 1, 3];
 
 export type JobRunNow =
   /** Its last run ended for good (exit 0, 1 or 3): the job is done. */

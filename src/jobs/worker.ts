@@ -167,10 +167,9 @@ async function runJob(
       return { exitCode: summary.exitCode, summary: { ...summary }, log: [line] };
     }
   }
-  const env = {
-    [JOB_ENV]: key,
-    [JOB_ATTEMPT_ENV]: `${job.attemptsMade + 1}/${job.opts.attempts ?? 1}`,
-  };
+  const attempt = job.attemptsMade + 1;
+  const attempts = job.opts.attempts ?? 1;
+  const env = { [JOB_ENV]: key, [JOB_ATTEMPT_ENV]: `${attempt}/${attempts}` };
   const start = (pid: number | undefined) =>
     log(
       `job ${job.id}: ${job.data.command} ${source} for ${tenant} (run ${job.attemptsStarted}${again ? ', resuming' : ''}; pid ${pid})`,
@@ -187,8 +186,7 @@ async function runJob(
       : (stderr.at(-1) ?? "the job's process could not start");
     log(`job ${job.id}: ${reason}`);
     // Its run told no one: on the job's last run, the worker does (earlier runs are retried, resuming).
-    if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
-      await notifyJobFailure(job.id, job.data, reason, log);
+    if (attempt >= attempts) await notifyJobFailure(job.id, job.data, reason, log);
     throw new Error(reason);
   }
   const code = run.code;

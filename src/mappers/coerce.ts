@@ -78,7 +78,7 @@ function toNumber(cell: Exclude<Cell, Cell[]>, rule: ConversionRule, integer: bo
 }
 
 /** Significant digits a number of the service (a double) holds exactly, whatever they are. */
-const EXACT_DIGITS = 15;
+export const EXACT_DIGITS = 15;
 
 /**
  * The value, unless it is not the number the text says: a double holds about 15 significant digits, so

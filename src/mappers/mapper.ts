@@ -129,23 +129,13 @@ class ProfileMapper implements Mapper {
     if (planner.strict && layout.missing.length > 0) issues.push(missingColumnIssue(layout.missing));
     for (const plan of planner.fieldPlans) this.applyFieldRule(parts, plan, layout, cells, issues);
     for (const part of parts) part.draft.ref = refOf(part);
-    if (command === 'IGNORE') {
-      // Not written, nor its values judged; its line names its record, which a full sync then keeps.
-      result.skipped = true;
-      issues.length = 0;
-      const named = parts.findLast((part) => part.draft.ref !== '');
-      if (named) result.record = { entity: named.entity.name, ref: named.draft.ref };
-      return result;
-    }
+    // Not written, nor its values judged; its line names its record, which a full sync then keeps.
+    if (command === 'IGNORE') return skippedNaming(result, parts);
     if (layout.scopeAt >= 0 && !isBlank(cells[layout.scopeAt])) {
-      // A store view's row is not written, nor its values judged: its report line names the record it
-      // overrides (the one its default row writes last, as that row's line does).
-      result.skipped = true;
+      // A store view's row: its report line names the record it overrides (the one its default row
+      // writes last, as that row's line does).
       result.skipReason = scopeSkipReason(planner.profile.scopeColumn!, cells[layout.scopeAt]);
-      issues.length = 0;
-      const named = parts.findLast((part) => part.draft.ref !== '');
-      if (named) result.record = { entity: named.entity.name, ref: named.draft.ref };
-      return result;
+      return skippedNaming(result, parts);
     }
     if (layout.parentAt >= 0) {
       const cellOf = (column: string) => cellNamed(layout, cells, column);
@@ -238,6 +228,15 @@ class ProfileMapper implements Mapper {
       assign(parts, plan, header ? named(header)! : '', header ?? rule.from.join(' | '), issues);
     }
   }
+}
+
+/** A row that is skipped, its issues dropped, and its record named: the last part that has a ref. */
+function skippedNaming(result: MappedRow, parts: readonly Part[]): MappedRow {
+  result.skipped = true;
+  result.issues.length = 0;
+  const named = parts.findLast((part) => part.draft.ref !== '');
+  if (named) result.record = { entity: named.entity.name, ref: named.draft.ref };
+  return result;
 }
 
 /** The `join` of the column `name`'s own rule, if it has one. */

@@ -3,7 +3,7 @@
 // building drafts; what it reads is what the full mapping would put in the row's one draft.
 import type { Cell } from '../readers/types.js';
 import { isCanonicalDateTime, isFullDate } from '../schema/dates.js';
-import { plainNumber } from './coerce.js';
+import { EXACT_DIGITS, plainNumber } from './coerce.js';
 import type { ColumnPlanner, Layout } from './layout.js';
 import type { LinkKind } from './targets.js';
 import type { Value } from './types.js';
@@ -105,7 +105,7 @@ function plainValue(text: string, type: PlainColumn['type']): Value | undefined 
     return text.length === 24 && text.endsWith('.000Z') ? `${text.slice(0, 19)}Z` : text;
   }
   // A long number may not be the one a double holds: the full coercion says so (coerce.ts exact()).
-  if (text.length > 15) return undefined;
+  if (text.length > EXACT_DIGITS) return undefined;
   const value = plainNumber(text);
   if (value === undefined || !Number.isFinite(value)) return undefined;
   return type === 'integer' && !Number.isInteger(value) ? undefined : value;

@@ -349,15 +349,7 @@ export class ReferenceCheck {
   settled(refs: RowRefs): boolean {
     for (const u of refs.uses) if (!this.knownNow(u)) return false;
     for (const c of refs.commands ?? NO_COMMANDS) if (!this.tenantKnows(c.entity.name, c.ref)) return false;
-    const sets = refs.sets;
-    if (
-      sets &&
-      !this.setsKnown(
-        sets.map((s) => s.value),
-        sets.length,
-      )
-    )
-      return false;
+    for (const s of refs.sets ?? NO_SETS) if (!this.setIds || !hasSetId(this.setIds, s.value)) return false;
     if (this.categoryTree && refs.uses.some((u) => u.category)) return false;
     return true;
   }
@@ -464,12 +456,11 @@ export class ReferenceCheck {
       if (!r.ok) return;
       for (const u of r.uses) {
         if (!u.category || !u.entity) continue;
-        const prefix = `${u.space}\u0000`;
-        const self = r.defines.find((k) => k.startsWith(prefix));
+        const self = this.selfRef(r, u.space);
         if (self === undefined) continue;
         categories = u.entity;
         waiting ??= new Map();
-        waiting.set(self.slice(prefix.length), { at, parent: u.ref });
+        waiting.set(self, { at, parent: u.ref });
       }
     });
     if (!waiting || !categories) return undefined;

@@ -96,7 +96,7 @@ function invalidOption(option: string, expected: string, value: unknown): Sandbo
 }
 
 /** Refuses options of the wrong kind or out of range, naming the option and what it takes. */
-export function checkOptions(o: SandboxOptions): void {
+function checkOptions(o: SandboxOptions): void {
   const words: Array<[keyof SandboxOptions, readonly string[]]> = [
     ['seed', ['demo', 'empty']],
     ['remoteAssets', ['live', 'synthetic']],

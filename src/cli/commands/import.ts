@@ -328,6 +328,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       } catch (err) {
         // A run that could not run or finish is told too: nobody else would notice a nightly failure.
         const locked = isCatalogIoError(err, 'LOCKED');
+        const errorCode = isCatalogIoError(err) ? err.code : undefined;
         // A signal before the first row (waiting for the lock, reading `$metadata`): nothing was done.
         const signal = isCatalogIoError(err, 'API_STOPPED') ? stop.signal : undefined;
         const { failedRunOf } = await import('../../runner/import/run.js');
@@ -349,11 +350,11 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
             `interrupted (${signal}) before the first row: nothing was written. To import the file, run the same command again`,
           );
           setExitCode(EXIT_CODES[signal]);
-          await endRun(start, end, args, out, isCatalogIoError(err) ? err.code : undefined);
+          await endRun(start, end, args, out, errorCode);
           return;
         }
         if (!locked) {
-          await endRun(start, end, args, out, isCatalogIoError(err) ? err.code : undefined);
+          await endRun(start, end, args, out, errorCode);
           // A full disk under the report ends the run, not its work: the journal holds what was done.
           // (Not the --summary copy: it is written once the run is over and recorded.)
           if (
@@ -370,7 +371,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         }
         out.error(`catalog-io: ${(err as Error).message} [LOCKED]`);
         setExitCode(EXIT_CODES.locked);
-        await endRun(start, end, args, out, isCatalogIoError(err) ? err.code : undefined);
+        await endRun(start, end, args, out, errorCode);
       } finally {
         unwatch();
         unwatchSignals();

@@ -316,7 +316,7 @@ export const workerCommand: CommandFactory = (out, setExitCode) => ({
 });
 
 /** The first wait for Redis, then each next one twice as long, up to the last. */
-export const REDIS_WAIT = Object.freeze({ firstMs: 1_000, maxMs: 30_000, sayEveryMs: 60_000 });
+const REDIS_WAIT = Object.freeze({ firstMs: 1_000, maxMs: 30_000, sayEveryMs: 60_000 });
 
 /**
  * Errors that waiting does not mend (a refused password or user, a certificate not trusted): said at

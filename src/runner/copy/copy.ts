@@ -165,7 +165,7 @@ export async function copyTenant(options: CopyOptions): Promise<CopyResult> {
         const outcomes = result.outcomes as Record<string, number>;
         // A failed line keeps the mark where it was: the next --since copy tries that asset again.
         if (result.newest && !outcomes.failed) folder.manifest.marks.assets = result.newest;
-        else if (previous.assets) folder.manifest.marks.assets = previous.assets;
+        else keepMark(folder, previous, 'assets');
         done({
           step: 'assets',
           rows: Object.values(outcomes).reduce((n, v) => n + v, 0),

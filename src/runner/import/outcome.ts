@@ -115,7 +115,6 @@ export interface WriteLog {
   checkpoint?(point: string): Promise<void> | undefined;
 }
 
-/** A write the service refused: the draft fails with what the service said. Anything else is a bug and goes up. */
 /**
  * A message with the row's own values taken out (quoted texts, numbers): the kind of problem many rows
  * share, as the summary counts it (`Reference '…' already exists`, once, not once a ref).
@@ -127,6 +126,7 @@ export function withoutValues(text: string): string {
     .replace(/\b\d+(?:[.,]\d+)?\b/g, 'N');
 }
 
+/** A write the service refused: the draft fails with what the service said. Anything else is a bug and goes up. */
 export function failure(draft: Draft, err: unknown): DraftResult {
   if (err instanceof ApiError) {
     const details = err.failures
