@@ -1,4 +1,5 @@
-// Process entry point: run the CLI with this process's arguments and exit with its code.
+// Process entry point: run the CLI with this process's arguments and exit with its code. Bundled as
+// CommonJS (scripts/bundle.mjs, launch.ts), hence no top-level await.
 import { main } from './main.js';
 
 // A reader that stopped reading (`| head`) has all it wanted: end quietly, as cat and grep do, instead
@@ -12,7 +13,9 @@ process.stderr.on('error', () => undefined);
 // full disk, instead of ending the process at once with nothing said and nothing closed.
 process.on('SIGXFSZ', () => undefined);
 
-process.exitCode = await main(process.argv.slice(2));
-// A command that failed is over: whatever it left open (a server it started, a socket) must not keep
-// the process alive, which a scheduler would see as a hang. Its output is flushed first.
-if (process.exitCode === 2) setTimeout(() => process.exit(2), 1000).unref();
+void main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+  // A command that failed is over: whatever it left open (a server it started, a socket) must not keep
+  // the process alive, which a scheduler would see as a hang. Its output is flushed first.
+  if (code === 2) setTimeout(() => process.exit(2), 1000).unref();
+});

@@ -2,11 +2,19 @@
 // TypeScript sources the other tests run. It must find the package's files (package.json, the profile
 // schema, the samples), load the commands it bundles on use, and judge rows exactly as the sources do.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { memoryOutput } from '../../src/cli/output.js';
 import { sandboxFlags, useSandbox } from '../helpers/sandbox.js';
@@ -109,5 +117,84 @@ describe('the shipped CLI (bundle)', () => {
     const bundled = await shipped(['validate', 'x.csv', '--bogus']);
     expect(bundled.code).toBe(2);
     expect(bundled.stderr).toContain('Unknown argument: bogus');
+  });
+
+  describe('the code cache the build made for the bundle', () => {
+    const LAUNCH = join(ROOT, 'dist', 'cli', 'launch.js');
+    /** Runs the bundle at `bundle` through the launcher with `args`; says how its cache was used. */
+    function launched(bundle: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+      const code = `import { launch } from ${JSON.stringify(LAUNCH)}; process.stderr.write('cache ' + launch(${JSON.stringify(bundle)}));`;
+      return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        // `-e` takes no script path: the CLI reads its arguments from the third on.
+        execFile(
+          process.execPath,
+          ['--input-type=module', '-e', code, 'catalog-io', ...args],
+          { env },
+          (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+    }
+    const pkg = () =>
+      (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+    it('is used by the shipped CLI, which runs as it does without it', async () => {
+      const bundle = join(ROOT, 'dist', 'bin', 'cli.cjs');
+      expect(existsSync(`${bundle}.cache`)).toBe(true);
+      const cached = await launched(bundle, ['--version']);
+      expect(cached).toEqual({ code: 0, stdout: `${pkg()}\n`, stderr: 'cache used' });
+      const off = await launched(bundle, ['--version'], { ...process.env, CATALOG_IO_CODE_CACHE: 'off' });
+      expect(off).toEqual({ code: 0, stdout: `${pkg()}\n`, stderr: 'cache off' });
+    });
+
+    describe('a cache that does not fit the bundle', () => {
+      // A copy of the bundle two folders deep in the package, as the shipped one (it finds package.json
+      // and node_modules the same way).
+      let dir = '';
+      let bundle = '';
+      beforeAll(() => {
+        dir = mkdtempSync(join(ROOT, 'dist', 'cache-test-'));
+        bundle = join(dir, 'cli.cjs');
+        copyFileSync(join(ROOT, 'dist', 'bin', 'cli.cjs'), bundle);
+      });
+      afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+      it('made for another build: not used, and the CLI runs', async () => {
+        const shipped = readFileSync(join(ROOT, 'dist', 'bin', 'cli.cjs.cache'));
+        const other = Buffer.from(shipped);
+        other.write('0'.repeat(32), 0);
+        writeFileSync(`${bundle}.cache`, other);
+        expect(await launched(bundle, ['--version'])).toEqual({
+          code: 0,
+          stdout: `${pkg()}\n`,
+          stderr: 'cache absent',
+        });
+      });
+
+      it('made for this build but damaged: V8 refuses it, and the CLI runs', async () => {
+        const id = readFileSync(bundle, 'utf8').split('\n')[0]!.replace('// build ', '');
+        writeFileSync(`${bundle}.cache`, Buffer.concat([Buffer.from(`${id}\n`), Buffer.alloc(4096, 7)]));
+        expect(await launched(bundle, ['--version'])).toEqual({
+          code: 0,
+          stdout: `${pkg()}\n`,
+          stderr: 'cache rejected',
+        });
+      });
+
+      it('missing: the CLI runs and judges rows as with it', async () => {
+        rmSync(`${bundle}.cache`, { force: true });
+        const args = ['validate', join(ROOT, 'samples', 'variants-per-row.csv'), '--profile'];
+        args.push(
+          join(ROOT, 'samples', 'profiles', 'variants-per-row.json'),
+          '--json',
+          ...sandboxFlags(fixture.sb),
+        );
+        const without = await launched(bundle, args);
+        const withCache = await launched(join(ROOT, 'dist', 'bin', 'cli.cjs'), args);
+        expect(without.stderr).toBe('cache absent');
+        expect(withCache.stderr).toBe('cache used');
+        expect(without.code).toBe(withCache.code);
+        expect(summaryOf(without.stdout)).toEqual(summaryOf(withCache.stdout));
+      }, 60_000);
+    });
   });
 });
