@@ -1,6 +1,7 @@
 // The CLI as shipped: `bin/catalog-io.js` runs the bundle of scripts/bundle.mjs (dist/bin/), not the
 // TypeScript sources the other tests run. It must find the package's files (package.json, the profile
 // schema, the samples), load the commands it bundles on use, and judge rows exactly as the sources do.
+import { isAscii } from 'node:buffer';
 import { execFile, execFileSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -140,6 +141,8 @@ describe('the shipped CLI (bundle)', () => {
     it('is used by the shipped CLI, which runs as it does without it', async () => {
       const bundle = join(ROOT, 'dist', 'bin', 'cli.cjs');
       expect(existsSync(`${bundle}.cache`)).toBe(true);
+      // The launcher reads an ASCII bundle without decoding UTF-8: the build escapes every other character.
+      expect(isAscii(readFileSync(bundle))).toBe(true);
       const cached = await launched(bundle, ['--version']);
       expect(cached).toEqual({ code: 0, stdout: `${pkg()}\n`, stderr: 'cache used' });
       const off = await launched(bundle, ['--version'], { ...process.env, CATALOG_IO_CODE_CACHE: 'off' });
