@@ -20,8 +20,12 @@ export interface AssetRef {
   /** The DAM reference: the filename of the URL, or the name as given. */
   name: string;
   kind: 'image' | 'file';
-  /** The field holds one name: the catalog reads its text as comma-separated names (see `unusableName`). */
-  single?: true;
+  /**
+   * Why the catalog refuses `name` in this field (`unusableName`, decided once when the reference is made
+   * from the cell), or absent for a usable name. Such an asset is never looked up nor registered: the
+   * row is written without it (validate says the same).
+   */
+  unusable?: string;
   /** DAM tags for the registration (the profile's `tags`). */
   tags?: string[];
 }

@@ -3,7 +3,7 @@
 import type { Cell } from '../readers/types.js';
 import { describeValue } from '../schema/messages.js';
 import { splitItems } from '../writers/list-cell.js';
-import { readAssetValue } from './assets.js';
+import { readAssetValue, unusableName } from './assets.js';
 import { coerce } from './coerce.js';
 import type { Placement } from './layout.js';
 import type { Target } from './targets.js';
@@ -141,7 +141,8 @@ function inUnit(
 
 /**
  * The values of an image or file field -> DAM names; each http(s) URL is added to the draft's assets to
- * register. Undefined (and an issue) when a value is neither a URL nor a name.
+ * register. Each reference carries the catalog's verdict on its name (`unusable`), the only place it is
+ * decided. Undefined (and an issue) when a value is neither a URL nor a name.
  */
 export function toAssets(
   values: Value | Value[],
@@ -174,13 +175,15 @@ export function toAssets(
       });
       return undefined;
     }
+    // A field of one name reads a comma as a separator: the verdict depends on the field, not the name alone.
+    const unusable = unusableName(asset.name, single);
     draft.assets.push({
       field,
       ...(culture && { culture }),
       ...(asset.url && { url: asset.url }),
       name: asset.name,
       kind,
-      ...(single && { single }),
+      ...(unusable !== undefined && { unusable }),
       ...(tags && asset.url && { tags }),
     });
     names.push(asset.name);

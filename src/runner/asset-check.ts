@@ -1,9 +1,9 @@
 // What `validate` can tell of a row's image and file URLs without registering them: the DAM's URL rules
 // the mapper does not check (the host: loopback, private ranges and the cloud metadata endpoint are
 // refused), a cell holding several URLs read as one (a list without its separator: never registered),
-// a file name the catalog refuses in a record (`unusableName`: never registered, the DAM would take it),
-// and two URLs of the file with the same file name (the DAM keys assets by file name: the second is
-// refused). The import writes such a row without the asset and warns (or, under `--on-asset-error
+// a file name the catalog refuses in a record (the mapper's verdict on the name, `AssetRef.unusable`:
+// never registered, the DAM would take it), and two URLs of the file with the same file name (the DAM
+// keys assets by file name: the second is refused). The import writes such a row without the asset and warns (or, under `--on-asset-error
 // fail`, fails it); validate says the same. The rest (does the URL answer, is it an image) only a registration can tell: a warning,
 // `image not checked`.
 import type { AssetRef, Draft } from '../mappers/types.js';
@@ -21,33 +21,6 @@ export function severalUrls(url: string): string | undefined {
   return SECOND_URL.test(url.slice(8))
     ? 'it holds several URLs read as one (give the column its list separator: "split")'
     : undefined;
-}
-
-/** Characters the catalog refuses in an image or file name (Catalog API: "invalid characters in the name"). */
-const REFUSED_IN_NAME = /["{}[\]\\<>|*?:]/;
-
-/**
- * Why the catalog would refuse this image or file name in a record, or undefined. The DAM registers such
- * a name from a URL all the same (its file name, decoded), so the import must not: the record's write
- * would fail for it. Refused: the characters `" { } [ ] \ < > | * ? :` and control characters; spaces
- * around the name (the catalog trims names, and would look for another); and, in a field of one name
- * (`single`), a comma: the catalog reads a text value as comma-separated names.
- */
-export function unusableName(name: string, single: boolean | undefined): string | undefined {
-  const bad = REFUSED_IN_NAME.exec(name)?.[0] ?? [...name].find((c) => c.charCodeAt(0) < 0x20);
-  if (bad !== undefined) {
-    // A control character is shown as its code (`\u000a`), not as a line break in the report.
-    const shown = [...name]
-      .map((c) => (c.charCodeAt(0) < 0x20 ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c))
-      .join('');
-    const what = bad.charCodeAt(0) < 0x20 ? 'a control character' : `'${bad}'`;
-    return `the catalog refuses the name '${shown}': ${what} is one of the characters a name cannot hold (" { } [ ] \\ < > | * ? : and control characters); rename the file`;
-  }
-  if (name !== name.trim())
-    return `the catalog refuses the name '${name}': it trims the spaces around a name and would look for '${name.trim()}'; rename the file`;
-  if (single && name.includes(','))
-    return `the catalog refuses the name '${name}' in a field of one name: it reads a comma as a separator between names; rename the file`;
-  return undefined;
 }
 
 /** What the check says of a row's assets. */
@@ -73,7 +46,7 @@ export class AssetCheck {
     for (const d of drafts) {
       for (const a of d.assets) {
         // A plain name (no URL) is checked by its name only; the DAM lookup tells the rest.
-        const unusable = unusableName(a.name, a.single);
+        const { unusable } = a;
         if (a.url === undefined && unusable === undefined) continue;
         found ??= { leftOut: [], notes: [] };
         const refused =

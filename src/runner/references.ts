@@ -12,7 +12,6 @@
 // A record whose row is invalid is never written: a reference to it makes the row invalid too.
 import type { Draft } from '../mappers/types.js';
 import { type EntityModel, referencedEntity, type TenantModel } from '../schema/model.js';
-import { unusableName } from './asset-check.js';
 import type { QuickLinks } from './check.js';
 import {
   attributeSetFields,
@@ -170,7 +169,7 @@ export class ReferenceCheck {
       ranks.push(this.rankOf(d.entity));
       // A URL registered by this row gives its file name to the rows after it (the DAM step runs first).
       for (const a of d.assets) {
-        if (a.url === undefined || unusableName(a.name, a.single) !== undefined) continue;
+        if (a.url === undefined || a.unusable !== undefined) continue;
         defines.push(key(`dam:${a.kind}`, a.name));
         ranks.push(-1);
       }
@@ -718,8 +717,8 @@ export class ReferenceCheck {
     // before the row is written; else the import leaves it out (the catalog would refuse the write).
     if (!this.damLookup) return;
     for (const a of d.assets) {
-      // A name the catalog refuses is the asset check's (`unusableName`): no lookup.
-      if (a.url !== undefined || unusableName(a.name, a.single) !== undefined) continue;
+      // A name the catalog refuses is the asset check's (`a.unusable`): no lookup.
+      if (a.url !== undefined || a.unusable !== undefined) continue;
       const field = a.culture ? `${a.field}.${a.culture}` : a.field;
       out.push({
         entity: undefined,

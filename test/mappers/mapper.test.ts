@@ -283,15 +283,22 @@ describe('assets', () => {
       row({ prod_ref: 'P1', prod_manual: 'https://host/docs/care.pdf' }),
     );
     expect(out.drafts[0]!.assets).toEqual([
-      // `single`: a field of one name (a comma in a name would read as two).
-      {
-        field: 'prod_manual',
-        url: 'https://host/docs/care.pdf',
-        name: 'care.pdf',
-        kind: 'file',
-        single: true,
-      },
+      { field: 'prod_manual', url: 'https://host/docs/care.pdf', name: 'care.pdf', kind: 'file' },
     ]);
+  });
+
+  it('keeps the catalog verdict on a name it refuses (a comma only in a field of one name)', () => {
+    const out = mapper({ entity: 'products' }).map(
+      row({ prod_ref: 'P1', prod_manual: 'https://host/docs/care,v2.pdf', prod_images: 'a,b.jpg|c*.png' }),
+    );
+    expect(out.issues).toEqual([]);
+    const verdicts = Object.fromEntries(out.drafts[0]!.assets.map((a) => [a.name, a.unusable]));
+    expect(verdicts).toEqual({
+      'care,v2.pdf':
+        "the catalog refuses the name 'care,v2.pdf' in a field of one name: it reads a comma as a separator between names; rename the file",
+      'a,b.jpg': undefined,
+      'c*.png': `the catalog refuses the name 'c*.png': '*' is one of the characters a name cannot hold (" { } [ ] \\ < > | * ? : and control characters); rename the file`,
+    });
   });
 });
 

@@ -13,7 +13,7 @@ import type { AssetKind, DamClient } from '../../api/dam.js';
 import { isApiError } from '../../api/errors.js';
 import { RETRY_DEFAULTS } from '../../api/retry.js';
 import { setBounded } from '../../bounded-map.js';
-import { refusedHost, severalUrls, unusableName } from '../asset-check.js';
+import { refusedHost, severalUrls } from '../asset-check.js';
 import { AssetCache, CACHE_LIMIT } from './asset-cache.js';
 import type { PlannedRecords } from './planned.js';
 
@@ -134,12 +134,11 @@ export class AssetRegistrar {
    * Looks up, 100 references per request, which of these URLs' references the DAM already holds, so
    * registering them costs no POST (and no 409). URLs known from this run or the cache are skipped.
    */
-  async lookup(all: ReadonlyArray<{ kind: AssetKind; url: string; single?: boolean }>): Promise<void> {
+  async lookup(all: ReadonlyArray<{ kind: AssetKind; url: string; unusable?: string }>): Promise<void> {
     // A name the catalog refuses is not registered (`register`): nothing to look up, nor to check.
-    const assets = all.filter(({ url, single }) => {
-      const reference = safeReference(url);
-      return reference !== undefined && unusableName(reference, single) === undefined;
-    });
+    const assets = all.filter(
+      ({ url, unusable }) => unusable === undefined && safeReference(url) !== undefined,
+    );
     if (assets.some((a) => a.kind === 'image')) await this.checkCache();
     const byKind = new Map<AssetKind, Set<string>>();
     for (const { kind, url } of assets) {
@@ -188,13 +187,13 @@ export class AssetRegistrar {
 
   /**
    * Registers a URL (with DAM tags the first time) once per run; later calls share the outcome.
-   * `single`: the name goes to a field of one name (a comma in it would read as two names).
+   * `unusable`: why the catalog refuses the URL's name in the field it goes to (the AssetRef's verdict,
+   * `unusableName`), or undefined.
    */
-  register(kind: AssetKind, url: string, tags?: string[], single?: boolean): Promise<AssetOutcome> {
+  register(kind: AssetKind, url: string, tags?: string[], unusable?: string): Promise<AssetOutcome> {
     const reference = referenceOf(url);
     // A name the catalog would refuse in the record: the DAM would register it all the same, for
     // nothing. Before the URL's known outcome: the same URL may serve a list field, where a comma is fine.
-    const unusable = unusableName(reference, single);
     if (unusable !== undefined)
       return Promise.resolve(this.count({ url, kind, reference, status: 'failed', message: unusable }));
     const known = this.done.get(url) ?? this.inFlight.get(url);

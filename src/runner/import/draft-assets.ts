@@ -3,7 +3,6 @@
 
 import { isApiError } from '../../api/errors.js';
 import type { AssetRef, Draft } from '../../mappers/types.js';
-import { unusableName } from '../asset-check.js';
 import type { AssetOutcome, AssetRegistrar } from './assets.js';
 
 /** `registrar`: asked for only when a draft names a URL (the DAM client is created on first use). */
@@ -44,16 +43,11 @@ async function missingPlainNames(
     outcomes.push({ url: a.name, kind: a.kind, reference: a.name, status: 'failed', message });
     out.set(draft, outcomes);
   };
-  const unusable = new Set<AssetRef>();
   for (const draft of drafts) {
-    for (const a of draft.assets) {
-      const why = a.url === undefined ? unusableName(a.name, a.single) : undefined;
-      if (why === undefined) continue;
-      unusable.add(a);
-      failed(draft, a, why);
-    }
+    for (const a of draft.assets)
+      if (a.url === undefined && a.unusable !== undefined) failed(draft, a, a.unusable);
   }
-  const named = plain.filter((a) => !unusable.has(a));
+  const named = plain.filter((a) => a.unusable === undefined);
   if (named.length === 0) return;
   let assets: AssetRegistrar;
   try {
@@ -65,7 +59,7 @@ async function missingPlainNames(
   const missing = await assets.missingNames(named);
   for (const draft of drafts) {
     for (const a of draft.assets) {
-      if (a.url !== undefined || unusable.has(a) || !missing.has(`${a.kind}:${a.name}`)) continue;
+      if (a.url !== undefined || a.unusable !== undefined || !missing.has(`${a.kind}:${a.name}`)) continue;
       failed(draft, a, `the ${a.kind} '${a.name}' does not exist in the DAM`);
     }
   }
@@ -92,7 +86,7 @@ async function registerUrls(
       const withUrl = draft.assets.filter((a): a is AssetRef & { url: string } => typeof a.url === 'string');
       if (withUrl.length === 0) return;
       const outcomes = await Promise.all(
-        withUrl.map((a) => assets.register(a.kind, a.url, a.tags, a.single)),
+        withUrl.map((a) => assets.register(a.kind, a.url, a.tags, a.unusable)),
       );
       // The DAM's reference is what the catalog write names (it is the file name, normally as drafted).
       withUrl.forEach((a, i) => {

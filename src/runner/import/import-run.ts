@@ -10,7 +10,6 @@ import type { KnownStates } from '../../runs/known-states.js';
 import { fullSentence } from '../../schema/messages.js';
 import { shownFields } from '../../writers/bounds.js';
 import type { RejectsWriter } from '../../writers/rejects.js';
-import { unusableName } from '../asset-check.js';
 import { RowChecker } from '../check.js';
 import { AssetRegistrar } from './assets.js';
 import type { CreatedCategories } from './category-paths.js';
@@ -456,9 +455,7 @@ function refsOf(work: RowWork): string[] {
 
 /** An image URL to register (not one whose name the catalog refuses: it is left out unasked). */
 function namesImageUrl(draft: Draft): boolean {
-  return draft.assets.some(
-    (a) => a.url !== undefined && a.kind === 'image' && unusableName(a.name, a.single) === undefined,
-  );
+  return draft.assets.some((a) => a.url !== undefined && a.kind === 'image' && a.unusable === undefined);
 }
 
 async function checkedAssets(registrar: AssetRegistrar): Promise<AssetRegistrar> {
