@@ -24,6 +24,7 @@ import {
   BELOW_ITSELF_BRIEF,
   belowItselfMessage,
   type CategoryId,
+  type CategoryMove,
   type CategoryTree,
   categoryParentField,
 } from './import/category-tree.js';
@@ -500,48 +501,71 @@ export class ReferenceCheck {
     cycles: Map<number, string[]> | undefined,
   ): Promise<Map<number, string> | undefined> {
     const tree = this.categoryTree!;
-    let entity: EntityModel | undefined;
-    const ask = new Set<string>();
+    let categories: EntityModel | undefined;
+    const named: Array<{ at: number; self: string; parentRef: string }> = [];
     rows.forEach((r, at) => {
       if (!r.ok || cycles?.has(at)) return;
       for (const u of r.uses) {
         if (!u.category || !u.entity) continue;
-        entity = u.entity;
+        categories = u.entity;
         const self = this.selfRef(r, u.space);
-        if (self === undefined) continue;
-        for (const ref of [self, u.ref]) if (!this.tenantKnows(u.space, ref)) ask.add(ref);
+        if (self !== undefined) named.push({ at, self, parentRef: u.ref });
       }
     });
-    if (!entity) return undefined;
-    const categories: EntityModel = entity;
+    if (!categories || named.length === 0) return undefined;
     const space = categories.name;
+    // (askTenant asked these refs already, with the rows' other refs: this asks only what it left.)
+    const ask = new Set<string>();
+    for (const n of named)
+      for (const ref of [n.self, n.parentRef]) if (!this.tenantKnows(space, ref)) ask.add(ref);
     if (ask.size > 0) await this.cacheTenant(space, categories, ask);
     // A category of the file the tenant lacks stands under the id a plan would give it.
     const idOf = (ref: string): CategoryId | undefined =>
       this.inTenant.get(space)?.has(ref) === true ? this.tenantIds.get(key(space, ref)) : undefined;
+    const checks = named.map((n) => ({
+      ...n,
+      id: idOf(n.self),
+      parent: idOf(n.parentRef) ?? plannedId(n.parentRef),
+    }));
+    // The ancestors of the new parents these rows give existing categories are read first, for all the
+    // moves at once: one request per level of the tree (100 ids per request), where each row's own walk
+    // cost one per level. They are read as the tree stands before these rows, so each row's walk below
+    // finds what it passes cached: a move these rows allowed before it leads it to that move's parent,
+    // read here too. A move below a category these rows create (before it) walks on through that
+    // category's parent, from where its read starts. (The verdicts of this pass are not used: it does
+    // not see the rows' own moves.)
+    const reads: CategoryMove[] = [];
+    const created = new Map<CategoryId, CategoryId>();
+    for (const c of checks) {
+      if (c.id === undefined) {
+        created.set(plannedId(c.self), c.parent);
+        continue;
+      }
+      let parent = c.parent;
+      // (Bounded: a loop among new categories is a cycle, whose rows are left out above.)
+      for (let n = 0; n < created.size && created.has(parent); n++) parent = created.get(parent)!;
+      reads.push({ id: c.id, parent });
+    }
+    // A tree that cannot be read is not checked (the import's PATCH then tells).
+    const readable =
+      reads.length > 0 &&
+      (await tree.belowItself(reads).then(
+        () => true,
+        () => false,
+      ));
     const parentField = categoryParentField(categories);
     let found: Map<number, string> | undefined;
-    for (let at = 0; at < rows.length; at++) {
-      const r = rows[at]!;
-      if (!r.ok || cycles?.has(at)) continue;
-      for (const u of r.uses) {
-        if (!u.category) continue;
-        const self = this.selfRef(r, space);
-        if (self === undefined) continue;
-        const parent = idOf(u.ref) ?? plannedId(u.ref);
-        const id = idOf(self);
-        if (id === undefined) {
-          tree.placed(plannedId(self), parent);
-          continue;
-        }
-        const move = { id, parent };
-        // A tree that cannot be read is not checked (the import's PATCH then tells).
-        const refused = await tree.belowItself([move]).catch(() => undefined);
-        if (refused?.has(move)) {
-          found ??= new Map();
-          found.set(at, belowItselfMessage(parentField, id, u.ref));
-        } else tree.placed(id, parent);
+    for (const { at, self, parentRef, id, parent } of checks) {
+      if (id === undefined) {
+        tree.placed(plannedId(self), parent);
+        continue;
       }
+      const move = { id, parent };
+      const refused = readable ? await tree.belowItself([move]).catch(() => undefined) : undefined;
+      if (refused?.has(move)) {
+        found ??= new Map();
+        found.set(at, belowItselfMessage(parentField, id, parentRef));
+      } else tree.placed(id, parent);
     }
     return found;
   }
@@ -593,24 +617,33 @@ export class ReferenceCheck {
     return this.inFile.has(space, ref) || this.inTenant.get(space)?.has(ref) === true;
   }
 
-  /** The refs none of these rows (nor the file before them) defines, asked of the tenant 100 per request. */
+  /**
+   * The refs none of these rows (nor the file before them) defines, asked of the tenant 100 per request;
+   * with the category tree checked, the category rows' own refs and parents' too (for movesIn).
+   */
   private async askTenant(rows: readonly RowRefs[], held: Map<string, unknown>): Promise<void> {
     const ask = new Map<string, { entity: EntityModel | undefined; refs: Set<string> }>();
+    const add = (space: string, entity: EntityModel | undefined, ref: string) => {
+      const asked = ask.get(space) ?? { entity, refs: new Set<string>() };
+      asked.refs.add(ref);
+      ask.set(space, asked);
+    };
     for (const r of rows) {
       // A command's record is asked of the tenant even when the file defines it: the import looks it up.
-      for (const c of r.commands ?? NO_COMMANDS) {
-        if (this.tenantKnows(c.entity.name, c.ref)) continue;
-        const asked = ask.get(c.entity.name) ?? { entity: c.entity, refs: new Set<string>() };
-        asked.refs.add(c.ref);
-        ask.set(c.entity.name, asked);
-      }
+      for (const c of r.commands ?? NO_COMMANDS)
+        if (!this.tenantKnows(c.entity.name, c.ref)) add(c.entity.name, c.entity, c.ref);
       for (const u of r.uses) {
         if (u.entity ? !this.lookup : !this.damLookup) continue;
+        // A category row's own ref and its parent's, defined by the file or not: the move check needs
+        // their ids (movesIn), asked here with the rest rather than in a request of its own.
+        if (u.category && this.categoryTree) {
+          const self = this.selfRef(r, u.space);
+          if (self !== undefined)
+            for (const ref of [self, u.ref]) if (!this.tenantKnows(u.space, ref)) add(u.space, u.entity, ref);
+        }
         if (this.knownNow(u) || this.notInTenant.get(u.space)?.has(u.ref)) continue;
         if (held.has(key(u.space, u.ref))) continue;
-        const asked = ask.get(u.space) ?? { entity: u.entity, refs: new Set<string>() };
-        asked.refs.add(u.ref);
-        ask.set(u.space, asked);
+        add(u.space, u.entity, u.ref);
       }
     }
     for (const [space, { entity, refs }] of ask) await this.cacheTenant(space, entity, refs);
