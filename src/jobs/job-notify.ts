@@ -3,11 +3,8 @@
 // the worker: the import that would have told them never ran, and an unattended feed would fail
 // unseen. The targets and `--notify-on` are the job's own flags; secrets (webhook key, SMTP server)
 // are the worker's environment, as for the runs it starts. Never throws.
+import { runSummary } from '../cli/commands/run-end.js';
 import type { NotifyOn, NotifyTarget } from '../notify/index.js';
-import { isRemote, redactRemote } from '../readers/remote/address.js';
-import { displayName } from '../readers/sources/redact.js';
-import type { RunSummary } from '../runner/summary-types.js';
-import { redactText } from '../secrets.js';
 import type { FeedJob } from './feed-job.js';
 
 /** The job's `--notify` values and `--notify-on` (default failure), as the import would read them. */
@@ -44,25 +41,20 @@ export async function notifyJobFailure(
         log(`job ${jobId}: warning: ${(err as Error).message}`);
       }
     }
-    const now = new Date();
-    const summary: RunSummary = {
-      // No run was recorded: no run id (the message names the job).
-      runId: '',
-      command: job.command,
-      source: isRemote(job.source) ? redactRemote(job.source) : displayName(job.source),
-      tenant: '',
-      state: 'crashed',
-      exitCode: 2,
-      outcomes: {},
-      rows: 0,
-      requests: { total: 0, byMethod: {} },
-      startedAt: now.toISOString(),
-      finishedAt: now.toISOString(),
-      durationMs: 0,
-      message: redactText(
-        `Job ${jobId} (${job.command} for tenant ${job.tenant}) failed on the worker before the import started: ${reason}`,
-      ),
-    };
+    // Made as a run's end is (run-end.ts), as the import that never ran would have: no run was
+    // recorded, so no run id (the message names the job).
+    const summary = runSummary(
+      { runId: '', source: job.source, targets, startedAt: new Date() },
+      {
+        state: 'crashed',
+        exitCode: 2,
+        tenant: '',
+        rows: 0,
+        outcomes: {},
+        requests: { total: 0, byMethod: {} },
+        message: `Job ${jobId} (${job.command} for tenant ${job.tenant}) failed on the worker before the import started: ${reason}`,
+      },
+    );
     const results = await notifyRunEnd(summary, { targets, on: flags.on, settings: notifySettingsFrom(env) });
     for (const r of results)
       log(

@@ -31,10 +31,24 @@ export async function jobRunNow(stateDir: string, key: string): Promise<JobRunNo
   const registry = new RunRegistry(stateDir);
   // Newest first: a run resumed keeps its folder; a fresh run after an abandoned one is newer.
   const last = (await registry.list()).find((run) => run.job === key);
-  if (!last || last.state === 'crashed') return undefined;
-  if (last.state === 'running') return { kind: 'running', meta: last };
-  const summary = await registry.summary(last.runId);
-  if (!summary || summary.runId !== last.runId || !COMPLETED_EXITS.includes(summary.exitCode))
+  return last ? runNow(registry, last) : undefined;
+}
+
+/**
+ * Where a run found by jobRunNow is now: read alone (`get`), not by listing every run, for a worker
+ * that waits for that run's end (a resume keeps its folder, so the job's last run stays this one).
+ */
+export async function jobRunNowById(stateDir: string, runId: string): Promise<JobRunNow | undefined> {
+  const registry = new RunRegistry(stateDir);
+  const run = await registry.get(runId);
+  return run ? runNow(registry, run) : undefined;
+}
+
+async function runNow(registry: RunRegistry, run: RunMeta): Promise<JobRunNow | undefined> {
+  if (run.state === 'crashed') return undefined;
+  if (run.state === 'running') return { kind: 'running', meta: run };
+  const summary = await registry.summary(run.runId);
+  if (!summary || summary.runId !== run.runId || !COMPLETED_EXITS.includes(summary.exitCode))
     return undefined;
-  return { kind: 'ended', meta: last, summary };
+  return { kind: 'ended', meta: run, summary };
 }

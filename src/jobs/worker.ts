@@ -26,7 +26,7 @@ import {
   JobProcesses,
   RETRIED_EXITS,
 } from './job-process.js';
-import { jobKey, jobRunNow } from './job-runs.js';
+import { jobKey, jobRunNow, jobRunNowById } from './job-runs.js';
 import { QUEUE_NAME } from './queue.js';
 
 export interface FeedWorkerOptions {
@@ -157,7 +157,7 @@ async function runJob(
       );
       while (now?.kind === 'running' && Date.now() < waitUntil) {
         await new Promise((r) => setTimeout(r, RUN_POLL_MS));
-        now = await jobRunNow(stateDir, key);
+        now = await jobRunNowById(stateDir, meta.runId);
       }
     }
     if (now?.kind === 'ended') {

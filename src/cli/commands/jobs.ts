@@ -337,6 +337,10 @@ async function connectWaiting(
 ): Promise<import('ioredis').Redis | NodeJS.Signals> {
   const { connectRedis } = await import('../../redis/connection.js');
   const { clockTime } = await import('../../api/service-http.js');
+  const { sleep } = await import('../../api/retry.js');
+  // The first signal also ends the wait between tries at once (the signal is the abort's reason).
+  const stop = new AbortController();
+  void signals.first.then((signal) => stop.abort(signal));
   let since: Date | undefined;
   let said = 0;
   let delay: number = REDIS_WAIT.firstMs;
@@ -375,15 +379,8 @@ async function connectWaiting(
         `worker: still waiting for Redis since ${clockTime(since)}: ${err.message}; next try in ${delay / 1000} s`,
       );
     }
-    let timer: NodeJS.Timeout | undefined;
-    const signal = await Promise.race([
-      new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), delay);
-      }),
-      signals.first,
-    ]);
-    clearTimeout(timer);
-    if (signal) return signal;
+    await sleep(delay, stop.signal);
+    if (stop.signal.aborted) return stop.signal.reason as NodeJS.Signals;
     delay = Math.min(delay * 2, REDIS_WAIT.maxMs);
   }
 }
