@@ -114,9 +114,9 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   const embedded = catalogUrl === undefined;
   if (embedded) {
     // Loaded only when needed: a real tenant never starts the simulator.
-    const { startSandbox } = await import('../sandbox/index.js');
+    const starter = await import('../start-sandbox.js');
     const dataDir = path.join(cwd, '.catalog-io', 'sandbox');
-    const sandbox = await startEmbedded(startSandbox, dataDir, options.resetSandbox === true);
+    const sandbox = await startEmbedded(starter, dataDir, options.resetSandbox === true);
     catalogUrl = sandbox.catalogUrl;
     damUrl = sandbox.damUrl;
     apiKey = sandbox.apiKey;
@@ -235,18 +235,16 @@ export const SANDBOX_PORT = 4010;
  * and may fetch assets from 4010.
  */
 async function startEmbedded(
-  start: typeof import('../sandbox/index.js').startSandbox,
+  { startSandbox, isPortInUse }: typeof import('../start-sandbox.js'),
   dataDir: string,
   reset: boolean,
 ) {
   const options = { dataDir, ...(reset ? { reset: true } : {}) };
   try {
-    return await start({ ...options, port: SANDBOX_PORT });
+    return await startSandbox({ ...options, port: SANDBOX_PORT });
   } catch (err) {
-    // startSandbox says a port in use as CONFIG_INVALID, the listen error as its cause.
-    const cause = (err as Error).cause as NodeJS.ErrnoException | undefined;
-    if ((cause?.code ?? (err as NodeJS.ErrnoException).code) !== 'EADDRINUSE') throw err;
-    return start({ ...options, port: 0, allowHosts: [`127.0.0.1:${SANDBOX_PORT}`] });
+    if (!isPortInUse(err)) throw err;
+    return startSandbox({ ...options, port: 0, allowHosts: [`127.0.0.1:${SANDBOX_PORT}`] });
   }
 }
 

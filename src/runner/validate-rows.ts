@@ -108,9 +108,14 @@ export async function checkRows(
       const h = waiting[i]!;
       // Image and file names the DAM lacks: left out with a warning, or (`--on-asset-error fail`) failed.
       // A DELETE of a record the tenant lacks: the import skips the row, and says why.
-      const skips = missing[i]!.filter((u) => u.skips);
-      const unknown = missing[i]!.filter((u) => !u.skips && (!u.leftOut || failOnAssets));
-      const leftOut = missing[i]!.filter((u) => u.leftOut && !failOnAssets);
+      const skips: Unresolved[] = [];
+      const unknown: Unresolved[] = [];
+      const leftOut: Unresolved[] = [];
+      for (const u of missing[i]!) {
+        if (u.skips) skips.push(u);
+        else if (u.leftOut && !failOnAssets) leftOut.push(u);
+        else unknown.push(u);
+      }
       let line = h.line;
       if (leftOut.length > 0 && h.outcome === 'valid') line = withLeftOut(line, leftOut);
       if (unknown.length === 0 && skips.length > 0 && h.outcome === 'valid')

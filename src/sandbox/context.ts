@@ -73,13 +73,13 @@ export interface ResolvedOptions {
 }
 
 /**
- * An option the sandbox cannot start with, or a port in use: `code` CONFIG_INVALID (the sandbox
- * imports nothing of the client; the library's `startSandbox` gives it as a CatalogIoError).
+ * An option the sandbox cannot start with: `code` CONFIG_INVALID (the sandbox imports nothing of the
+ * client; the library's `startSandbox` gives it as a CatalogIoError).
  */
 export class SandboxStartError extends Error {
   readonly code = 'CONFIG_INVALID';
-  constructor(message: string, options?: { cause: unknown }) {
-    super(message, options);
+  constructor(message: string) {
+    super(message);
     this.name = 'SandboxStartError';
   }
 }

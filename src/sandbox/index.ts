@@ -3,13 +3,7 @@
 // from the rest of src/.
 import { createAssetHost } from './assets/index.js';
 import { createCatalogService } from './catalog/index.js';
-import {
-  monotonicNow,
-  resolveOptions,
-  type SandboxOptions,
-  SandboxStartError,
-  type ServiceContext,
-} from './context.js';
+import { monotonicNow, resolveOptions, type SandboxOptions, type ServiceContext } from './context.js';
 import { createDamService } from './dam/index.js';
 import type { SandboxService } from './http.js';
 import { Persistence } from './persist.js';
@@ -38,13 +32,8 @@ export interface SandboxHandle {
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
   const resolved = resolveOptions(options);
   const server = new SandboxServer(resolved);
-  const origin = await server.listen().catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EADDRINUSE') throw err;
-    throw new SandboxStartError(
-      `startSandbox: port ${resolved.port} on ${resolved.host} is already in use: pick another port (0 = any free port)`,
-      { cause: err },
-    );
-  });
+  // A port in use is the listen error as it is: the library's startSandbox says it in the caller's words.
+  const origin = await server.listen();
   const urls = {
     origin,
     catalogUrl: origin + PREFIX.catalog,

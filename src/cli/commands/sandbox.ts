@@ -2,7 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { numberFlag } from '../../config/flags.js';
 import { CatalogIoError } from '../../errors.js';
-import type { SandboxOptions, startSandbox } from '../../sandbox/index.js';
+import type { SandboxOptions } from '../../sandbox/index.js';
 import { untilStopped } from '../until-stopped.js';
 import type { CommandFactory } from './index.js';
 
@@ -153,22 +153,11 @@ export const sandboxCommand: CommandFactory = (out) =>
         remoteAssets: args['remote-assets'],
         randomSeed: args['random-seed'],
       };
-      let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-      try {
-        // Loaded on use: the sandbox brings its image tools, which other commands do not need.
-        sandbox = await (await import('../../sandbox/index.js')).startSandbox(options);
-      } catch (err) {
-        // A port in use: CONFIG_INVALID from startSandbox, the listen error as its cause.
-        const cause = (err as Error).cause as NodeJS.ErrnoException | undefined;
-        const code = cause?.code ?? (err as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE') {
-          throw new CatalogIoError(
-            'CONFIG_INVALID',
-            `Port ${args.port} is already in use: pick another with --port (0 = any free port)`,
-          );
-        }
-        throw err;
-      }
+      // Loaded on use: the sandbox brings its image tools, which other commands do not need.
+      const sandbox = await (await import('../../start-sandbox.js')).startSandboxSaying(
+        options,
+        (port) => `Port ${port} is already in use: pick another with --port (0 = any free port)`,
+      );
       const { catalogUrl, damUrl, assetsUrl, apiKey, readOnlyKey } = sandbox;
       if (sandbox.notice) out.error(sandbox.notice);
       if (args.json) {

@@ -8,6 +8,7 @@ import type { DamClient } from '../../api/dam.js';
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
 import type { Connection, ConnectionFlags } from '../../config/index.js';
 import { checkSource } from '../../readers/index.js';
+import { setIdsOf } from '../../runner/import/attribute-set-check.js';
 import { tenantModelFor } from '../../runner/model-source.js';
 import { type DamNameLookup, ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
 import { type ValidateFileOptions, type ValidateFileResult, validateFile } from '../../runner/validate.js';
@@ -141,10 +142,7 @@ export async function referenceChecking(
     const catalog = connection.catalog;
     references.attributeSets = async () => {
       const { readAttributeSets } = await import('../../runner/structure/read.js');
-      const ids = new Set<number>();
-      for (const set of await readAttributeSets(catalog))
-        if (set.identifier !== undefined) ids.add(set.identifier);
-      return ids;
+      return setIdsOf(await readAttributeSets(catalog));
     };
     const categories = model.entities.find((e) => e.kind === 'categories');
     if (categories) {

@@ -2,6 +2,7 @@
 // the import (before it sends the write) and validate (checked against the tenant) tell it alike, from
 // the tenant's attribute sets: one list request, the sets are few.
 import type { EntityModel } from '../../schema/model.js';
+import type { AttributeSetDoc } from '../structure/types.js';
 
 /** The fields of `entity` that hold an attribute set's id. */
 export function attributeSetFields(entity: EntityModel): string[] {
@@ -16,6 +17,13 @@ export const UNKNOWN_SET_BRIEF = 'there is no AttributeSets record with this id'
 /** What is said of the id: the API's words. */
 export function unknownSetMessage(id: unknown): string {
   return `there is no AttributeSets record with id ${String(id)}`;
+}
+
+/** The ids of the tenant's attribute sets (as readAttributeSets gives them): the ids a write may give. */
+export function setIdsOf(sets: readonly AttributeSetDoc[]): Set<number> {
+  const ids = new Set<number>();
+  for (const set of sets) if (set.identifier !== undefined) ids.add(set.identifier);
+  return ids;
 }
 
 /** Whether the tenant's set ids hold this value (a number, or its text). */

@@ -46,7 +46,7 @@ export async function resolveLinks(
     }
   }
   for (const [target, refs] of wanted) await lookup.lookupIds(target, refs);
-  const sets = setNames.size > 0 ? await lookup.attributeSetIds() : undefined;
+  const sets = setNames.size > 0 ? await lookup.setIdsByName() : undefined;
 
   const resolved = new Map<Draft, ResolvedLinks>();
   for (const draft of drafts) {

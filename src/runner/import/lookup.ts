@@ -6,6 +6,8 @@ import { setBounded } from '../../bounded-map.js';
 import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
 import { readAttributeSets } from '../structure/read.js';
+import type { AttributeSetDoc } from '../structure/types.js';
+import { setIdsOf } from './attribute-set-check.js';
 import { CategoryTree } from './category-tree.js';
 import type { ExistingRecord, FieldChange } from './diff.js';
 import { isPlannedId, type PlannedRecords, plannedId } from './planned.js';
@@ -20,8 +22,10 @@ export class RecordLookup {
   /** The categories' parents, for the moves of existing categories (read when a row moves one). */
   private tree: CategoryTree | undefined;
 
-  /** Attribute set name -> id in this tenant, read once per run (the sets are few). */
-  private setIds: Promise<Map<string, Array<number | null>>> | undefined;
+  /** The tenant's attribute sets, read once per run (the sets are few), and what is made of them. */
+  private sets: Promise<AttributeSetDoc[]> | undefined;
+  private setsByName: Promise<Map<string, Array<number | null>>> | undefined;
+  private setIds: Promise<ReadonlySet<number>> | undefined;
 
   constructor(
     private readonly catalog: CatalogClient,
@@ -35,8 +39,8 @@ export class RecordLookup {
    * The service allows two sets of one name: a name maps to every set's id, in the tenant's order. In a
    * plan, a set the plan's structure would create resolves to null (its id is not known yet).
    */
-  attributeSetIds(): Promise<Map<string, Array<number | null>>> {
-    this.setIds ??= readAttributeSets(this.catalog).then((sets) => {
+  setIdsByName(): Promise<Map<string, Array<number | null>>> {
+    this.setsByName ??= this.tenantSets().then((sets) => {
       const byName = new Map<string, Array<number | null>>();
       for (const set of sets) {
         if (set.identifier === undefined) continue;
@@ -47,7 +51,21 @@ export class RecordLookup {
       for (const name of this.planned?.attributeSets ?? []) if (!byName.has(name)) byName.set(name, [null]);
       return byName;
     });
+    return this.setsByName;
+  }
+
+  /**
+   * The ids of the tenant's attribute sets, for the `typ_id` values a write gives: made once per run,
+   * from the same read as setIdsByName (not once per write batch).
+   */
+  tenantSetIds(): Promise<ReadonlySet<number>> {
+    this.setIds ??= this.tenantSets().then(setIdsOf);
     return this.setIds;
+  }
+
+  private tenantSets(): Promise<AttributeSetDoc[]> {
+    this.sets ??= readAttributeSets(this.catalog);
+    return this.sets;
   }
 
   /** The categories' tree as this run leaves it (a plan: with the moves and creations it would write). */

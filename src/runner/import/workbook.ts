@@ -29,6 +29,11 @@ export interface PlacedSheet {
   entity: string;
 }
 
+/** A workbook's sheet and its run; none for a sheet not run (a header and no rows). */
+interface SheetRun extends PlacedSheet {
+  part?: ImportSummary;
+}
+
 export interface SheetPlacement {
   /** In import order: categories, products, variants, custom entities; workbook order within one. */
   placed: PlacedSheet[];
@@ -37,6 +42,9 @@ export interface SheetPlacement {
 }
 
 const ORDER: Record<string, number> = { categories: 0, products: 1, variants: 2, custom: 3 };
+
+/** Where a workbook import keeps the report lines of its sheet at `index` until the report is written. */
+const reportOf = (reports: string, index: number) => path.join(reports, `${index}.jsonl`);
 
 /** A sheet name as the export writes it: `custom:Store Locations` becomes `custom Store Locations`. */
 const key = (name: string) =>
@@ -118,37 +126,33 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
     );
   }
   const reports = options.reportFile ? await mkdtemp(path.join(tmpdir(), 'catalog-io-workbook-')) : undefined;
-  const parts: ImportSummary[] = [];
-  const done: PlacedSheet[] = [];
-  /** The sheets as the summary lists them, in the order they ran: those not run (header only) too. */
-  const listed: NonNullable<ImportSummary['sheets']> = [];
+  /**
+   * The sheets in the order they ran, each with its run (none for a sheet not run, header only): the
+   * summary lists them all; a sheet's report lines are in `<its index>.jsonl` under `reports`.
+   */
+  const sheetRuns: SheetRun[] = [];
   const skip = (sheet: PlacedSheet) => {
     notes.push(headerOnlyNote(sheet, 'import'));
     if (options.missing === 'delete')
       warnings.push(
         `--missing delete: nothing deleted from ${sheet.entity}, its sheet "${sheet.sheet}" has no rows (a full sync of it needs at least one)`,
       );
-    listed.push({ ...sheet, rows: 0, exitCode: EXIT_CODES.ok });
+    sheetRuns.push(sheet);
   };
   // A plan carries what each sheet would write to the sheets after it (a variant of a product the
   // products sheet would create), as the import's sheets find what the ones before them wrote.
   const planned = options.plan ? new PlannedRecords(options.model.baseLanguage) : undefined;
   try {
     if (structure.length > 0) {
-      const first = parts.length;
-      parts.push(
-        ...(await importStructureSheets(
-          options,
-          structure,
-          reports ? (i) => path.join(reports, `${first + i}.jsonl`) : undefined,
-          planned,
-        )),
+      const first = sheetRuns.length;
+      const structureParts = await importStructureSheets(
+        options,
+        structure,
+        reports ? (i) => reportOf(reports, first + i) : undefined,
+        planned,
       );
-      for (const [i, sheet] of structure.entries()) {
-        const { rows, exitCode } = parts[first + i]!;
-        done.push({ sheet, entity: structureTable(sheet)! });
-        listed.push({ sheet, entity: structureTable(sheet)!, rows, exitCode });
-      }
+      for (const [i, sheet] of structure.entries())
+        sheetRuns.push({ sheet, entity: structureTable(sheet)!, part: structureParts[i]! });
     }
     for (const sheet of structureSheets)
       if (headerOnly.has(sheet)) skip({ sheet, entity: structureTable(sheet)! });
@@ -166,19 +170,25 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
           ...rest,
           readerOptions: { ...options.readerOptions, sheet: [sheet] },
           profile,
-          ...(reports && { reportFile: path.join(reports, `${parts.length}.jsonl`) }),
+          ...(reports && { reportFile: reportOf(reports, sheetRuns.length) }),
           ...(rejectsFile && { rejectsFile: rejectsFileOf(rejectsFile, sheet) }),
         },
         planned,
       );
-      parts.push(part);
-      done.push({ sheet, entity });
-      listed.push({ sheet, entity, rows: part.rows, exitCode: part.exitCode });
+      sheetRuns.push({ sheet, entity, part });
       if (part.stopped || options.stop?.signal) break;
     }
     const left = placed.slice(reached);
     if (left.length > 0)
       warnings.push(`stopped before the sheets ${left.map((p) => `"${p.sheet}"`).join(', ')}`);
+    const ran = sheetRuns.filter((s): s is Required<SheetRun> => s.part !== undefined);
+    const parts = ran.map((s) => s.part);
+    const listed = sheetRuns.map(({ sheet, entity, part }) => ({
+      sheet,
+      entity,
+      rows: part?.rows ?? 0,
+      exitCode: part?.exitCode ?? EXIT_CODES.ok,
+    }));
     const folded = foldSummaries(parts[0]?.source ?? options.source, parts, warnings);
     const summary: ImportSummary = {
       ...folded,
@@ -191,8 +201,8 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
       await writeWorkbookReport(
         options.reportFile,
         (async function* () {
-          for (const [i, { sheet }] of done.entries())
-            yield { sheet, lines: jsonLines<ImportReportLine>(path.join(reports, `${i}.jsonl`)) };
+          for (const [i, { sheet, part }] of sheetRuns.entries())
+            if (part) yield { sheet, lines: jsonLines<ImportReportLine>(reportOf(reports, i)) };
         })(),
         [
           ['source', summary.source],
@@ -215,7 +225,7 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
         runId: summary.runId,
         command: 'import',
         source: summary.source,
-        entity: done.map((d) => d.entity).join(','),
+        entity: ran.map((s) => s.entity).join(','),
         tenant: options.tenant ?? 'unnamed',
         state: summary.state,
         exitCode: summary.exitCode,
@@ -231,7 +241,7 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
           ? `Stopped (${summary.stopReason}) in the workbook's sheets; see each sheet's run: ${summary.runId}.`
           : failed > 0
             ? `Finished with ${failed} of ${summary.rows} rows failed or invalid: see the report.`
-            : `Finished: ${summary.rows} rows in ${done.length} sheets, none failed.`,
+            : `Finished: ${summary.rows} rows in ${ran.length} sheets, none failed.`,
       });
     }
     return summary;

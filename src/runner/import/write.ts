@@ -123,7 +123,7 @@ async function refuseUnknownSets(
   decisions: Decision[],
   links: Map<Draft, ResolvedLinks>,
 ): Promise<void> {
-  let ids: Set<number> | null | undefined;
+  let ids: ReadonlySet<number> | null | undefined;
   for (let at = 0; at < decisions.length; at++) {
     const d = decisions[at]!;
     const written: Record<string, unknown> | undefined =
@@ -141,7 +141,7 @@ async function refuseUnknownSets(
       // A set the plan would create first (a copy's structure step) has no id of the tenant's yet.
       if (value === undefined || value === null || isPlannedId(value)) continue;
       // The sets could not be read (null): the API tells, as before.
-      ids ??= await tenantSetIds(lookup).catch(() => null);
+      ids ??= await lookup.tenantSetIds().catch(() => null);
       if (ids === null || hasSetId(ids, value)) continue;
       const { draft } = d;
       decisions[at] = {
@@ -162,14 +162,6 @@ function changedValues(changes: readonly FieldChange[] | undefined): Record<stri
   const out: Record<string, unknown> = {};
   for (const c of changes ?? []) if (c.culture === undefined) out[c.field] = c.new;
   return out;
-}
-
-/** The ids of the tenant's attribute sets (one read per run, kept by the lookup). */
-async function tenantSetIds(lookup: RecordLookup): Promise<Set<number>> {
-  const ids = new Set<number>();
-  for (const list of (await lookup.attributeSetIds()).values())
-    for (const id of list) if (id !== null) ids.add(id);
-  return ids;
 }
 
 /**
