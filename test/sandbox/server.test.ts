@@ -454,7 +454,13 @@ describe('catalog-io sandbox flags', () => {
     for (const [flag, value, message] of [
       ['--image-quota', '-1', '--image-quota must be a whole number from 0 to 1000000000 (images), found -1'],
       ['--latency', '2.5', '--latency must be a whole number from 0 to 600000 (ms), found 2.5'],
-      ['--processing-ms', '-5', '--processing-ms must be a whole number from 0 to 3600000 (ms), found -5'],
+      ['--processing-ms', '-5', '--processing-ms must be a whole number from 0 to 600000 (ms), found -5'],
+      // The flag's bound is the sandbox's own: past it the flag is refused, not the sandbox's start.
+      [
+        '--processing-ms',
+        '700000',
+        '--processing-ms must be a whole number from 0 to 600000 (ms), found 700000',
+      ],
       [
         '--file-quota',
         'abc',

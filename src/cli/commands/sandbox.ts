@@ -91,7 +91,7 @@ export const sandboxCommand: CommandFactory = (out) =>
           default: 0,
         })
         .option('processing-ms', {
-          ...numberFlag('processing-ms', whole(3_600_000, 'ms'), 'Background image processing time'),
+          ...numberFlag('processing-ms', whole(600_000, 'ms'), 'Background image processing time'),
           default: 50,
         })
         .option('image-quota', {
