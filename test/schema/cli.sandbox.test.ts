@@ -62,6 +62,11 @@ describe('catalog-io schema', () => {
     expect(row('cat_ids')).toEqual(['cat_ids', 'integer', '-', 'yes', '-', 'yes', 'Categories']);
     // Offline: nothing was announced, no sandbox started.
     expect(show.stderr).toEqual([]);
+    // A field's pattern is shown: rows are refused for it.
+    const variants = memoryOutput();
+    expect(await main(['schema', 'show', 'variants', '--schemas', cache], variants)).toBe(0);
+    const ean = variants.stdout.find((l) => l.startsWith('frmt_ean '))!.split(/\s{2,}/);
+    expect(ean[1]).toMatch(/^string.* matching \^\[0-9\]\{13\}\$/);
   });
 
   it('show without an entity lists the entities; a custom entity by its denominator', async () => {

@@ -125,6 +125,8 @@ function typeText(f: FieldModel): string {
   if (f.type === 'string' && f.format) t = `string (${f.format})`;
   if (f.maxLength !== undefined) t += ` max ${f.maxLength}`;
   if (f.enum) t += ` one of ${f.enum.join('|')}`;
+  // Rows are refused for it: a person should read the rule here before a run says so.
+  if (f.pattern !== undefined) t += ` matching ${f.pattern}`;
   if (f.required) t += ', required';
   return t;
 }
