@@ -5,12 +5,15 @@
 //   3. links.ts        resolve links by ref to ids (from this run's writes, else one lookup);
 //   4. write.ts        diff each draft against what exists: unchanged -> no request; changed -> PATCH;
 //                      new -> POST; delete.ts: DELETE rows, children before parents.
-// This file orders the entities: categories (parents first, in waves), products, custom entities,
-// variants; and keeps the categories that wait for a parent a later batch may create.
+// This file orders the entities: categories (parents first, in waves; a move after the earlier moves it
+// relies on, category-moves.ts), products, custom entities, variants; and keeps the categories that
+// wait for a parent a later batch may create.
 import type { Draft } from '../../mappers/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
 import { CYCLE_BRIEF, cycleMessage, parentChain } from './category-cycle.js';
+import { heldBack } from './category-moves.js';
 import { CategoryPaths, type PathFailure } from './category-paths.js';
+import { categoryParentField } from './category-tree.js';
 import { deleteGroup } from './delete.js';
 import { RecordLookup } from './lookup.js';
 import { type DraftResult, type ExecutorContext, placeOf, stepFailed } from './outcome.js';
@@ -119,7 +122,11 @@ export class ImportExecutor {
     return [...written, ...failed];
   }
 
-  /** Categories whose parent is in the same batch go after it; a parent not yet known waits. */
+  /**
+   * Categories whose parent is in the same batch go after it; a parent not yet known waits. A move that
+   * goes through a category an earlier row moves below a parent not written yet waits for that row
+   * (category-moves.ts), so the moves are judged in row order, as validate judges them.
+   */
   private async writeCategories(entity: EntityModel, drafts: Draft[]): Promise<DraftResult[]> {
     const lookup = this.lookup;
     const results: DraftResult[] = [];
@@ -135,20 +142,34 @@ export class ImportExecutor {
       .map((d) => d.links.parentRef)
       .filter((p): p is string => !!p && !inBatch.has(p) && lookup.knownId(entity.name, p) === undefined);
     await lookup.lookupIds(entity, unknownParents);
+    // Their parents as read, once: the waves' moves are laid over them as they are written.
+    const parentField = categoryParentField(entity);
+    const tree = lookup.categoryTree(entity, parentField);
+    tree.placedAsRead(existing.values());
+    const parentId = (d: Draft) =>
+      d.links.parentRef ? lookup.knownId(entity.name, d.links.parentRef) : undefined;
 
     // Waves: each wave holds the categories whose parent is already known (or who have none).
-    for (;;) {
-      const ready = waiting.filter(
-        (d) => !d.links.parentRef || lookup.knownId(entity.name, d.links.parentRef) !== undefined,
-      );
+    for (let release = false; ; ) {
+      const ready = waiting.filter((d) => !d.links.parentRef || parentId(d) !== undefined);
       if (ready.length === 0) break;
+      let wave = ready;
       try {
-        results.push(...(await writeGroup(this.ctx, lookup, entity, ready, existing)));
+        // (When all that is ready waits, the rows it waits for wait for a later batch: it goes ahead.)
+        const held: Set<Draft> = release
+          ? new Set<Draft>()
+          : await heldBack(tree, parentField, waiting, new Set(ready), existing, parentId).catch(
+              // The tree could not be read: the wave's own check tells the same (and the API after it).
+              () => new Set<Draft>(),
+            );
+        release = held.size === ready.length;
+        if (held.size > 0) wave = ready.filter((d) => !held.has(d));
+        if (wave.length > 0) results.push(...(await writeGroup(this.ctx, lookup, entity, wave, existing)));
       } catch (err) {
         // The waves before were written and keep their outcomes; this wave and those after it fail.
         return [...results, ...stepFailed(waiting, err)];
       }
-      const done = new Set(ready);
+      const done = new Set(wave);
       waiting = waiting.filter((d) => !done.has(d));
       // A parent that failed never gets an id: its children fail with it.
       const failedRefs = new Set(results.filter((r) => r.outcome === 'failed').map((r) => r.draft.ref));

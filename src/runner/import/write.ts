@@ -8,6 +8,7 @@ import type { EntityModel } from '../../schema/model.js';
 import { writeBody } from '../../schema/validator.js';
 import { AMBIGUOUS_POST_ATTEMPTS, type AssetOutcome } from './assets.js';
 import { attributeSetFields, hasSetId, UNKNOWN_SET_BRIEF, unknownSetMessage } from './attribute-set-check.js';
+import { judgeInOrder, type MoveVerdict } from './category-moves.js';
 import {
   BELOW_ITSELF_BRIEF,
   belowItselfMessage,
@@ -51,36 +52,65 @@ export async function writeGroup(
   // A category moved below itself or one of its descendants: the API would refuse the PATCH.
   const parentField = entity.kind === 'categories' ? categoryParentField(entity) : undefined;
   const tree = parentField ? lookup.categoryTree(entity, parentField) : undefined;
+  // The parents the lookup read (in a plan, with what it would write laid over them). A caller that
+  // gives the records placed them once, before its first wave: the waves since moved some of them.
+  if (tree && !known) tree.placedAsRead(existing.values());
   // An attribute set id the tenant does not have: the API would refuse the write.
   const setFields = attributeSetFields(entity);
   if (setFields.length > 0) await refuseUnknownSets(lookup, setFields, decisions, links);
-  if (tree && parentField) {
-    // The parents the lookup read already (in a plan, with what it would write laid over them).
-    for (const found of existing.values())
-      if (found.plannedBy === undefined && parentField in found.base)
-        tree.placed(found.id, (found.base[parentField] ?? null) as CategoryId | null);
-    await refuseMovesBelowItself(tree, parentField, decisions);
+
+  const results: DraftResult[] = [];
+  // Rounds: a move whose verdict assumed an earlier move of this group is judged again, and sent, once
+  // that one is written (only the import has such a round after the first).
+  for (let round = decisions; round.length > 0; ) {
+    const later = tree && parentField ? await judgeMoves(tree, parentField, round, ctx.settings.plan) : [];
+    const now = later.length === 0 ? round : round.filter((d) => !later.includes(d));
+    if (ctx.settings.plan) planned(lookup, entity, now, links, tree, parentField);
+    results.push(...(await send(ctx, lookup, entity, now, tree, parentField)));
+    round = later;
   }
-  if (ctx.settings.plan) {
-    // Nothing is written in a plan: what would be is remembered, so the rows after it find the record as
-    // the import will (a variant of a product earlier in the file, a category's parent, a ref drafted again).
-    for (const d of decisions) {
-      if (!('result' in d)) continue;
-      const { draft, outcome, id, changes } = d.result;
-      if (outcome === 'would-create') lookup.planCreate(entity, draft, idsOf(links.get(draft)));
-      else if (outcome === 'would-update' && id !== undefined && changes)
-        lookup.planUpdate(draft, id, changes);
-      // The tree as the plan would leave it, for the moves of the rows after.
-      if (!tree || !parentField) continue;
-      if (outcome === 'would-create') {
-        const parent = idsOf(links.get(draft))[parentField];
-        tree.placed(plannedId(draft.ref), parent === undefined ? null : (parent as CategoryId | null));
-      } else if (outcome === 'would-update' && id !== undefined) {
-        const moved = changes?.find((c) => c.field === parentField);
-        if (moved) tree.placed(id, (moved.new ?? null) as CategoryId | null);
-      }
+  return results;
+}
+
+/**
+ * A plan: nothing is written, so what would be is remembered, and the rows after it find the record
+ * as the import will (a variant of a product earlier in the file, a category's parent, a ref drafted
+ * again).
+ */
+function planned(
+  lookup: RecordLookup,
+  entity: EntityModel,
+  decisions: readonly Decision[],
+  links: Map<Draft, ResolvedLinks>,
+  tree: CategoryTree | undefined,
+  parentField: string | undefined,
+): void {
+  for (const d of decisions) {
+    if (!('result' in d)) continue;
+    const { draft, outcome, id, changes } = d.result;
+    if (outcome === 'would-create') lookup.planCreate(entity, draft, idsOf(links.get(draft)));
+    else if (outcome === 'would-update' && id !== undefined && changes) lookup.planUpdate(draft, id, changes);
+    // The tree as the plan would leave it, for the moves of the rows after.
+    if (!tree || !parentField) continue;
+    if (outcome === 'would-create') {
+      const parent = idsOf(links.get(draft))[parentField];
+      tree.placed(plannedId(draft.ref), parent === undefined ? null : (parent as CategoryId | null));
+    } else if (outcome === 'would-update' && id !== undefined) {
+      const moved = changes?.find((c) => c.field === parentField);
+      if (moved) tree.placed(id, (moved.new ?? null) as CategoryId | null);
     }
   }
+}
+
+/** Sends the decisions' writes, `concurrency` at a time (those whose result is known send nothing). */
+async function send(
+  ctx: ExecutorContext,
+  lookup: RecordLookup,
+  entity: EntityModel,
+  decisions: readonly Decision[],
+  tree: CategoryTree | undefined,
+  parentField: string | undefined,
+): Promise<DraftResult[]> {
   const intents: WriteIntent[] = [];
   for (const d of decisions) {
     if ('result' in d) continue;
@@ -96,11 +126,12 @@ export async function writeGroup(
   return mapConcurrent(decisions, ctx.settings.concurrency, async (d): Promise<DraftResult> => {
     if ('result' in d) return d.result;
     const { draft, withAssets } = d;
+    const moved =
+      d.send === 'patch' && parentField ? d.changes.find((c) => c.field === parentField) : undefined;
     try {
       await ctx.writeLog?.checkpoint?.('write');
       if (d.send === 'patch') {
         await ctx.catalog.patch(recordPath(entity.path, d.id), d.body);
-        const moved = parentField ? d.changes.find((c) => c.field === parentField) : undefined;
         if (moved) tree?.placed(d.id, (moved.new ?? null) as CategoryId | null);
         return withAssets({ draft, outcome: 'updated', id: d.id, status: 204, changes: d.changes });
       }
@@ -108,6 +139,9 @@ export async function writeGroup(
       lookup.rememberId(entity.name, draft.ref, id);
       return withAssets({ draft, outcome: 'created', id, status: 201 });
     } catch (err) {
+      // A move that failed may have been written all the same (a lost answer): its parent is read
+      // again before a later move relies on it.
+      if (moved && d.send === 'patch') tree?.forget(d.id);
       return withAssets(failure(draft, err));
     }
   });
@@ -165,14 +199,18 @@ function changedValues(changes: readonly FieldChange[] | undefined): Record<stri
 }
 
 /**
- * Fails, before anything is sent, the categories the decisions would move below themselves or one of
- * their descendants (the tenant's tree with this run's moves so far): the API refuses such a PATCH.
+ * Judges the decisions' category moves in row order, each against the tree with the earlier ones laid
+ * over (validate's verdicts): a move below the category itself or one of its descendants fails before
+ * anything is sent (the API refuses such a PATCH). In an import, a verdict that assumed a move of these
+ * decisions not written yet is not given: those decisions are returned, to be judged again once the
+ * moves before them are written (or have failed). In a plan, every verdict is given.
  */
-async function refuseMovesBelowItself(
+async function judgeMoves(
   tree: CategoryTree,
   parentField: string,
   decisions: Decision[],
-): Promise<void> {
+  plan: boolean,
+): Promise<Decision[]> {
   const moves: Array<{ at: number; move: CategoryMove }> = [];
   decisions.forEach((d, at) => {
     const id =
@@ -188,16 +226,25 @@ async function refuseMovesBelowItself(
     if (id === undefined || parent === undefined || parent === null) return;
     moves.push({ at, move: { id, parent: parent as CategoryId } });
   });
-  if (moves.length === 0) return;
-  let refused: Map<CategoryMove, unknown>;
+  if (moves.length === 0) return [];
+  let verdicts: MoveVerdict[];
   try {
-    refused = await tree.belowItself(moves.map((m) => m.move));
+    verdicts = await judgeInOrder(
+      tree,
+      moves.map((m) => m.move),
+    );
   } catch {
     // The tree could not be read: the API tells (a refused PATCH fails the row, as before).
-    return;
+    return [];
   }
-  for (const { at, move } of moves) {
-    if (!refused.has(move)) continue;
+  const later: Decision[] = [];
+  moves.forEach(({ at, move }, i) => {
+    const verdict = verdicts[i]!;
+    if (!plan && verdict.assumes === 'group') {
+      later.push(decisions[at]!);
+      return;
+    }
+    if (!verdict.refused) return;
     const draft = decisions[at]!.draft;
     const parentRef = draft.links.parentRef;
     decisions[at] = {
@@ -210,7 +257,8 @@ async function refuseMovesBelowItself(
         problem: placeOf(draft, 'link:parentRef', parentRef, BELOW_ITSELF_BRIEF, parentField),
       },
     };
-  }
+  });
+  return later;
 }
 
 type Decision =
