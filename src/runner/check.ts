@@ -4,6 +4,7 @@
 import { createMapper, type Mapper, type PlainColumn } from '../mappers/mapper.js';
 import type { Profile } from '../mappers/profile-types.js';
 import type { Command, MappedRow, RowIssue, Value } from '../mappers/types.js';
+import { paddedItems } from '../mappers/values.js';
 import { type Cell, type SourceRow, TableRow } from '../readers/types.js';
 import { describeValue, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
@@ -277,6 +278,9 @@ export class RowChecker {
         if (typeof cell === 'string' && lane.lastLinkText[i] === cell) value = lane.lastLinkValue[i];
         else {
           value = this.mapper.plainCell(cell, column);
+          // A ref with spaces at its ends: the full check gives the reference check its spelling as written.
+          if (typeof cell === 'string' && paddedItems(cell, column.multiple && column.separator))
+            value = undefined;
           if (typeof cell === 'string') {
             lane.lastLinkText[i] = cell;
             lane.lastLinkValue[i] = value;
@@ -295,8 +299,10 @@ export class RowChecker {
         if (value === undefined || value === null) return undefined;
         if (!this.passes(lane.tests[i], value)) return undefined;
         ref = String(value);
-        // A quote in a ref is a warning only the full check writes.
+        // A quote in a ref is a warning only the full check writes; a ref with spaces at its ends is
+        // asked of the tenant as written too (the reference check, from the full check's drafts).
         if (ref.includes('"')) return undefined;
+        if (this.options.collectLinks && typeof cell === 'string' && cell !== ref) return undefined;
         refAt = i;
         continue;
       }
