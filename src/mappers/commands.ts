@@ -2,7 +2,7 @@
 // per group of variant rows, each variant linked to its product, or by the parent column.
 import type { Cell } from '../readers/types.js';
 import { describeValue } from '../schema/messages.js';
-import type { Part } from './drafts.js';
+import { linkProduct, type Part } from './drafts.js';
 import type { ProductGroups } from './grouping.js';
 import { COMMANDS, type Command, type Draft, type MappedRow, type RowIssue } from './types.js';
 import { isBlank } from './values.js';
@@ -35,7 +35,8 @@ export function collect(
     result.drafts.push(main.draft);
     return;
   }
-  if (variant.touched) variant.draft.links.productRef = main.draft.ref || variant.draft.links.productRef;
+  if (variant.touched && main.draft.ref)
+    linkProduct(variant.draft, main.draft.ref, main.draft.asWritten?.ref);
   const productOnly = !variant.touched;
   // A command applies to the most specific entity of the row: DELETE on a variant row deletes the variant.
   if (!productOnly && command !== 'MERGE') main.draft.command = 'MERGE';
@@ -66,13 +67,13 @@ export function collectByParent(
       : `a row with "${by.parentColumn}" is a variant of that product`;
     const lost = notWritten(dropped, drafted, cellOf, why);
     if (dropped === variant && ownsVariant(by.ownVariant, lost)) {
-      variant.draft.links.productRef = main.draft.ref;
+      linkProduct(variant.draft, main.draft.ref, main.draft.asWritten?.ref);
       result.drafts.push(main.draft, variant.draft);
       return;
     }
     result.issues.push(...lost);
   }
-  if (drafted === variant) variant.draft.links.productRef = String(parent).trim();
+  if (drafted === variant) linkProduct(variant.draft, String(parent).trim(), String(parent));
   result.drafts.push(drafted.draft);
 }
 

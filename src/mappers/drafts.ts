@@ -5,7 +5,7 @@ import type { EntityModel } from '../schema/model.js';
 import { categoryRefOf, type PathReader } from './category-path.js';
 import type { Placement } from './layout.js';
 import type { Command, Draft, RowIssue, Value } from './types.js';
-import { toAssets, toValues } from './values.js';
+import { toAssets, toValues, untrimmedRefs } from './values.js';
 
 /** A draft under construction for one entity of the row. */
 export interface Part {
@@ -72,6 +72,8 @@ export function assign(
       for (const value of values)
         if (value !== null && !refs.includes(String(value))) refs.push(String(value));
     }
+    const untrimmed = untrimmedRefs(cell, place);
+    if (untrimmed) for (const ref of refs) noteLinkRef(draft, ref, untrimmed.get(ref));
     if (target.link === 'categoryRefs') draft.links.categoryRefs = refs;
     else if (target.link === 'byField') {
       draft.links.byField = {
@@ -92,7 +94,31 @@ export function assign(
     else draft.cultures[culture] = { [field.name]: stored };
   } else {
     draft.fields[field.name] = stored;
+    if (field.name === part.entity.refField) noteOwnRef(draft, cell, place, stored);
   }
+}
+
+/** The draft's own ref as the cell wrote it, when the trim changed it (Draft.asWritten); else none. */
+function noteOwnRef(draft: Draft, cell: Cell, place: Placement, ref: Value | Value[]): void {
+  const written = typeof ref === 'string' ? untrimmedRefs(cell, place)?.get(ref) : undefined;
+  if (written !== undefined) {
+    draft.asWritten ??= {};
+    draft.asWritten.ref = written;
+  } else if (draft.asWritten?.ref !== undefined) delete draft.asWritten.ref;
+}
+
+/** A link ref's spelling as written (Draft.asWritten), when the trim changed it. */
+function noteLinkRef(draft: Draft, ref: string, written: string | undefined): void {
+  if (written === undefined || written === ref) return;
+  draft.asWritten ??= {};
+  draft.asWritten.links ??= {};
+  draft.asWritten.links[ref] = written;
+}
+
+/** A variant's product ref, with its spelling as written (Draft.asWritten) when the trim changed it. */
+export function linkProduct(variant: Draft, ref: string, written: string | undefined): void {
+  variant.links.productRef = ref;
+  noteLinkRef(variant, ref, written);
 }
 
 /**

@@ -68,6 +68,16 @@ export interface Draft {
   assets: AssetRef[];
   links: DraftLinks;
   source: DraftSource;
+  /**
+   * Refs whose ends the trim took spaces off (a cell `"R1 "` read as `R1`), as the cell wrote them: `ref`
+   * the draft's own, `links` its link refs (trimmed -> as written). A tenant may hold such a ref (made
+   * outside this tool): the import uses the spelling as written when the tenant has a record of exactly
+   * it, else the trimmed ref, with a warning (`runner/import/ref-spelling.ts`). Set by the mapper; the
+   * import takes each off once it has chosen.
+   */
+  asWritten?: { ref?: string; links?: Record<string, string> };
+  /** Warnings the import gives the row for this draft (a reference read trimmed). */
+  warnings?: string[];
 }
 
 /** A problem with one row; `severity: 'warning'` never makes a row invalid. */

@@ -70,6 +70,43 @@ export function toValues(
   return out;
 }
 
+/**
+ * The items of a reference cell whose ends the trim takes spaces off (`"R1 "`, or `"A |B"` in a list),
+ * each as trimmed -> as written: a tenant may hold such a ref, and the import then uses it as written
+ * (Draft.asWritten). Undefined when there are none (most cells), and for a column that is not trimmed
+ * (`trim: false`) or maps its values (`map`: the value is then not the cell's text).
+ */
+export function untrimmedRefs(cell: Cell, place: Placement): Map<string, string> | undefined {
+  const { rule } = place;
+  if (rule.trim === false || rule.map !== undefined) return undefined;
+  // A JSON list gives one item per entry; a text cell of a list field is split as toValues splits it.
+  if (Array.isArray(cell)) {
+    const out = new Map<string, string>();
+    for (const item of cell) {
+      if (typeof item !== 'string') continue;
+      for (const [trimmed, written] of paddedItems(item, false) ?? [])
+        if (!out.has(trimmed)) out.set(trimmed, written);
+    }
+    return out.size > 0 ? out : undefined;
+  }
+  if (typeof cell !== 'string') return undefined;
+  return paddedItems(cell, place.multiple ? (rule.split === undefined ? '|' : rule.split) : false);
+}
+
+/** The items of `text` (split on `separator`, or the whole text) that the trim changes: trimmed -> as written. */
+export function paddedItems(text: string, separator: string | false): Map<string, string> | undefined {
+  if (!SPACE.test(text)) return undefined;
+  const out = new Map<string, string>();
+  for (const item of separator === false || separator === '' ? [text] : splitItems(text, separator)) {
+    const trimmed = item.trim();
+    if (trimmed !== '' && trimmed !== item && !out.has(trimmed)) out.set(trimmed, item);
+  }
+  return out.size > 0 ? out : undefined;
+}
+
+/** What `String.prototype.trim` takes off (white space and line ends): a cell without any needs no more look. */
+const SPACE = /\s/;
+
 /** `first`: the first non-blank item of a list value, or of a cell split by the column's separator. */
 function firstItem(cell: Cell, split: string | false | undefined): Cell {
   const items = Array.isArray(cell)

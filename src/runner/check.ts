@@ -4,11 +4,13 @@
 import { createMapper, type Mapper, type PlainColumn } from '../mappers/mapper.js';
 import type { Profile } from '../mappers/profile-types.js';
 import type { Command, MappedRow, RowIssue, Value } from '../mappers/types.js';
+import { paddedItems } from '../mappers/values.js';
 import { type Cell, type SourceRow, TableRow } from '../readers/types.js';
 import { describeValue, fullSentence } from '../schema/messages.js';
 import type { TenantModel } from '../schema/model.js';
 import { DraftValidator } from '../schema/validator.js';
 import type { FieldCheck } from '../schema/write-schema.js';
+import { EXCEL_CELL_CHARS } from '../writers/xlsx-text.js';
 import { DEFAULT_REF_LIMIT, RefTracker } from './ref-tracker.js';
 
 export interface CheckOptions {
@@ -151,6 +153,42 @@ function quotedRefWarning(mapped: MappedRow, draft: MappedRow['drafts'][number],
 }
 
 /**
+ * A text cell of an XLSX row exactly as long as Excel lets a cell be: Excel cuts a longer text to that
+ * length when it saves the workbook, so the end of the value may be missing. Said, the row is read as is.
+ */
+function excelLimitWarnings(row: SourceRow, issues: RowIssue[]): void {
+  const at = excelLimitCells(row);
+  if (at === undefined) return;
+  for (const i of at) {
+    const column = row.headers?.[i];
+    const message = `${column === undefined ? '' : `column ${JSON.stringify(column)}: `}the cell holds ${EXCEL_CELL_CHARS.toLocaleString('en')} characters, Excel's limit: it may have been cut`;
+    issues.push({
+      code: 'MAP_COERCE',
+      severity: 'warning',
+      ...(column !== undefined && { column }),
+      message,
+      brief: message,
+    });
+  }
+}
+
+/** The positions of an XLSX row's text cells of exactly EXCEL_CELL_CHARS characters, or undefined. */
+function excelLimitCells(row: SourceRow): number[] | undefined {
+  const { values } = row;
+  // (A CSV row is placed by its line alone: its location is not made for this.)
+  if (!values || (row instanceof TableRow && row.byLine) || row.location.sheet === undefined)
+    return undefined;
+  let at: number[] | undefined;
+  for (let i = 0; i < values.length; i++) {
+    const cell = values[i];
+    if (typeof cell !== 'string' || cell.length !== EXCEL_CELL_CHARS) continue;
+    at ??= [];
+    at.push(i);
+  }
+  return at;
+}
+
+/**
  * A row's warnings for its report line, the same in validate, plan and import: the mapper's (a value the
  * row's drafts leave out), then `more`. Most rows have none, and share the list they were given.
  */
@@ -210,6 +248,8 @@ export class RowChecker {
     if (!columns) return undefined;
     const lane = this.laneFor(columns);
     if (!lane) return undefined;
+    // A cell Excel may have cut is a warning only the full check writes.
+    if (excelLimitCells(row) !== undefined) return undefined;
     const values = row.values!;
     let ref: string | undefined;
     let refAt = -1;
@@ -238,6 +278,9 @@ export class RowChecker {
         if (typeof cell === 'string' && lane.lastLinkText[i] === cell) value = lane.lastLinkValue[i];
         else {
           value = this.mapper.plainCell(cell, column);
+          // A ref with spaces at its ends: the full check gives the reference check its spelling as written.
+          if (typeof cell === 'string' && paddedItems(cell, column.multiple && column.separator))
+            value = undefined;
           if (typeof cell === 'string') {
             lane.lastLinkText[i] = cell;
             lane.lastLinkValue[i] = value;
@@ -256,8 +299,10 @@ export class RowChecker {
         if (value === undefined || value === null) return undefined;
         if (!this.passes(lane.tests[i], value)) return undefined;
         ref = String(value);
-        // A quote in a ref is a warning only the full check writes.
+        // A quote in a ref is a warning only the full check writes; a ref with spaces at its ends is
+        // asked of the tenant as written too (the reference check, from the full check's drafts).
         if (ref.includes('"')) return undefined;
+        if (this.options.collectLinks && typeof cell === 'string' && cell !== ref) return undefined;
         refAt = i;
         continue;
       }
@@ -349,6 +394,7 @@ export class RowChecker {
 
   check(row: SourceRow): CheckedRow {
     const mapped = this.mapper.map(row);
+    excelLimitWarnings(row, mapped.issues);
     // Only errors make a row invalid: they are gathered in the order the problems were found. Most rows
     // have none, and share one empty list.
     let errors: RowIssue[] = NO_ERRORS;

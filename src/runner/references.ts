@@ -29,6 +29,7 @@ import {
   categoryParentField,
 } from './import/category-tree.js';
 import { plannedId } from './import/planned.js';
+import { trimmedRefWarning } from './import/ref-spelling.js';
 import { DEFAULT_BATCH_SIZE, WRITE_ORDER } from './import/types.js';
 import { RefTracker } from './ref-tracker.js';
 
@@ -60,6 +61,8 @@ export interface Unresolved extends Reference {
   message: string;
   /** The import writes the row without it (an image or file name the DAM lacks): a warning, not a failure. */
   leftOut: boolean;
+  /** A ref the import reads trimmed (`message`, the import's warning whole): a warning, not a failure. */
+  trimmed?: boolean;
   /** The import skips the row for it (a DELETE of a record the tenant lacks): `message` says why. */
   skips?: boolean;
   /** The problem without the ref, for the summary's count (else taken from `message`). */
@@ -80,6 +83,29 @@ export interface CommandCheck {
   command: 'NEW' | 'UPDATE' | 'DELETE';
   /** The source column of the ref (or the ref field). */
   column: string;
+  /** The ref as its cell wrote it, when the trim changed it: the import's record if the tenant has it. */
+  written?: string;
+}
+
+/**
+ * A ref of the row the trim changed, checked against a tenant: the import uses it as the cell wrote it
+ * when the tenant has that record, else trimmed with a warning (import/ref-spelling.ts).
+ */
+export interface Spelling {
+  /** As the cell wrote it. */
+  written: string;
+  /** The column of the import's warning (none when the draft does not name it). */
+  column: string | undefined;
+}
+
+/** The row's own ref (of a record it writes or deletes) the trim changed. */
+interface OwnSpelling extends Spelling {
+  entity: EntityModel;
+  ref: string;
+  /** Its place in `defines` (-1: a deleted record's), which then names the spelling the import uses. */
+  at: number;
+  /** The ref of the row's report line (its last draft's). */
+  main: boolean;
 }
 
 /** What one row defines and names, as the reference check sees it. */
@@ -92,7 +118,11 @@ export interface RowRefs {
   defines: string[];
   /** The write order of each defined record's entity (same index as `defines`). */
   ranks: number[];
-  uses: Array<Reference & { rank: number; category: boolean }>;
+  uses: Array<Reference & { rank: number; category: boolean; spelling?: Spelling }>;
+  /** The row's own refs the trim changed (checked with a tenant only; settled by `resolve`). */
+  spelled?: OwnSpelling[];
+  /** The ref the import's report line names, when it is the main record's as written (set by `resolve`). */
+  shownRef?: string;
   /** The attribute set ids the row writes (`typ_id`; checked with a tenant only). */
   sets?: SetUse[];
   /** The row's drafts whose command asks the tenant whether their record exists (checked with a tenant only). */
@@ -177,6 +207,7 @@ export class ReferenceCheck {
     }
     const commands = ok && this.lookup ? this.commandsOf(drafts) : undefined;
     const sets = this.attributeSets ? this.setsOf(writes) : undefined;
+    const spelled = ok && this.lookup ? this.spelledOf(drafts, defines) : undefined;
     return {
       batch,
       ok,
@@ -185,8 +216,62 @@ export class ReferenceCheck {
       uses: uses.length ? uses : NO_USES,
       ...(commands && { commands }),
       ...(sets && { sets }),
+      ...(spelled && { spelled }),
       location,
     };
+  }
+
+  /** The drafts' own refs the trim changed (those the import looks up: not an IGNORE's). */
+  private spelledOf(drafts: readonly Draft[], defines: readonly string[]): OwnSpelling[] | undefined {
+    let out: OwnSpelling[] | undefined;
+    for (const d of drafts) {
+      const written = d.asWritten?.ref;
+      const entity = this.model.entity(d.entity);
+      if (written === undefined || !entity || d.command === 'IGNORE') continue;
+      out ??= [];
+      out.push({
+        entity,
+        ref: d.ref,
+        written,
+        column: d.source.columns[entity.refField],
+        at: defines.indexOf(key(d.entity, d.ref)),
+        main: d === drafts[drafts.length - 1],
+      });
+    }
+    return out;
+  }
+
+  /**
+   * The refs the trim changed, once the tenant told which spellings it has: as the cell wrote them when
+   * it has that record (or the file defined it so before), else trimmed, with the import's warning. The
+   * row then defines, names and links what the import would.
+   */
+  private spell(r: RowRefs): Unresolved[] | undefined {
+    if (!r.spelled && !r.uses.some((u) => u.spelling)) return undefined;
+    const notes: Unresolved[] = [];
+    const note = (at: Reference, s: Spelling, ref: string) => {
+      const message = trimmedRefWarning(s.column, at.space, s.written, ref);
+      if (!notes.some((n) => n.message === message))
+        notes.push({ ...at, ref: s.written, message, leftOut: false, trimmed: true });
+    };
+    for (const s of r.spelled ?? []) {
+      const space = s.entity.name;
+      if (this.inTenant.get(space)?.has(s.written) === true) {
+        if (s.at >= 0) r.defines[s.at] = key(space, s.written);
+        if (s.main) r.shownRef = s.written;
+      } else {
+        const field = s.entity.refField;
+        note({ entity: s.entity, space, ref: s.ref, column: s.column ?? field, field }, s, s.ref);
+      }
+    }
+    delete r.spelled;
+    for (const u of r.uses) {
+      if (!u.spelling) continue;
+      if (this.knownRef(u.space, u.spelling.written)) u.ref = u.spelling.written;
+      else note(u, u.spelling, u.ref);
+      delete u.spelling;
+    }
+    return notes.length > 0 ? notes : undefined;
   }
 
   /** The attribute set ids the drafts write. */
@@ -248,6 +333,7 @@ export class ReferenceCheck {
         ref: d.ref,
         command: d.command,
         column: d.source.columns[entity.refField] ?? entity.refField,
+        ...(d.asWritten?.ref !== undefined && { written: d.asWritten.ref }),
       });
     }
     return out;
@@ -347,8 +433,13 @@ export class ReferenceCheck {
 
   /** Whether every reference of the row is already known to resolve (the row need not wait). */
   settled(refs: RowRefs): boolean {
-    for (const u of refs.uses) if (!this.knownNow(u)) return false;
-    for (const c of refs.commands ?? NO_COMMANDS) if (!this.tenantKnows(c.entity.name, c.ref)) return false;
+    // A ref the trim changed waits for `resolve`, which tells its spelling (and the import's warning).
+    if (refs.spelled) return false;
+    for (const u of refs.uses) if (!this.knownNow(u) || u.spelling) return false;
+    for (const c of refs.commands ?? NO_COMMANDS) {
+      if (!this.tenantKnows(c.entity.name, c.ref)) return false;
+      if (c.written !== undefined && !this.tenantKnows(c.entity.name, c.written)) return false;
+    }
     for (const s of refs.sets ?? NO_SETS) if (!this.setIds || !hasSetId(this.setIds, s.value)) return false;
     if (this.categoryTree && refs.uses.some((u) => u.category)) return false;
     return true;
@@ -365,14 +456,11 @@ export class ReferenceCheck {
    */
   async resolve(rows: readonly RowRefs[]): Promise<Unresolved[][]> {
     // Records defined by these rows: where, in which batch, and (for the valid) that they will be written.
-    const held = new Map<string, { at: number; rank: number }>();
-    rows.forEach((r, at) => {
-      if (!r.ok) return;
-      r.defines.forEach((k, i) => {
-        if (!held.has(k)) held.set(k, { at, rank: r.ranks[i]! });
-      });
-    });
+    let held = this.heldBy(rows);
     await this.askTenant(rows, held);
+    // The refs the trim changed take the spelling the import would use: the rows' records may be others.
+    const notes = rows.map((r) => this.spell(r));
+    if (notes.some((n) => n !== undefined)) held = this.heldBy(rows);
     if (!this.setIds && this.attributeSets && rows.some((r) => r.sets))
       // Sets that cannot be read are not checked (the import's write then tells).
       this.setIds = await this.attributeSets().catch(() => ANY_SET);
@@ -409,10 +497,24 @@ export class ReferenceCheck {
         refusedUpdates ??= new Set();
         refusedUpdates.add(key(c.entity.name, c.ref));
       }
+      // A ref read trimmed: the import's warning.
+      if (notes[at]) missing.push(...notes[at]);
       out.push(missing);
       if (r.ok && linksResolve) for (const k of r.defines) if (!refusedUpdates?.has(k)) this.noteDefined(k);
     });
     return out;
+  }
+
+  /** The records the valid rows define: the first row of each, and its write order. */
+  private heldBy(rows: readonly RowRefs[]): Map<string, { at: number; rank: number }> {
+    const held = new Map<string, { at: number; rank: number }>();
+    rows.forEach((r, at) => {
+      if (!r.ok) return;
+      r.defines.forEach((k, i) => {
+        if (!held.has(k)) held.set(k, { at, rank: r.ranks[i]! });
+      });
+    });
+    return held;
   }
 
   /** Why the import would not resolve this reference of row `at`, or undefined if it would. */
@@ -579,17 +681,20 @@ export class ReferenceCheck {
 
   /** What the import does with a command the tenant's record refuses (its wording), or undefined. */
   private commandRefused(c: CommandCheck): Unresolved | undefined {
-    const exists = this.inTenant.get(c.entity.name)?.has(c.ref) === true;
+    const inTenant = this.inTenant.get(c.entity.name);
+    // The ref as the cell wrote it, when the tenant has that record: the one the import looks up.
+    const ref = c.written !== undefined && inTenant?.has(c.written) === true ? c.written : c.ref;
+    const exists = inTenant?.has(ref) === true;
     const at = {
       entity: c.entity,
       space: c.entity.name,
-      ref: c.ref,
+      ref,
       column: c.column,
       field: c.entity.refField,
     };
-    const name = `${c.entity.refField} '${c.ref}'`;
+    const name = `${c.entity.refField} '${ref}'`;
     if (c.command === 'NEW' && exists) {
-      const id = this.tenantIds.get(key(c.entity.name, c.ref));
+      const id = this.tenantIds.get(key(c.entity.name, ref));
       return {
         ...at,
         leftOut: false,
@@ -631,9 +736,15 @@ export class ReferenceCheck {
     for (const r of rows) {
       // A command's record is asked of the tenant even when the file defines it: the import looks it up.
       for (const c of r.commands ?? NO_COMMANDS)
-        if (!this.tenantKnows(c.entity.name, c.ref)) add(c.entity.name, c.entity, c.ref);
+        for (const ref of c.written === undefined ? [c.ref] : [c.ref, c.written])
+          if (!this.tenantKnows(c.entity.name, ref)) add(c.entity.name, c.entity, ref);
+      // A ref the trim changed is asked as the cell wrote it, with the rest (`spell`).
+      for (const s of r.spelled ?? [])
+        if (!this.tenantKnows(s.entity.name, s.written)) add(s.entity.name, s.entity, s.written);
       for (const u of r.uses) {
         if (u.entity ? !this.lookup : !this.damLookup) continue;
+        if (u.spelling && !this.tenantKnows(u.space, u.spelling.written))
+          add(u.space, u.entity, u.spelling.written);
         // A category row's own ref and its parent's, defined by the file or not: the move check needs
         // their ids (movesIn), asked here with the rest rather than in a request of its own.
         if (u.category && this.categoryTree) {
@@ -730,7 +841,18 @@ export class ReferenceCheck {
     ) => {
       if (!target || !ref) return;
       const column = d.source.columns[link] ?? link;
-      out.push({ entity: target, space: target.name, ref, field: target.refField, column, rank, category });
+      // A ref the trim changed, checked against a tenant: `spell` tells the import's spelling.
+      const written = this.lookup ? d.asWritten?.links?.[ref] : undefined;
+      out.push({
+        entity: target,
+        space: target.name,
+        ref,
+        field: target.refField,
+        column,
+        rank,
+        category,
+        ...(written !== undefined && { spelling: { written, column: d.source.columns[link] } }),
+      });
     };
     const byKind = (kind: string) => this.model.entities.find((e) => e.kind === kind);
     const { productRef, parentRef, categoryRefs, categoryPaths, byField } = d.links;

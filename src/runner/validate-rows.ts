@@ -111,13 +111,18 @@ export async function checkRows(
       const skips: Unresolved[] = [];
       const unknown: Unresolved[] = [];
       const leftOut: Unresolved[] = [];
+      const trimmed: string[] = [];
       for (const u of missing[i]!) {
-        if (u.skips) skips.push(u);
+        if (u.trimmed) trimmed.push(u.message);
+        else if (u.skips) skips.push(u);
         else if (u.leftOut && !failOnAssets) leftOut.push(u);
         else unknown.push(u);
       }
       let line = h.line;
+      // The ref the import names the row by: its record's as the cell wrote it, when the tenant has that.
+      if (h.refs.shownRef !== undefined) line = { ...line, ref: h.refs.shownRef };
       if (leftOut.length > 0 && h.outcome === 'valid') line = withLeftOut(line, leftOut);
+      if (trimmed.length > 0 && h.outcome === 'valid') line = withWarnings(line, trimmed);
       if (unknown.length === 0 && skips.length > 0 && h.outcome === 'valid')
         await emit(
           h.row,
@@ -251,6 +256,12 @@ function briefOf(u: Unresolved): string {
 function withLeftOut(line: ReportLine, leftOut: readonly Unresolved[]): ReportLine {
   const said = leftOut.map((r) => `column "${r.column}": ${r.message}`).join('; ');
   return { ...line, warnings: line.warnings ? `${line.warnings}; ${said}` : said };
+}
+
+/** A valid row's line with more warnings (a ref the import reads trimmed: the import's words). */
+function withWarnings(line: ReportLine, said: readonly string[]): ReportLine {
+  const text = said.join('; ');
+  return { ...line, warnings: line.warnings ? `${line.warnings}; ${text}` : text };
 }
 
 /** The row's line with one more problem per reference the import would not resolve. */

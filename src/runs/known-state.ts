@@ -381,6 +381,8 @@ export class KnownState {
   private eligible(draft: Draft): boolean {
     return (
       draft.entity === this.entity.name &&
+      // A ref the trim changed is looked up each time: the tenant's spelling decides (ref-spelling.ts).
+      draft.asWritten === undefined &&
       (draft.command === 'MERGE' || draft.command === 'UPDATE') &&
       !draft.assets.some((a) => a.url !== undefined && a.kind !== 'image')
     );

@@ -3,6 +3,12 @@
 // written with its underscore escaped (`_x005F_xHHHH_`). Excel reads and writes cells so; the reader
 // (readers/xlsx) decodes them, so a workbook round trip keeps every text exactly.
 
+/**
+ * The most characters Excel keeps in a cell: a longer text is cut when the workbook is saved. The export
+ * warns of a longer one; the import and validate, of a cell of exactly this length (it may have been cut).
+ */
+export const EXCEL_CELL_CHARS = 32_767;
+
 const ESCAPE_LIKE = /_(?=x[0-9A-Fa-f]{4}_)/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters encoded
 const UNWRITABLE = /[\u0000-\u0008\u000b-\u001f\ufffe\uffff]/g;

@@ -17,6 +17,7 @@ import { categoryParentField } from './category-tree.js';
 import { deleteGroup } from './delete.js';
 import { RecordLookup } from './lookup.js';
 import { type DraftResult, type ExecutorContext, placeOf, stepFailed } from './outcome.js';
+import { linkSpelling, writtenLinkRef } from './ref-spelling.js';
 import { WRITE_ORDER } from './types.js';
 import { writeGroup } from './write.js';
 
@@ -138,10 +139,21 @@ export class ImportExecutor {
     const existing = await lookup.records(entity, waiting);
     for (const [ref, record] of existing) lookup.rememberId(entity.name, ref, record.id);
     const inBatch = new Set(waiting.map((d) => d.ref));
+    const known = (ref: string) => inBatch.has(ref) || lookup.knownId(entity.name, ref) !== undefined;
     const unknownParents = waiting
-      .map((d) => d.links.parentRef)
-      .filter((p): p is string => !!p && !inBatch.has(p) && lookup.knownId(entity.name, p) === undefined);
+      .flatMap((d) => {
+        const parent = d.links.parentRef;
+        // A parent ref the trim changed is asked as the cell wrote it too (ref-spelling.ts).
+        return parent ? [parent, writtenLinkRef(d, parent)] : [];
+      })
+      .filter((p): p is string => p !== undefined && !known(p));
     await lookup.lookupIds(entity, unknownParents);
+    for (const d of waiting) {
+      const parent = d.links.parentRef;
+      if (!parent || writtenLinkRef(d, parent) === undefined) continue;
+      d.links.parentRef = linkSpelling(d, parent, 'link:parentRef', entity.name, known);
+      delete d.asWritten!.links![parent];
+    }
     // Their parents as read, once: the waves' moves are laid over them as they are written.
     const parentField = categoryParentField(entity);
     const tree = lookup.categoryTree(entity, parentField);

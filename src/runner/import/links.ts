@@ -6,6 +6,7 @@ import type { Draft } from '../../mappers/types.js';
 import { type EntityModel, referencedEntity, type TenantModel } from '../../schema/model.js';
 import type { RecordLookup } from './lookup.js';
 import { type FailurePlace, placeOf } from './outcome.js';
+import { linkSpelling, writtenLinkRef } from './ref-spelling.js';
 
 export type ResolvedLinks = { ids: Record<string, unknown> } | { error: string; problem: FailurePlace };
 
@@ -41,11 +42,17 @@ export async function resolveLinks(
     if (named.length > 0) setNames.set(draft, named);
     for (const p of plan) {
       const set = wanted.get(p.target) ?? new Set();
-      for (const r of p.refs) set.add(r);
+      for (const r of p.refs) {
+        set.add(r);
+        // A ref the trim changed: asked as the cell wrote it too, in the same lookup (ref-spelling.ts).
+        const written = writtenLinkRef(draft, r);
+        if (written !== undefined) set.add(written);
+      }
       wanted.set(p.target, set);
     }
   }
   for (const [target, refs] of wanted) await lookup.lookupIds(target, refs);
+  for (const draft of drafts) settleLinks(lookup, draft, plans.get(draft)!);
   const sets = setNames.size > 0 ? await lookup.setIdsByName() : undefined;
 
   const resolved = new Map<Draft, ResolvedLinks>();
@@ -99,6 +106,25 @@ export async function resolveLinks(
     resolved.set(draft, missing ?? { ids });
   }
   return resolved;
+}
+
+/**
+ * The link refs the trim changed, each linked as the cell wrote it when that record is known (the
+ * tenant's, or one this run found so), else trimmed with a warning; the draft's links and the plan then
+ * name the spelling chosen (the report, a plan's records and the import state see it).
+ */
+function settleLinks(lookup: RecordLookup, draft: Draft, plan: LinkPlanItem[]): void {
+  if (draft.asWritten?.links === undefined) return;
+  for (const p of plan) {
+    const has = (ref: string) => lookup.knownId(p.target.name, ref) !== undefined;
+    p.refs = p.refs.map((ref) => linkSpelling(draft, ref, `link:${p.kind}`, p.target.name, has));
+    const { links } = draft;
+    if (p.kind === 'productRef') links.productRef = p.refs[0]!;
+    else if (p.kind === 'parentRef') links.parentRef = p.refs[0]!;
+    else if (p.kind === 'categoryRefs') links.categoryRefs = p.refs;
+    else links.byField = { ...links.byField, [p.field]: p.many ? p.refs : p.refs[0]! };
+  }
+  delete draft.asWritten.links;
 }
 
 function singular(entity: EntityModel): string {

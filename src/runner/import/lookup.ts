@@ -11,6 +11,7 @@ import { setIdsOf } from './attribute-set-check.js';
 import { CategoryTree } from './category-tree.js';
 import type { ExistingRecord, FieldChange } from './diff.js';
 import { isPlannedId, type PlannedRecords, plannedId } from './planned.js';
+import { settleOwnRef } from './ref-spelling.js';
 
 /** How many ref -> id pairs of this run are remembered per entity (later links then cost a lookup). */
 const ID_CACHE_LIMIT = 100_000;
@@ -76,14 +77,23 @@ export class RecordLookup {
     return this.tree;
   }
 
-  /** Existing records of the drafts' refs, read once in the base language and once per other language used. */
+  /**
+   * Existing records of the drafts' refs, read once in the base language and once per other language
+   * used. A ref the trim changed is asked as the cell wrote it too, in the same requests, and the draft
+   * then takes the spelling the tenant has (ref-spelling.ts).
+   */
   async records(
     entity: EntityModel,
     drafts: readonly Draft[],
     options: { baseOnly?: boolean } = {},
   ): Promise<Map<string, ExistingRecord>> {
     const found = new Map<string, ExistingRecord>();
-    const refs = [...new Set(drafts.map((d) => d.ref))];
+    const asked = new Set<string>();
+    for (const d of drafts) {
+      asked.add(d.ref);
+      if (d.asWritten?.ref !== undefined) asked.add(d.asWritten.ref);
+    }
+    const refs = [...asked];
     if (refs.length === 0) return found;
     const fields = new Set<string>([entity.idField, entity.refField]);
     const cultures = new Map<string, Set<string>>();
@@ -128,6 +138,7 @@ export class RecordLookup {
       }
     }
     this.planned?.overlay(entity.name, refs, found);
+    for (const d of drafts) settleOwnRef(d, entity, (ref) => found.has(ref));
     return found;
   }
 

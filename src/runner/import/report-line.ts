@@ -129,6 +129,14 @@ export function failedResult(results: readonly DraftResult[]): DraftResult | und
 function warningsText(issues: CheckedRow['mapped']['issues'], results: DraftResult[]): string {
   let text = rowWarnings(issues, []).join('; ');
   for (const r of results) for (const w of r.warnings ?? []) text += `${text ? '; ' : ''}${w}`;
+  // A ref read trimmed (ref-spelling.ts): said once, though a product and its variant may both name it.
+  const said = new Set<string>();
+  for (const r of results)
+    for (const w of r.draft.warnings ?? []) {
+      if (said.has(w)) continue;
+      said.add(w);
+      text += `${text ? '; ' : ''}${w}`;
+    }
   return text;
 }
 

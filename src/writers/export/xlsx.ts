@@ -5,7 +5,7 @@ import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type ExcelJS from 'exceljs';
 import { WriteFailure, workbookWritten } from '../../files.js';
-import { encodeXlsxText } from '../xlsx-text.js';
+import { EXCEL_CELL_CHARS, encodeXlsxText } from '../xlsx-text.js';
 import { partialPath } from './stream.js';
 import {
   type EntityTableWriter,
@@ -21,8 +21,6 @@ const MIN_WIDTH = 8;
 const MAX_WIDTH = 60;
 const DATE_TIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
 const DATE_FORMAT = 'yyyy-mm-dd';
-/** The most characters Excel keeps in a cell: a longer text is cut when the workbook is saved. */
-export const EXCEL_CELL_CHARS = 32_767;
 /**
  * Excel shows serial dates from 1900-03-01 on rightly: before it lies its 1900 leap-year bug (and before
  * 1900, no date at all), so such dates are written as ISO text, which the import reads the same.
