@@ -1,7 +1,7 @@
 // A workbook of several sheets validated whole, as `catalog-io import` imports it (runner/import/
-// workbook.ts): each sheet placed on an entity by the same rules (the profile's `sheets`, the sheet's
-// name, its header), validated in the import's order (categories, products, variants, custom entities),
-// into one report, one rejects file per sheet and one summary. The profile reads the sheets of its own
+// workbook.ts): each sheet placed on an entity by the same rules (placement.ts: the profile's `sheets`,
+// the sheet's name, its header), validated in the import's order (the attribute-sets and layouts tables,
+// categories, products, variants, custom entities), into one report, one rejects file per sheet and one summary. The profile reads the sheets of its own
 // entity; the others are read as an import without a profile reads them. A reference check, when there
 // is one, follows the whole workbook: a variant finds the product its products sheet defines.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,8 +11,10 @@ import { CatalogIoError } from '../errors.js';
 import { rejectsFileOf } from '../writers/rejects.js';
 import { openReport, type ReportLine } from '../writers/report.js';
 import type { TopProblem } from './check.js';
-import { headerOnlyNote, jsonLines, placeSheets, type SheetHead, sheetHeaders } from './import/workbook.js';
-import { structureTable } from './structure/sheets.js';
+import { headerOnlyNote, jsonLines, type SheetHead, sheetHeaders } from './import/workbook.js';
+import { placeSheets } from './placement.js';
+import type { StructureTable } from './structure/types.js';
+import { validateStructureTable } from './structure/validate.js';
 import { type ValidateFileOptions, type ValidateFileResult, validateFile } from './validate.js';
 import type { SourceProgress, ValidateSummary } from './validate-rows.js';
 
@@ -36,26 +38,20 @@ export async function validateWorkbook(
   const headers: SheetHead[] = [];
   for (const name of sheetNames)
     headers.push(await sheetHeaders(options.source, options.readerOptions, name));
-  const { placed, unplaced } = placeSheets(headers, options.model, options.profile.sheets);
+  const { placed, structure, unplaced } = placeSheets(headers, options.model, options.profile.sheets);
   // A header and no rows is nothing to validate for the sheet's entity, as the import says.
   const headerOnly = new Set(headers.filter((h) => h.headerOnly).map((h) => h.name));
   const notes: string[] = [];
-  const structure = unplaced.filter((s) => structureTable(s) !== undefined);
-  const unknown = unplaced.filter((s) => structureTable(s) === undefined);
-  if (placed.length === 0) {
+  if (placed.length === 0 && structure.length === 0) {
     throw new CatalogIoError(
       'CONFIG_INVALID',
       `No sheet of ${options.source} names an entity (${unplaced.map((s) => `"${s}"`).join(', ')}): name the sheets after the entities (products, variants, categories), map them in the profile's "sheets", or validate one with --sheet and --entity`,
     );
   }
   const warnings: string[] = [];
-  if (unknown.length > 0)
+  if (unplaced.length > 0)
     warnings.push(
-      `sheets not validated, no entity found for them: ${unknown.map((s) => `"${s}"`).join(', ')} (name one with --sheet and --entity, or map it in the profile's "sheets")`,
-    );
-  if (structure.length > 0)
-    warnings.push(
-      `sheets ${structure.map((s) => `"${s}"`).join(', ')} (the attribute sets and layouts) are checked against the tenant by the import, which applies them first: not validated here`,
+      `sheets not validated, no entity found for them: ${unplaced.map((s) => `"${s}"`).join(', ')} (name one with --sheet and --entity, or map it in the profile's "sheets")`,
     );
   // Each sheet's report lines go to a file of their own, then into the one report in the sheets' order.
   const lines = options.reportFile ? await mkdtemp(path.join(tmpdir(), 'catalog-io-validate-')) : undefined;
@@ -72,14 +68,19 @@ export async function validateWorkbook(
   };
   const onRow = options.onRow;
   try {
-    for (const { sheet, entity } of placed) {
+    // The structure tables first, as the import applies them first; then the entities in its order.
+    const order: Array<{ sheet: string; entity: string; table?: StructureTable }> = [
+      ...structure.map(({ sheet, table }) => ({ sheet, entity: table, table })),
+      ...placed,
+    ];
+    for (const { sheet, entity, table } of order) {
       if (headerOnly.has(sheet)) {
         notes.push(headerOnlyNote({ sheet, entity }, 'validate'));
         sheets.push({ sheet, entity, rows: 0 });
         continue;
       }
       const { reportFile: _report, rejectsFile, onRow: _onRow, ...rest } = options;
-      const part = await validateFile({
+      const sheetOptions: ValidateFileOptions = {
         ...rest,
         ...(onRow && {
           onRow: (s: Readonly<ValidateSummary>, read: SourceProgress) => {
@@ -95,7 +96,10 @@ export async function validateWorkbook(
         profile: entity === options.profile.entity ? options.profile : { entity },
         ...(lines && { reportFile: path.join(lines, `${parts.length}.jsonl`) }),
         ...(rejectsFile && { rejectsFile: rejectsFileOf(rejectsFile, sheet) }),
-      });
+      };
+      const part = table
+        ? await validateStructureTable(sheetOptions, table)
+        : await validateFile(sheetOptions);
       parts.push(part);
       sheets.push({ sheet, entity, rows: part.rows });
       before.rows += part.rows;

@@ -126,7 +126,7 @@ export function openRunReport(path: string): RunReportWriter {
 /** Writes a whole report from its lines (the journal of a run): any format, XLSX included. */
 export async function writeImportReport(
   path: string,
-  lines: AsyncIterable<ImportReportLine>,
+  lines: AsyncIterable<ImportReportLine> | Iterable<ImportReportLine>,
   summary?: SummaryRows,
 ): Promise<void> {
   const table = await openImportReport(path);

@@ -24,7 +24,9 @@ beforeAll(async () => {
   cwd = tempDir('import-lock');
   const rows = ['prod_ref,prod_title'];
   for (let i = 1; i <= 300; i++) rows.push(`LK-${i},Item ${i}`);
-  feed = await writeFeed(cwd, 'feed.csv', rows.join('\n'));
+  // Named as the export names a products file: its entity is known before anything is asked (a file
+  // named otherwise reads the schemas first, to place it by its header).
+  feed = await writeFeed(cwd, 'products.csv', rows.join('\n'));
 });
 
 const args = (report: string) => [

@@ -1,8 +1,9 @@
 // Attribute sets and layouts in a workbook imported whole: sets by name (the default by `default`),
 // layouts replaced only when they differ and shown field by field in a plan, a layout naming a field
-// the target lacks refused before anything is written; `typ_name` resolved per tenant; and an export
+// the target lacks refused before anything is written (and each such row invalid in validate, as a
+// sheet and as a file of its own); `typ_name` resolved per tenant; and an export
 // with --asset-urls imported into the tenant it came from writes nothing.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
@@ -66,6 +67,136 @@ describe('structure sheets', () => {
     expect(result.stderr).toContain("'prod_colour_code'");
     expect(result.stderr).toContain('sheet attribute-sets row 2');
     expect(await writes(empty)).toBe(before);
+  });
+
+  it('validate checks every row of the structure tables, in a workbook and in files of their own', async () => {
+    const sets = [
+      ['name', 'default', 'identifier', 'ProductLayout', 'VariantLayout'],
+      ['Garden', 'false', '', JSON.stringify(layout('Main', ['prod_title', 'prod_colour_code'])), ''],
+      ['Broken', 'false', '', '{"sections": [', ''],
+      ['Kitchen', 'false', '', JSON.stringify(layout('Main', ['prod_title'])), ''],
+    ];
+    const layouts = [
+      ['layout', 'document'],
+      ['categories', JSON.stringify(layout('Category', ['cat_title']))],
+      ['custom:Nowhere', JSON.stringify(layout('X', ['ce_ref']))],
+    ];
+    const verdicts = (file: string) =>
+      Object.fromEntries(
+        reportLines(file)
+          .filter((l) => l.entity === 'attribute-sets' || l.entity === 'layouts')
+          .map((l) => [l.location, [l.entity, l.ref, l.outcome, l.message]]),
+      );
+    const expected = (row: string) => ({
+      [`${row} 2`]: ['attribute-sets', 'Garden', 'invalid', expect.stringContaining("'prod_colour_code'")],
+      [`${row} 3`]: [
+        'attribute-sets',
+        '',
+        'invalid',
+        expect.stringContaining('ProductLayout must hold a layout as JSON'),
+      ],
+      [`${row} 4`]: ['attribute-sets', 'Kitchen', 'valid', ''],
+    });
+    const file = await book(join(dir, 'check.xlsx'), {
+      'attribute-sets': sets,
+      layouts,
+      products: [
+        ['prod_ref', 'prod_title'],
+        ['CHK-1', 'Pan'],
+      ],
+    });
+    const report = join(dir, 'check.report.csv');
+    const checked = await cli(['validate', file, '--report', report, ...connection(empty)]);
+    expect(checked.code, checked.stderr).toBe(1);
+    expect(checked.stderr).toContain(
+      'sheets: attribute-sets (attribute-sets, 3 rows), layouts (layouts, 2 rows)',
+    );
+    expect(verdicts(report)).toMatchObject({
+      ...expected('sheet attribute-sets row'),
+      'sheet layouts row 2': ['layouts', 'categories', 'valid', ''],
+      'sheet layouts row 3': [
+        'layouts',
+        '',
+        'invalid',
+        expect.stringContaining('"custom:Nowhere" names no entity'),
+      ],
+    });
+
+    // The same tables as the files of an export to a folder: read as what their names say.
+    const folder = join(dir, 'tables');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'attribute-sets.csv'), Papa.unparse(sets));
+    writeFileSync(join(folder, 'layouts.csv'), Papa.unparse(layouts));
+    const alone = join(dir, 'sets.report.csv');
+    const file1 = await cli([
+      'validate',
+      join(folder, 'attribute-sets.csv'),
+      '--report',
+      alone,
+      ...connection(empty),
+    ]);
+    expect(file1.code, file1.stderr).toBe(1);
+    expect(verdicts(alone)).toEqual(expected('line'));
+    const file2 = await cli([
+      'validate',
+      join(folder, 'layouts.csv'),
+      '--report',
+      alone,
+      ...connection(empty),
+    ]);
+    expect(file2.code, file2.stderr).toBe(1);
+    expect(verdicts(alone)).toEqual({
+      'line 2': ['layouts', 'categories', 'valid', ''],
+      'line 3': [
+        'layouts',
+        '',
+        'invalid',
+        expect.stringContaining('layout "custom:Nowhere" names no entity'),
+      ],
+    });
+
+    // The import refuses the unknown field before anything is written, as for the workbook's sheet.
+    const before = await writes(empty);
+    const refused = await cli(['import', join(folder, 'attribute-sets.csv'), '--plan', ...connection(empty)]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('[LAYOUT_UNKNOWN_FIELD]');
+    expect(refused.stderr).toContain("line 2: ProductLayout names 'prod_colour_code'");
+    // Fixed: the set is created by the file alone, and the same file again writes nothing.
+    writeFileSync(join(folder, 'attribute-sets.csv'), Papa.unparse([sets[0]!, sets[3]!]));
+    const setsReport = join(dir, 'sets.import.csv');
+    const planned = await cli([
+      'import',
+      join(folder, 'attribute-sets.csv'),
+      '--plan',
+      '--report',
+      setsReport,
+      ...connection(empty),
+    ]);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(reportLines(setsReport)).toMatchObject([
+      { entity: 'attribute-sets', ref: 'Kitchen', outcome: 'would-create' },
+    ]);
+    expect(await writes(empty)).toBe(before);
+    const created = await cli([
+      'import',
+      join(folder, 'attribute-sets.csv'),
+      '--report',
+      setsReport,
+      ...connection(empty),
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(reportLines(setsReport)).toMatchObject([{ ref: 'Kitchen', outcome: 'created', status: '201' }]);
+    const after = await writes(empty);
+    const again = await cli([
+      'import',
+      join(folder, 'attribute-sets.csv'),
+      '--report',
+      setsReport,
+      ...connection(empty),
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(reportLines(setsReport)).toMatchObject([{ ref: 'Kitchen', outcome: 'unchanged' }]);
+    expect(await writes(empty)).toBe(after);
   });
 
   it('creates sets by name, replaces a layout only when it differs, and shows the difference in a plan', async () => {

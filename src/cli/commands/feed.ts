@@ -1,12 +1,21 @@
 // The flags of the commands that read a feed (validate, import; preview and profile take the reader
 // flags), the way from them to library options, and the findings both print.
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
 import { numberFlag } from '../../config/flags.js';
 import { CatalogIoError } from '../../errors.js';
 import { loadProfile } from '../../mappers/profile.js';
 import type { Profile } from '../../mappers/profile-types.js';
-import { parseSize, type ReaderOptions, workbookSheets } from '../../readers/index.js';
+import {
+  checkSource,
+  openSource,
+  parseSize,
+  type ReaderOptions,
+  workbookSheets,
+} from '../../readers/index.js';
+import { structureNote, structureTable } from '../../runner/placement.js';
+import type { StructureTable } from '../../runner/structure/types.js';
 import type { Output } from '../output.js';
 
 /** The reader flags shared by commands that read a source. */
@@ -126,47 +135,102 @@ export async function profileFrom(args: { profile?: string; entity?: string }): 
   return profile;
 }
 
+/** How a source is read when no flag names its entity (workbookReading). */
+export interface FeedReading {
+  /** A workbook of several sheets, each placed on its entity: its sheets. */
+  whole?: string[];
+  /** The entity its name says (a sheet or file named as the export names it). */
+  entity?: string;
+  /** One of the export's structure tables, by its name or its header: applied, not read as records. */
+  structure?: StructureTable;
+  /** Why, for people, when the header said it (a renamed file). */
+  note?: string;
+  /**
+   * A local file (or one sheet) its name says nothing of: its header, for the entity it is of
+   * (entityOfHeader, once the tenant's model is read). None for stdin and URLs: read once only.
+   */
+  header?: string[];
+}
+
 /**
- * How a workbook source is read, from its sheet names (read once): `whole`, its sheets, when it has
- * several, none is named and no `--entity` is given (each sheet on its entity); else, with neither
- * `--entity` nor `--profile`, the `entity` its one sheet (or the one `--sheet` names) is named after as
- * the export names it (`variants`, `custom Store Locations`), so an exported one-entity workbook
- * re-imports as what it is, not as products. Another source: the entity its file name says
- * (exportedFileEntity), with neither flag.
+ * How a source is read, from its sheet names (read once) and, when they say nothing, its header:
+ * `whole`, its sheets, when a workbook has several, none is named and no `--entity` is given (each
+ * sheet on its entity); else, with neither `--entity` nor `--profile`, the `entity` its one sheet (or
+ * the one `--sheet` names) or its file is named after as the export names them (`variants`,
+ * `custom Store Locations`, `custom-Suppliers.csv`), the `structure` table it is (`attribute-sets`,
+ * `layouts`, by name or header), or its `header` to place it by. So an export's file re-imports as
+ * what it is, not as products.
  */
 export async function workbookReading(
   source: string,
   readerOptions: ReaderOptions,
   args: { profile?: string; entity?: string },
-): Promise<{ whole?: string[]; entity?: string }> {
+): Promise<FeedReading> {
   if (args.entity !== undefined) return {};
   const sheets = await workbookSheets(source, readerOptions);
-  if (!sheets) return args.profile === undefined ? exportedFileEntity(source) : {};
-  if (readerOptions.sheet === undefined && sheets.length > 1) return { whole: sheets };
+  if (sheets && readerOptions.sheet === undefined && sheets.length > 1) return { whole: sheets };
   if (args.profile !== undefined) return {};
+  const named = sheets ? sheetName(sheets, readerOptions) : exportedFileName(source);
+  if (named === undefined) return {};
+  const key = named.trim().toLowerCase();
+  if (key === 'products' || key === 'variants' || key === 'categories') return { entity: key };
+  const custom = (sheets ? /^custom\s+(.+)$/i : /^custom-(.+)$/i).exec(named.trim());
+  if (custom) return { entity: `custom:${custom[1]}` };
+  const table = structureTable(named);
+  if (table) return { structure: table };
+  // Named otherwise: a local file's header says what it holds (read twice: stdin and URLs are not).
+  if (isStreamOrUrl(source)) return {};
+  const header = await headerOf(source, readerOptions);
+  if (!header) return {};
+  const structure = structureTable(named, header);
+  return structure ? { structure, note: structureNote(structure) } : { header };
+}
+
+/** The one sheet read (the one `--sheet` names, or the workbook's only one). */
+function sheetName(sheets: string[], readerOptions: ReaderOptions): string | undefined {
   const named = Array.isArray(readerOptions.sheet) ? readerOptions.sheet : [readerOptions.sheet];
   const wanted =
     named.length === 1 && named[0] !== undefined ? named[0] : sheets.length === 1 ? 1 : undefined;
-  const name = typeof wanted === 'number' ? sheets[wanted - 1] : wanted;
-  if (name === undefined) return {};
-  const key = name.trim().toLowerCase();
-  if (key === 'products' || key === 'variants' || key === 'categories') return { entity: key };
-  const custom = /^custom\s+(.+)$/i.exec(name.trim());
-  return custom ? { entity: `custom:${custom[1]}` } : {};
+  return typeof wanted === 'number' ? sheets[wanted - 1] : wanted;
+}
+
+/** A file's name without its extension (`variants.csv` -> `variants`), as the export names its files. */
+function exportedFileName(source: string): string {
+  return isStreamOrUrl(source)
+    ? ''
+    : basename(source).replace(/\.(csv|tsv|txt|json|jsonl|ndjson)(\.gz)?$/i, '');
+}
+
+const isStreamOrUrl = (source: string) => source === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(source);
+
+/** The header of a local file (or of the sheet read), without its rows; none when it cannot be read. */
+async function headerOf(source: string, readerOptions: ReaderOptions): Promise<string[] | undefined> {
+  try {
+    const opened = await openSource(source, { ...readerOptions, allowNoData: true });
+    try {
+      return opened.headers;
+    } finally {
+      await opened.close();
+    }
+  } catch {
+    // Read as before: the run opens it again and says what is wrong with it.
+    return undefined;
+  }
 }
 
 /**
- * The entity an export's file of one entity is named after (`variants.csv`, `custom-Suppliers.jsonl`,
- * as `export --out folder/` names them), for a local file read with neither `--entity` nor `--profile`:
- * an exported variants file re-imports as variants, not as products.
+ * A missing or unreadable source is said before anything is started or asked of the tenant
+ * (checkSource). A folder (an export's to a folder, say) is told how its files go in: one at a time,
+ * the structure tables first, as a workbook imported whole applies them.
  */
-function exportedFileEntity(source: string): { entity?: string } {
-  if (source === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return {};
-  const name = basename(source).replace(/\.(csv|tsv|txt|json|jsonl|ndjson)(\.gz)?$/i, '');
-  const key = name.trim().toLowerCase();
-  if (key === 'variants' || key === 'categories') return { entity: key };
-  const custom = /^custom-(.+)$/i.exec(name.trim());
-  return custom ? { entity: `custom:${custom[1]}` } : {};
+export async function checkFeedSource(source: string): Promise<void> {
+  if (!isStreamOrUrl(source) && (await stat(source).catch(() => undefined))?.isDirectory()) {
+    throw new CatalogIoError(
+      'SOURCE_UNREADABLE',
+      `Cannot read source: ${source} is a folder; give one file. An export's folder goes in a file at a time: attribute-sets, layouts, categories, products, variants, then each custom entity's file (docs/import.md)`,
+    );
+  }
+  await checkSource(source);
 }
 
 /** A file flag given an empty name (`--report ""`, a variable that was not set) is refused, not ignored. */

@@ -9,11 +9,13 @@ import { clockTime } from '../../api/service-http.js';
 import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import { holderWords } from '../../lock/held.js';
-import { checkSource, type ReaderOptions } from '../../readers/index.js';
+import type { ReaderOptions } from '../../readers/index.js';
 import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import type { MaxMissing } from '../../runner/import/full-sync.js';
 import type { ImportMode, ImportOptions, ImportSummary, RunStop } from '../../runner/import/run.js';
 import { EXIT_CODES } from '../../runner/import/types.js';
+import { entityOfHeader } from '../../runner/placement.js';
+import type { StructureTable } from '../../runner/structure/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import { checkSummaryPath } from '../../runs/summary.js';
@@ -21,7 +23,9 @@ import { outageLine } from '../outage-notice.js';
 import { createProgress } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
 import {
+  checkFeedSource,
   type FeedArgs,
+  type FeedReading,
   fileName,
   profileFrom,
   readerOptionsFrom,
@@ -183,13 +187,15 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       const waitLock = args['wait-lock'];
       const maxMissing = parseMaxMissing(args['max-missing']);
       // A missing file is said before anything is started or asked of the tenant.
-      await checkSource(sourceArg(args.source));
+      await checkFeedSource(sourceArg(args.source));
       if (args.summary) await checkSummaryPath(args.summary);
       const profile = await profileFrom(args);
       const readerOptions = readerOptionsFrom(args);
       // A pattern's newest match is picked once: the same file is read, resumed and moved.
       let start: RunStart;
       let sheets: string[] | undefined;
+      let structure: StructureTable | undefined;
+      let header: string[] | undefined;
       let connection: Awaited<ReturnType<typeof connect>>;
       // Set once the progress exists: a service found unreachable shows there and as a line.
       let outageNote: ((service: ServiceName, notice: OutageNotice) => void) | undefined;
@@ -197,12 +203,15 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         start = await beginRun(sourceArg(args.source), args);
         const reading = await wholeWorkbook(start.source, readerOptions, args);
         sheets = reading.whole;
+        structure = reading.structure;
         if (reading.entity) profile.entity = reading.entity;
         connection = await connect({
           flags: connectionFlagsFrom(args),
           announce: (line) => out.error(line),
           onOutage: (service, notice) => outageNote?.(service, notice),
         });
+        header = reading.header;
+        if (reading.note) out.error(`note: ${reading.note}`);
       } catch (err) {
         await notifyEarlyFailure(sourceArg(args.source), args, err, out);
         throw err;
@@ -242,6 +251,13 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       const stateDir = path.join(process.cwd(), '.catalog-io');
       const tenant = tenantHash(connection.tenant.catalogUrl, connection.tenant.keyId);
       try {
+        if (header) {
+          // A file its name says nothing of is placed by its header: the model is read before the run
+          // takes its lock (the lock is the entity's); the run then reads that `/$metadata` no more.
+          const byHeader = await entityOfHeader(header, (scope) => connection.tenant.model(scope));
+          if (byHeader?.entity) profile.entity = byHeader.entity;
+          if (byHeader) out.error(`note: ${byHeader.note}`);
+        }
         // Loaded on use, like the other commands' runners: `--help` and other commands start faster.
         const { importFile } = await import('../../runner/import/run.js');
         const { FileLockStore } = await import('../../lock/file.js');
@@ -278,7 +294,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           // Read once the run holds its lock: a run refused by the lock sends no request. One file
           // needs its profile's entity (the `$metadata` of custom entities only for one of them); a
           // whole workbook places its sheets on any entity.
-          model: () => connection.tenant.model(sheets ? 'all' : [profile.entity]),
+          model: () => connection.tenant.model(sheets || structure ? 'all' : [profile.entity]),
           catalog: connection.catalog,
           dam: () => connection.dam,
           mode: args.mode,
@@ -313,15 +329,17 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
               ...(connection.requestRate !== undefined && { requestRate: connection.requestRate }),
             }),
         };
-        const summary = sheets
-          ? await (await import('../../runner/import/workbook.js')).importWorkbook(options, sheets)
-          : await importFile(options);
+        const summary = structure
+          ? await (await import('../../runner/structure/sheets.js')).importStructureFile(options, structure)
+          : sheets
+            ? await (await import('../../runner/import/workbook.js')).importWorkbook(options, sheets)
+            : await importFile(options);
         progress.stop();
         printSummary(out, summary, args);
         setExitCode(summary.exitCode);
         await endRun(
           start,
-          await finishedRunSummary(summary, start, tenant, profile.entity, args),
+          await finishedRunSummary(summary, start, tenant, structure ?? profile.entity, args),
           args,
           out,
         );
@@ -337,7 +355,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           {
             state: locked ? 'stopped' : signal ? 'interrupted' : 'crashed',
             exitCode: locked ? EXIT_CODES.locked : signal ? EXIT_CODES[signal] : EXIT_CODES.fatal,
-            entity: profile.entity,
+            entity: structure ?? profile.entity,
             tenant,
             rows: 0,
             outcomes: {},
@@ -414,19 +432,26 @@ async function finishedRunSummary(
 }
 
 /**
- * How a workbook is imported (workbookReading): whole, or one sheet on the entity its name says. A
- * workbook imported whole cannot be resumed as one run.
+ * How a source is imported (workbookReading): a workbook whole, a structure table, or one sheet or file
+ * on the entity its name or header says. Neither a workbook imported whole nor a structure table is
+ * one run that can be resumed.
  */
 async function wholeWorkbook(
   source: string,
   readerOptions: ReaderOptions,
   args: ImportArgs,
-): Promise<{ whole?: string[]; entity?: string }> {
+): Promise<FeedReading> {
   const reading = await workbookReading(source, readerOptions, args);
   if (reading.whole && args.resume !== undefined) {
     throw new CatalogIoError(
       'CONFIG_INVALID',
       `--resume continues one sheet's run: ${source} has ${reading.whole.length} sheets and is imported whole; name the sheet (--sheet) that was interrupted, or run the workbook again (finished rows come back unchanged)`,
+    );
+  }
+  if (reading.structure && args.resume !== undefined) {
+    throw new CatalogIoError(
+      'CONFIG_INVALID',
+      `--resume continues a run of records: ${source} is the export's ${reading.structure} table, applied whole; run it again (what is already applied comes back unchanged)`,
     );
   }
   return reading;

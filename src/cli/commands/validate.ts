@@ -7,12 +7,13 @@ import type { DamClient } from '../../api/dam.js';
 // From flags.js, not the config index: an offline run (--schemas) loads no HTTP client.
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
 import type { Connection, ConnectionFlags } from '../../config/index.js';
-import { checkSource } from '../../readers/index.js';
 import { setIdsOf } from '../../runner/import/attribute-set-check.js';
 import { tenantModelFor } from '../../runner/model-source.js';
+import { entityOfHeader } from '../../runner/placement.js';
 import { type DamNameLookup, ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
 import { type ValidateFileOptions, type ValidateFileResult, validateFile } from '../../runner/validate.js';
 import type { ValidatedSheet } from '../../runner/validate-workbook.js';
+import type { ModelScope } from '../../schema/load.js';
 import type { TenantModel } from '../../schema/model.js';
 import { redactText } from '../../secrets.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
@@ -20,6 +21,7 @@ import { connectTelling } from '../outage-notice.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress } from '../progress.js';
 import {
+  checkFeedSource,
   type FeedArgs,
   printFindings,
   profileFrom,
@@ -52,34 +54,47 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
         .options(connectionOptions),
     handler: async (args: ValidateArgs) => {
       // A missing file is said before anything is started or asked of the tenant.
-      await checkSource(sourceArg(args.source));
+      await checkFeedSource(sourceArg(args.source));
       const profile = await profileFrom(args);
       const flags = connectionFlagsFrom(args);
       // By default references are checked as the import resolves them: against the file and the tenant
       // (100 refs per request). Offline (--schemas) only when asked: then the file alone tells.
       const checkRefs = args['check-refs'] ?? checksRefsByDefault(flags);
-      const connection = checkRefs && !flags.schemas ? await connectTelling(out, flags) : undefined;
+      // A workbook of several sheets, with no --sheet nor --entity, is validated whole, as the import
+      // imports it: every sheet placed on an entity. A file its name says nothing of, by its header.
+      const readerOptions = readerOptionsFrom(args);
+      const reading = await workbookReading(sourceArg(args.source), readerOptions, args);
+      const { whole, structure } = reading;
+      if (reading.entity) profile.entity = reading.entity;
+      // Placing a file by its header reads the model, then the check reads it again: one connection.
+      const connection =
+        (checkRefs || reading.header) && !flags.schemas ? await connectTelling(out, flags) : undefined;
       // Everything after the connection is inside its `finally`: an open connection (the embedded
       // sandbox's server) would keep the process alive after an error.
       let result: ValidateFileResult;
       let progress: ReturnType<typeof createProgress> | undefined;
       try {
-        // A workbook of several sheets, with no --sheet nor --entity, is validated whole, as the import
-        // imports it: every sheet placed on an entity.
-        const readerOptions = readerOptionsFrom(args);
-        const { whole, entity } = await workbookReading(sourceArg(args.source), readerOptions, args);
-        if (entity) profile.entity = entity;
+        // Not connected (offline, or live with no reference check and nothing to place): read once.
+        let once: Promise<TenantModel> | undefined;
+        const modelFor = (scope: ModelScope): Promise<TenantModel> => {
+          if (connection) return connection.tenant.model(scope);
+          once ??= tenantModelFor({ flags, scope, announce: (line) => out.error(line) });
+          return once;
+        };
+        // A file its name says nothing of: placed by its header, as the import places it.
+        const byHeader = reading.header && (await entityOfHeader(reading.header, modelFor));
+        if (byHeader?.entity) profile.entity = byHeader.entity;
+        const note = reading.note ?? (byHeader ? byHeader.note : undefined);
+        if (note) out.error(`note: ${note}`);
         // Only the profile's entity: a feed of products reads no custom entity's `$metadata` (a whole
-        // workbook may hold any entity).
-        const scope = whole ? 'all' : [profile.entity];
-        const model = connection
-          ? await connection.tenant.model(scope)
-          : await tenantModelFor({ flags, scope, announce: (line) => out.error(line) });
+        // workbook may hold any entity, a layouts table name any entity's fields).
+        const model = await modelFor(whole || structure ? 'all' : [profile.entity]);
         const bar = createProgress(out, 'validate', { quiet: args.quiet || args.json });
         progress = bar;
         let shown = 0;
         const fileOptions: ValidateFileOptions = {
-          ...(await referenceChecking(model, checkRefs, connection)),
+          // A connection made only to place the file checks nothing against the tenant.
+          ...(await referenceChecking(model, checkRefs, checkRefs ? connection : undefined)),
           source: sourceArg(args.source),
           readerOptions,
           model,
@@ -103,9 +118,14 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
             });
           },
         };
-        result = whole
-          ? await (await import('../../runner/validate-workbook.js')).validateWorkbook(fileOptions, whole)
-          : await validateFile(fileOptions);
+        result = structure
+          ? await (await import('../../runner/structure/validate.js')).validateStructureTable(
+              fileOptions,
+              structure,
+            )
+          : whole
+            ? await (await import('../../runner/validate-workbook.js')).validateWorkbook(fileOptions, whole)
+            : await validateFile(fileOptions);
       } finally {
         progress?.stop();
         await connection?.close();

@@ -1,18 +1,17 @@
-// A workbook imported whole: which entity each sheet holds (by the profile's sheet map, the sheet's
-// name, or its header), the order the entities go in (a parent before what refers to it), and the
-// one summary of the sheets' runs.
+// A workbook imported whole: each sheet placed on an entity or a structure table (placement.ts), the
+// order the entities go in (a parent before what refers to it), and the one summary of the sheets' runs.
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { CatalogIoError } from '../../errors.js';
 import { openSource, type ReaderOptions } from '../../readers/index.js';
 import { writeRunSummary } from '../../runs/summary.js';
-import type { TenantModel } from '../../schema/model.js';
 import { type ImportReportLine, writeWorkbookReport } from '../../writers/import-report.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
-import { importStructureSheets, structureTable } from '../structure/sheets.js';
+import { type PlacedSheet, placeSheets } from '../placement.js';
+import { importStructureSheets } from '../structure/sheets.js';
 import type { FullSyncCounts } from './full-sync.js';
 import { PlannedRecords } from './planned.js';
 import { importFile, modelOf } from './run.js';
@@ -24,74 +23,13 @@ import {
   type RunningImport,
 } from './types.js';
 
-export interface PlacedSheet {
-  sheet: string;
-  entity: string;
-}
-
 /** A workbook's sheet and its run; none for a sheet not run (a header and no rows). */
 interface SheetRun extends PlacedSheet {
   part?: ImportSummary;
 }
 
-export interface SheetPlacement {
-  /** In import order: categories, products, variants, custom entities; workbook order within one. */
-  placed: PlacedSheet[];
-  /** Sheets no entity could be found for, in workbook order. */
-  unplaced: string[];
-}
-
-const ORDER: Record<string, number> = { categories: 0, products: 1, variants: 2, custom: 3 };
-
 /** Where a workbook import keeps the report lines of its sheet at `index` until the report is written. */
 const reportOf = (reports: string, index: number) => path.join(reports, `${index}.jsonl`);
-
-/** A sheet name as the export writes it: `custom:Store Locations` becomes `custom Store Locations`. */
-const key = (name: string) =>
-  name
-    .replace(/[:\\/?*[\]]/g, ' ')
-    .trim()
-    .toLowerCase();
-
-/**
- * The entity of each sheet: the profile's `sheets` map first, then the sheet's name (an entity name as
- * the export writes it, any case), then its header (the entity whose reference field is a column;
- * of several, the one most columns belong to).
- */
-export function placeSheets(
-  sheets: ReadonlyArray<{ name: string; headers: readonly string[] | undefined }>,
-  model: TenantModel,
-  sheetMap: Record<string, string> = {},
-): SheetPlacement {
-  const mapped = new Map(Object.entries(sheetMap).map(([sheet, entity]) => [key(sheet), entity]));
-  const placed: Array<PlacedSheet & { index: number }> = [];
-  const unplaced: string[] = [];
-  sheets.forEach(({ name, headers }, index) => {
-    const entity =
-      mapped.get(key(name)) ??
-      model.entities.find((e) => key(e.name) === key(name))?.name ??
-      (headers ? byHeader(headers, model) : undefined);
-    if (entity && model.entity(entity)) placed.push({ sheet: name, entity, index });
-    else unplaced.push(name);
-  });
-  const rank = (p: PlacedSheet) => ORDER[model.entity(p.entity)!.kind] ?? 3;
-  placed.sort((a, b) => rank(a) - rank(b) || a.index - b.index);
-  return { placed: placed.map(({ sheet, entity }) => ({ sheet, entity })), unplaced };
-}
-
-function byHeader(headers: readonly string[], model: TenantModel): string | undefined {
-  const columns = new Set(headers.map((h) => h.trim()));
-  let best: { name: string; score: number } | undefined;
-  for (const entity of model.entities) {
-    if (!columns.has(entity.refField)) continue;
-    // `prod_title_fr` belongs to `prod_title`: a language suffix is not another field.
-    const score = [...columns].filter(
-      (c) => entity.field(c) ?? entity.field(c.replace(/_[a-z]{2}$/, '')),
-    ).length;
-    if (!best || score > best.score) best = { name: entity.name, score };
-  }
-  return best?.name;
-}
 
 /**
  * Every sheet that holds an entity, one import each in dependency order (each with its own lock and
@@ -104,13 +42,16 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
   const startedAt = new Date().toISOString();
   const headers: SheetHead[] = [];
   for (const name of sheets) headers.push(await sheetHeaders(options.source, options.readerOptions, name));
-  const { placed, unplaced } = placeSheets(headers, options.model, options.profile.sheets);
+  const {
+    placed,
+    structure: structureSheets,
+    unplaced,
+  } = placeSheets(headers, options.model, options.profile.sheets);
   // A sheet with a header and no rows (an export's sheet of an entity with no records) is nothing to
   // import for its entity: said in a note, listed with 0 rows, not run (a run refuses a feed with no data).
   const headerOnly = new Set(headers.filter((h) => h.headerOnly).map((h) => h.name));
   // The export's structure tables (attribute sets, layouts) go first: records name their sets.
-  const structureSheets = unplaced.filter((s) => structureTable(s) !== undefined);
-  const structure = structureSheets.filter((s) => !headerOnly.has(s));
+  const structure = structureSheets.filter((s) => !headerOnly.has(s.sheet));
   if (placed.length === 0 && structureSheets.length === 0) {
     throw new CatalogIoError(
       'CONFIG_INVALID',
@@ -119,10 +60,9 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
   }
   const warnings: string[] = [];
   const notes: string[] = [];
-  const unknown = unplaced.filter((s) => !structureSheets.includes(s));
-  if (unknown.length > 0) {
+  if (unplaced.length > 0) {
     warnings.push(
-      `sheets not imported, no entity found for them: ${unknown.map((s) => `"${s}"`).join(', ')} (name one with --sheet and --entity, or map it in the profile's "sheets")`,
+      `sheets not imported, no entity found for them: ${unplaced.map((s) => `"${s}"`).join(', ')} (name one with --sheet and --entity, or map it in the profile's "sheets")`,
     );
   }
   const reports = options.reportFile ? await mkdtemp(path.join(tmpdir(), 'catalog-io-workbook-')) : undefined;
@@ -144,18 +84,18 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
   const planned = options.plan ? new PlannedRecords(options.model.baseLanguage) : undefined;
   try {
     if (structure.length > 0) {
-      const first = sheetRuns.length;
-      const structureParts = await importStructureSheets(
-        options,
-        structure,
-        reports ? (i) => reportOf(reports, first + i) : undefined,
-        planned,
-      );
-      for (const [i, sheet] of structure.entries())
-        sheetRuns.push({ sheet, entity: structureTable(sheet)!, part: structureParts[i]! });
+      const runs = await importStructureSheets(options, structure, planned);
+      for (const [i, { sheet, table }] of structure.entries()) {
+        const { part, lines } = runs[i]!;
+        if (reports)
+          await writeFile(
+            reportOf(reports, sheetRuns.length),
+            lines.map((line) => `${JSON.stringify(line)}\n`).join(''),
+          );
+        sheetRuns.push({ sheet, entity: table, part });
+      }
     }
-    for (const sheet of structureSheets)
-      if (headerOnly.has(sheet)) skip({ sheet, entity: structureTable(sheet)! });
+    for (const { sheet, table } of structureSheets) if (headerOnly.has(sheet)) skip({ sheet, entity: table });
     let reached = 0;
     for (const { sheet, entity } of placed) {
       reached++;

@@ -66,6 +66,17 @@ export async function applyStructure(
  * would refuse it, and half a structure is worse than none. Throws before anything is written.
  */
 export function checkLayoutFields(structure: Structure, model: TenantModel): void {
+  const problems = layoutFieldProblems(structure, model);
+  if (problems.length > 0) {
+    throw new CatalogIoError(
+      'LAYOUT_UNKNOWN_FIELD',
+      `Nothing written: ${problems.length === 1 ? 'a layout names a field' : `${problems.length} layouts name fields`} the target does not have. ${problems.join('; ')}`,
+    );
+  }
+}
+
+/** The layouts that name a field their entity does not have, one sentence each (validate: per row). */
+export function layoutFieldProblems(structure: Structure, model: TenantModel): string[] {
   const problems: string[] = [];
   const check = (where: string, entityName: string, document: LayoutDocument | undefined) => {
     if (!document) return;
@@ -87,12 +98,7 @@ export function checkLayoutFields(structure: Structure, model: TenantModel): voi
   }
   for (const layout of structure.layouts)
     check(`${layout.location}: layout of ${layout.target}`, layout.target, layout.document);
-  if (problems.length > 0) {
-    throw new CatalogIoError(
-      'LAYOUT_UNKNOWN_FIELD',
-      `Nothing written: ${problems.length === 1 ? 'a layout names a field' : `${problems.length} layouts name fields`} the target does not have. ${problems.join('; ')}`,
-    );
-  }
+  return problems;
 }
 
 async function applySet(

@@ -59,3 +59,20 @@ export interface StructureResult {
 /** Names of the two tables (sheets, files) that carry the structure next to the data. */
 export const ATTRIBUTE_SETS_TABLE = 'attribute-sets';
 export const LAYOUTS_TABLE = 'layouts';
+export type StructureTable = typeof ATTRIBUTE_SETS_TABLE | typeof LAYOUTS_TABLE;
+
+/**
+ * Each table's columns as the export writes them (export/structure.ts), and those a header must have
+ * to be taken for the table when its sheet or file is named otherwise (one of `anyOf`, all of `allOf`).
+ */
+export const STRUCTURE_COLUMNS: Record<
+  StructureTable,
+  { columns: readonly string[]; allOf: readonly string[]; anyOf: readonly string[] }
+> = {
+  [ATTRIBUTE_SETS_TABLE]: {
+    columns: ['name', 'default', 'identifier', 'ProductLayout', 'VariantLayout'],
+    allOf: ['name'],
+    anyOf: ['ProductLayout', 'VariantLayout'],
+  },
+  [LAYOUTS_TABLE]: { columns: ['layout', 'document'], allOf: ['layout', 'document'], anyOf: [] },
+};
