@@ -1,8 +1,9 @@
 // "Check a file": a feed (and a profile) dropped on the page is streamed to a temporary file, bounded
-// in size, then validated by the same code as `catalog-io validate` (validateFile: the same readers and
-// their limits, the same checks, the same reference check against the file and the tenant), which
-// writes its JSON Lines report; the grid reads that report in ranges like a run's. Nothing is written
-// to the tenant: validate only reads its $metadata and asks which referenced records exist.
+// in size, then placed and validated by the same code as `catalog-io validate` (what the file holds by
+// the name it was sent under or its header; validateFile: the same readers and their limits, the same
+// checks, the same reference check against the file and the tenant), which writes its JSON Lines
+// report; the grid reads that report in ranges like a run's. Nothing is written to the tenant: validate
+// only reads its $metadata and asks which referenced records exist.
 //
 // What a check may write is bounded: its report stops at `maxReportBytes` (the check ends with an error
 // and its files are removed), and the checks kept and running hold at most `maxChecksBytes` together
@@ -14,15 +15,21 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
-import { profileFrom } from '../cli/commands/feed.js';
-import { checksRefsByDefault, referenceChecking } from '../cli/commands/validate.js';
+import { profileFrom, workbookReading } from '../cli/commands/feed.js';
+import {
+  checksRefsByDefault,
+  placeReading,
+  referenceChecking,
+  validateReading,
+} from '../cli/commands/validate.js';
 import type { Connection, ConnectionFlags } from '../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../errors.js';
 import { isFileFault, writeProblem } from '../files.js';
-import { sheetsReadWhole } from '../readers/index.js';
 import { formatSize } from '../readers/options.js';
 import { tenantModelFor } from '../runner/model-source.js';
-import { type ValidateFileResult, validateFile } from '../runner/validate.js';
+import type { ValidateFileResult } from '../runner/validate.js';
+import type { ModelScope } from '../schema/load.js';
+import type { TenantModel } from '../schema/model.js';
 import { topProblems } from './problems.js';
 import { echo, type Reports, reportQuery } from './runs.js';
 
@@ -167,19 +174,23 @@ export function checkRoutes(
       if (!feed) throw new CatalogIoError('CONFIG_INVALID', 'No feed: drop a CSV, XLSX, JSON or NDJSON file');
       controller.signal.throwIfAborted();
       // As `validate --profile P --entity E` reads them (a profile's entity, or E, or products).
-      const profile = await profileFrom({
-        ...(profileSent && { profile: profileSent.file }),
-        ...(entity && { entity }),
-      });
-      // A workbook of several sheets, with no entity named, is checked whole, as `validate` checks it.
-      const whole = entity === undefined ? await sheetsReadWhole(feed.file) : undefined;
-      const scope = whole ? 'all' : [profile.entity];
+      const args = { ...(profileSent && { profile: profileSent.file }), ...(entity && { entity }) };
+      const profile = await profileFrom(args);
+      // Placed as `validate` places a file (a workbook of several sheets whole; with neither entity nor
+      // profile, an export's file by its name or its header), by the name it was sent under: this
+      // server keeps it as `feed.csv`.
+      const reading = await workbookReading(feed.file, {}, args, feed.name);
       // As `validate` does by default: references checked against the file and the tenant (with
-      // --schemas, offline, not at all).
+      // --schemas, offline, not at all: the schema folder, read once).
       const tenant = checkRefs ? await connected() : undefined;
-      const model = tenant
-        ? await tenant.tenant.model(scope)
-        : await tenantModelFor({ flags: options.flags, scope });
+      let offline: Promise<TenantModel> | undefined;
+      const modelFor = (scope: ModelScope): Promise<TenantModel> => {
+        if (tenant) return tenant.tenant.model(scope);
+        offline ??= tenantModelFor({ flags: options.flags, scope });
+        return offline;
+      };
+      const { note, scope } = await placeReading(reading, profile, modelFor);
+      const model = await modelFor(scope);
       controller.signal.throwIfAborted();
       const report = path.join(dir, 'report.jsonl');
       const shownName = feed.name;
@@ -200,9 +211,7 @@ export function checkRoutes(
         signal: controller.signal,
         ...(await referenceChecking(model, checkRefs, tenant)),
       };
-      const result = whole
-        ? await (await import('../runner/validate-workbook.js')).validateWorkbook(checked, whole)
-        : await validateFile(checked);
+      const result = await validateReading(checked, reading);
       clearInterval(measuring);
       controller.signal.throwIfAborted();
       const reportBytes = (await stat(report)).size;
@@ -212,7 +221,8 @@ export function checkRoutes(
       // Only the report is kept for the grid: the feed and the profile are done with.
       for (const sent of [feed, profileSent]) if (sent) await rm(sent.file, { force: true });
       const id = String(++next);
-      const shown = { ...result, source: feed.name };
+      // Why it was checked as what it was (its header said it), where `validate` says it: first.
+      const shown = { ...result, source: feed.name, notes: note ? [note, ...result.notes] : result.notes };
       checks.set(id, {
         dir,
         report,

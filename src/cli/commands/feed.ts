@@ -159,18 +159,20 @@ export interface FeedReading {
  * the one `--sheet` names) or its file is named after as the export names them (`variants`,
  * `custom Store Locations`, `custom-Suppliers.csv`), the `structure` table it is (`attribute-sets`,
  * `layouts`, by name or header), or its `header` to place it by. So an export's file re-imports as
- * what it is, not as products.
+ * what it is, not as products. `name` is the file name the export's names are looked for in: the
+ * source's own, or the one a file was sent under (the console keeps an upload as `feed.csv`).
  */
 export async function workbookReading(
   source: string,
   readerOptions: ReaderOptions,
   args: { profile?: string; entity?: string },
+  name: string = source,
 ): Promise<FeedReading> {
   if (args.entity !== undefined) return {};
   const sheets = await workbookSheets(source, readerOptions);
   if (sheets && readerOptions.sheet === undefined && sheets.length > 1) return { whole: sheets };
   if (args.profile !== undefined) return {};
-  const named = sheets ? sheetName(sheets, readerOptions) : exportedFileName(source);
+  const named = sheets ? sheetName(sheets, readerOptions) : exportedFileName(name);
   if (named === undefined) return {};
   const key = named.trim().toLowerCase();
   if (key === 'products' || key === 'variants' || key === 'categories') return { entity: key };

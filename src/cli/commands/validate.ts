@@ -7,6 +7,7 @@ import type { DamClient } from '../../api/dam.js';
 // From flags.js, not the config index: an offline run (--schemas) loads no HTTP client.
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
 import type { Connection, ConnectionFlags } from '../../config/index.js';
+import type { Profile } from '../../mappers/profile-types.js';
 import { setIdsOf } from '../../runner/import/attribute-set-check.js';
 import { tenantModelFor } from '../../runner/model-source.js';
 import { entityOfHeader } from '../../runner/placement.js';
@@ -23,6 +24,7 @@ import { createProgress } from '../progress.js';
 import {
   checkFeedSource,
   type FeedArgs,
+  type FeedReading,
   printFindings,
   profileFrom,
   readerOptionsFrom,
@@ -64,8 +66,6 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       // imports it: every sheet placed on an entity. A file its name says nothing of, by its header.
       const readerOptions = readerOptionsFrom(args);
       const reading = await workbookReading(sourceArg(args.source), readerOptions, args);
-      const { whole, structure } = reading;
-      if (reading.entity) profile.entity = reading.entity;
       // Placing a file by its header reads the model, then the check reads it again: one connection.
       const connection =
         (checkRefs || reading.header) && !flags.schemas ? await connectTelling(out, flags) : undefined;
@@ -81,14 +81,9 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
           once ??= tenantModelFor({ flags, scope, announce: (line) => out.error(line) });
           return once;
         };
-        // A file its name says nothing of: placed by its header, as the import places it.
-        const byHeader = reading.header && (await entityOfHeader(reading.header, modelFor));
-        if (byHeader?.entity) profile.entity = byHeader.entity;
-        const note = reading.note ?? (byHeader ? byHeader.note : undefined);
+        const { note, scope } = await placeReading(reading, profile, modelFor);
         if (note) out.error(`note: ${note}`);
-        // Only the profile's entity: a feed of products reads no custom entity's `$metadata` (a whole
-        // workbook may hold any entity, a layouts table name any entity's fields).
-        const model = await modelFor(whole || structure ? 'all' : [profile.entity]);
+        const model = await modelFor(scope);
         const bar = createProgress(out, 'validate', { quiet: args.quiet || args.json });
         progress = bar;
         let shown = 0;
@@ -118,14 +113,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
             });
           },
         };
-        result = structure
-          ? await (await import('../../runner/structure/validate.js')).validateStructureTable(
-              fileOptions,
-              structure,
-            )
-          : whole
-            ? await (await import('../../runner/validate-workbook.js')).validateWorkbook(fileOptions, whole)
-            : await validateFile(fileOptions);
+        result = await validateReading(fileOptions, reading);
       } finally {
         progress?.stop();
         await connection?.close();
@@ -134,6 +122,42 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       setExitCode(result.outcomes.invalid > 0 ? EXIT.ROWS_FAILED : EXIT.OK);
     },
   }) as CommandModule<object, ValidateArgs>;
+
+/**
+ * What a source read with neither `--entity` nor `--profile` is checked as (workbookReading): the
+ * entity its name says, else its header's (entityOfHeader, as the import places it), set on the
+ * profile; the note saying why when its header said it; and the model's scope the check needs. The
+ * console's "Check a file" places a file with it too, so both check a file as the same thing.
+ */
+export async function placeReading(
+  reading: FeedReading,
+  profile: Profile,
+  modelFor: (scope: ModelScope) => Promise<TenantModel>,
+): Promise<{ note?: string; scope: ModelScope }> {
+  if (reading.entity) profile.entity = reading.entity;
+  const byHeader = reading.header && (await entityOfHeader(reading.header, modelFor));
+  if (byHeader?.entity) profile.entity = byHeader.entity;
+  const note = reading.note ?? (byHeader ? byHeader.note : undefined);
+  // Only the profile's entity: a feed of products reads no custom entity's `$metadata` (a whole
+  // workbook may hold any entity, a layouts table name any entity's fields).
+  const scope: ModelScope = reading.whole || reading.structure ? 'all' : [profile.entity];
+  return { ...(note && { note }), scope };
+}
+
+/** Checks a source as it was placed (placeReading): a structure table, a workbook whole, or one file. */
+export async function validateReading(
+  options: ValidateFileOptions,
+  reading: FeedReading,
+): Promise<ValidateFileResult> {
+  if (reading.structure)
+    return (await import('../../runner/structure/validate.js')).validateStructureTable(
+      options,
+      reading.structure,
+    );
+  if (reading.whole)
+    return (await import('../../runner/validate-workbook.js')).validateWorkbook(options, reading.whole);
+  return validateFile(options);
+}
 
 /** `--check-refs` when not given: on, but off with --schemas (offline: no tenant to ask). */
 export function checksRefsByDefault(flags: ConnectionFlags): boolean {

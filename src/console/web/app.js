@@ -409,7 +409,7 @@ function CheckPage() {
         <p>Drop the feed here, or choose it:</p>
         <p><input type="file" id="feed" name="feed" onChange=${(e) => setFeed(e.target.files[0])} /></p>
         <p>Profile (optional): <input type="file" id="profile" name="profile" accept=".json,.yaml,.yml" onChange=${(e) => setProfile(e.target.files[0])} /></p>
-        <p>Entity (without a profile): <input name="entity" placeholder="products" /></p>
+        <p>Entity (without a profile): <input name="entity" placeholder="by its name or header" /></p>
         <p class="muted">${feed ? `feed: ${feed.name}` : 'no feed yet'}${profile ? ` · profile: ${profile.name}` : ''}</p>
       </div>
       <p><button type="submit" id="check" disabled=${busy}>${busy ? 'Checking…' : 'Check'}</button></p>
