@@ -3,7 +3,7 @@
 // the worker: the import that would have told them never ran, and an unattended feed would fail
 // unseen. The targets and `--notify-on` are the job's own flags; secrets (webhook key, SMTP server)
 // are the worker's environment, as for the runs it starts. Never throws.
-import { runSummary } from '../cli/commands/run-end.js';
+import { notStartedSummary } from '../cli/commands/run-end.js';
 import type { NotifyOn, NotifyTarget } from '../notify/index.js';
 import type { FeedJob } from './feed-job.js';
 
@@ -41,19 +41,10 @@ export async function notifyJobFailure(
         log(`job ${jobId}: warning: ${(err as Error).message}`);
       }
     }
-    // Made as a run's end is (run-end.ts), as the import that never ran would have: no run was
-    // recorded, so no run id (the message names the job).
-    const summary = runSummary(
+    // As the import that never ran would have told it (run-end.ts); the message names the job.
+    const summary = notStartedSummary(
       { runId: '', source: job.source, targets, startedAt: new Date() },
-      {
-        state: 'crashed',
-        exitCode: 2,
-        tenant: '',
-        rows: 0,
-        outcomes: {},
-        requests: { total: 0, byMethod: {} },
-        message: `Job ${jobId} (${job.command} for tenant ${job.tenant}) failed on the worker before the import started: ${reason}`,
-      },
+      `Job ${jobId} (${job.command} for tenant ${job.tenant}) failed on the worker before the import started: ${reason}`,
     );
     const results = await notifyRunEnd(summary, { targets, on: flags.on, settings: notifySettingsFrom(env) });
     for (const r of results)

@@ -102,6 +102,23 @@ export function runSummary(start: RunStart, end: RunEnd): RunSummary {
 }
 
 /**
+ * The summary of a run that failed before it started: no run was recorded, so no run id (not one made
+ * up, that names no run folder), no rows and no requests. The CLI's early failures and a queued job
+ * that failed on its worker are told with it.
+ */
+export function notStartedSummary(start: RunStart, message: string): RunSummary {
+  return runSummary(start, {
+    state: 'crashed',
+    exitCode: 2,
+    tenant: '',
+    rows: 0,
+    outcomes: {},
+    requests: { total: 0, byMethod: {} },
+    message,
+  });
+}
+
+/**
  * A run that failed before it started (source server, Redis or the tenant unreachable, bad settings)
  * is told too: for an unattended feed, nobody else would notice. Never throws.
  */
@@ -116,21 +133,12 @@ export async function notifyEarlyFailure(
     const { parseNotifyTarget } = await import('../../notify/index.js');
     const startedAt = new Date();
     const start: RunStart = {
-      // No run was recorded: no run id (not one made up, that names no run folder).
       runId: '',
       source: spec,
       targets: args.notify.map(parseNotifyTarget),
       startedAt,
     };
-    const summary = runSummary(start, {
-      state: 'crashed',
-      exitCode: 2,
-      tenant: '',
-      rows: 0,
-      outcomes: {},
-      requests: { total: 0, byMethod: {} },
-      message: err instanceof Error ? err.message : String(err),
-    });
+    const summary = notStartedSummary(start, err instanceof Error ? err.message : String(err));
     await endRun(
       start,
       summary,
