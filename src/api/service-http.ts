@@ -16,6 +16,8 @@ import { decideRetry, type GiveUpReason, isGatewayStatus, sleep, unreachableKind
 import type { Transport } from './transport.js';
 import { encodePath, encodeQuery, type Query, trimBase } from './url.js';
 
+/** The requests that write: each try of one is sent only while the run surely holds its lock. */
+const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The least time left in a request's budget for which another try is sent, ms. */
 const LEAST_TRY_MS = 100;
 /** A probe of a service that cannot be reached waits at most this long for its answer, ms. */
@@ -82,6 +84,11 @@ export class ServiceHttp {
 
   get counters(): RunCounters {
     return this.transport.counters;
+  }
+
+  /** What each write of the run's transport asks before it is sent (Transport.guardWrites). */
+  guardWrites(guard: (() => Promise<void> | undefined) | undefined): void {
+    this.transport.guardWrites(guard);
   }
 
   /** The full encoded URL a request would be sent to (for length budgets). */
@@ -168,11 +175,26 @@ export class ServiceHttp {
       let started = false;
       try {
         const tried = budget;
+        const go = () => {
+          started = true;
+          return this.timedOnce(tried, tryMs, method, target, headers, payload, attempt > 1);
+        };
         const res = await untilStopped(
           limiter.schedule(() => {
             if (transport.stopping) return Promise.reject(this.stopped(method, shownPath));
-            started = true;
-            return this.timedOnce(tried, tryMs, method, target, headers, payload, attempt > 1);
+            // A write is sent only while the run surely holds its lock (a clock comparison); else it
+            // waits for the lock's next refresh, and is not sent at all if the lock was lost.
+            const wait = WRITES.has(method) ? transport.beforeWrite() : undefined;
+            if (wait === undefined) return go();
+            return wait.then(
+              () => {
+                if (transport.stopping) throw this.stopped(method, shownPath);
+                return go();
+              },
+              () => {
+                throw this.lockLost(method, shownPath);
+              },
+            );
           }),
           transport.waitSignal,
           () => !started,
@@ -268,6 +290,20 @@ export class ServiceHttp {
         path,
       },
     );
+  }
+
+  /**
+   * A write not sent because the run lost its lock: another run may hold it now. `API_STOPPED`, so
+   * every step ends as for a stop, `details.lockLost` telling the row's report why.
+   */
+  private lockLost(method: string, path: string): ApiError {
+    const err = new ApiError(
+      'API_STOPPED',
+      `${this.service} ${method} ${path}: not sent, the run lost its lock and another run may hold it`,
+      { service: this.service, method, path },
+    );
+    err.details.lockLost = true;
+    return err;
   }
 
   /** A request that waited for the service past the outage budget. */

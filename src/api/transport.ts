@@ -53,6 +53,8 @@ export class Transport {
   private readonly tries = new AbortController();
   private graceTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Asked before each try of a write (the run's lock still held for sure), when a run set one. */
+  private writeGuard: (() => Promise<void> | undefined) | undefined;
 
   constructor(options: TransportOptions = {}) {
     checkTimes(options);
@@ -80,6 +82,19 @@ export class Transport {
       this.circuits.set(service, circuit);
     }
     return circuit;
+  }
+
+  /**
+   * Sets (or, `undefined`, clears) what each try of a write (POST, PUT, PATCH, DELETE) asks first:
+   * `undefined` to go ahead, or a promise to wait for; a promise that rejects means the write is not sent.
+   */
+  guardWrites(guard: (() => Promise<void> | undefined) | undefined): void {
+    this.writeGuard = guard;
+  }
+
+  /** What a write must wait for before it is sent, if anything (see `guardWrites`). */
+  beforeWrite(): Promise<void> | undefined {
+    return this.writeGuard?.();
   }
 
   /** The run is stopping: requests not yet started are not sent. */

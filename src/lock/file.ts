@@ -2,12 +2,13 @@
 // (dir.ts: the user's state folder, not the working folder), taken
 // with proper-lockfile (an atomic mkdir, kept fresh while the run lives). The file beside it says who
 // holds it. A lock whose process is gone is taken over at once (same host) or once it went stale.
+import fs from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { processAlive } from '../runs/registry.js';
-import { heldLock, lockedError, lossSignal, waitOrStop } from './held.js';
+import { guaranteedMs, heldLock, LockFreshness, lockedError, lossSignal, waitOrStop } from './held.js';
 import type { AcquireOptions, HeldLock, LockHolder, LockScope, RunLockStore } from './types.js';
 
 /** A lock not refreshed for this long belongs to a process that is gone (another host, or frozen). */
@@ -16,10 +17,16 @@ const POLL_MS = 500;
 
 export class FileLockStore implements RunLockStore {
   readonly dir: string;
+  private readonly staleMs: number;
 
-  /** `dir`: the lock folder (`defaultLockDir()` unless configured). */
-  constructor(dir: string) {
+  /**
+   * `dir`: the lock folder (`defaultLockDir()` unless configured). `staleMs`: how long a lock not
+   * refreshed stays its holder's (default 30 s; at least 2 s; shorter only in tests). It is refreshed
+   * every half of it.
+   */
+  constructor(dir: string, options: { staleMs?: number } = {}) {
     this.dir = dir;
+    this.staleMs = Math.max(options.staleMs ?? STALE_MS, 2000);
   }
 
   private file(scope: LockScope): string {
@@ -29,7 +36,7 @@ export class FileLockStore implements RunLockStore {
 
   async holder(scope: LockScope): Promise<LockHolder | undefined> {
     const file = this.file(scope);
-    if (!(await lockfile.check(file, { stale: STALE_MS, realpath: false }).catch(() => false)))
+    if (!(await lockfile.check(file, { stale: this.staleMs, realpath: false }).catch(() => false)))
       return undefined;
     return readHolder(file);
   }
@@ -41,20 +48,33 @@ export class FileLockStore implements RunLockStore {
     let waiting = false;
     const { lost, lose } = lossSignal();
     for (;;) {
+      // Writes go out while the lock file's last refresh (its mtime found ours, then renewed) is recent
+      // enough that no other run can have found it stale; past that they wait for the next refresh.
+      const freshness = new LockFreshness(guaranteedMs(this.staleMs), this.staleMs, (err) => loseIt(err));
+      const loseIt = (err: Error) => {
+        freshness.lose(err);
+        lose(err);
+      };
       try {
         const release = await lockfile.lock(file, {
-          stale: STALE_MS,
+          stale: this.staleMs,
           realpath: false,
-          onCompromised: (err) => lose(err),
+          fs: refreshWatched(`${file}.lock`, freshness),
+          onCompromised: (err) => loseIt(err),
         });
         // A holder file left behind means its run never released the lock: it was taken over.
         const previous = await readHolder(file);
         if (previous) options.onTakeover?.(previous);
         await writeFile(file, `${JSON.stringify(holder)}\n`);
-        return heldLock(holder, lost, async () => {
-          await rm(file, { force: true });
-          await release().catch(() => {});
-        });
+        return heldLock(
+          holder,
+          lost,
+          async () => {
+            await rm(file, { force: true });
+            await release().catch(() => {});
+          },
+          freshness,
+        );
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
       }
@@ -70,6 +90,34 @@ export class FileLockStore implements RunLockStore {
       await waitOrStop(POLL_MS, scope, options);
     }
   }
+}
+
+/**
+ * The file system proper-lockfile works with, telling `freshness` of each refresh of the lock folder
+ * that succeeded: its mtime was found ours (the stat), then renewed (utimes). The lock was held when
+ * the stat began, and nobody can find it stale before that time plus the stale threshold.
+ */
+function refreshWatched(lockDir: string, freshness: LockFreshness): typeof fs {
+  let statAt: number | undefined;
+  return {
+    ...fs,
+    stat: ((target: fs.PathLike, callback: (err: NodeJS.ErrnoException | null, stats: fs.Stats) => void) => {
+      if (target === lockDir) statAt = Date.now();
+      fs.stat(target, callback);
+    }) as typeof fs.stat,
+    utimes: ((
+      target: fs.PathLike,
+      atime: fs.TimeLike,
+      mtime: fs.TimeLike,
+      callback: (err: NodeJS.ErrnoException | null) => void,
+    ) => {
+      const began = statAt;
+      fs.utimes(target, atime, mtime, (err) => {
+        if (!err && target === lockDir && began !== undefined) freshness.confirm(began);
+        callback(err);
+      });
+    }) as typeof fs.utimes,
+  };
 }
 
 async function readHolder(file: string): Promise<LockHolder | undefined> {

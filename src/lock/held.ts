@@ -14,11 +14,17 @@ export function lossSignal(): { lost: Promise<never>; lose: (err: Error) => void
 }
 
 /** The held lock: `release` gives it up the first time it is called, and does nothing after. */
-export function heldLock(holder: LockHolder, lost: Promise<never>, release: () => Promise<void>): HeldLock {
+export function heldLock(
+  holder: LockHolder,
+  lost: Promise<never>,
+  release: () => Promise<void>,
+  freshness?: LockFreshness,
+): HeldLock {
   let released = false;
   return {
     holder,
     lost,
+    ...(freshness && { confirmed: () => freshness.check() }),
     async release() {
       if (released) return;
       released = true;
@@ -63,4 +69,84 @@ export function lockedError(scope: LockScope, holder: LockHolder | undefined): C
     `Another import of ${scope.entity} to this tenant is running: ${holderWords(holder)}. Try again when it ends, or wait for it with --wait-lock <seconds>`,
     { holder, scope },
   );
+}
+
+/**
+ * How long after a refresh that confirmed it a lock is surely still held: two thirds of the time after
+ * which another run may take it over (a stale lock file, an expired Redis key), the rest a margin for
+ * the clocks, the store's own timing and the write about to start.
+ */
+export function guaranteedMs(staleMs: number): number {
+  return Math.floor((staleMs * 2) / 3);
+}
+
+/**
+ * When the lock was last confirmed held, for the check before each write: a clock comparison while
+ * the last confirmation is recent enough; past that (the process stalled, was stopped, or its store is
+ * slow), writes wait for the next refresh, or end if the lock is lost (or not confirmed within
+ * `waitMs`, a lock that cannot be confirmed is lost as well).
+ */
+export class LockFreshness {
+  private confirmedAt = Date.now();
+  private lostWith: Error | undefined;
+  private readonly waiters = new Set<{ resolve: () => void; reject: (err: Error) => void }>();
+
+  constructor(
+    private readonly windowMs: number,
+    private readonly waitMs: number,
+    /** The lock could not be confirmed in time: the store loses it (which calls `lose` here). */
+    private readonly giveUp: (err: Error) => void,
+    /** A write is waiting: the store may refresh at once rather than at its next beat. */
+    private readonly refreshNow: () => void = () => {},
+  ) {}
+
+  /** A refresh that began at `startedAt` found the lock still ours. */
+  confirm(startedAt: number): void {
+    if (this.lostWith) return;
+    if (startedAt > this.confirmedAt) this.confirmedAt = startedAt;
+    if (!this.fresh()) return;
+    for (const waiter of this.waiters) waiter.resolve();
+    this.waiters.clear();
+  }
+
+  /** The lock is lost: every write waiting, and every write after, is not sent. */
+  lose(err: Error): void {
+    if (this.lostWith) return;
+    this.lostWith = err;
+    for (const waiter of this.waiters) waiter.reject(err);
+    this.waiters.clear();
+  }
+
+  private fresh(): boolean {
+    return Date.now() - this.confirmedAt < this.windowMs;
+  }
+
+  /** `undefined`: the lock is surely held, write; else wait for the promise (it rejects if the lock is lost). */
+  check(): Promise<void> | undefined {
+    if (this.lostWith) return Promise.reject(this.lostWith);
+    if (this.fresh()) return undefined;
+    return new Promise<void>((resolve, reject) => {
+      // A timer that keeps the process alive while the write waits (the store's own may not).
+      const timer = setTimeout(() => {
+        this.giveUp(
+          new CatalogIoError(
+            'LOCK_LOST',
+            `The run lock could not be confirmed within ${Math.round(this.waitMs / 1000)} s`,
+          ),
+        );
+      }, this.waitMs);
+      const waiter = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (err: Error) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      };
+      this.waiters.add(waiter);
+      this.refreshNow();
+    });
+  }
 }

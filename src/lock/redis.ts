@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { CatalogIoError } from '../errors.js';
 import { KEY_PREFIX } from '../redis/url.js';
-import { heldLock, lockedError, lossSignal, waitOrStop } from './held.js';
+import { heldLock, LockFreshness, lockedError, lossSignal, waitOrStop } from './held.js';
 import type { AcquireOptions, HeldLock, LockHolder, LockScope, RunLockStore } from './types.js';
 
 /**
@@ -110,18 +110,30 @@ export class RedisLockStore implements RunLockStore {
     let busy = false;
     // Past this without a renewal the key may expire any moment: the run must stop before it does.
     const unreachableMs = lockLostAfterMs(ttlMs);
-    const loseIt = (message: string) => {
+    // A write waits for a renewal once the last is that old (a stalled or stopped process): asked at once.
+    const freshness = new LockFreshness(
+      unreachableMs,
+      ttlMs,
+      (err) => loseWith(err),
+      () => void check(),
+    );
+    const loseWith = (err: Error) => {
       if (isLost) return;
       isLost = true;
-      lose(new CatalogIoError('LOCK_LOST', message));
+      freshness.lose(err);
+      lose(err);
     };
+    const loseIt = (message: string) => loseWith(new CatalogIoError('LOCK_LOST', message));
     const check = async () => {
       if (released || busy) return;
       busy = true;
+      // The key lives at least a TTL from when the renewal was sent: writes go out while that is recent.
+      const sentAt = Date.now();
       try {
         const kept = await redis.eval(RENEW, 2, key, MARKER, value, String(ttlMs));
         if (kept === 1) {
           renewedAt = Date.now();
+          freshness.confirm(sentAt);
           return;
         }
         // Gone (flushed, restarted) or someone else's: the run stops. A key that is free is claimed
@@ -148,16 +160,21 @@ export class RedisLockStore implements RunLockStore {
     // A connection that comes back may find a restarted Redis: check at once.
     const onReady = () => void check();
     redis.on('ready', onReady);
-    return heldLock(holder, lost, async () => {
-      released = true;
-      clearInterval(timer);
-      redis.off('ready', onReady);
-      // Redis gone: the key expires by its TTL; the run's end is not held up waiting for it.
-      await Promise.race([
-        redis.eval(RELEASE, 2, key, lastKey, value).catch(() => undefined),
-        new Promise((resolve) => setTimeout(resolve, RELEASE_WAIT_MS).unref()),
-      ]);
-    });
+    return heldLock(
+      holder,
+      lost,
+      async () => {
+        released = true;
+        clearInterval(timer);
+        redis.off('ready', onReady);
+        // Redis gone: the key expires by its TTL; the run's end is not held up waiting for it.
+        await Promise.race([
+          redis.eval(RELEASE, 2, key, lastKey, value).catch(() => undefined),
+          new Promise((resolve) => setTimeout(resolve, RELEASE_WAIT_MS).unref()),
+        ]);
+      },
+      freshness,
+    );
   }
 }
 

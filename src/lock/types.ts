@@ -22,6 +22,13 @@ export interface HeldLock {
   release(): Promise<void>;
   /** Rejects once the lock was lost (its store no longer says we hold it). */
   readonly lost: Promise<never>;
+  /**
+   * Before each write: `undefined` while the last confirmed refresh is recent enough that no other run
+   * can have taken the lock over (a clock comparison, no I/O); else a promise that resolves once a
+   * refresh confirms the lock is still held, and rejects (`LOCK_LOST`) if it is lost instead. A store
+   * without it is trusted until its `lost` rejects.
+   */
+  confirmed?(): Promise<void> | undefined;
 }
 
 export interface AcquireOptions {

@@ -230,7 +230,9 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       const stop: RunStop = {
         // Said at once and whatever the flags: a scheduler's log must show why the run ends.
         onLockLost: (err) =>
-          out.error(`catalog-io: ${err.message}; stopping after the batch in flight [LOCK_LOST]`),
+          out.error(
+            `catalog-io: ${err.message}; stopping: no write is sent any more, the writes in flight end [LOCK_LOST]`,
+          ),
       };
       const unwatchSignals = watchStopSignals({
         stop,

@@ -25,7 +25,7 @@ import {
   type RowWork,
   reportLine,
 } from './report-line.js';
-import { notAttemptedMessage, notFinishedMessage } from './stop-messages.js';
+import { LOCK_LOST_NOT_ATTEMPTED, notAttemptedMessage, notFinishedMessage } from './stop-messages.js';
 import {
   DEFAULT_BATCH_SIZE,
   MODE_COMMAND,
@@ -296,6 +296,11 @@ export class ImportRun {
       this.stopReason ??= 'outage';
       return;
     }
+    // A write not sent because the lock was lost: another run may hold it, the run stops.
+    if (results.some((r) => r.fault === 'lock-lost')) {
+      this.stopReason ??= 'lock-lost';
+      return;
+    }
     if (results.some((r) => r.fault === 'stopped')) {
       this.stopReason ??= this.options.stop?.signal ?? 'SIGTERM';
       return;
@@ -326,7 +331,15 @@ export class ImportRun {
     const { row } = work;
     // Not failed: the run stopped (or the service was gone) before the service answered for it.
     if (results.some((r) => cutShort(r))) {
-      this.recordNotAttempted(work, work.n ?? 0, notFinishedMessage(this.stopReason));
+      // Nothing of the row sent (its write withheld, the lock lost): not attempted; else, a write was
+      // under way: --resume checks what it did.
+      const unsent = results.every((r) => r.fault === 'lock-lost' || !WROTE.has(r.outcome));
+      const lockOnly = results.every((r) => !cutShort(r) || r.fault === 'lock-lost');
+      this.recordNotAttempted(
+        work,
+        work.n ?? 0,
+        unsent && lockOnly ? LOCK_LOST_NOT_ATTEMPTED : notFinishedMessage(this.stopReason),
+      );
       this.progress();
       return;
     }
@@ -432,10 +445,16 @@ export class ImportRun {
   }
 }
 
-/** A draft the run left unfinished: stopped before the service answered, or the service was gone. */
+/**
+ * A draft the run left unfinished: stopped before the service answered, the service was gone, or its
+ * write not sent because the run lost its lock.
+ */
 function cutShort(r: DraftResult): boolean {
-  return r.fault === 'stopped' || r.fault === 'unreachable';
+  return r.fault === 'stopped' || r.fault === 'unreachable' || r.fault === 'lock-lost';
 }
+
+/** Outcomes of a write the service made. */
+const WROTE: ReadonlySet<string> = new Set(['created', 'updated', 'deleted']);
 
 /** A row that reaches the executor: valid, not skipped, with drafts. */
 function hasWork(work: RowWork): boolean {

@@ -38,9 +38,10 @@ export interface DraftResult {
   problem?: FailurePlace;
   /**
    * The service, not the record, failed: `service` (retries ran out), `auth` (the key was refused),
-   * `unreachable` (waited for past the outage budget), `stopped` (the run stopped before an answer).
+   * `unreachable` (waited for past the outage budget), `stopped` (the run stopped before an answer),
+   * `lock-lost` (not sent: the run lost its lock, another run may hold it).
    */
-  fault?: 'service' | 'auth' | 'unreachable' | 'stopped';
+  fault?: 'service' | 'auth' | 'unreachable' | 'stopped' | 'lock-lost';
   /**
    * A failure's kind for the summary's most frequent problems: what the service said, without the
    * record's address, the request's id or the number of tries, so equal failures count together.
@@ -185,7 +186,7 @@ function faultOf(err: ApiError): DraftResult['fault'] {
   if (err.code === 'API_UNAUTHORIZED') return 'auth';
   // A DAM that is gone costs the rows their new images, not the run: only the catalog's stops it.
   if (err.code === 'API_UNREACHABLE') return err.service === 'Catalog API' ? 'unreachable' : 'service';
-  if (err.code === 'API_STOPPED') return 'stopped';
+  if (err.code === 'API_STOPPED') return err.details.lockLost === true ? 'lock-lost' : 'stopped';
   return SERVICE_FAULTS.includes(err.code) ? 'service' : undefined;
 }
 

@@ -104,6 +104,8 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
   const stateWarnings: string[] = [];
   /** The row loop began: from here on, a run that fails is a run (crashed, resumable). */
   let looping = false;
+  /** The services whose writes ask this run's lock first: told to stop asking at the run's end. */
+  const guarded = new Set<{ guardWrites(guard: undefined): void }>();
   try {
     // One run per tenant and entity, refused before the source is read; a plan writes nothing.
     if (lockStore && !options.plan) {
@@ -117,6 +119,26 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
           stopped: () => options.stop?.signal !== undefined,
         },
       );
+    }
+    // No write is sent unless the run surely still holds its lock: checked before each write (a clock
+    // comparison), a write waits for the lock's next refresh when the last is too old (the process
+    // stalled or was stopped), and is not sent once the lock is lost (its row: not attempted).
+    const held = lock;
+    if (held) {
+      const guard = () =>
+        options.stop?.lockLost ? Promise.reject(new Error('the run lost its lock')) : held.confirmed?.();
+      const dam = options.dam;
+      options = {
+        ...options,
+        dam: () => {
+          const client = dam();
+          client.http.guardWrites(guard);
+          guarded.add(client.http);
+          return client;
+        },
+      };
+      options.catalog.http.guardWrites(guard);
+      guarded.add(options.catalog.http);
     }
     // Nothing is asked of the tenant before the lock is held: a refused run spends none of its budget.
     const running: RunningImport = { ...options, model: await modelOf(options) };
@@ -180,7 +202,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
         fullSync = await retire(running, recorder, run);
         if (fullSync.guard) stopReason = 'max-missing';
         if (fullSync.stoppedBy) {
-          stopReason = fullSync.stoppedBy === 'signal' ? (options.stop?.signal ?? 'SIGTERM') : 'outage';
+          stopReason = fullSync.stoppedBy === 'signal' ? stoppedBy(options) : 'outage';
           warnings.push(
             `full sync not finished: ${notDeleted(fullSync)} records not in the feed were not deleted`,
           );
@@ -189,7 +211,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       } catch (err) {
         // Stopped (a signal) or the catalog gone while listing what to delete: nothing more is deleted,
         // and the run ends as interrupted, like a run stopped in its rows.
-        if (isApiError(err, 'API_STOPPED')) stopReason = options.stop?.signal ?? 'SIGTERM';
+        if (isApiError(err, 'API_STOPPED')) stopReason = stoppedBy(options);
         else if (isApiError(err, 'API_UNREACHABLE')) stopReason = 'outage';
         else throw err;
         warnings.push(`full sync not finished: ${(err as Error).message}`);
@@ -298,12 +320,18 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       failedRuns.set(err, recorder.runId);
     throw err;
   } finally {
+    for (const service of guarded) service.guardWrites(undefined);
     if (planned !== carried) planned?.close();
     // A run that failed before saving its import state leaves the last one as it was.
     known?.discard();
     await opened?.close();
     await lock?.release();
   }
+}
+
+/** Why the run's requests stopped: a signal, else a lost lock (its deletions not sent), else a stop. */
+function stoppedBy(options: ImportOptions): StopReason {
+  return options.stop?.signal ?? (options.stop?.lockLost ? 'lock-lost' : 'SIGTERM');
 }
 
 /**

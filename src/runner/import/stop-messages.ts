@@ -16,16 +16,24 @@ export function notAttemptedMessage(reason: StopReason | undefined): string {
       return 'not attempted: the service kept failing (--max-failed-batches); --resume tries it';
     case 'outage':
       return 'not attempted: the service could not be reached for longer than --outage-budget; --resume tries it';
+    case 'lock-lost':
+      return LOCK_LOST_NOT_ATTEMPTED;
     default:
       return 'not attempted';
   }
 }
+
+/** A row whose writes were not sent, or not reached, because the run lost its lock. */
+export const LOCK_LOST_NOT_ATTEMPTED =
+  'not attempted: the run lost its lock (another run may hold it), so its write was not sent; --resume tries it';
 
 /** A row whose requests were under way when the run stopped: --resume checks what was written. */
 export function notFinishedMessage(reason: StopReason | undefined): string {
   const why =
     reason === 'outage'
       ? 'the service could not be reached for longer than --outage-budget'
-      : `the run was interrupted (${reason ?? 'stopped'})`;
+      : reason === 'lock-lost'
+        ? 'the run lost its lock'
+        : `the run was interrupted (${reason ?? 'stopped'})`;
   return `not finished: ${why} before the service answered; --resume checks it and finishes it`;
 }
