@@ -281,6 +281,29 @@ describe('the DAM', () => {
     expect(proxy.faulted.hang).toBeGreaterThan(0);
     await expectStoppedThenResumed(name, ROWS, cwd, feed, end, viaProxy(), () => proxy.set({ kind: 'pass' }));
   }, 120_000);
+
+  it('after a Catalog outage past the budget the run stops without waiting a second budget for the DAM', async () => {
+    const ROWS = 400;
+    const name = 'BOTHGONE';
+    const { cwd, feed } = await setup(name, ROWS, imageOf(name));
+    // Both services go (one proxy for both); the budget is long enough that waiting it twice shows.
+    const child = startCli(args(feed, '--outage-budget', '6s'), cwd, fixture.sb, viaProxy());
+    await journalReaches(cwd, 50);
+    await proxy.set({ kind: 'refuse' });
+    await child.waitFor('longer than 6 s: stopping', 60_000);
+    const stopping = Date.now();
+    const end = await child.exited;
+    const took = Date.now() - stopping;
+    expect(end.code, end.stderr).toBe(2);
+    expect(end.stderr).toMatch(/the (Catalog|DAM) API could not be reached since .*: stopping/);
+    // One outage was waited for, not two: after "stopping" no wait is announced, and the run ends
+    // well within a second budget.
+    const afterStop = end.stderr.slice(end.stderr.indexOf(': stopping'));
+    expect(afterStop).not.toContain('waiting for the');
+    expect(took).toBeLessThan(5_000);
+    const [runId] = await runIds(cwd);
+    expect(await summaryOf(cwd, runId!)).toMatchObject({ state: 'interrupted', exitCode: 2 });
+  }, 120_000);
 });
 
 describe('stop fast when told', () => {
