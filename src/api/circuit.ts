@@ -3,8 +3,9 @@
 // then wait instead of failing, while one probe at a time asks the service whether it is back, with a
 // growing pause between probes. When a probe gets an answer the circuit closes and the waiting
 // requests go on where they were. Past the outage budget (10 min by default) the waiting requests
-// give up (`gone`): the caller stops the run as resumable, or, for the DAM, writes records without
-// their new images. Probing goes on at the longest pause while gone, so a service that comes back is
+// give up (`gone`): the caller stops the run as resumable (the DAM's as the catalog's). The other
+// services' circuits are then released (`release`): a stopping run does not wait a second budget for
+// another service. Probing goes on at the longest pause while gone, so a service that comes back is
 // used again.
 
 export interface OutagePolicy {
@@ -64,6 +65,8 @@ export class Circuit {
   private probing = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Another service was given up on: the run is stopping, and this one's outage is not waited for. */
+  private released = false;
 
   constructor(
     readonly policy: OutagePolicy,
@@ -83,6 +86,7 @@ export class Circuit {
   ready(): Promise<void> {
     if (this.stopped) return Promise.reject(new CircuitClosedOff('stopped', this.since()));
     if (this.openedAt === undefined) return Promise.resolve();
+    if (this.released) return Promise.reject(new CircuitClosedOff('stopped', this.since(), this.why));
     if (this.gone) return Promise.reject(new CircuitClosedOff('gone', this.since(), this.why));
     return new Promise<void>((resolve, reject) => {
       this.waiters.add({ resolve, reject });
@@ -98,7 +102,8 @@ export class Circuit {
     this.gone = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.notify({ state: 'back', since, why: this.why });
+    // Found unreachable only after the run stopped waiting: nothing was said, nothing is.
+    if (!this.released) this.notify({ state: 'back', since, why: this.why });
     for (const w of this.waiters) w.resolve();
     this.waiters.clear();
   }
@@ -109,6 +114,12 @@ export class Circuit {
    */
   unreachable(why: string, outOfTime = false): boolean {
     if (this.stopped || this.policy.threshold === Number.POSITIVE_INFINITY) return false;
+    if (this.released) {
+      // The run is stopping: the request is not held, and the next try of any request gives up.
+      this.openedAt ??= Date.now();
+      this.why ||= why;
+      return false;
+    }
     this.failuresInARow += 1;
     if (this.openedAt === undefined && (outOfTime || this.failuresInARow >= this.policy.threshold)) {
       this.openedAt = Date.now();
@@ -129,12 +140,27 @@ export class Circuit {
     this.waiters.clear();
   }
 
+  /**
+   * Another service was waited for past the outage budget, so the run stops: this service's outage is
+   * not waited for (no second budget). Requests while it answers go on (the run's last reads and
+   * writes); a request that finds it unreachable, and those waiting for it, give up at once.
+   */
+  release(): void {
+    if (this.released || this.stopped) return;
+    this.released = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const err = new CircuitClosedOff('stopped', this.since(), this.why);
+    for (const w of this.waiters) w.reject(err);
+    this.waiters.clear();
+  }
+
   private since(): Date | undefined {
     return this.openedAt === undefined ? undefined : new Date(this.openedAt);
   }
 
   private schedule(pauseMs: number): void {
-    if (this.stopped || this.openedAt === undefined) return;
+    if (this.stopped || this.released || this.openedAt === undefined) return;
     // A little jitter, so several processes of a tenant do not probe together.
     const wait = Math.round(pauseMs * (0.8 + Math.random() * 0.4));
     this.timer = setTimeout(() => void this.probeOnce(pauseMs), wait);
@@ -154,7 +180,7 @@ export class Circuit {
     } finally {
       this.probing = false;
     }
-    if (this.stopped || this.openedAt === undefined) return;
+    if (this.stopped || this.released || this.openedAt === undefined) return;
     if (back) {
       this.answered();
       return;

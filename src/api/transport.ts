@@ -52,6 +52,8 @@ export class Transport {
   /** Fires when the tries in flight are cut (at once, or after the grace `interrupt` gave them). */
   private readonly tries = new AbortController();
   private graceTimer: NodeJS.Timeout | undefined;
+  /** A service was waited for past the outage budget: the run stops, no other outage is waited for. */
+  private givenUp = false;
   private closed = false;
   /** Asked before each try of a write (the run's lock still held for sure), when a run set one. */
   private writeGuard: (() => Promise<void> | undefined) | undefined;
@@ -78,7 +80,15 @@ export class Transport {
   circuit(service: ServiceName, probe: () => Promise<boolean>): Circuit {
     let circuit = this.circuits.get(service);
     if (!circuit) {
-      circuit = new Circuit(this.outage, probe, (notice) => this.onOutage?.(service, notice));
+      circuit = new Circuit(this.outage, probe, (notice) => {
+        // A service given up on stops the run: no other service's outage is waited for after it.
+        if (notice.state === 'gone') {
+          this.givenUp = true;
+          for (const [other, c] of this.circuits) if (other !== service) c.release();
+        }
+        this.onOutage?.(service, notice);
+      });
+      if (this.givenUp) circuit.release();
       this.circuits.set(service, circuit);
     }
     return circuit;

@@ -42,8 +42,6 @@ export function outageLine(
     case 'back':
       return `the ${service} is back (unreachable from ${since} for ${formatDuration(Date.now() - notice.since.getTime())}); going on`;
     case 'gone':
-      return service === 'DAM API'
-        ? `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: rows that need a new image are written without it, with a warning (held back with --on-asset-error fail)`
-        : `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: stopping`;
+      return `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: stopping`;
   }
 }

@@ -224,3 +224,24 @@ describe('a run that stops', () => {
     expect(Date.now() - started).toBeLessThan(500);
   });
 });
+
+describe('one service given up on', () => {
+  it('the other is not waited for a second budget: its waits and its next unreachable request end at once', async () => {
+    const notices: string[] = [];
+    const { catalog, dam } = clients({
+      retry: { baseDelayMs: 10, maxDelayMs: 50 },
+      outage: { budgetMs: 1_500, probeBaseMs: 100, probeMaxMs: 400 },
+      onOutage: (s, n) => notices.push(`${s} ${n.state}`),
+    });
+    // Both services go (one proxy for both): the Catalog API is given up on after its budget.
+    await proxy.set({ kind: 'refuse' });
+    expect((await rejection(catalog.get('/Products'))).code).toBe('API_UNREACHABLE');
+    expect(notices).toEqual(['Catalog API waiting', 'Catalog API gone']);
+    // The DAM, unreachable too, is not waited for: the run is stopping.
+    const started = Date.now();
+    const err = await rejection(dam!.getAsset('image', 'nothing.png'));
+    expect(err.code).toBe('API_STOPPED');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(notices).toEqual(['Catalog API waiting', 'Catalog API gone']);
+  });
+});

@@ -1,7 +1,7 @@
 // An import through a loopback fault proxy, as the CLI runs it: a storm of 429s and a refusal that
 // pass are waited out (every row written once), a refusal past --outage-budget stops the run as
-// interrupted and --resume finishes it, a DAM that fails or hangs costs only the rows that need a new
-// image, and SIGTERM / SIGINT while the service hangs end the run within 5 s with a true report.
+// interrupted and --resume finishes it (a DAM gone past it too: no record is written without its image),
+// a DAM that answers 500 costs only the rows that need a new image, and SIGTERM / SIGINT while the service hangs end the run within 5 s with a true report.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -166,59 +166,143 @@ describe('what passes is waited out', () => {
   }, 120_000);
 });
 
-describe('the DAM is not the Catalog', () => {
+describe('the DAM', () => {
   const imageOf = (name: string) => (i: number) =>
     i % 2 === 1 ? `${fixture.sb.assetsUrl}/${name.toLowerCase()}-${i}.png` : undefined;
 
-  for (const [what, fault, flags] of [
-    ['answers 500', { kind: 'status', status: 500, paths: /^\/dam\// }, ['--retry-budget', '1500']],
-    ['hangs', { kind: 'hang', paths: /^\/dam\// }, ['--timeout', '300', '--outage-budget', '1500']],
-  ] as const) {
-    it(`a DAM that ${what}: rows without images are all written; rows with a new image are written without it, warned`, async () => {
-      const ROWS = 60;
-      const name = what === 'hangs' ? 'DAMHANG' : 'DAM500';
-      const { cwd, feed } = await setup(name, ROWS, imageOf(name));
-      await proxy.set(fault);
-      const end = await runCli(args(feed, ...flags), cwd, fixture.sb, viaProxy());
-      expect(end.stderr).not.toContain('[INTERNAL]');
-      expect(end.code, end.stderr).toBe(0);
-      expect(proxy.faulted[fault.kind === 'hang' ? 'hang' : '500']).toBeGreaterThan(0);
-      const report = await reportOf(cwd, name, ROWS);
-      const plain = report.filter((_, i) => (i + 1) % 2 === 0);
-      const withImage = report.filter((_, i) => (i + 1) % 2 === 1);
-      expect(new Set(report.map((l) => l.outcome))).toEqual(new Set(['created']));
-      for (const l of plain) expect(l.warnings ?? '').toBe('');
-      // Rows that need a new image are written without it, and say why.
-      for (const l of withImage) {
-        expect(l.assets).toMatch(/failed/);
-        expect(l.warnings).toMatch(/left out: .*DAM API/);
-      }
-      const products = await productsByRef(fixture.sb);
-      for (const l of report) expect(products.byRef[l.ref!]).toBeDefined();
-      for (const l of withImage) expect(products.byRef[l.ref!]!.prod_images ?? []).toEqual([]);
-      // A DAM that stays unreachable is not waited for again by every batch.
-      if (fault.kind === 'hang') expect(end.stderr).toContain('the DAM API could not be reached since');
-    }, 120_000);
+  it('a DAM that answers 500: rows without images are all written; rows with a new image are written without it, warned', async () => {
+    const ROWS = 60;
+    const name = 'DAM500';
+    const { cwd, feed } = await setup(name, ROWS, imageOf(name));
+    await proxy.set({ kind: 'status', status: 500, paths: /^\/dam\// });
+    const end = await runCli(args(feed, '--retry-budget', '1500'), cwd, fixture.sb, viaProxy());
+    expect(end.stderr).not.toContain('[INTERNAL]');
+    expect(end.code, end.stderr).toBe(0);
+    expect(proxy.faulted['500']).toBeGreaterThan(0);
+    const report = await reportOf(cwd, name, ROWS);
+    const plain = report.filter((_, i) => (i + 1) % 2 === 0);
+    const withImage = report.filter((_, i) => (i + 1) % 2 === 1);
+    expect(new Set(report.map((l) => l.outcome))).toEqual(new Set(['created']));
+    for (const l of plain) expect(l.warnings ?? '').toBe('');
+    // Rows that need a new image are written without it, and say why.
+    for (const l of withImage) {
+      expect(l.assets).toMatch(/failed/);
+      expect(l.warnings).toMatch(/left out: .*DAM API/);
+    }
+    const products = await productsByRef(fixture.sb);
+    for (const l of report) expect(products.byRef[l.ref!]).toBeDefined();
+    for (const l of withImage) expect(products.byRef[l.ref!]!.prod_images ?? []).toEqual([]);
+  }, 120_000);
+
+  /**
+   * A run whose DAM went away for longer than --outage-budget: it stops as a Catalog outage stops it
+   * (exit 2, interrupted, the rows not done `not-attempted`), no record is written without its image,
+   * and --resume, the DAM back, finishes every row with its image.
+   */
+  async function expectStoppedThenResumed(
+    name: string,
+    rows: number,
+    cwd: string,
+    feed: string,
+    end: { code: number | null; stderr: string },
+    env: Record<string, string>,
+    dead: () => Promise<void>,
+  ): Promise<void> {
+    expect(end.stderr).not.toContain('[INTERNAL]');
+    expect(end.code, end.stderr).toBe(2);
+    expect(end.stderr).toMatch(
+      /the DAM API could not be reached since \d\d:\d\d:\d\d, longer than .*: stopping/,
+    );
+    expect(end.stderr).toContain('--resume');
+    expect(end.stderr).not.toContain('written without it');
+    const report = await reportOf(cwd, name, rows);
+    expect(report.map((l) => l.outcome)).toContain('not-attempted');
+    for (const l of report) expect(['created', 'not-attempted']).toContain(l.outcome);
+    // No row told a registration "may have been processed", none was written without its image.
+    for (const l of report) {
+      expect(l.warnings ?? '').toBe('');
+      expect(l.assets ?? '').not.toMatch(/failed/);
+    }
+    const [runId] = await runIds(cwd);
+    expect(await summaryOf(cwd, runId!)).toMatchObject({ state: 'interrupted', exitCode: 2, rows });
+    const products = await productsByRef(fixture.sb);
+    const images = report.filter((_, i) => (i + 1) % 2 === 1);
+    for (const l of images) {
+      const product = products.byRef[l.ref!];
+      // Written: with its image. Not attempted: not written at all.
+      if (l.outcome === 'created') expect(product?.prod_images ?? []).toHaveLength(1);
+      else expect(product).toBeUndefined();
+    }
+
+    await dead();
+    const resumed = await runCli([...args(feed), '--resume'], cwd, fixture.sb, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = await reportOf(cwd, name, rows);
+    expect(new Set(after.map((l) => l.outcome))).toEqual(new Set(['created']));
+    for (const l of after) expect(l.warnings ?? '').toBe('');
+    await expectAllOnce(name, rows);
+    const done = await productsByRef(fixture.sb);
+    for (const l of after.filter((_, i) => (i + 1) % 2 === 1))
+      expect(done.byRef[l.ref!]!.prod_images ?? []).toHaveLength(1);
   }
 
-  it('--on-asset-error fail: a DAM outage holds back only the rows with a new image', async () => {
-    const ROWS = 40;
-    const { cwd, feed } = await setup('DAMSTRICT', ROWS, imageOf('DAMSTRICT'));
-    await proxy.set({ kind: 'status', status: 502, paths: /^\/dam\// });
+  it('the DAM (behind its own proxy) dies mid-run past --outage-budget: interrupted, exit 2, no record without its image; --resume finishes with images', async () => {
+    const ROWS = 300;
+    const name = 'DAMDEAD';
+    const { cwd, feed } = await setup(name, ROWS, imageOf(name));
+    const damProxy = await faultProxy(fixture.sb.damUrl);
+    try {
+      const env = {
+        CATALOG_URL: fixture.sb.catalogUrl,
+        DAM_URL: damProxy.via(fixture.sb.damUrl),
+        CATALOG_IO_TEST_TIME_SCALE: String(TIME_SCALE),
+      };
+      const child = startCli(args(feed, '--outage-budget', '2s'), cwd, fixture.sb, env);
+      await journalReaches(cwd, 30);
+      await damProxy.set({ kind: 'refuse' });
+      const end = await child.exited;
+      await expectStoppedThenResumed(name, ROWS, cwd, feed, end, env, () => damProxy.set({ kind: 'pass' }));
+    } finally {
+      await damProxy.close();
+    }
+  }, 120_000);
+
+  it('a DAM that hangs past --outage-budget stops the run the same way', async () => {
+    const ROWS = 60;
+    const name = 'DAMHANG';
+    const { cwd, feed } = await setup(name, ROWS, imageOf(name));
+    await proxy.set({ kind: 'hang', paths: /^\/dam\// });
     const end = await runCli(
-      args(feed, '--on-asset-error', 'fail', '--outage-budget', '1500'),
+      args(feed, '--timeout', '300', '--outage-budget', '1500'),
       cwd,
       fixture.sb,
       viaProxy(),
     );
-    expect(end.code, end.stderr).toBe(1);
-    const report = await reportOf(cwd, 'DAMSTRICT', ROWS);
-    const products = await productsByRef(fixture.sb);
-    report.forEach((l, i) => {
-      expect(l.outcome).toBe(i % 2 === 1 ? 'created' : 'failed');
-      if (i % 2 === 1) expect(products.byRef[l.ref!]).toBeDefined();
-      else expect(products.byRef[l.ref!]).toBeUndefined();
-    });
+    expect(proxy.faulted.hang).toBeGreaterThan(0);
+    await expectStoppedThenResumed(name, ROWS, cwd, feed, end, viaProxy(), () => proxy.set({ kind: 'pass' }));
+  }, 120_000);
+
+  it('after a Catalog outage past the budget the run stops without waiting a second budget for the DAM', async () => {
+    const ROWS = 400;
+    const name = 'BOTHGONE';
+    const { cwd, feed } = await setup(name, ROWS, imageOf(name));
+    // Both services go (one proxy for both); the budget is long enough that waiting it twice shows.
+    const child = startCli(args(feed, '--outage-budget', '6s'), cwd, fixture.sb, viaProxy());
+    await journalReaches(cwd, 50);
+    await proxy.set({ kind: 'refuse' });
+    await child.waitFor('longer than 6 s: stopping', 60_000);
+    const stopping = Date.now();
+    const end = await child.exited;
+    const took = Date.now() - stopping;
+    expect(end.code, end.stderr).toBe(2);
+    expect(end.stderr).toMatch(/the (Catalog|DAM) API could not be reached since .*: stopping/);
+    // One outage was waited for, not two: after "stopping" no wait is announced, and the run ends
+    // well within a second budget.
+    const afterStop = end.stderr.slice(end.stderr.indexOf(': stopping'));
+    expect(afterStop).not.toContain('waiting for the');
+    expect(took).toBeLessThan(5_000);
+    const [runId] = await runIds(cwd);
+    expect(await summaryOf(cwd, runId!)).toMatchObject({ state: 'interrupted', exitCode: 2 });
   }, 120_000);
 });
 

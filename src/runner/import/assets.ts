@@ -320,8 +320,9 @@ export class AssetRegistrar {
         this.memory.remember(url, kind, created.reference);
         return { url, kind, reference: created.reference, status: 'registered' };
       } catch (err) {
-        // A run that stops leaves the registration unfinished: its rows are not finished either.
-        if (!isApiError(err) || err.code === 'API_STOPPED') throw err;
+        // A run that stops, or a DAM gone past the outage budget, leaves the registration unfinished:
+        // its rows are not finished either (the run stops, --resume registers it).
+        if (!isApiError(err) || endsTheRun(err.code)) throw err;
         const message = err.failures.map((f) => f.message).join('; ') || err.message;
         if (err.status === 409 && /limit reached/i.test(message)) {
           this.quotaMessage[kind] = message;
@@ -331,7 +332,7 @@ export class AssetRegistrar {
         if (!err.ambiguous) return this.failed(url, kind, reference, message, err.status === 400);
         // The POST may have gone through: the asset exists now, or it is safe to send again.
         const there = await this.exists(kind, reference).catch((lookupErr: unknown) => {
-          if (!isApiError(lookupErr) || lookupErr.code === 'API_STOPPED') throw lookupErr;
+          if (!isApiError(lookupErr) || endsTheRun(lookupErr.code)) throw lookupErr;
           return undefined;
         });
         if (there === undefined) return { url, kind, reference, status: 'failed', message };
@@ -373,6 +374,7 @@ export class AssetRegistrar {
             this.memory.remember(url, kind, reference);
             return { url, kind, reference, status: 'registered' };
           } catch (err) {
+            if (isApiError(err) && endsTheRun(err.code)) throw err;
             // 409 while the image is being processed: wait for it, then replace.
             if (!isApiError(err) || err.status !== 409 || Date.now() + wait > deadline) {
               const why = isApiError(err)
@@ -403,6 +405,14 @@ export class AssetRegistrar {
     for await (const _ of this.dam.existing(kind, [reference])) return true;
     return false;
   }
+}
+
+/**
+ * The run stops (a signal), or the DAM stayed unreachable past the outage budget (the run stops too):
+ * the registration is not failed, it is not done; its rows are not written without it.
+ */
+export function endsTheRun(code: string): boolean {
+  return code === 'API_STOPPED' || code === 'API_UNREACHABLE';
 }
 
 /** A DAM 500 that says the source URL could not be fetched (not a fault of the DAM itself). */

@@ -3,7 +3,7 @@
 
 import { isApiError } from '../../api/errors.js';
 import type { AssetRef, Draft } from '../../mappers/types.js';
-import type { AssetOutcome, AssetRegistrar } from './assets.js';
+import { type AssetOutcome, type AssetRegistrar, endsTheRun } from './assets.js';
 
 /** `registrar`: asked for only when a draft names a URL (the DAM client is created on first use). */
 export async function registerDraftAssets(
@@ -75,11 +75,12 @@ async function registerUrls(
 ): Promise<void> {
   // One lookup per 100 references instead of a POST (and a 409) per asset the DAM already has. It
   // only saves requests: when the DAM cannot answer it, each URL's registration says what happened to
-  // that URL, and the drafts without URLs are not held back by it.
+  // that URL, and the drafts without URLs are not held back by it. A DAM gone past the outage budget
+  // (or a stop) ends the run: the batch's rows are not written.
   try {
     await assets.lookup(urls);
   } catch (err) {
-    if (!isApiError(err) || err.code === 'API_STOPPED') throw err;
+    if (!isApiError(err) || endsTheRun(err.code)) throw err;
   }
   await Promise.all(
     drafts.map(async (draft) => {

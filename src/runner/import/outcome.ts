@@ -184,8 +184,9 @@ const SERVICE_FAULTS: readonly ErrorCode[] = ['API_SERVER', 'API_NETWORK', 'API_
 
 function faultOf(err: ApiError): DraftResult['fault'] {
   if (err.code === 'API_UNAUTHORIZED') return 'auth';
-  // A DAM that is gone costs the rows their new images, not the run: only the catalog's stops it.
-  if (err.code === 'API_UNREACHABLE') return err.service === 'Catalog API' ? 'unreachable' : 'service';
+  // A service gone past the outage budget stops the run, the DAM as the catalog: the rows that needed
+  // it are not written (a record without its images is not finished), and --resume finishes them.
+  if (err.code === 'API_UNREACHABLE') return 'unreachable';
   if (err.code === 'API_STOPPED') return err.details.lockLost === true ? 'lock-lost' : 'stopped';
   return SERVICE_FAULTS.includes(err.code) ? 'service' : undefined;
 }
