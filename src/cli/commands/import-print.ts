@@ -157,5 +157,12 @@ function printStop(out: Output, s: ImportSummary, args: ImportArgs): void {
         `interrupted: the run lost its lock [LOCK_LOST]; ${notAttempted} rows not attempted. Check no other import of this entity runs, then ${again(s)}`,
       );
       break;
+    case undefined:
+      // A run that went to its end with rows whose write may have been made, unchecked (the report says).
+      if (notAttempted > 0)
+        out.error(
+          `${notAttempted} rows not finished: their write may have been made and could not be checked. To check and finish them, ${again(s)}`,
+        );
+      break;
   }
 }

@@ -235,7 +235,8 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       ...(loop.sourceError && {
         sourceError: `${redactText(loop.sourceError.message)} [${loop.sourceError.code}]`,
       }),
-      state: stateOf(stopReason),
+      // Rows whose write may have been made, unchecked, leave the run to --resume: it is not finished.
+      state: stopReason === undefined && loop.outcomes['not-attempted'] > 0 ? 'stopped' : stateOf(stopReason),
       ...(fullSync && { fullSync }),
       plan: options.plan ?? false,
       durationMs: Date.now() - started,
@@ -441,9 +442,16 @@ function sentence(s: Omit<ImportSummary, 'exitCode'> & { exitCode: number }): st
         s.assetWarnings > 0
           ? ` ${s.assetWarnings} rows were written without an image or file that could not be registered (see the report's warnings).`
           : '';
+      const unfinished = s.outcomes['not-attempted'];
+      const notFinished =
+        unfinished > 0
+          ? ` ${unfinished} rows not finished: their write may have been made and could not be checked; run the same command with --resume ${s.runId} to check and finish them.`
+          : '';
       return failed > 0
-        ? `Finished with ${failed} of ${s.rows} rows failed or invalid: see the report.${warned}`
-        : `Finished: ${s.rows} rows, none failed.${warned}`;
+        ? `Finished with ${failed} of ${s.rows} rows failed or invalid: see the report.${notFinished}${warned}`
+        : unfinished > 0
+          ? `Finished: ${s.rows} rows, none failed.${notFinished}${warned}`
+          : `Finished: ${s.rows} rows, none failed.${warned}`;
     }
   }
 }

@@ -236,7 +236,9 @@ export function exitCodeOf(s: Omit<ImportSummary, 'exitCode'>): number {
     case 'max-missing':
       return EXIT_CODES.stopped;
     default: {
-      const bad = s.outcomes.failed + s.outcomes.invalid + s.failedImages.length;
+      // A row not finished in a run that did not stop: its write may have been made (--resume checks it).
+      const bad =
+        s.outcomes.failed + s.outcomes.invalid + s.outcomes['not-attempted'] + s.failedImages.length;
       return bad > 0 ? EXIT_CODES.rowsFailed : EXIT_CODES.ok;
     }
   }
