@@ -219,7 +219,15 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       topErrors: run.checker.topErrors(),
       warnings,
       notes: [...opened.notes, ...(known?.notes() ?? [])],
-      assets: run.registrar?.counts ?? { registered: 0, reused: 0, cached: 0, planned: 0, failed: 0 },
+      // A resume whose rows left name no URL makes no registrar: the attempts before counted theirs.
+      assets: run.registrar?.counts ?? {
+        registered: 0,
+        reused: 0,
+        cached: 0,
+        planned: 0,
+        failed: 0,
+        ...(!options.plan && recorder.assetLog.earlierCounts()),
+      },
       assetWarnings: loop.assetWarnings,
       categoriesCreated: run.categoriesCreated,
       failedImages,
