@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FaultProxy, faultProxy } from '../helpers/fault-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { productsByRef, runCli, runIds, summaryOf } from './import.nightly.support.js';
-import { readCsv, tempDir, writeFeed } from './import.support.js';
+import { damImages, readCsv, tempDir, writeFeed } from './import.support.js';
 
 const fixture = useSandbox({ seed: 'empty' });
 let dir: string;
@@ -101,5 +101,23 @@ describe('a write whose answer is lost and whose check fails', () => {
     const after = await readCsv(join(cwd, 'report.csv'));
     expect(after.map((l) => [l.ref, l.outcome])).toEqual([['UNC-1', 'created']]);
     expect((await productsByRef(fixture.sb)).duplicates).toEqual([]);
+  }, 60_000);
+
+  it('an image: said uncertain, not failed; the row is written without it and says the next run checks it', async () => {
+    const url = `${fixture.sb.assetsUrl}/unc-image.jpg`;
+    const { cwd, feed } = await setup('UNCI', ['prod_ref,prod_title,prod_images', `UNCI-1,Item 1,${url}`]);
+    await proxy.set(loseThenFailLookups(/\/images\b/, /\/images\b/));
+    const run = await runCli(args(feed), cwd, fixture.sb, viaProxy());
+    expect(proxy.faulted.lost).toBe(1);
+    // The DAM registered it.
+    expect((await damImages(fixture.sb)).map((i) => i.reference)).toContain('unc-image.jpg');
+    const [line] = await readCsv(join(cwd, 'report.csv'));
+    expect(line!.outcome).toBe('created');
+    expect(line!.assets).toMatch(/unc-image\.jpg uncertain \(/);
+    expect(line!.assets).not.toMatch(/unc-image\.jpg failed/);
+    expect(line!.assets).toMatch(/the POST may have been processed/);
+    expect(line!.assets).toMatch(/the look-up that would tell failed/);
+    expect(line!.warnings).toMatch(/image .*unc-image\.jpg left out: .*the next run checks it/);
+    expect(run.stderr).toMatch(/assets: 0 registered, .*, 0 failed, 1 uncertain/);
   }, 60_000);
 });

@@ -67,9 +67,9 @@ export function printSummary(out: Output, s: ImportSummary, args: ImportArgs): v
     );
   }
   const a = s.assets;
-  if (a.registered + a.reused + a.cached + a.planned + a.failed > 0) {
+  if (a.registered + a.reused + a.cached + a.planned + a.failed + (a.uncertain ?? 0) > 0) {
     out.error(
-      `  assets: ${a.registered} registered, ${a.reused} reused, ${a.cached} known from earlier runs${a.planned ? `, ${a.planned} to register` : ''}, ${a.failed} failed`,
+      `  assets: ${a.registered} registered, ${a.reused} reused, ${a.cached} known from earlier runs${a.planned ? `, ${a.planned} to register` : ''}, ${a.failed} failed${a.uncertain ? `, ${a.uncertain} uncertain (their registration may have been made: the next run checks them)` : ''}`,
     );
   }
   const c = s.categoriesCreated;

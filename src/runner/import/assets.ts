@@ -23,7 +23,14 @@ export type DuplicatePolicy = 'reuse' | 'replace' | 'fail';
 
 export type AssetErrorPolicy = 'warn' | 'fail';
 
-export type AssetStatus = 'registered' | 'reused' | 'cached' | 'planned' | 'failed';
+/**
+ * `uncertain`: its registration's answer was lost and the look-up that would tell whether the DAM took
+ * it failed too; the record is written without it, the next run checks it.
+ */
+export type AssetStatus = 'registered' | 'reused' | 'cached' | 'planned' | 'failed' | 'uncertain';
+
+/** Distinct URLs by outcome; `uncertain` only when there are some. */
+export type AssetCounts = Record<Exclude<AssetStatus, 'uncertain'>, number> & { uncertain?: number };
 
 export interface AssetOutcome {
   url: string;
@@ -109,7 +116,7 @@ export class AssetRegistrar {
   private readonly registeredImages: string[] = [];
   private imagesRegistered = 0;
   /** Distinct URLs by outcome. */
-  readonly counts: Record<AssetStatus, number> = {
+  readonly counts: AssetCounts = {
     registered: 0,
     reused: 0,
     cached: 0,
@@ -128,7 +135,7 @@ export class AssetRegistrar {
       failedTtlMs: options.failedTtlMs,
     });
     for (const [status, n] of Object.entries(options.log?.earlierCounts() ?? {}))
-      this.counts[status as AssetStatus] += n;
+      this.counts[status as AssetStatus] = (this.counts[status as AssetStatus] ?? 0) + n;
   }
 
   /** Images registered by this run, when `keepNewImages` (--wait-for-images) asked for them. */
@@ -276,7 +283,7 @@ export class AssetRegistrar {
   }
 
   private count(outcome: AssetOutcome): AssetOutcome {
-    this.counts[outcome.status] += 1;
+    this.counts[outcome.status] = (this.counts[outcome.status] ?? 0) + 1;
     return outcome;
   }
 
@@ -350,11 +357,22 @@ export class AssetRegistrar {
           return isDamFault(err.code) ? { ...outcome, retry: true } : outcome;
         }
         // The POST may have gone through: the asset exists now, or it is safe to send again.
+        let checkFailed: string | undefined;
         const there = await this.exists(kind, reference).catch((lookupErr: unknown) => {
           if (!isApiError(lookupErr) || lookupErr.code === 'API_STOPPED') throw lookupErr;
+          checkFailed = lookupErr.message;
           return undefined;
         });
-        if (there === undefined) return { url, kind, reference, status: 'failed', message };
+        // It may be registered: not failed, not registered either. The journal keeps it pending, so a
+        // resume looks it up; the record is written without it, and the next run checks it.
+        if (there === undefined)
+          return {
+            url,
+            kind,
+            reference,
+            status: 'uncertain',
+            message: `${message}; the look-up that would tell failed (${checkFailed}): the next run checks it`,
+          };
         if (there) {
           if (kind === 'image') this.newImage(reference);
           this.memory.remember(url, kind, reference);

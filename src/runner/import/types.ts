@@ -9,7 +9,7 @@ import type { ReaderOptions } from '../../readers/index.js';
 import type { TenantModel } from '../../schema/model.js';
 import type { TopProblem } from '../check.js';
 import type { RunState } from '../summary-types.js';
-import type { AssetErrorPolicy, AssetStatus, DuplicatePolicy } from './assets.js';
+import type { AssetCounts, AssetErrorPolicy, DuplicatePolicy } from './assets.js';
 import type { CreatedCategories } from './category-paths.js';
 import type { FullSyncResult, MaxMissing } from './full-sync.js';
 import type { RowOutcome } from './report-line.js';
@@ -187,7 +187,7 @@ export interface ImportSummary {
   warnings: string[];
   notes: string[];
   /** Distinct URLs by registration outcome. */
-  assets: Record<AssetStatus, number>;
+  assets: AssetCounts;
   /** Rows written without an image or file that could not be registered (each has a `warnings` cell). */
   assetWarnings: number;
   /** Categories created for the paths of `categoryPath` columns (in a plan: that would be). */

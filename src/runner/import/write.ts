@@ -295,7 +295,8 @@ function decide(
   links: Map<Draft, ResolvedLinks>,
 ): Decision {
   const assets = assetResults.get(draft);
-  const failedAssets = assets?.filter((a) => a.status === 'failed') ?? [];
+  // An image or file that may be registered, unchecked, is left out as one that failed.
+  const failedAssets = assets?.filter((a) => a.status === 'failed' || a.status === 'uncertain') ?? [];
   let warnings: string[] | undefined;
   if (failedAssets.length > 0) {
     // A plain name the DAM does not hold is left out like a URL the DAM refused (the catalog would
