@@ -44,14 +44,18 @@ export type JournalRecord =
   /**
    * An image or file URL of this run (`u`: a hash of the URL, which may carry a token): `pending`
    * before its registration is sent, then its outcome. A resume reports what this run registered as
-   * `registered`, as the run would have without the kill.
+   * `registered`, as the run would have without the kill. A URL that could not be registered is
+   * `failed`, with the DAM's words (`m`): the resume counts it and gives its later rows the same outcome.
    */
   | {
       t: 'asset';
       kind: 'image' | 'file';
       u: string;
       ref: string;
-      s: 'pending' | 'registered' | 'reused' | 'cached';
+      s: 'pending' | 'registered' | 'reused' | 'cached' | 'failed';
+      m?: string;
+      /** A `failed` one the DAM failed (not the URL): a resume tries it again. */
+      r?: 1;
     };
 
 const FLUSH_EVERY_MS = 500;
@@ -265,7 +269,12 @@ export function checkRecord(value: unknown): string | undefined {
       return (r.kind === 'image' || r.kind === 'file') &&
         text(r.u) &&
         text(r.ref) &&
-        (r.s === 'pending' || r.s === 'registered' || r.s === 'reused' || r.s === 'cached')
+        (r.s === 'pending' ||
+          r.s === 'registered' ||
+          r.s === 'reused' ||
+          r.s === 'cached' ||
+          r.s === 'failed') &&
+        (r.m === undefined || typeof r.m === 'string')
         ? undefined
         : 'has an asset of the wrong shape';
     default:

@@ -11,7 +11,12 @@ export type Fault =
   /** Accept and never answer. */
   | { kind: 'hang'; paths?: RegExp }
   /** Stop listening: every new connection is refused, open ones are reset. */
-  | { kind: 'refuse' };
+  | { kind: 'refuse' }
+  /**
+   * Each request as `answer` says: passed on (`pass`), passed on with the service's answer lost and a
+   * 500 given instead (`lose`: the write is made, the client cannot know), or answered this status.
+   */
+  | { kind: 'script'; answer: (method: string, path: string) => 'pass' | 'lose' | number };
 
 export interface FaultProxy {
   /** The proxy's origin, `http://127.0.0.1:PORT`. */
@@ -35,6 +40,14 @@ export async function faultProxy(target: string): Promise<FaultProxy> {
   let passed = 0;
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';
+    const scripted = fault.kind === 'script' ? fault.answer(req.method ?? 'GET', path) : 'pass';
+    if (typeof scripted === 'number') {
+      faulted[scripted] = (faulted[scripted] ?? 0) + 1;
+      req.resume();
+      res.writeHead(scripted, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: `fault proxy: ${scripted}` }));
+      return;
+    }
     const applies = fault.kind !== 'pass' && (!('paths' in fault) || !fault.paths || fault.paths.test(path));
     if (applies && fault.kind === 'status') {
       faulted[fault.status] = (faulted[fault.status] ?? 0) + 1;
@@ -61,6 +74,16 @@ export async function faultProxy(target: string): Promise<FaultProxy> {
         agent,
       },
       (answer) => {
+        if (scripted === 'lose') {
+          // The service did it; its answer never reaches the client.
+          faulted.lost = (faulted.lost ?? 0) + 1;
+          answer.resume();
+          answer.on('end', () => {
+            res.writeHead(500, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ error: 'fault proxy: the answer was lost' }));
+          });
+          return;
+        }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },

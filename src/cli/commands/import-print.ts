@@ -67,9 +67,9 @@ export function printSummary(out: Output, s: ImportSummary, args: ImportArgs): v
     );
   }
   const a = s.assets;
-  if (a.registered + a.reused + a.cached + a.planned + a.failed > 0) {
+  if (a.registered + a.reused + a.cached + a.planned + a.failed + (a.uncertain ?? 0) > 0) {
     out.error(
-      `  assets: ${a.registered} registered, ${a.reused} reused, ${a.cached} known from earlier runs${a.planned ? `, ${a.planned} to register` : ''}, ${a.failed} failed`,
+      `  assets: ${a.registered} registered, ${a.reused} reused, ${a.cached} known from earlier runs${a.planned ? `, ${a.planned} to register` : ''}, ${a.failed} failed${a.uncertain ? `, ${a.uncertain} uncertain (their registration may have been made: the next run checks them)` : ''}`,
     );
   }
   const c = s.categoriesCreated;
@@ -156,6 +156,13 @@ function printStop(out: Output, s: ImportSummary, args: ImportArgs): void {
       out.error(
         `interrupted: the run lost its lock [LOCK_LOST]; ${notAttempted} rows not attempted. Check no other import of this entity runs, then ${again(s)}`,
       );
+      break;
+    case undefined:
+      // A run that went to its end with rows whose write may have been made, unchecked (the report says).
+      if (notAttempted > 0)
+        out.error(
+          `${notAttempted} rows not finished: their write may have been made and could not be checked. To check and finish them, ${again(s)}`,
+        );
       break;
   }
 }

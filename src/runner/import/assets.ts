@@ -23,7 +23,14 @@ export type DuplicatePolicy = 'reuse' | 'replace' | 'fail';
 
 export type AssetErrorPolicy = 'warn' | 'fail';
 
-export type AssetStatus = 'registered' | 'reused' | 'cached' | 'planned' | 'failed';
+/**
+ * `uncertain`: its registration's answer was lost and the look-up that would tell whether the DAM took
+ * it failed too; the record is written without it, the next run checks it.
+ */
+export type AssetStatus = 'registered' | 'reused' | 'cached' | 'planned' | 'failed' | 'uncertain';
+
+/** Distinct URLs by outcome; `uncertain` only when there are some. */
+export type AssetCounts = Record<Exclude<AssetStatus, 'uncertain'>, number> & { uncertain?: number };
 
 export interface AssetOutcome {
   url: string;
@@ -33,6 +40,8 @@ export interface AssetOutcome {
   status: AssetStatus;
   /** Why it failed, in the DAM's words. */
   message?: string;
+  /** A failure of the DAM, not of the URL: a later attempt of this run (--resume) tries it again. */
+  retry?: true;
 }
 
 export interface AssetRegistrarOptions {
@@ -59,7 +68,11 @@ export interface AssetRegistrarOptions {
 export interface EarlierAsset {
   kind: AssetKind;
   reference: string;
-  status: 'pending' | 'registered' | 'reused' | 'cached';
+  status: 'pending' | 'registered' | 'reused' | 'cached' | 'failed';
+  /** Why it failed (a `failed` one). */
+  message?: string;
+  /** A `failed` one the DAM failed (not the URL): tried again, and counted once. */
+  retry?: true;
 }
 
 /** Where the registrar notes what it does, and what a killed attempt of the same run did. */
@@ -103,7 +116,7 @@ export class AssetRegistrar {
   private readonly registeredImages: string[] = [];
   private imagesRegistered = 0;
   /** Distinct URLs by outcome. */
-  readonly counts: Record<AssetStatus, number> = {
+  readonly counts: AssetCounts = {
     registered: 0,
     reused: 0,
     cached: 0,
@@ -122,7 +135,7 @@ export class AssetRegistrar {
       failedTtlMs: options.failedTtlMs,
     });
     for (const [status, n] of Object.entries(options.log?.earlierCounts() ?? {}))
-      this.counts[status as AssetStatus] += n;
+      this.counts[status as AssetStatus] = (this.counts[status as AssetStatus] ?? 0) + n;
   }
 
   /** Images registered by this run, when `keepNewImages` (--wait-for-images) asked for them. */
@@ -145,7 +158,7 @@ export class AssetRegistrar {
       if (this.done.has(url) || this.inFlight.has(url)) continue;
       if (this.memory.cached(kind, url) !== undefined) continue;
       const earlier = this.options.log?.earlier(url);
-      if (earlier && earlier.status !== 'pending') continue;
+      if (earlier && earlier.status !== 'pending' && !earlier.retry) continue;
       if (this.memory.failure(url, kind)) continue;
       const reference = safeReference(url);
       if (reference === undefined || this.known.has(`${kind}:${reference}`)) continue;
@@ -203,8 +216,14 @@ export class AssetRegistrar {
       return Promise.resolve(this.count({ url, kind, reference, status: 'failed', message: several }));
     // An earlier attempt of this run settled it (and counted it): the same outcome, not counted again.
     const earlier = this.options.log?.earlier(url);
-    if (earlier && earlier.status !== 'pending' && earlier.kind === kind) {
-      const outcome: AssetOutcome = { url, kind, reference: earlier.reference, status: earlier.status };
+    if (earlier && earlier.status !== 'pending' && !earlier.retry && earlier.kind === kind) {
+      const outcome: AssetOutcome = {
+        url,
+        kind,
+        reference: earlier.reference,
+        status: earlier.status,
+        ...(earlier.message !== undefined && { message: earlier.message }),
+      };
       setBounded(this.claimed, earlier.reference, url, CACHE_LIMIT);
       setBounded(this.done, url, outcome, CACHE_LIMIT);
       if (outcome.status === 'registered' && kind === 'image') this.newImage(outcome.reference);
@@ -235,7 +254,12 @@ export class AssetRegistrar {
       return outcome;
     });
     this.inFlight.set(url, pending);
-    return pending.then((o) => this.count(o));
+    // A URL the DAM failed in an earlier attempt is counted (earlierCounts) as failed: once in all.
+    const recount = earlier?.status === 'failed' && earlier.retry === true && earlier.kind === kind;
+    return pending.then((o) => {
+      if (recount) this.counts.failed -= 1;
+      return this.count(o);
+    });
   }
 
   /** Checks the cache's images against the DAM, once per run (see AssetCache.check). */
@@ -259,7 +283,7 @@ export class AssetRegistrar {
   }
 
   private count(outcome: AssetOutcome): AssetOutcome {
-    this.counts[outcome.status] += 1;
+    this.counts[outcome.status] = (this.counts[outcome.status] ?? 0) + 1;
     return outcome;
   }
 
@@ -329,13 +353,27 @@ export class AssetRegistrar {
           return { url, kind, reference, status: 'failed', message };
         }
         if (err.status === 409) return this.onDuplicate(kind, url, reference, message);
-        if (!err.ambiguous) return this.failed(url, kind, reference, message, err.status === 400);
+        if (!err.ambiguous) {
+          const outcome = this.failed(url, kind, reference, message, err.status === 400);
+          return isDamFault(err.code) ? { ...outcome, retry: true } : outcome;
+        }
         // The POST may have gone through: the asset exists now, or it is safe to send again.
+        let checkFailed: string | undefined;
         const there = await this.exists(kind, reference).catch((lookupErr: unknown) => {
           if (!isApiError(lookupErr) || endsTheRun(lookupErr.code)) throw lookupErr;
+          checkFailed = lookupErr.message;
           return undefined;
         });
-        if (there === undefined) return { url, kind, reference, status: 'failed', message };
+        // It may be registered: not failed, not registered either. The journal keeps it pending, so a
+        // resume looks it up; the record is written without it, and the next run checks it.
+        if (there === undefined)
+          return {
+            url,
+            kind,
+            reference,
+            status: 'uncertain',
+            message: `${message}; the look-up that would tell failed (${checkFailed}): the next run checks it`,
+          };
         if (there) {
           if (kind === 'image') this.newImage(reference);
           this.memory.remember(url, kind, reference);
@@ -346,7 +384,8 @@ export class AssetRegistrar {
         // 500s (storage, database) may pass on another try.
         if (err.status === 500 && isSourceFailure(message))
           return this.failed(url, kind, reference, message, true);
-        if (attempt >= AMBIGUOUS_POST_ATTEMPTS) return this.failed(url, kind, reference, message, false);
+        if (attempt >= AMBIGUOUS_POST_ATTEMPTS)
+          return { ...this.failed(url, kind, reference, message, false), retry: true };
         this.resends += 1;
       }
     }
@@ -413,6 +452,17 @@ export class AssetRegistrar {
  */
 export function endsTheRun(code: string): boolean {
   return code === 'API_STOPPED' || code === 'API_UNREACHABLE';
+}
+
+/** The DAM failed (or could not be reached), not the URL: another attempt may pass. */
+function isDamFault(code: string): boolean {
+  return (
+    code === 'API_SERVER' ||
+    code === 'API_NETWORK' ||
+    code === 'API_TIMEOUT' ||
+    code === 'API_RATE_LIMITED' ||
+    code === 'API_UNREACHABLE'
+  );
 }
 
 /** A DAM 500 that says the source URL could not be fetched (not a fault of the DAM itself). */

@@ -14,7 +14,7 @@ import type { CategoryMatches } from '../../runs/category-matches.js';
 import type { EntityModel } from '../../schema/model.js';
 import { mapConcurrent } from './concurrent.js';
 import type { RecordLookup } from './lookup.js';
-import { type ExecutorContext, type FailurePlace, placeOf } from './outcome.js';
+import { type ExecutorContext, type FailurePlace, placeOf, UncertainWrite } from './outcome.js';
 import { plannedId } from './planned.js';
 import { createOnce } from './write.js';
 
@@ -280,6 +280,11 @@ export class CategoryPaths {
       lookup.rememberId(entity.name, node.ref, id);
       this.note(node);
     } catch (err) {
+      // Its POST's answer was lost and the look-up that would tell failed: it may have been created.
+      if (err instanceof UncertainWrite) {
+        this.fail(node.ref, err.message);
+        return;
+      }
       if (!isApiError(err)) throw err;
       const details = err.failures.map((f) => f.message).join('; ');
       this.fail(

@@ -92,7 +92,8 @@ async function registerUrls(
       // The DAM's reference is what the catalog write names (it is the file name, normally as drafted).
       withUrl.forEach((a, i) => {
         const o = outcomes[i]!;
-        if (o.status !== 'failed' && o.reference !== a.name) renameAsset(draft, a, o.reference, baseLanguage);
+        if (o.status !== 'failed' && o.status !== 'uncertain' && o.reference !== a.name)
+          renameAsset(draft, a, o.reference, baseLanguage);
       });
       out.set(draft, outcomes);
       await checkpoint?.();

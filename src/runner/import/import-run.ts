@@ -251,7 +251,7 @@ export class ImportRun {
     await this.settle(results, idle);
     // A batch cut short (the run stopped, the service was gone) keeps its in-flight marker: a resume
     // then knows which of its writes may have been made.
-    const cut = results.some((r) => cutShort(r));
+    const cut = results.some((r) => cutShort(r) || r.fault === 'uncertain');
     if (owner.size > 0 && !cut) {
       this.recorder.batchDone();
       await this.recorder.checkpoint(`done:${this.recorder.batch}`);
@@ -306,7 +306,8 @@ export class ImportRun {
       return;
     }
     const allFailed = results.length > 0 && results.every((r) => r.outcome === 'failed');
-    if (allFailed && results.some((r) => r.fault === 'service')) this.failedBatches += 1;
+    if (allFailed && results.some((r) => r.fault === 'service' || r.fault === 'uncertain'))
+      this.failedBatches += 1;
     else if (results.length > 0) this.failedBatches = 0;
   }
 
@@ -340,6 +341,14 @@ export class ImportRun {
         work.n ?? 0,
         unsent && lockOnly ? LOCK_LOST_NOT_ATTEMPTED : notFinishedMessage(this.stopReason),
       );
+      this.progress();
+      return;
+    }
+    // Not failed either: a write whose answer was lost may have been made, and the look-up that
+    // would tell failed. Not finished, as a write in flight at a stop: --resume checks it.
+    const uncertain = results.find((r) => r.fault === 'uncertain');
+    if (uncertain) {
+      this.recordNotAttempted(work, work.n ?? 0, uncertain.message ?? notFinishedMessage(undefined));
       this.progress();
       return;
     }

@@ -39,9 +39,11 @@ export interface DraftResult {
   /**
    * The service, not the record, failed: `service` (retries ran out), `auth` (the key was refused),
    * `unreachable` (waited for past the outage budget), `stopped` (the run stopped before an answer),
-   * `lock-lost` (not sent: the run lost its lock, another run may hold it).
+   * `lock-lost` (not sent: the run lost its lock, another run may hold it), `uncertain` (a write whose
+   * answer was lost, and the look-up that would tell failed: it may have been made; the row is not
+   * finished, --resume checks it).
    */
-  fault?: 'service' | 'auth' | 'unreachable' | 'stopped' | 'lock-lost';
+  fault?: 'service' | 'auth' | 'unreachable' | 'stopped' | 'lock-lost' | 'uncertain';
   /**
    * A failure's kind for the summary's most frequent problems: what the service said, without the
    * record's address, the request's id or the number of tries, so equal failures count together.
@@ -127,8 +129,40 @@ export function withoutValues(text: string): string {
     .replace(/\b\d+(?:[.,]\d+)?\b/g, 'N');
 }
 
+/**
+ * A write whose outcome is unknown (its answer was lost: `write`, an ambiguous ApiError) and whose
+ * check, the look-up by ref that would tell whether it was made, failed too (`check`).
+ */
+export class UncertainWrite extends Error {
+  constructor(
+    readonly write: ApiError,
+    readonly check: ApiError,
+  ) {
+    super(uncertainWriteMessage(write, check));
+    this.name = 'UncertainWrite';
+  }
+}
+
+/**
+ * What the report says of an uncertain write: the write may have been made (the words of an ambiguous
+ * ApiError), the check that failed, and that --resume (or the next run) checks it.
+ */
+export function uncertainWriteMessage(write: ApiError, check: ApiError): string {
+  return `not finished: ${triesMessage(write)}; the look-up by ref that would tell failed (${triesMessage(check)}); --resume (or the next run) checks it and finishes it`;
+}
+
 /** A write the service refused: the draft fails with what the service said. Anything else is a bug and goes up. */
 export function failure(draft: Draft, err: unknown): DraftResult {
+  if (err instanceof UncertainWrite) {
+    // Not failed: the record may be there. The row is reported not finished, for --resume to check.
+    return {
+      draft,
+      outcome: 'failed',
+      message: err.message,
+      kind: kindOf(err.write),
+      fault: 'uncertain',
+    };
+  }
   if (err instanceof ApiError) {
     const details = err.failures
       .map((f) =>

@@ -264,10 +264,17 @@ export class RunRecorder implements WriteLog {
           inflight.delete(record.b);
           continue;
         } else if (record.t === 'asset') {
+          const earlier: EarlierAsset = {
+            kind: record.kind,
+            reference: record.ref,
+            status: record.s,
+            ...(record.m !== undefined && { message: record.m }),
+            ...(record.r === 1 && { retry: true as const }),
+          };
           if (record.s === 'pending' || !this.earlierAssets.has(record.u))
-            this.earlierAssets.set(record.u, { kind: record.kind, reference: record.ref, status: record.s });
+            this.earlierAssets.set(record.u, earlier);
           else if (this.earlierAssets.get(record.u)!.status === 'pending')
-            this.earlierAssets.set(record.u, { kind: record.kind, reference: record.ref, status: record.s });
+            this.earlierAssets.set(record.u, earlier);
           writer.append(record);
           continue;
         }
@@ -300,6 +307,17 @@ export class RunRecorder implements WriteLog {
       outcome: (o: AssetOutcome) => {
         if (o.status === 'registered' || o.status === 'reused' || o.status === 'cached')
           this.journal.append({ t: 'asset', kind: o.kind, u: key(o.url), ref: o.reference, s: o.status });
+        // A URL that could not be registered counts as the run's failed asset after a resume too.
+        else if (o.status === 'failed')
+          this.journal.append({
+            t: 'asset',
+            kind: o.kind,
+            u: key(o.url),
+            ref: o.reference,
+            s: 'failed',
+            ...(o.message !== undefined && { m: redactText(o.message) }),
+            ...(o.retry && { r: 1 as const }),
+          });
       },
     };
   }

@@ -241,7 +241,15 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       topErrors: run.checker.topErrors(),
       warnings,
       notes: [...opened.notes, ...(known?.notes() ?? [])],
-      assets: run.registrar?.counts ?? { registered: 0, reused: 0, cached: 0, planned: 0, failed: 0 },
+      // A resume whose rows left name no URL makes no registrar: the attempts before counted theirs.
+      assets: run.registrar?.counts ?? {
+        registered: 0,
+        reused: 0,
+        cached: 0,
+        planned: 0,
+        failed: 0,
+        ...(!options.plan && recorder.assetLog.earlierCounts()),
+      },
       assetWarnings: loop.assetWarnings,
       categoriesCreated: run.categoriesCreated,
       failedImages,
@@ -257,7 +265,8 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       ...(loop.sourceError && {
         sourceError: `${redactText(loop.sourceError.message)} [${loop.sourceError.code}]`,
       }),
-      state: stateOf(stopReason),
+      // Rows whose write may have been made, unchecked, leave the run to --resume: it is not finished.
+      state: stopReason === undefined && loop.outcomes['not-attempted'] > 0 ? 'stopped' : stateOf(stopReason),
       ...(fullSync && { fullSync }),
       plan: options.plan ?? false,
       durationMs: Date.now() - started,
@@ -469,9 +478,16 @@ function sentence(s: Omit<ImportSummary, 'exitCode'> & { exitCode: number }): st
         s.assetWarnings > 0
           ? ` ${s.assetWarnings} rows were written without an image or file that could not be registered (see the report's warnings).`
           : '';
+      const unfinished = s.outcomes['not-attempted'];
+      const notFinished =
+        unfinished > 0
+          ? ` ${unfinished} rows not finished: their write may have been made and could not be checked; run the same command with --resume ${s.runId} to check and finish them.`
+          : '';
       return failed > 0
-        ? `Finished with ${failed} of ${s.rows} rows failed or invalid: see the report.${warned}`
-        : `Finished: ${s.rows} rows, none failed.${warned}`;
+        ? `Finished with ${failed} of ${s.rows} rows failed or invalid: see the report.${notFinished}${warned}`
+        : unfinished > 0
+          ? `Finished: ${s.rows} rows, none failed.${notFinished}${warned}`
+          : `Finished: ${s.rows} rows, none failed.${warned}`;
     }
   }
 }

@@ -9,7 +9,7 @@ import type { ReaderOptions } from '../../readers/index.js';
 import type { TenantModel } from '../../schema/model.js';
 import type { TopProblem } from '../check.js';
 import type { RunState } from '../summary-types.js';
-import type { AssetErrorPolicy, AssetStatus, DuplicatePolicy } from './assets.js';
+import type { AssetCounts, AssetErrorPolicy, DuplicatePolicy } from './assets.js';
 import type { CreatedCategories } from './category-paths.js';
 import type { FullSyncResult, MaxMissing } from './full-sync.js';
 import type { RowOutcome } from './report-line.js';
@@ -187,7 +187,7 @@ export interface ImportSummary {
   warnings: string[];
   notes: string[];
   /** Distinct URLs by registration outcome. */
-  assets: Record<AssetStatus, number>;
+  assets: AssetCounts;
   /** Rows written without an image or file that could not be registered (each has a `warnings` cell). */
   assetWarnings: number;
   /** Categories created for the paths of `categoryPath` columns (in a plan: that would be). */
@@ -236,7 +236,9 @@ export function exitCodeOf(s: Omit<ImportSummary, 'exitCode'>): number {
     case 'max-missing':
       return EXIT_CODES.stopped;
     default: {
-      const bad = s.outcomes.failed + s.outcomes.invalid + s.failedImages.length;
+      // A row not finished in a run that did not stop: its write may have been made (--resume checks it).
+      const bad =
+        s.outcomes.failed + s.outcomes.invalid + s.outcomes['not-attempted'] + s.failedImages.length;
       return bad > 0 ? EXIT_CODES.rowsFailed : EXIT_CODES.ok;
     }
   }

@@ -244,9 +244,12 @@ export async function* jsonLines<T>(file: string): AsyncGenerator<T> {
 export function foldSummaries(source: string, parts: ImportSummary[], warnings: string[]): ImportSummary {
   const outcomes = Object.fromEntries(ROW_OUTCOMES.map((o) => [o, 0])) as ImportSummary['outcomes'];
   for (const part of parts) for (const o of ROW_OUTCOMES) outcomes[o] += part.outcomes[o];
-  const assets = { registered: 0, reused: 0, cached: 0, planned: 0, failed: 0 };
+  const assets: ImportSummary['assets'] = { registered: 0, reused: 0, cached: 0, planned: 0, failed: 0 };
   for (const part of parts)
-    for (const k of Object.keys(assets) as Array<keyof typeof assets>) assets[k] += part.assets[k];
+    for (const k of ['registered', 'reused', 'cached', 'planned', 'failed'] as const)
+      assets[k] += part.assets[k];
+  const uncertain = parts.reduce((n, p) => n + (p.assets.uncertain ?? 0), 0);
+  if (uncertain > 0) assets.uncertain = uncertain;
   const stopped = parts.find((p) => p.stopped);
   const last = parts[parts.length - 1];
   const fullSyncs = parts.flatMap((p) => (p.fullSync ? [p.fullSync] : []));

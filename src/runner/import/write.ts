@@ -22,7 +22,14 @@ import { diffDraft, type ExistingRecord, type FieldChange } from './diff.js';
 import { registerDraftAssets } from './draft-assets.js';
 import { type ResolvedLinks, resolveLinks } from './links.js';
 import type { RecordLookup } from './lookup.js';
-import { type DraftResult, type ExecutorContext, failure, leftOutWarning, placeOf } from './outcome.js';
+import {
+  type DraftResult,
+  type ExecutorContext,
+  failure,
+  leftOutWarning,
+  placeOf,
+  UncertainWrite,
+} from './outcome.js';
 import { isPlannedId, PLANNED_VALUES_BUDGET, plannedId } from './planned.js';
 
 /** `known`: the drafts' records when the caller already looked them up. */
@@ -288,7 +295,8 @@ function decide(
   links: Map<Draft, ResolvedLinks>,
 ): Decision {
   const assets = assetResults.get(draft);
-  const failedAssets = assets?.filter((a) => a.status === 'failed') ?? [];
+  // An image or file that may be registered, unchecked, is left out as one that failed.
+  const failedAssets = assets?.filter((a) => a.status === 'failed' || a.status === 'uncertain') ?? [];
   let warnings: string[] | undefined;
   if (failedAssets.length > 0) {
     // A plain name the DAM does not hold is left out like a URL the DAM refused (the catalog would
@@ -432,6 +440,9 @@ async function create(
   });
 }
 
+/** Failures of a check that leave the row unfinished as any request cut short (the run stopped, the service is gone). */
+const CUT_SHORT: ReadonlySet<string> = new Set(['API_STOPPED', 'API_UNREACHABLE']);
+
 /**
  * One POST of a new record: sent again only when its outcome is unknown (a timeout, a cut connection)
  * and `findId` (a lookup by ref) finds no record, so a record is never created twice. Its id, or the
@@ -448,7 +459,12 @@ export async function createOnce(
       return (await ctx.catalog.create(entity.path, body)).id;
     } catch (err) {
       if (!isApiError(err) || !err.ambiguous || attempt >= AMBIGUOUS_POST_ATTEMPTS) throw err;
-      const found = await findId();
+      const found = await findId().catch((checkErr: unknown) => {
+        // The run stopped, or the service is gone: the row is not finished, as any cut short.
+        if (!isApiError(checkErr) || CUT_SHORT.has(checkErr.code)) throw checkErr;
+        // The record may have been created: not a failure, not a success either.
+        throw new UncertainWrite(err, checkErr);
+      });
       if (found !== undefined) return found;
     }
   }
