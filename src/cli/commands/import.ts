@@ -253,12 +253,19 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       const stateDir = path.join(process.cwd(), '.catalog-io');
       const tenant = tenantHash(connection.tenant.catalogUrl, connection.tenant.keyId);
       try {
+        // A file its name says nothing of is placed by its header: the model is read before the run
+        // takes its lock (the lock is the entity's); the run then reads that `/$metadata` no more. When
+        // that read fails (the service unreachable, a signal), the run still starts and meets the same
+        // failure where it reads its model: it is recorded, its summary written, an earlier report gone.
+        let placementFailure: unknown;
         if (header) {
-          // A file its name says nothing of is placed by its header: the model is read before the run
-          // takes its lock (the lock is the entity's); the run then reads that `/$metadata` no more.
-          const byHeader = await entityOfHeader(header, (scope) => connection.tenant.model(scope));
-          if (byHeader?.entity) profile.entity = byHeader.entity;
-          if (byHeader) out.error(`note: ${byHeader.note}`);
+          try {
+            const byHeader = await entityOfHeader(header, (scope) => connection.tenant.model(scope));
+            if (byHeader?.entity) profile.entity = byHeader.entity;
+            if (byHeader) out.error(`note: ${byHeader.note}`);
+          } catch (err) {
+            placementFailure = err ?? new Error('placing the file by its header failed');
+          }
         }
         // Loaded on use, like the other commands' runners: `--help` and other commands start faster.
         const { importFile } = await import('../../runner/import/run.js');
@@ -296,7 +303,10 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           // Read once the run holds its lock: a run refused by the lock sends no request. One file
           // needs its profile's entity (the `$metadata` of custom entities only for one of them); a
           // whole workbook places its sheets on any entity.
-          model: () => connection.tenant.model(sheets || structure ? 'all' : [profile.entity]),
+          model: () =>
+            placementFailure === undefined
+              ? connection.tenant.model(sheets || structure ? 'all' : [profile.entity])
+              : Promise.reject(placementFailure),
           catalog: connection.catalog,
           dam: () => connection.dam,
           mode: args.mode,
