@@ -3,6 +3,7 @@
 // holds requests without answering (a hang), or stops listening altogether (connections refused).
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 export type Fault =
   | { kind: 'pass' }
@@ -139,5 +140,43 @@ export async function faultProxy(target: string): Promise<FaultProxy> {
       agent.destroy();
       if (listening) await stopListening();
     },
+  };
+}
+
+/**
+ * A fault proxy for a test file: started before its tests in front of `target()` (read then, when the
+ * file's sandbox is up), closed after them, and set back to `pass` with its counts cleared after each
+ * test, so a fault one test left on never reaches the next. What it returns stands for the running proxy.
+ */
+export function useFaultProxy(target: () => string): FaultProxy {
+  let running: FaultProxy | undefined;
+  const proxy = (): FaultProxy => {
+    if (!running) throw new Error('the fault proxy is not started yet (use it inside a test)');
+    return running;
+  };
+  beforeAll(async () => {
+    running = await faultProxy(target());
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  afterEach(async () => {
+    if (!running) return;
+    await running.set({ kind: 'pass' });
+    for (const k of Object.keys(running.faulted)) delete running.faulted[k];
+  });
+  return {
+    get origin() {
+      return proxy().origin;
+    },
+    via: (url) => proxy().via(url),
+    set: (fault) => proxy().set(fault),
+    get faulted() {
+      return proxy().faulted;
+    },
+    get passed() {
+      return proxy().passed;
+    },
+    close: () => proxy().close(),
   };
 }

@@ -5,26 +5,18 @@
 // Through a loopback proxy in front of the sandbox, as the CLI runs it.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FaultProxy, faultProxy } from '../helpers/fault-proxy.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useFaultProxy } from '../helpers/fault-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { productsByRef, runCli, runIds, summaryOf } from './import.nightly.support.js';
 import { damImages, readCsv, tempDir, writeFeed } from './import.support.js';
 
 const fixture = useSandbox({ seed: 'empty' });
 let dir: string;
-let proxy: FaultProxy;
+const proxy = useFaultProxy(() => fixture.sb.catalogUrl);
 
-beforeAll(async () => {
+beforeAll(() => {
   dir = tempDir('import-uncertain');
-  proxy = await faultProxy(fixture.sb.catalogUrl);
-});
-afterAll(async () => {
-  await proxy?.close();
-});
-afterEach(async () => {
-  await proxy.set({ kind: 'pass' });
-  for (const k of Object.keys(proxy.faulted)) delete proxy.faulted[k];
 });
 
 const viaProxy = () => ({

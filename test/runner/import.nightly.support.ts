@@ -2,7 +2,7 @@
 // `.catalog-io` state), pointed at a test sandbox over loopback, that can be signalled or killed at a
 // named pause point; feeds; the tenant read back by ref.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
@@ -143,4 +143,23 @@ export function comparable(lines: Array<Record<string, string>>) {
 function lineNo(location: string | undefined): number {
   const m = /(\d+)/.exec(location ?? '');
   return m ? Number(m[1]) : 0;
+}
+
+/** Rows the first run in `cwd` has journaled (`rows.jsonl`), 0 before it has a journal. */
+async function journaledRows(cwd: string): Promise<number> {
+  if (!existsSync(join(cwd, '.catalog-io', 'runs'))) return 0;
+  const [runId] = await runIds(cwd);
+  const file = runId && join(cwd, '.catalog-io', 'runs', runId, 'rows.jsonl');
+  if (!file || !existsSync(file)) return 0;
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"t":"row"')).length;
+}
+
+/** Waits until the run in `cwd` has journaled `rows` rows (a child to stop mid-run), at most 100 s. */
+export async function untilJournaled(cwd: string, rows: number): Promise<void> {
+  for (let i = 0; (await journaledRows(cwd)) < rows; i++) {
+    if (i > 4000) throw new Error(`the run did not reach ${rows} rows`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }

@@ -4,8 +4,8 @@
 // a DAM that answers 500 costs only the rows that need a new image, and SIGTERM / SIGINT while the service hangs end the run within 5 s with a true report.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FaultProxy, faultProxy } from '../helpers/fault-proxy.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { faultProxy, useFaultProxy } from '../helpers/fault-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { productsByRef, runCli, runIds, startCli, summaryOf } from './import.nightly.support.js';
 import { readCsv, tempDir, writeFeed } from './import.support.js';
@@ -13,18 +13,10 @@ import { readCsv, tempDir, writeFeed } from './import.support.js';
 // Some latency, so a run lasts long enough for a fault to start in its middle.
 const fixture = useSandbox({ seed: 'empty', latencyMs: 15 });
 let dir: string;
-let proxy: FaultProxy;
+const proxy = useFaultProxy(() => fixture.sb.catalogUrl);
 
-beforeAll(async () => {
+beforeAll(() => {
   dir = tempDir('import-outage');
-  proxy = await faultProxy(fixture.sb.catalogUrl);
-});
-afterAll(async () => {
-  await proxy?.close();
-});
-afterEach(async () => {
-  await proxy.set({ kind: 'pass' });
-  for (const k of Object.keys(proxy.faulted)) delete proxy.faulted[k];
 });
 
 /**

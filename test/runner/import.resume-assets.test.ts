@@ -1,11 +1,11 @@
 // A resumed run's asset counts are those of one uninterrupted run: an image URL that could not be
 // registered before the interrupt (its host answers 404) still counts as failed after --resume, as
 // do the images registered before it.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/sandbox.js';
-import { runCli, runIds, startCli, summaryOf } from './import.nightly.support.js';
+import { runCli, runIds, startCli, summaryOf, untilJournaled } from './import.nightly.support.js';
 import { readCsv, tempDir, writeFeed } from './import.support.js';
 
 const ROWS = 1500;
@@ -27,23 +27,10 @@ beforeAll(async () => {
 
 const args = () => ['import', feed, '--report', 'report.csv', '--batch-size', '20', '--rate-limit', 'off'];
 
-async function journalRows(runId: string): Promise<number> {
-  const file = join(cwd, '.catalog-io', 'runs', runId, 'rows.jsonl');
-  if (!existsSync(file)) return 0;
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('{"t":"row"')).length;
-}
-
 describe('a resumed run', () => {
   it('counts the image that failed before the interrupt: 1 failed, 2 registered, as one run', async () => {
     const first = startCli(args(), cwd, fixture.sb);
-    for (let i = 0; ; i++) {
-      const ids = existsSync(join(cwd, '.catalog-io', 'runs')) ? await runIds(cwd) : [];
-      if (ids[0] && (await journalRows(ids[0])) >= 100) break;
-      if (i > 4000) throw new Error('the first attempt did not reach 100 rows');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await untilJournaled(cwd, 100);
     first.process.kill('SIGINT');
     const interrupted = await first.exited;
     expect(interrupted.code, interrupted.stderr).toBe(130);

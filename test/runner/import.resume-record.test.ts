@@ -1,13 +1,13 @@
 // A resumed run's record (the console's /api/runs/<id>) is the new attempt's: while it runs it shows
 // no end of the attempt before (its message, requests, finishedAt, exit code), and once killed it is
 // `crashed` with a crash message of its own, not the previous attempt's `Interrupted (SIGTERM) ...`.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../src/console/server.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { runCli, runIds, startCli } from './import.nightly.support.js';
+import { runCli, runIds, startCli, untilJournaled } from './import.nightly.support.js';
 import { tempDir, writeFeed } from './import.support.js';
 
 const ROWS = 600;
@@ -25,23 +25,10 @@ beforeAll(async () => {
 
 const args = () => ['import', feed, '--report', 'report.csv', '--batch-size', '20', '--rate-limit', 'off'];
 
-async function journalRows(runId: string): Promise<number> {
-  const file = join(cwd, '.catalog-io', 'runs', runId, 'rows.jsonl');
-  if (!existsSync(file)) return 0;
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('{"t":"row"')).length;
-}
-
 describe('a resumed run', () => {
   it('shows no end of the attempt before while it runs, and a crash message of its own once killed', async () => {
     const first = startCli(args(), cwd, fixture.sb);
-    for (let i = 0; ; i++) {
-      const ids = existsSync(join(cwd, '.catalog-io', 'runs')) ? await runIds(cwd) : [];
-      if (ids[0] && (await journalRows(ids[0])) >= 100) break;
-      if (i > 4000) throw new Error('the first attempt did not reach 100 rows');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await untilJournaled(cwd, 100);
     first.process.kill('SIGTERM');
     expect((await first.exited).code).toBe(143);
     const [runId] = await runIds(cwd);
