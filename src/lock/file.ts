@@ -84,7 +84,7 @@ export class FileLockStore implements RunLockStore {
         await rm(`${file}.lock`, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() >= deadline) throw lockedError(scope, current);
+      if (Date.now() >= deadline) throw lockedError(scope, current, options.waitMs);
       if (!waiting) options.onWait?.(current);
       waiting = true;
       await waitOrStop(POLL_MS, scope, options);

@@ -62,11 +62,18 @@ export function holderWords(holder: LockHolder | undefined): string {
     : 'another run';
 }
 
-/** The error of a run refused because another holds the lock (exit 75). */
-export function lockedError(scope: LockScope, holder: LockHolder | undefined): CatalogIoError {
+/**
+ * The error of a run refused because another holds the lock (exit 75); `waitedMs`: how long it waited
+ * (`--wait-lock`), when it did: advising that flag again would tell a run that already used it nothing.
+ */
+export function lockedError(scope: LockScope, holder: LockHolder | undefined, waitedMs = 0): CatalogIoError {
+  const advice =
+    waitedMs > 0
+      ? `It was still running after ${Math.round(waitedMs / 1000)} s of --wait-lock: try again when it ends, or wait longer`
+      : 'Try again when it ends, or wait for it with --wait-lock <seconds>';
   return new CatalogIoError(
     'LOCKED',
-    `Another import of ${scope.entity} to this tenant is running: ${holderWords(holder)}. Try again when it ends, or wait for it with --wait-lock <seconds>`,
+    `Another import of ${scope.entity} to this tenant is running: ${holderWords(holder)}. ${advice}`,
     { holder, scope },
   );
 }

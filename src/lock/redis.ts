@@ -87,7 +87,7 @@ export class RedisLockStore implements RunLockStore {
     let waiting = false;
     for (;;) {
       if ((await this.redis.set(key, value, 'PX', this.ttlMs, 'NX')) === 'OK') break;
-      if (Date.now() >= deadline) throw lockedError(scope, await this.holder(scope));
+      if (Date.now() >= deadline) throw lockedError(scope, await this.holder(scope), options.waitMs);
       if (!waiting && options.onWait) options.onWait(await this.holder(scope));
       waiting = true;
       await waitOrStop(this.pollMs, scope, options);

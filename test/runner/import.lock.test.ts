@@ -65,6 +65,12 @@ describe('one run at a time', () => {
     expect(second.stderr).toContain('[LOCKED]');
     expect(second.stderr).toContain(`run ${runId}`);
     expect(second.stderr).toContain(`pid ${first.process.pid}`);
+    expect(second.stderr).toContain('wait for it with --wait-lock <seconds>');
+    // A run that waited and is still refused is not advised to wait: it did.
+    const waited = await runCli([...args('waited.csv'), '--wait-lock', '1'], elsewhere, fixture.sb);
+    expect(waited.code, waited.stderr).toBe(75);
+    expect(waited.stderr).toContain('still running after 1 s of --wait-lock: try again when it ends');
+    expect(waited.stderr).not.toContain('wait for it with --wait-lock');
     // Refused before anything was read or written: no report, no run folder of its own.
     expect(existsSync(join(elsewhere, 'second.csv'))).toBe(false);
     expect(await runIds(cwd)).toEqual([runId]);
