@@ -15,13 +15,8 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
-import { profileFrom, workbookReading } from '../cli/commands/feed.js';
-import {
-  checksRefsByDefault,
-  placeReading,
-  referenceChecking,
-  validateReading,
-} from '../cli/commands/validate.js';
+import { placeReading, profileFrom, workbookReading } from '../cli/commands/feed.js';
+import { checksRefsByDefault, referenceChecking, validateReading } from '../cli/commands/validate.js';
 import type { Connection, ConnectionFlags } from '../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../errors.js';
 import { isFileFault, writeProblem } from '../files.js';

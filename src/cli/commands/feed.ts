@@ -14,8 +14,10 @@ import {
   type ReaderOptions,
   workbookSheets,
 } from '../../readers/index.js';
-import { structureNote, structureTable } from '../../runner/placement.js';
+import { entityOfHeader, structureNote, structureTable } from '../../runner/placement.js';
 import type { StructureTable } from '../../runner/structure/types.js';
+import type { ModelScope } from '../../schema/load.js';
+import type { TenantModel } from '../../schema/model.js';
 import type { Output } from '../output.js';
 
 /** The reader flags shared by commands that read a source. */
@@ -325,4 +327,25 @@ export function printFindings(
     for (const { message, count, first } of run.topErrors)
       out.error(`${String(count).padStart(7)}  ${message}${first ? ` (first such row: ${first})` : ''}`);
   }
+}
+
+/**
+ * What a source read with neither `--entity` nor `--profile` holds (workbookReading): the
+ * entity its name says, else its header's (entityOfHeader, as the import places it), set on the
+ * profile; the note saying why when its header said it; and the model's scope the check needs. The
+ * import, validate and the console's "Check a file" place a file with it, so all take it as the same thing.
+ */
+export async function placeReading(
+  reading: FeedReading,
+  profile: Profile,
+  modelFor: (scope: ModelScope) => Promise<TenantModel>,
+): Promise<{ note?: string; scope: ModelScope }> {
+  if (reading.entity) profile.entity = reading.entity;
+  const byHeader = reading.header && (await entityOfHeader(reading.header, modelFor));
+  if (byHeader?.entity) profile.entity = byHeader.entity;
+  const note = reading.note ?? (byHeader ? byHeader.note : undefined);
+  // Only the profile's entity: a feed of products reads no custom entity's `$metadata` (a whole
+  // workbook may hold any entity, a layouts table name any entity's fields).
+  const scope: ModelScope = reading.whole || reading.structure ? 'all' : [profile.entity];
+  return { ...(note && { note }), scope };
 }

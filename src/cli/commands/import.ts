@@ -14,7 +14,6 @@ import type { DuplicatePolicy } from '../../runner/import/assets.js';
 import type { MaxMissing } from '../../runner/import/full-sync.js';
 import type { ImportMode, ImportOptions, ImportSummary, RunStop } from '../../runner/import/run.js';
 import { EXIT_CODES } from '../../runner/import/types.js';
-import { entityOfHeader } from '../../runner/placement.js';
 import type { StructureTable } from '../../runner/structure/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
@@ -27,6 +26,7 @@ import {
   type FeedArgs,
   type FeedReading,
   fileName,
+  placeReading,
   profileFrom,
   readerOptionsFrom,
   sourceArg,
@@ -195,7 +195,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       let start: RunStart;
       let sheets: string[] | undefined;
       let structure: StructureTable | undefined;
-      let header: string[] | undefined;
+      let placing: FeedReading | undefined;
       let connection: Awaited<ReturnType<typeof connect>>;
       // Set once the progress exists: a service found unreachable shows there and as a line.
       let outageNote: ((service: ServiceName, notice: OutageNotice) => void) | undefined;
@@ -204,13 +204,13 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         const reading = await wholeWorkbook(start.source, readerOptions, args);
         sheets = reading.whole;
         structure = reading.structure;
+        placing = reading;
         if (reading.entity) profile.entity = reading.entity;
         connection = await connect({
           flags: connectionFlagsFrom(args),
           announce: (line) => out.error(line),
           onOutage: (service, notice) => outageNote?.(service, notice),
         });
-        header = reading.header;
         if (reading.note) out.error(`note: ${reading.note}`);
       } catch (err) {
         await notifyEarlyFailure(sourceArg(args.source), args, err, out);
@@ -258,11 +258,10 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         // that read fails (the service unreachable, a signal), the run still starts and meets the same
         // failure where it reads its model: it is recorded, its summary written, an earlier report gone.
         let placementFailure: unknown;
-        if (header) {
+        if (placing?.header) {
           try {
-            const byHeader = await entityOfHeader(header, (scope) => connection.tenant.model(scope));
-            if (byHeader?.entity) profile.entity = byHeader.entity;
-            if (byHeader) out.error(`note: ${byHeader.note}`);
+            const { note } = await placeReading(placing, profile, (scope) => connection.tenant.model(scope));
+            if (note) out.error(`note: ${note}`);
           } catch (err) {
             placementFailure = err ?? new Error('placing the file by its header failed');
           }

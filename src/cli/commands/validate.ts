@@ -7,10 +7,8 @@ import type { DamClient } from '../../api/dam.js';
 // From flags.js, not the config index: an offline run (--schemas) loads no HTTP client.
 import { connectionFlagsFrom, connectionOptions } from '../../config/flags.js';
 import type { Connection, ConnectionFlags } from '../../config/index.js';
-import type { Profile } from '../../mappers/profile-types.js';
 import { setIdsOf } from '../../runner/import/attribute-set-check.js';
 import { tenantModelFor } from '../../runner/model-source.js';
-import { entityOfHeader } from '../../runner/placement.js';
 import { type DamNameLookup, ReferenceCheck, type TenantRefLookup } from '../../runner/references.js';
 import { type ValidateFileOptions, type ValidateFileResult, validateFile } from '../../runner/validate.js';
 import type { ValidatedSheet } from '../../runner/validate-workbook.js';
@@ -25,6 +23,7 @@ import {
   checkFeedSource,
   type FeedArgs,
   type FeedReading,
+  placeReading,
   printFindings,
   profileFrom,
   readerOptionsFrom,
@@ -122,27 +121,6 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       setExitCode(result.outcomes.invalid > 0 ? EXIT.ROWS_FAILED : EXIT.OK);
     },
   }) as CommandModule<object, ValidateArgs>;
-
-/**
- * What a source read with neither `--entity` nor `--profile` is checked as (workbookReading): the
- * entity its name says, else its header's (entityOfHeader, as the import places it), set on the
- * profile; the note saying why when its header said it; and the model's scope the check needs. The
- * console's "Check a file" places a file with it too, so both check a file as the same thing.
- */
-export async function placeReading(
-  reading: FeedReading,
-  profile: Profile,
-  modelFor: (scope: ModelScope) => Promise<TenantModel>,
-): Promise<{ note?: string; scope: ModelScope }> {
-  if (reading.entity) profile.entity = reading.entity;
-  const byHeader = reading.header && (await entityOfHeader(reading.header, modelFor));
-  if (byHeader?.entity) profile.entity = byHeader.entity;
-  const note = reading.note ?? (byHeader ? byHeader.note : undefined);
-  // Only the profile's entity: a feed of products reads no custom entity's `$metadata` (a whole
-  // workbook may hold any entity, a layouts table name any entity's fields).
-  const scope: ModelScope = reading.whole || reading.structure ? 'all' : [profile.entity];
-  return { ...(note && { note }), scope };
-}
 
 /** Checks a source as it was placed (placeReading): a structure table, a workbook whole, or one file. */
 export async function validateReading(
