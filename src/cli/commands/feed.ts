@@ -344,8 +344,13 @@ export async function placeReading(
   const byHeader = reading.header && (await entityOfHeader(reading.header, modelFor));
   if (byHeader?.entity) profile.entity = byHeader.entity;
   const note = reading.note ?? (byHeader ? byHeader.note : undefined);
-  // Only the profile's entity: a feed of products reads no custom entity's `$metadata` (a whole
-  // workbook may hold any entity, a layouts table name any entity's fields).
-  const scope: ModelScope = reading.whole || reading.structure ? 'all' : [profile.entity];
-  return { ...(note && { note }), scope };
+  return { ...(note && { note }), scope: modelScope(reading, profile.entity) };
+}
+
+/**
+ * The `$metadata` a reading needs: only its entity's (a feed of products reads no custom entity's), or
+ * every entity's for a whole workbook (any entity) or a layouts table (any entity's fields).
+ */
+export function modelScope(reading: Pick<FeedReading, 'whole' | 'structure'>, entity: string): ModelScope {
+  return reading.whole || reading.structure ? 'all' : [entity];
 }

@@ -26,6 +26,7 @@ import {
   type FeedArgs,
   type FeedReading,
   fileName,
+  modelScope,
   placeReading,
   profileFrom,
   readerOptionsFrom,
@@ -304,7 +305,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           // whole workbook places its sheets on any entity.
           model: () =>
             placementFailure === undefined
-              ? connection.tenant.model(sheets || structure ? 'all' : [profile.entity])
+              ? connection.tenant.model(modelScope({ whole: sheets, structure }, profile.entity))
               : Promise.reject(placementFailure),
           catalog: connection.catalog,
           dam: () => connection.dam,
