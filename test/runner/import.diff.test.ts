@@ -134,3 +134,45 @@ describe('texts a file cannot carry as they are', () => {
     expect(sameValue(field('prod_weight', { type: 'number' }), ' 2', 2)).toBe(true);
   });
 });
+
+// Excel keeps 15 significant digits: a decimal the tenant holds as a float artefact comes back from a
+// workbook Excel saved at 15 digits, and is the same value (writers/excel-number.ts).
+describe('decimals at Excel precision', () => {
+  const weight = products.field('prod_weight');
+  const ids = products.field('cat_ids');
+
+  it('a float artefact equals its 15-digit form; a real change still differs', () => {
+    expect(sameValue(weight, 19.990000000000002, 19.99)).toBe(true);
+    expect(sameValue(weight, 0.1 + 0.2, '0.3')).toBe(true);
+    expect(sameValue(weight, 1.0000000000000002, 1)).toBe(true);
+    expect(sameValue(weight, 19.99, 19.98)).toBe(false);
+    expect(sameValue(weight, 19.990000000000002, 19.98)).toBe(false);
+    // The 15th significant digit is still a change.
+    expect(sameValue(weight, 1.23456789012345, 1.23456789012346)).toBe(false);
+    expect(sameValue(weight, 0.000123456789012345, 0.000123456789012346)).toBe(false);
+  });
+
+  it('whole numbers and integer fields compare exactly, and a text is not a number', () => {
+    expect(sameValue(weight, 1234567890123456, 1234567890123457)).toBe(false);
+    expect(sameValue(weight, 1234567890123456, 1234567890123460)).toBe(false);
+    expect(sameValue(field('prod_pack_size', { type: 'integer' }), 1234567890123456, 1234567890123460)).toBe(
+      false,
+    );
+    expect(sameValue(field('prod_code'), '19.990000000000002', '19.99')).toBe(false);
+    expect(sameValue(ids, [1, 2], [2, 1])).toBe(true);
+  });
+
+  it('every item of a list of decimals is compared so', () => {
+    const list = field('prod_sizes', { type: 'number', multiple: true });
+    expect(sameValue(list, [0.1 + 0.2, 19.990000000000002], [0.3, 19.99])).toBe(true);
+    expect(sameValue(list, [0.1 + 0.2, 19.990000000000002], [0.3, 19.98])).toBe(false);
+  });
+
+  it('a draft with the 15-digit value is unchanged; a changed one gives a PATCH of the new value', () => {
+    const existing = { id: 7, base: { prod_ref: 'P-1', prod_weight: 19.990000000000002 }, cultures: {} };
+    expect(diffDraft(draft({ prod_weight: 19.99 }), existing, products, 'en').changes).toEqual([]);
+    const changed = diffDraft(draft({ prod_weight: 19.98 }), existing, products, 'en');
+    expect(changed.changes).toEqual([{ field: 'prod_weight', old: 19.990000000000002, new: 19.98 }]);
+    expect(changed.body).toEqual({ prod_weight: 19.98 });
+  });
+});

@@ -1,9 +1,11 @@
 // Diffing a draft against the record that exists: only what changed is written, and an unchanged
 // row costs no request. Values are compared the way the API means them (a number is a number, a
-// date-time is an instant, an empty string is no value), and a text the way a file can carry it
-// (`asRead`), so an exported file re-imports unchanged.
+// date-time is an instant, an empty string is no value), a decimal at the 15 significant digits Excel
+// keeps (`sameAtExcelPrecision`), and a text the way a file can carry it (`asRead`), so an exported file
+// re-imports unchanged, also after Excel has opened and saved it.
 import type { Draft, FieldValue } from '../../mappers/types.js';
 import type { EntityModel, FieldModel } from '../../schema/model.js';
+import { sameAtExcelPrecision } from '../../writers/excel-number.js';
 
 /** The record as read back, one read per culture: `base` in the base language, `cultures` the others. */
 export interface ExistingRecord {
@@ -86,9 +88,22 @@ export function sameValue(field: FieldModel | undefined, a: unknown, b: unknown)
       const sy = [...ys].map(String).sort();
       return sx.every((v, i) => v === sy[i]);
     }
-    return xs.every((v, i) => v === ys[i]);
+    return xs.every((v, i) => sameItem(field, v, ys[i]));
   }
-  return x === y;
+  return sameItem(field, x, y);
+}
+
+/**
+ * Two normalised values. A decimal (a `number` field) is the same at Excel's 15 significant digits:
+ * `19.990000000000002`, a float artefact in the tenant, is the `19.99` Excel shows and saves, and writing
+ * it would change nothing anyone sees; `19.99` and `19.98` still differ. Whole numbers, and `integer`
+ * fields, are compared exactly.
+ */
+function sameItem(field: FieldModel | undefined, x: Normal | undefined, y: Normal | undefined): boolean {
+  if (x === y) return true;
+  return (
+    field?.type === 'number' && typeof x === 'number' && typeof y === 'number' && sameAtExcelPrecision(x, y)
+  );
 }
 
 /**

@@ -1,10 +1,12 @@
 // XLSX export with exceljs's streaming WorkbookWriter: constant memory at any catalog size. One sheet
 // per entity, a frozen bold header with an autofilter, column widths from the first rows, and typed
-// cells: numbers as numbers, date-times as dates, everything else as text — never as a formula.
+// cells: numbers as numbers (within Excel's 15 significant digits: excel-number.ts), date-times as
+// dates, everything else as text — never as a formula.
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type ExcelJS from 'exceljs';
 import { WriteFailure, workbookWritten } from '../../files.js';
+import { xlsxNumber } from '../excel-number.js';
 import { EXCEL_CELL_CHARS, encodeXlsxText } from '../xlsx-text.js';
 import { partialPath } from './stream.js';
 import {
@@ -146,7 +148,8 @@ export function cellValue(column: ExportColumn, value: ExportValue): ExcelJS.Cel
     case 'number':
     case 'integer': {
       const n = typeof v === 'number' ? v : Number(v);
-      return Number.isFinite(n) && typeof v !== 'boolean' ? n : String(v);
+      // Within Excel's 15 significant digits, so that Excel shows and saves the number written.
+      return Number.isFinite(n) && typeof v !== 'boolean' ? xlsxNumber(n) : String(v);
     }
     case 'boolean':
       return typeof v === 'boolean' ? v : String(v);
