@@ -47,6 +47,8 @@ export class ApiError extends CatalogIoError {
   readonly failures: ApiFailure[];
   readonly retryAfterSeconds: number | undefined;
   readonly ambiguous: boolean;
+  /** An ambiguous write's message without its `may have been processed` note (for a caller whose look-up settled it). */
+  unmarkedMessage: string;
   attempts: number;
 
   constructor(code: ErrorCode, message: string, init: ApiErrorInit) {
@@ -60,6 +62,7 @@ export class ApiError extends CatalogIoError {
     this.failures = init.failures ?? [];
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.ambiguous = init.ambiguous ?? false;
+    this.unmarkedMessage = message;
     this.attempts = init.attempts ?? 1;
   }
 
@@ -71,6 +74,7 @@ export class ApiError extends CatalogIoError {
       { ...this.init(), ambiguous: true },
     );
     copy.details.errno = this.details.errno;
+    copy.unmarkedMessage = this.message;
     return copy;
   }
 

@@ -2,14 +2,19 @@
 // fails too: the row is not reported failed, for the record may be there. It is not finished, its
 // message says the write may have been made and that --resume checks it, the exit code is not 0; the
 // resume finds the record and reports it created. The same for an image: said uncertain, not failed.
+// The last of a POST's tries is looked up as the others (made: created; not made: failed, said so;
+// the look-up failing: not finished). Rows that need a category whose creation is not finished (one
+// their path names, or their parent row) are not finished either, not failed.
 // Through a loopback proxy in front of the sandbox, as the CLI runs it.
 import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useFaultProxy } from '../helpers/fault-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { productsByRef, runCli, runIds, summaryOf } from './import.nightly.support.js';
-import { damImages, readCsv, tempDir, writeFeed } from './import.support.js';
+import { productsByRef, runCli, runIds, startCli, summaryOf } from './import.nightly.support.js';
+import { byRef, damImages, readAll, readCsv, tempDir, writeFeed } from './import.support.js';
 
 const fixture = useSandbox({ seed: 'empty' });
 let dir: string;
@@ -55,6 +60,26 @@ function loseThenFailLookups(write: RegExp, lookup: RegExp) {
         return 'lose' as const;
       }
       if (lost && method === 'GET' && lookup.test(path)) return 500;
+      return 'pass' as const;
+    },
+  };
+}
+
+/**
+ * Each POST matching `write` gives no answer that tells whether it was made: the first ones are answered
+ * 500 without reaching the service (not made), the `lastMade`-th is made and its answer lost. With
+ * `failLookups`, the look-ups of `lookup` after that one fail (500) every time.
+ */
+function unknownEachTry(write: RegExp, lookup: RegExp, lastMade: number, failLookups: boolean) {
+  let posts = 0;
+  return {
+    kind: 'script' as const,
+    answer: (method: string, path: string) => {
+      if (method === 'POST' && write.test(path)) {
+        posts += 1;
+        return posts < lastMade ? 500 : posts === lastMade ? ('lose' as const) : 500;
+      }
+      if (failLookups && posts >= lastMade && method === 'GET' && lookup.test(path)) return 500;
       return 'pass' as const;
     },
   };
@@ -111,5 +136,268 @@ describe('a write whose answer is lost and whose check fails', () => {
     expect(line!.assets).toMatch(/the look-up that would tell failed/);
     expect(line!.warnings).toMatch(/image .*unc-image\.jpg left out: .*the next run checks it/);
     expect(run.stderr).toMatch(/assets: 0 registered, .*, 0 failed, 1 uncertain/);
+  }, 60_000);
+});
+
+describe('the last of the POST tries: its outcome unknown too', () => {
+  it('made, its look-up failing: not finished (not failed), as the other uncertain writes; the resume reports it created', async () => {
+    const { cwd, feed } = await setup('LAST', ['prod_ref,prod_title', 'LAST-1,Item 1']);
+    // The six tries (the retry policy's attempts): five not made, the sixth made and its answer lost.
+    await proxy.set(unknownEachTry(/\/Products\b/, /\/Products\b/, 6, true));
+    const first = await runCli(args(feed), cwd, fixture.sb, viaProxy());
+    expect(proxy.faulted.lost).toBe(1);
+    const products = await productsByRef(fixture.sb);
+    expect(Object.keys(products.byRef).filter((r) => r.startsWith('LAST-'))).toEqual(['LAST-1']);
+    const [line, ...more] = await readCsv(join(cwd, 'report.csv'));
+    expect(more).toEqual([]);
+    expect(line!.outcome).toBe('not-attempted');
+    expect(line!.message).toMatch(/^not finished: API_SERVER after 6 tries: Catalog API POST \/Products: /);
+    expect(line!.message).toMatch(/the POST may have been processed/);
+    expect(line!.message).toMatch(/the look-up by ref that would tell failed \(API_SERVER after \d+ tries: /);
+    expect(line!.message).toMatch(/--resume \(or the next run\) checks it/);
+    expect(first.code, first.stderr).not.toBe(0);
+    expect(first.stderr).toMatch(/1 rows not finished: their write may have been made/);
+    const [runId] = await runIds(cwd);
+    const summary = await summaryOf(cwd, runId!);
+    expect(summary.state).toBe('stopped');
+    // summary.json leaves out the outcomes of no row.
+    expect(summary.outcomes).toEqual({ 'not-attempted': 1 });
+
+    await proxy.set({ kind: 'pass' });
+    const resumed = await runCli(args(feed, '--resume'), cwd, fixture.sb, viaProxy());
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = await readCsv(join(cwd, 'report.csv'));
+    expect(after.map((l) => [l.ref, l.outcome])).toEqual([['LAST-1', 'created']]);
+    expect((await productsByRef(fixture.sb)).duplicates).toEqual([]);
+  }, 60_000);
+
+  it('made, its look-up answering: created', async () => {
+    const { cwd, feed } = await setup('LASTOK', ['prod_ref,prod_title', 'LASTOK-1,Item 1']);
+    await proxy.set(unknownEachTry(/\/Products\b/, /\/Products\b/, 6, false));
+    const run = await runCli(args(feed), cwd, fixture.sb, viaProxy());
+    expect(proxy.faulted.lost).toBe(1);
+    expect(proxy.faulted['500']).toBe(5);
+    const [line] = await readCsv(join(cwd, 'report.csv'));
+    expect([line!.ref, line!.outcome]).toEqual(['LASTOK-1', 'created']);
+    expect(line!.id).not.toBe('');
+    expect(run.code, run.stderr).toBe(0);
+    const products = await productsByRef(fixture.sb);
+    expect(Object.keys(products.byRef).filter((r) => r.startsWith('LASTOK-'))).toEqual(['LASTOK-1']);
+  }, 60_000);
+
+  it('not made by any try, as the look-ups after each tell: failed, said not created, nothing to --resume', async () => {
+    const { cwd, feed } = await setup('NONE', ['prod_ref,prod_title', 'NONE-1,Item 1']);
+    // Never made: a seventh POST is never sent.
+    await proxy.set(unknownEachTry(/\/Products\b/, /\/Products\b/, 7, false));
+    const run = await runCli(args(feed), cwd, fixture.sb, viaProxy());
+    expect(proxy.faulted['500']).toBe(6);
+    expect(proxy.faulted.lost).toBeUndefined();
+    const [line] = await readCsv(join(cwd, 'report.csv'));
+    expect(line!.outcome).toBe('failed');
+    expect(line!.message).toMatch(/^API_SERVER after 6 tries: Catalog API POST \/Products: /);
+    expect(line!.message).toMatch(/the look-up by ref after each try found no record: not created$/);
+    expect(line!.message).not.toMatch(/may have been processed|--resume/);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).not.toMatch(/not finished/);
+    expect(Object.keys((await productsByRef(fixture.sb)).byRef).filter((r) => r.startsWith('NONE-'))).toEqual(
+      [],
+    );
+  }, 60_000);
+});
+
+describe('a category of a path whose creation is uncertain', () => {
+  it('the rows that need it are not finished (not failed), the others written; the resume finishes them', async () => {
+    const cwd = join(dir, 'UPATH');
+    mkdirSync(cwd);
+    const feed = await writeFeed(
+      cwd,
+      'feed.csv',
+      [
+        'SKU,Name,Categories',
+        'UPATH-1,Spade,Upath Garden > Tools',
+        'UPATH-2,Rake,',
+        'UPATH-3,Hoe,Upath Garden',
+      ].join('\n'),
+    );
+    await writeFeed(
+      cwd,
+      'profile.json',
+      JSON.stringify({
+        entity: 'products',
+        columns: {
+          SKU: 'prod_ref',
+          Name: 'prod_title',
+          Categories: { field: 'cat_refs', categoryPath: { separator: ' > ' } },
+        },
+      }),
+    );
+    // The first category's POST is made and its answer lost; the look-ups of categories fail after it.
+    await proxy.set(loseThenFailLookups(/\/Categories\b/, /\/Categories\b/));
+    const first = await runCli(args(feed, '--profile', 'profile.json'), cwd, fixture.sb, viaProxy());
+    expect(proxy.faulted.lost).toBe(1);
+    const lines = await readCsv(join(cwd, 'report.csv'));
+    expect(lines.map((l) => [l.ref, l.outcome])).toEqual([
+      ['UPATH-1', 'not-attempted'],
+      ['UPATH-2', 'created'],
+      ['UPATH-3', 'not-attempted'],
+    ]);
+    for (const l of [lines[0]!, lines[2]!]) {
+      expect(l.message).toMatch(/^not finished: category 'Upath Garden' may have been created: /);
+      expect(l.message).toMatch(/the POST may have been processed/);
+      expect(l.message).toMatch(/the look-up by ref that would tell failed/);
+      expect(l.message).toMatch(/--resume \(or the next run\) checks it/);
+    }
+    expect(first.code, first.stderr).not.toBe(0);
+    expect(first.stderr).toMatch(/2 rows not finished: their write may have been made/);
+    const [runId] = await runIds(cwd);
+    const summary = await summaryOf(cwd, runId!);
+    expect(summary.state).toBe('stopped');
+    expect(summary.outcomes).toEqual({ created: 1, 'not-attempted': 2 });
+
+    await proxy.set({ kind: 'pass' });
+    const resumed = await runCli(
+      args(feed, '--profile', 'profile.json', '--resume'),
+      cwd,
+      fixture.sb,
+      viaProxy(),
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = await readCsv(join(cwd, 'report.csv'));
+    // Each row once, by ref (a resumed report puts the rows finished before first).
+    expect(Object.fromEntries(after.map((l) => [l.ref, l.outcome]))).toEqual({
+      'UPATH-1': 'created',
+      'UPATH-2': 'created',
+      'UPATH-3': 'created',
+    });
+    expect(after).toHaveLength(3);
+    // The category the lost POST made is found, not made twice.
+    const titles = (await readAll(fixture.sb, '/Categories')).map((c) => c.cat_title);
+    expect(titles.filter((t) => t === 'Upath Garden')).toHaveLength(1);
+    expect(titles.filter((t) => t === 'Tools')).toHaveLength(1);
+    const categories = await byRef(fixture.sb, '/Categories', 'cat_ref');
+    const products = await productsByRef(fixture.sb);
+    expect(products.byRef['UPATH-1']!.cat_ids).toEqual([categories.get('upath-garden/tools')!.cat_id]);
+    expect(products.byRef['UPATH-3']!.cat_ids).toEqual([categories.get('upath-garden')!.cat_id]);
+  }, 60_000);
+});
+
+describe('a category row whose parent row is not finished', () => {
+  it('its creation uncertain: the child is not finished (not failed); the resume writes both', async () => {
+    const { cwd, feed } = await setup('UCAT', [
+      'cat_ref,cat_title,cat_parent_ref',
+      'UCAT-A,Ucat parent,',
+      'UCAT-B,Ucat child,UCAT-A',
+    ]);
+    await proxy.set(loseThenFailLookups(/\/Categories\b/, /\/Categories\b/));
+    const first = await runCli(args(feed, '--entity', 'categories'), cwd, fixture.sb, viaProxy());
+    expect(proxy.faulted.lost).toBe(1);
+    const lines = await readCsv(join(cwd, 'report.csv'));
+    expect(lines.map((l) => [l.ref, l.outcome])).toEqual([
+      ['UCAT-A', 'not-attempted'],
+      ['UCAT-B', 'not-attempted'],
+    ]);
+    expect(lines[1]!.message).toBe(
+      "not finished: the parent category 'UCAT-A' may have been created: its row is not finished; --resume (or the next run) checks it and finishes it",
+    );
+    expect(first.code, first.stderr).not.toBe(0);
+    expect(first.stderr).toMatch(/2 rows not finished: their write may have been made/);
+
+    await proxy.set({ kind: 'pass' });
+    const resumed = await runCli(
+      args(feed, '--entity', 'categories', '--resume'),
+      cwd,
+      fixture.sb,
+      viaProxy(),
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = await readCsv(join(cwd, 'report.csv'));
+    expect(after.map((l) => [l.ref, l.outcome])).toEqual([
+      ['UCAT-A', 'created'],
+      ['UCAT-B', 'created'],
+    ]);
+    const categories = await byRef(fixture.sb, '/Categories', 'cat_ref');
+    expect(categories.get('UCAT-B')!.cat_parent_id).toBe(categories.get('UCAT-A')!.cat_id);
+  }, 60_000);
+
+  it('cut short by a signal: the child is not finished (not failed), and the resume writes it', async () => {
+    const { cwd, feed } = await setup('SCAT', [
+      'cat_ref,cat_title,cat_parent_ref',
+      'SCAT-A,Scat parent,',
+      'SCAT-B,Scat child,SCAT-A',
+    ]);
+    // The parent's POST is held (a look-up's URL has a query: it passes); SIGTERM cuts it.
+    await proxy.set({ kind: 'hang', paths: /\/Categories$/ });
+    const child = startCli(args(feed, '--entity', 'categories'), cwd, fixture.sb, viaProxy());
+    for (let waited = 0; !proxy.faulted.hang; waited += 20) {
+      if (waited > 20_000) throw new Error(`the POST never came:\n${child.stderr()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.process.kill('SIGTERM');
+    const end = await child.exited;
+    expect(end.code, end.stderr).toBe(143);
+    const lines = await readCsv(join(cwd, 'report.csv'));
+    expect(lines.map((l) => [l.ref, l.outcome])).toEqual([
+      ['SCAT-A', 'not-attempted'],
+      ['SCAT-B', 'not-attempted'],
+    ]);
+
+    await proxy.set({ kind: 'pass' });
+    const resumed = await runCli(
+      args(feed, '--entity', 'categories', '--resume'),
+      cwd,
+      fixture.sb,
+      viaProxy(),
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = await readCsv(join(cwd, 'report.csv'));
+    expect(Object.fromEntries(after.map((l) => [l.ref, l.outcome]))).toEqual({
+      'SCAT-A': 'created',
+      'SCAT-B': 'created',
+    });
+    expect(after).toHaveLength(2);
+    const categories = await byRef(fixture.sb, '/Categories', 'cat_ref');
+    expect(categories.get('SCAT-B')!.cat_parent_id).toBe(categories.get('SCAT-A')!.cat_id);
+  }, 60_000);
+});
+
+describe('a workbook imported whole', () => {
+  it('a sheet with rows not finished: the summary file says so, and its state, though a sheet after it finished', async () => {
+    const cwd = join(dir, 'UBOOK');
+    mkdirSync(cwd);
+    const book = new ExcelJS.Workbook();
+    book.addWorksheet('Categories').addRows([
+      ['cat_ref', 'cat_title'],
+      ['UBOOK-C', 'Ubook category'],
+    ]);
+    book.addWorksheet('Products').addRows([
+      ['prod_ref', 'prod_title'],
+      ['UBOOK-P', 'Ubook product'],
+    ]);
+    await book.xlsx.writeFile(join(cwd, 'book.xlsx'));
+    // The category's POST is made and its answer lost; the look-ups of categories fail after it.
+    await proxy.set(loseThenFailLookups(/\/Categories\b/, /\/Categories\b/));
+    const run = await runCli(
+      args(join(cwd, 'book.xlsx'), '--summary', 'summary.json'),
+      cwd,
+      fixture.sb,
+      viaProxy(),
+    );
+    expect(proxy.faulted.lost).toBe(1);
+    const lines = await readCsv(join(cwd, 'report.csv'));
+    expect(lines.map((l) => [l.ref, l.outcome])).toEqual([
+      ['UBOOK-C', 'not-attempted'],
+      ['UBOOK-P', 'created'],
+    ]);
+    // --resume is refused for a workbook imported whole: the row says the next run checks it.
+    expect(lines[0]!.message).toMatch(/^not finished: .*the POST may have been processed/);
+    expect(lines[0]!.message).toMatch(/; the next run checks it and finishes it$/);
+    expect(lines[0]!.message).not.toMatch(/--resume/);
+    expect(run.code, run.stderr).toBe(1);
+    const summary = JSON.parse(await readFile(join(cwd, 'summary.json'), 'utf8')) as Record<string, unknown>;
+    expect(summary.exitCode).toBe(1);
+    expect(summary.state).toBe('stopped');
+    expect(summary.message).toBe(
+      'Finished: 2 rows in 2 sheets, none failed. 1 rows not finished: their write may have been made and could not be checked; run the same command again to check and finish them.',
+    );
   }, 60_000);
 });

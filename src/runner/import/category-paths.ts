@@ -14,7 +14,7 @@ import type { CategoryMatches } from '../../runs/category-matches.js';
 import type { EntityModel } from '../../schema/model.js';
 import { mapConcurrent } from './concurrent.js';
 import type { RecordLookup } from './lookup.js';
-import { type ExecutorContext, type FailurePlace, placeOf, UncertainWrite } from './outcome.js';
+import { type ExecutorContext, type FailurePlace, placeOf, UncertainWrite, UnmadeWrite } from './outcome.js';
 import { plannedId } from './planned.js';
 import { createOnce } from './write.js';
 
@@ -34,10 +34,14 @@ export interface CreatedCategories {
   paths: string[];
 }
 
-/** Why a draft cannot be written: a category of its path could not be created. */
+/**
+ * Why a draft cannot be written: a category of its path could not be created, or (`uncertain`) its
+ * creation's answer was lost and the look-up that would tell failed: the draft is not finished.
+ */
 export interface PathFailure {
   message: string;
   problem: FailurePlace;
+  uncertain?: true;
 }
 
 const PATHS_KEPT = 50;
@@ -47,6 +51,11 @@ const FAILED_KEPT = 10_000;
 export class CategoryPaths {
   readonly created: CreatedCategories = { count: 0, paths: [] };
   private readonly failed = new Map<string, string>();
+  /**
+   * Categories of this batch whose POST may have been made, unchecked (why, as the report says it):
+   * their rows are not finished. Looked up again by the next batch that names them.
+   */
+  private readonly uncertain = new Map<string, string>();
 
   constructor(
     private readonly ctx: ExecutorContext,
@@ -64,6 +73,8 @@ export class CategoryPaths {
     const failures = new Map<Draft, PathFailure>();
     const withPaths = drafts.filter((d) => d.links.categoryPaths && d.links.categoryPaths.length > 0);
     if (withPaths.length === 0) return failures;
+    // A creation left uncertain by a batch before is looked up again: the look-up may tell now.
+    this.uncertain.clear();
     const { entity } = this;
     // Category rows of this batch are written by the batch itself (parents first): not created here.
     const ownRefs = new Set(drafts.filter((d) => d.entity === entity.name).map((d) => d.ref));
@@ -106,7 +117,9 @@ export class CategoryPaths {
       .filter((n) => !ownRefs.has(n.ref))
       .sort((a, b) => a.titles.length - b.titles.length);
     for (let depth = 1; missing.some((n) => n.titles.length >= depth); depth++) {
-      const level = missing.filter((n) => n.titles.length === depth && !this.failed.has(n.ref));
+      const level = missing.filter(
+        (n) => n.titles.length === depth && !this.failed.has(n.ref) && !this.uncertain.has(n.ref),
+      );
       await mapConcurrent(level, this.ctx.settings.concurrency, (n) => this.create(n));
     }
 
@@ -121,6 +134,7 @@ export class CategoryPaths {
         failures.set(draft, {
           message: why.message,
           problem: placeOf(draft, key ?? 'link:categoryRefs', pathText(path), why.brief, why.field),
+          ...(why.uncertain && { uncertain: true as const }),
         });
         break;
       }
@@ -183,10 +197,24 @@ export class CategoryPaths {
     return held;
   }
 
-  /** The first category of the path that could not be created; undefined when all exist. */
-  private whyMissing(path: string[]): { message: string; brief: string; field: string } | undefined {
+  /**
+   * The first category of the path that could not be created, or whose creation is uncertain
+   * (`uncertain`); undefined when all exist.
+   */
+  private whyMissing(
+    path: string[],
+  ): { message: string; brief: string; field: string; uncertain?: true } | undefined {
     for (let depth = 1; depth <= path.length; depth++) {
       const ref = categoryRefOf(path.slice(0, depth));
+      const uncertain = this.uncertain.get(ref);
+      if (uncertain !== undefined) {
+        return {
+          message: `not finished: category '${pathText(path.slice(0, depth))}' may have been created: ${uncertain}`,
+          brief: 'category may have been created, unchecked',
+          field: this.entity.refField,
+          uncertain: true,
+        };
+      }
       const failed = this.failed.get(ref);
       if (failed !== undefined) {
         return {
@@ -241,6 +269,12 @@ export class CategoryPaths {
     const { entity, lookup, ctx } = this;
     const parentId = node.parentRef === undefined ? null : this.idOf(node.parentRef);
     if (parentId === undefined) {
+      // Its parent may have been created, unchecked: the rows are not finished, whyMissing says why.
+      const unsure = this.uncertain.get(node.parentRef!);
+      if (unsure !== undefined) {
+        this.uncertain.set(node.ref, unsure);
+        return;
+      }
       const why = this.failed.get(node.parentRef!) ?? 'its parent could not be created';
       this.fail(node.ref, why);
       return;
@@ -281,7 +315,13 @@ export class CategoryPaths {
       this.note(node);
     } catch (err) {
       // Its POST's answer was lost and the look-up that would tell failed: it may have been created.
+      // Not failed: the rows that need it are not finished (--resume, or the next run, looks it up).
       if (err instanceof UncertainWrite) {
+        this.uncertain.set(node.ref, err.why);
+        return;
+      }
+      // No try made it: it could not be created.
+      if (err instanceof UnmadeWrite) {
         this.fail(node.ref, err.message);
         return;
       }

@@ -30,6 +30,14 @@ export type {
   WriteOutcome,
 } from './outcome.js';
 
+/** A draft's faults that leave it unfinished, not failed: its children are left unfinished with it. */
+const UNFINISHED: ReadonlySet<NonNullable<DraftResult['fault']>> = new Set([
+  'uncertain',
+  'stopped',
+  'unreachable',
+  'lock-lost',
+]);
+
 export class ImportExecutor {
   readonly lookup: RecordLookup;
   /** Categories named by paths: found or created before the drafts that need them. */
@@ -58,7 +66,15 @@ export class ImportExecutor {
         unwritable = new Map(needing.map((d) => [d, undefined]));
       }
       for (const [draft, why] of unwritable)
-        if (why) results.push({ draft, outcome: 'failed', message: why.message, problem: why.problem });
+        if (why)
+          results.push({
+            draft,
+            outcome: 'failed',
+            message: why.message,
+            problem: why.problem,
+            // A category of its path may have been created, unchecked: the row is not finished.
+            ...(why.uncertain && { fault: 'uncertain' as const }),
+          });
       if (unwritable.size > 0) writes = writes.filter((d) => !unwritable.has(d));
     }
     const deletes = drafts.filter((d) => d.command === 'DELETE');
@@ -183,14 +199,22 @@ export class ImportExecutor {
       }
       const done = new Set(wave);
       waiting = waiting.filter((d) => !done.has(d));
-      // A parent that failed never gets an id: its children fail with it.
-      const failedRefs = new Set(results.filter((r) => r.outcome === 'failed').map((r) => r.draft.ref));
-      const orphans = waiting.filter((d) => failedRefs.has(d.links.parentRef!));
+      // A parent that failed never gets an id: its children fail with it. A parent whose write is not
+      // finished (cut short, or it may have been made, unchecked) leaves its children unfinished too.
+      const failedParents = new Map(
+        results.filter((r) => r.outcome === 'failed').map((r) => [r.draft.ref, r] as const),
+      );
+      const orphans = waiting.filter((d) => failedParents.has(d.links.parentRef!));
       for (const d of orphans) {
+        const parent = failedParents.get(d.links.parentRef!)!;
+        const unfinished = parent.fault !== undefined && UNFINISHED.has(parent.fault);
         results.push({
           draft: d,
           outcome: 'failed',
-          message: `the parent category '${d.links.parentRef}' could not be written`,
+          message: unfinished
+            ? `not finished: the parent category '${d.links.parentRef}' may have been created: its row is not finished`
+            : `the parent category '${d.links.parentRef}' could not be written`,
+          ...(unfinished && { fault: parent.fault }),
         });
       }
       waiting = waiting.filter((d) => !orphans.includes(d));

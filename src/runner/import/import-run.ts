@@ -25,7 +25,12 @@ import {
   type RowWork,
   reportLine,
 } from './report-line.js';
-import { LOCK_LOST_NOT_ATTEMPTED, notAttemptedMessage, notFinishedMessage } from './stop-messages.js';
+import {
+  checkAdvice,
+  LOCK_LOST_NOT_ATTEMPTED,
+  notAttemptedMessage,
+  notFinishedMessage,
+} from './stop-messages.js';
 import {
   DEFAULT_BATCH_SIZE,
   MODE_COMMAND,
@@ -348,7 +353,12 @@ export class ImportRun {
     // would tell failed. Not finished, as a write in flight at a stop: --resume checks it.
     const uncertain = results.find((r) => r.fault === 'uncertain');
     if (uncertain) {
-      this.recordNotAttempted(work, work.n ?? 0, uncertain.message ?? notFinishedMessage(undefined));
+      const advice = checkAdvice(this.options.workbookSheet === true);
+      this.recordNotAttempted(
+        work,
+        work.n ?? 0,
+        uncertain.message ? `${uncertain.message}; ${advice}` : notFinishedMessage(undefined),
+      );
       this.progress();
       return;
     }

@@ -131,28 +131,64 @@ export function withoutValues(text: string): string {
 
 /**
  * A write whose outcome is unknown (its answer was lost: `write`, an ambiguous ApiError) and whose
- * check, the look-up by ref that would tell whether it was made, failed too (`check`).
+ * check, the look-up by ref that would tell whether it was made, failed too (`check`); `tries`: the
+ * write's tries, this one included (the ones before it were looked up and found not made).
  */
 export class UncertainWrite extends Error {
+  /** Why it is not known: the write's failure, the check's, and what checks it (the message without `not finished: `). */
+  readonly why: string;
+
   constructor(
     readonly write: ApiError,
     readonly check: ApiError,
+    tries = 1,
   ) {
-    super(uncertainWriteMessage(write, check));
+    const why = uncertainWhy(write, check, tries);
+    super(`not finished: ${why}`);
+    this.why = why;
     this.name = 'UncertainWrite';
   }
 }
 
 /**
  * What the report says of an uncertain write: the write may have been made (the words of an ambiguous
- * ApiError), the check that failed, and that --resume (or the next run) checks it.
+ * ApiError) and the check that failed. The row's report line adds what checks it (`checkAdvice`, stop-messages.ts).
  */
-export function uncertainWriteMessage(write: ApiError, check: ApiError): string {
-  return `not finished: ${triesMessage(write)}; the look-up by ref that would tell failed (${triesMessage(check)}); --resume (or the next run) checks it and finishes it`;
+function uncertainWhy(write: ApiError, check: ApiError, tries: number): string {
+  const sent = tries > 1 ? `${write.code} after ${tries} tries: ${write.message}` : triesMessage(write);
+  return `${sent}; the look-up by ref that would tell failed (${triesMessage(check)})`;
+}
+
+/**
+ * A POST none of whose tries gave an answer that tells whether it was made (`write`: the last one's
+ * ambiguous ApiError), and after each of which the look-up by ref found no record: not made. It fails,
+ * and nothing is left to check.
+ */
+export class UnmadeWrite extends Error {
+  constructor(
+    readonly write: ApiError,
+    readonly tries: number,
+  ) {
+    super(
+      `${write.code} after ${tries} tries: ${write.unmarkedMessage}; the look-up by ref after each try found no record: not created`,
+    );
+    this.name = 'UnmadeWrite';
+  }
 }
 
 /** A write the service refused: the draft fails with what the service said. Anything else is a bug and goes up. */
 export function failure(draft: Draft, err: unknown): DraftResult {
+  if (err instanceof UnmadeWrite) {
+    const fault = faultOf(err.write);
+    return {
+      draft,
+      outcome: 'failed',
+      ...(err.write.status !== undefined ? { status: err.write.status } : {}),
+      message: err.message,
+      kind: kindOf(err.write),
+      ...(fault && { fault }),
+    };
+  }
   if (err instanceof UncertainWrite) {
     // Not failed: the record may be there. The row is reported not finished, for --resume to check.
     return {

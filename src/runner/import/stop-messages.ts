@@ -37,3 +37,13 @@ export function notFinishedMessage(reason: StopReason | undefined): string {
         : `the run was interrupted (${reason ?? 'stopped'})`;
   return `not finished: ${why} before the service answered; --resume checks it and finishes it`;
 }
+
+/**
+ * What checks a row whose write may have been made, unchecked: --resume, or the next run; for a sheet
+ * of a workbook imported whole (which --resume refuses), the next run.
+ */
+export function checkAdvice(workbookSheet: boolean): string {
+  return workbookSheet
+    ? 'the next run checks it and finishes it'
+    : '--resume (or the next run) checks it and finishes it';
+}

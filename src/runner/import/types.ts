@@ -85,6 +85,11 @@ export interface ImportOptions {
   mode?: ImportMode;
   /** Look up and diff only; write nothing. */
   plan?: boolean;
+  /**
+   * A sheet's run of a workbook imported whole (set by importWorkbook): `--resume` is refused for the
+   * workbook, so a row left to check says the next run checks it, not --resume.
+   */
+  workbookSheet?: boolean;
   /** Drafts per batch (one lookup request per 100 refs). Default 100. */
   batchSize?: number;
   /** Writes in flight at once. Default 4. */

@@ -110,6 +110,7 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
           ...rest,
           readerOptions: { ...options.readerOptions, sheet: [sheet] },
           profile,
+          workbookSheet: true,
           ...(reports && { reportFile: reportOf(reports, sheetRuns.length) }),
           ...(rejectsFile && { rejectsFile: rejectsFileOf(rejectsFile, sheet) }),
         },
@@ -161,6 +162,12 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
     }
     if (options.summaryFile) {
       const failed = summary.outcomes.failed + summary.outcomes.invalid;
+      // Rows whose write may have been made, unchecked (a sheet's run left them to be checked).
+      const unfinished = summary.outcomes['not-attempted'];
+      const notFinished =
+        unfinished > 0
+          ? ` ${unfinished} rows not finished: their write may have been made and could not be checked; run the same command again to check and finish them.`
+          : '';
       await writeRunSummary(options.summaryFile, {
         runId: summary.runId,
         command: 'import',
@@ -180,8 +187,8 @@ export async function importWorkbook(request: ImportOptions, sheets: string[]): 
         message: summary.stopped
           ? `Stopped (${summary.stopReason}) in the workbook's sheets; see each sheet's run: ${summary.runId}.`
           : failed > 0
-            ? `Finished with ${failed} of ${summary.rows} rows failed or invalid: see the report.`
-            : `Finished: ${summary.rows} rows in ${ran.length} sheets, none failed.`,
+            ? `Finished with ${failed} of ${summary.rows} rows failed or invalid: see the report.${notFinished}`
+            : `Finished: ${summary.rows} rows in ${ran.length} sheets, none failed.${notFinished}`,
       });
     }
     return summary;
@@ -284,7 +291,8 @@ export function foldSummaries(source: string, parts: ImportSummary[], warnings: 
         ...(fullSyncs.find((f) => f.guard) && { guard: fullSyncs.find((f) => f.guard)!.guard! }),
       },
     }),
-    state: stopped?.state ?? last?.state ?? 'finished',
+    // A sheet left with rows to check (`stopped` without a stop) leaves the workbook so, whichever sheet.
+    state: stopped?.state ?? parts.find((p) => p.state === 'stopped')?.state ?? last?.state ?? 'finished',
     plan: last?.plan ?? false,
     durationMs: parts.reduce((n, p) => n + p.durationMs, 0),
     exitCode: parts.reduce<number>((worst, p) => Math.max(worst, p.exitCode), EXIT_CODES.ok),

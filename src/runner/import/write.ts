@@ -29,6 +29,7 @@ import {
   leftOutWarning,
   placeOf,
   UncertainWrite,
+  UnmadeWrite,
 } from './outcome.js';
 import { isPlannedId, PLANNED_VALUES_BUDGET, plannedId } from './planned.js';
 
@@ -445,8 +446,9 @@ const CUT_SHORT: ReadonlySet<string> = new Set(['API_STOPPED', 'API_UNREACHABLE'
 
 /**
  * One POST of a new record: sent again only when its outcome is unknown (a timeout, a cut connection)
- * and `findId` (a lookup by ref) finds no record, so a record is never created twice. Its id, or the
- * service's error.
+ * and `findId` (a lookup by ref) finds no record, so a record is never created twice. The last try's
+ * unknown outcome is looked up as the others': its id when it was made, an `UnmadeWrite` when it was
+ * not, an `UncertainWrite` when the look-up failed too; else the service's error.
  */
 export async function createOnce(
   ctx: ExecutorContext,
@@ -458,14 +460,16 @@ export async function createOnce(
     try {
       return (await ctx.catalog.create(entity.path, body)).id;
     } catch (err) {
-      if (!isApiError(err) || !err.ambiguous || attempt >= AMBIGUOUS_POST_ATTEMPTS) throw err;
+      if (!isApiError(err) || !err.ambiguous) throw err;
       const found = await findId().catch((checkErr: unknown) => {
         // The run stopped, or the service is gone: the row is not finished, as any cut short.
         if (!isApiError(checkErr) || CUT_SHORT.has(checkErr.code)) throw checkErr;
         // The record may have been created: not a failure, not a success either.
-        throw new UncertainWrite(err, checkErr);
+        throw new UncertainWrite(err, checkErr, attempt);
       });
       if (found !== undefined) return found;
+      // No try made it, and none is left: the record is not there.
+      if (attempt >= AMBIGUOUS_POST_ATTEMPTS) throw new UnmadeWrite(err, attempt);
     }
   }
 }
