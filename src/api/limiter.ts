@@ -5,6 +5,10 @@
 // Every attempt takes a slot, retries included: the service counts them too.
 // The concurrency gate is a plain counter and queue: a request starts in the same tick a slot frees
 // (a scheduler that yields to a timer between steps adds milliseconds to every request).
+// The rate is a ceiling, not a promise: the service's own limit may be lower (or another client
+// spends the tenant's quota), and a client that keeps its pace then collects 429s in every window.
+// So the pace adapts (AdaptivePace, below): halved on a 429, raised back by one request per window's
+// worth of accepted ones, never above the configured rate.
 
 export interface RateLimit {
   requests: number;
@@ -37,6 +41,13 @@ export interface RequestLimiter {
   schedule<T>(fn: () => Promise<T>): Promise<T>;
   /** Stops: waiting jobs are dropped (they reject), running ones finish. */
   stop(options: { dropWaitingJobs: boolean }): Promise<void>;
+  /**
+   * Told of each answer from the service: `limited` for a 429, with when that try was started
+   * (`performance.now()`), so the pace can follow what the service accepts.
+   */
+  answered?(limited: boolean, startedAt: number): void;
+  /** Requests per second the pace lets start now (window margin included); undefined without a limit. */
+  requestRate?(): number | undefined;
 }
 
 /** The window margin applied to a rate: the least time between two request starts that keeps it. */
@@ -44,16 +55,76 @@ export function windowWithMargin(rate: RateLimit): number {
   return rate.windowSeconds * 1000 * (1 + WINDOW_MARGIN.ratio) + WINDOW_MARGIN.ms;
 }
 
+/**
+ * The requests per window a limiter lets start, adapted to what the service accepts (AIMD, as TCP
+ * does with its window): a 429 halves it, each accepted answer adds 1/pace (so one request more per
+ * window of accepted ones), from 1 up to the configured limit and never above it. Halving finds a
+ * lower limit in a few windows, and the slow climb back costs one 429 every many windows where a fixed
+ * pace costs some in every window. A 429 cuts only for a try started `holdMs` or more after the last
+ * cut: earlier ones were sent at the old pace, or met a service whose window still held requests sent
+ * at it, and say nothing of the new pace. So one burst of 429s is one cut, not a collapse to 1.
+ * The run's sliding window needs no hold (0): after a cut it starts nothing until its own window, which
+ * counts the refused tries too, has room at the new pace. Evenly spaced starts (through Redis) hold a
+ * window: the next start after a cut comes at once, into the service's full window.
+ */
+export class AdaptivePace {
+  private current: number;
+  /** When the pace was last cut (`performance.now()`). */
+  private cutAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    readonly ceiling: number,
+    /** How long after a cut a try must start for its 429 to cut again, ms. */
+    private readonly holdMs = 0,
+  ) {
+    this.current = ceiling;
+  }
+
+  /** Requests per window now: a whole number from 1 to the ceiling. */
+  get requests(): number {
+    return Math.max(1, Math.floor(this.current));
+  }
+
+  /** A 429 for a try started at `startedAt`: whether the pace was cut. */
+  limited(startedAt: number, now = performance.now()): boolean {
+    if (startedAt < this.cutAt + this.holdMs) return false;
+    this.current = Math.max(1, this.current / 2);
+    this.cutAt = now;
+    return true;
+  }
+
+  /** An answer that was not a 429: the service took the request at this pace. */
+  accepted(): void {
+    this.current = Math.min(this.ceiling, this.current + 1 / this.current);
+  }
+}
+
 export class RunLimiter implements RequestLimiter {
   private readonly gate: ConcurrencyGate;
   private readonly window: SlidingWindow | undefined;
+  private readonly rate: RateLimit | undefined;
+  /** Undefined without a rate limit: there is no pace to lower. */
+  readonly pace: AdaptivePace | undefined;
 
   constructor(options: LimiterOptions = {}) {
     const rate = options.rateLimit === undefined ? LIMIT_DEFAULTS.rateLimit : options.rateLimit;
     this.gate = new ConcurrencyGate(options.concurrency ?? LIMIT_DEFAULTS.concurrency);
     if (rate) {
-      this.window = new SlidingWindow(rate.requests, windowWithMargin(rate));
+      const pace = new AdaptivePace(rate.requests);
+      this.rate = rate;
+      this.pace = pace;
+      this.window = new SlidingWindow(() => pace.requests, windowWithMargin(rate));
     }
+  }
+
+  answered(limited: boolean, startedAt: number): void {
+    if (limited) this.pace?.limited(startedAt);
+    else this.pace?.accepted();
+  }
+
+  requestRate(): number | undefined {
+    if (!this.rate || !this.pace) return undefined;
+    return (this.pace.requests * 1000) / windowWithMargin(this.rate);
   }
 
   /** Runs `fn` when a concurrency slot and a rate slot are free. */
@@ -118,7 +189,11 @@ export function createLimiter(options: LimiterOptions = {}): RunLimiter {
   return new RunLimiter(options);
 }
 
-/** The start times of the last `limit` requests; a new one waits until the oldest leaves the window. */
+/**
+ * The start times of the last `limit()` requests; a new one waits until the oldest leaves the window.
+ * The limit is asked at each turn: a pace just lowered holds the next start until the window has room
+ * at the new pace.
+ */
 class SlidingWindow {
   private readonly starts: number[] = [];
   private tail: Promise<void> = Promise.resolve();
@@ -127,7 +202,7 @@ class SlidingWindow {
   private sleeping: { timer: NodeJS.Timeout; wake: () => void } | undefined;
 
   constructor(
-    private readonly limit: number,
+    private readonly limit: () => number,
     private readonly windowMs: number,
   ) {}
 
@@ -151,11 +226,12 @@ class SlidingWindow {
       if (this.closed) throw new Error('the run is over: request not sent');
       const now = Date.now();
       while (this.starts.length > 0 && this.starts[0]! <= now - this.windowMs) this.starts.shift();
-      if (this.starts.length < this.limit) {
+      if (this.starts.length < this.limit()) {
         this.starts.push(now);
         return;
       }
-      const wait = Math.max(1, this.starts[0]! + this.windowMs - now);
+      // The oldest start that must leave for a turn at the current limit (more than one after a cut).
+      const wait = Math.max(1, this.starts[this.starts.length - this.limit()]! + this.windowMs - now);
       await new Promise<void>((resolve) => {
         this.sleeping = { timer: setTimeout(resolve, wait), wake: resolve };
       });

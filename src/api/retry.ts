@@ -17,6 +17,8 @@
 // `maxAttempts`: the service refused the request before doing anything, so a storm of 429s is waited
 // out for as long as the budget lasts. Nor is a failure that says the service cannot be reached.
 // A service that cannot be reached at all is not retried here but waited for (src/api/circuit.ts).
+// A 429 also lowers the limiter's pace (AdaptivePace in src/api/limiter.ts), so the retries and the
+// requests after them are not refused again window after window.
 import { ATTEMPT_TIMEOUT } from './deadline.js';
 import type { ApiError } from './errors.js';
 

@@ -173,10 +173,12 @@ export class ServiceHttp {
       // A try never runs past the request's budget: the last one gets what is left.
       const tryMs = Math.max(1, Math.min(timeoutMs, budget.remaining()));
       let started = false;
+      let startedAt = 0;
       try {
         const tried = budget;
         const go = () => {
           started = true;
+          startedAt = performance.now();
           return this.timedOnce(tried, tryMs, method, target, headers, payload, attempt > 1);
         };
         const res = await untilStopped(
@@ -200,7 +202,12 @@ export class ServiceHttp {
           () => !started,
           () => this.stopped(method, shownPath),
         );
-        if (!isGatewayStatus(res.status)) circuit.answered();
+        if (!isGatewayStatus(res.status)) {
+          circuit.answered();
+          // The pace follows what the service accepts: lowered on a 429, raised back while it takes
+          // requests (a gateway's 502/503/504 says nothing of the pace).
+          limiter.answered?.(res.status === 429, startedAt);
+        }
         if (res.status < 300) return { ...this.parse<T>(method, shownPath, res), attempts: attempt };
         if (method === 'DELETE' && res.status === 404 && unknownOutcomeBefore) {
           return {

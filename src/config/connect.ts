@@ -77,8 +77,11 @@ export interface Connection {
   /** Without Redis: the folder of this machine's run locks (`--lock-dir`, CATALOG_IO_LOCK_DIR, `lockDir`). */
   lockDir: string;
   snapshot(): CountersSnapshot;
-  /** Requests per second the limit lets start over a long run (window margin included); none when unlimited. */
-  requestRate: number | undefined;
+  /**
+   * Requests per second the limit lets start over a long run (window margin included); none when
+   * unlimited. Read again for each use: the limiter lowers its pace after 429s (src/api/limiter.ts).
+   */
+  readonly requestRate: number | undefined;
   close(): Promise<void>;
 }
 
@@ -215,7 +218,12 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     ...(shared && { shared: { locks: shared.locks, tenant: shared.tenant } }),
     lockDir: settings.lockDir ? path.resolve(cwd, settings.lockDir) : defaultLockDir(options.env),
     snapshot: () => transport.snapshot(),
-    requestRate: rateOf(rateLimit === undefined ? LIMIT_DEFAULTS.rateLimit : rateLimit),
+    get requestRate(): number | undefined {
+      // The pace now, as lowered after 429s; a library caller's limiter without one: the configured rate.
+      return transport.limiter.requestRate
+        ? transport.limiter.requestRate()
+        : rateOf(rateLimit === undefined ? LIMIT_DEFAULTS.rateLimit : rateLimit);
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -23,10 +23,16 @@
 // and the shared `minTime` is set (Bottleneck's updateSettings) to the longest spacing of the leases
 // alive: a lower limit applies at once to every process of the tenant, a higher one once no process
 // with a lower one is alive (it stopped, or its lease of RATE_LEASE_MS ran out).
+//
+// A limiter's own spacing follows its pace (AdaptivePace, src/api/limiter.ts): a 429 halves the pace,
+// so the spacing it says doubles, at once (not at the next renewal), and being the strictest it holds
+// every process of the tenant; accepted requests bring it back slowly, said at the next renewal.
+// The tenant's limit is one quota, so one process's 429s rightly slow them all.
 import { randomUUID } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import {
+  AdaptivePace,
   LIMIT_DEFAULTS,
   type RateLimit,
   type RequestLimiter,
@@ -110,7 +116,9 @@ export class SharedLimiter implements RequestLimiter {
   private readonly connection: Bottleneck.IORedisConnection;
   private readonly alone: RunLimiter;
   private readonly aloneAfterMs: number;
-  private readonly spacing: number;
+  private readonly rate: RateLimit;
+  /** This process's pace, lowered on 429s: its spacing is the one it says in Redis. */
+  private readonly pace: AdaptivePace;
   private readonly id: string;
   /** When Redis stopped answering, while it does not. */
   private unreachableSince: number | undefined;
@@ -131,7 +139,9 @@ export class SharedLimiter implements RequestLimiter {
     this.local = new Bottleneck({ maxConcurrent: concurrency });
     this.alone = new RunLimiter({ concurrency, rateLimit: rate });
     this.aloneAfterMs = options.aloneAfterMs ?? 20_000;
-    this.spacing = spacingMs(rate);
+    this.rate = rate;
+    // A window's hold between cuts: spaced starts resume at once after a cut (see AdaptivePace).
+    this.pace = new AdaptivePace(rate.requests, windowWithMargin(rate));
     this.applied = this.spacing;
     this.id = `${KEY_PREFIX}:limit:${options.tenant}`;
     this.connection = new Bottleneck.IORedisConnection({
@@ -141,6 +151,27 @@ export class SharedLimiter implements RequestLimiter {
     this.connection.on('error', () => undefined);
     this.probe = options.redis;
     this.shared = this.sharedLimiter();
+  }
+
+  /** This limiter's spacing at its current pace, ms. */
+  private get spacing(): number {
+    return spacingMs({ requests: this.pace.requests, windowSeconds: this.rate.windowSeconds });
+  }
+
+  answered(limited: boolean, startedAt: number): void {
+    // The pace alone (with Redis gone) follows the same answers.
+    this.alone.answered(limited, startedAt);
+    if (!limited) {
+      this.pace.accepted();
+      return;
+    }
+    // A cut is said at once: the other processes of the tenant spend the same quota.
+    if (this.pace.limited(startedAt) && !this.stopped) this.syncRate().catch(() => undefined);
+  }
+
+  /** Requests per second this process may start: the tenant's strictest spacing, or its own if stricter. */
+  requestRate(): number {
+    return 1000 / Math.max(this.applied, this.spacing);
   }
 
   /** Bottleneck's settings key of this limiter (its datastore's naming). */

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { windowWithMargin } from '../../src/api/limiter.js';
 import { connect } from '../../src/config/connect.js';
 import { isCatalogIoError } from '../../src/errors.js';
 import { tinyServer } from '../api/tiny-server.js';
@@ -121,6 +122,41 @@ describe('connect', () => {
       await server.close();
     }
   });
+  it('the request rate (for the ETA) is the pace now: halved after a 429, never above the limit', async () => {
+    const server = await tinyServer((_req, res, index) => {
+      if (index === 0) {
+        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
+        res.end('{"message":"Too many requests"}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"value":[]}');
+    });
+    try {
+      const settings = {
+        catalogUrl: `${server.url}/catalog`,
+        apiKey: 'k',
+        rateLimit: { requests: 50, windowSeconds: 1 },
+      };
+      const c = await connect({ cwd: dir, env: { CATALOG_IO_TEST_TIME_SCALE: '0.1' }, settings });
+      try {
+        const full = c.requestRate!;
+        expect(full).toBeCloseTo((50 * 1000) / windowWithMargin(settings.rateLimit));
+        await c.catalog.get('/Products');
+        // One 429 and one accepted answer: 25 per window (plus a 25th of one), half the rate.
+        expect(c.requestRate).toBeCloseTo(full / 2);
+        for (let i = 0; i < 40; i++) await c.catalog.get('/Products');
+        expect(c.requestRate).toBeGreaterThan(full / 2);
+        expect(c.requestRate).toBeLessThanOrEqual(full);
+      } finally {
+        await c.close();
+      }
+      expect(server.requests).toHaveLength(42);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("a library caller's settings pass the checks flags, environment and file get, named settings.<key>", async () => {
     const sb = fixture.sb;
     const key = 'caller-key-Q7x9Z';

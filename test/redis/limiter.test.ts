@@ -3,9 +3,11 @@
 
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClients } from '../../src/api/index.js';
 import { connectRedis } from '../../src/redis/connection.js';
 import { SharedLimiter, spacingMs } from '../../src/redis/limiter.js';
 import { redisTestsRun, useRedis } from '../helpers/redis-server.js';
+import { useSandbox } from '../helpers/sandbox.js';
 
 describe.runIf(redisTestsRun('test/redis/limiter.test.ts'))('shared rate limit', () => {
   const redis = useRedis();
@@ -85,5 +87,72 @@ describe.runIf(redisTestsRun('test/redis/limiter.test.ts'))('shared rate limit',
     await slowRun.stop({ dropWaitingJobs: true });
     expect(await minTime()).toBe(spacingMs(fast));
     await later.stop({ dropWaitingJobs: true });
+  });
+
+  it('a 429 one process sees slows every process of the tenant; accepted requests bring the pace back, not past the limit', async () => {
+    const minTime = () => client.hget('b_catalog-io:limit:tenant-e_settings', 'minTime').then(Number);
+    /** Polls a state until it holds (a renewal comes every 2 s): no time is asserted. */
+    const until = async (holds: () => Promise<boolean> | boolean) => {
+      for (let i = 0; i < 200 && !(await holds()); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await holds()).toBe(true);
+    };
+    const rate = { requests: 20, windowSeconds: 1 };
+    const halved = spacingMs({ requests: 10, windowSeconds: 1 });
+    const a = new SharedLimiter({ redis: client, tenant: 'tenant-e', rateLimit: rate });
+    const b = new SharedLimiter({ redis: client, tenant: 'tenant-e', rateLimit: rate });
+    await Promise.all([a.ready(), b.ready()]);
+    expect(await minTime()).toBe(spacingMs(rate));
+
+    a.answered(true, performance.now());
+    // Said at once by the process that saw it; the other takes it up at its next renewal.
+    await until(async () => (await minTime()) === halved);
+    expect(a.requestRate()).toBeCloseTo(1000 / halved);
+    await until(() => Math.abs(b.requestRate() - 1000 / halved) < 1e-9);
+
+    for (let i = 0; i < 2_000; i++) a.answered(false, performance.now());
+    await until(async () => (await minTime()) === spacingMs(rate));
+    expect(a.requestRate()).toBeCloseTo(1000 / spacingMs(rate));
+    await until(() => Math.abs(b.requestRate() - 1000 / spacingMs(rate)) < 1e-9);
+    await Promise.all([a.stop({ dropWaitingJobs: true }), b.stop({ dropWaitingJobs: true })]);
+  });
+
+  describe('against a service that allows less than the limit', () => {
+    // The service takes 10 requests per second; two processes of the tenant are told 50.
+    const fixture = useSandbox({ rateLimit: { requests: 10, windowSeconds: 1 } });
+    const REQUESTS = 80;
+
+    it('the shared pace comes down on 429s: far fewer 429s than requests, every request answered', async () => {
+      const sb = fixture.sb;
+      const rate = { requests: 50, windowSeconds: 1 };
+      const runs = [0, 1].map(() =>
+        createClients({
+          catalogUrl: sb.catalogUrl,
+          apiKey: sb.apiKey,
+          limiter: new SharedLimiter({ redis: client, tenant: 'tenant-f', rateLimit: rate }),
+        }),
+      );
+      await fetch(`${sb.origin}/_sandbox/stats/reset`, { method: 'POST' });
+      try {
+        await Promise.all(
+          runs.flatMap((run) =>
+            Array.from({ length: REQUESTS / 2 }, () =>
+              run.catalog.get('/Categories', { query: { $top: 1 } }),
+            ),
+          ),
+        );
+        const stats = (await (await fetch(`${sb.origin}/_sandbox/stats`)).json()) as {
+          byStatus: Record<string, number>;
+        };
+        expect(stats.byStatus['200']).toBe(REQUESTS);
+        const limited = stats.byStatus['429'] ?? 0;
+        // The first windows are refused in part while the pace comes down (one cut per window: the
+        // spaced starts resume at once after a cut); kept at 50, the two are refused window after
+        // window, far more often than they have requests.
+        expect(limited).toBeGreaterThan(0);
+        expect(limited).toBeLessThan(REQUESTS * 0.75);
+      } finally {
+        await Promise.all(runs.map((run) => run.transport.close()));
+      }
+    }, 60_000);
   });
 });

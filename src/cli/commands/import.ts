@@ -326,7 +326,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           ...(args.rejects && { rejectsFile: args.rejects }),
           ...(args.profile && { profileFile: args.profile }),
           counters: () => connection.snapshot(),
-          ...(connection.requestRate !== undefined && { requestRate: connection.requestRate }),
+          // Asked at each report: the pace may be lowered after 429s (src/api/limiter.ts).
+          ...(connection.requestRate !== undefined && { requestRate: () => connection.requestRate }),
           onNote: (line) => out.error(line),
           onProgress: (p) =>
             progress.update({

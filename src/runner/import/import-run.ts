@@ -395,12 +395,14 @@ export class ImportRun {
     this.progressAt = at;
     const position = this.position();
     const requests = this.options.counters?.();
+    const rate = this.options.requestRate;
+    const requestRate = typeof rate === 'function' ? rate() : rate;
     this.recorder.progress({
       rows: this.rows,
       rowsRead: this.ordinal,
       ...position,
       ...(requests && { requests: requests.requests, rateLimited: requests.rateLimited }),
-      ...(this.options.requestRate !== undefined && { requestRate: this.options.requestRate }),
+      ...(requestRate !== undefined && { requestRate }),
     });
     this.options.onProgress?.({
       rows: this.rows,

@@ -122,8 +122,11 @@ export interface ImportOptions {
   raw?: boolean;
   /** The run's request counters (from the connection). */
   counters?: () => CountersSnapshot;
-  /** Requests per second the tenant's limit lets start (the connection's), for the console's ETA. */
-  requestRate?: number;
+  /**
+   * Requests per second the tenant's limit lets start (the connection's), for the console's ETA; a
+   * function is asked at each report, so the ETA follows a pace lowered after 429s.
+   */
+  requestRate?: number | (() => number | undefined);
   onProgress?: (progress: ImportProgress) => void;
   /** One line for people: what `--resume` did (the run it continues, or why it started a new one). */
   onNote?: (line: string) => void;
