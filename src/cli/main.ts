@@ -6,7 +6,7 @@ import { CatalogIoError } from '../errors.js';
 import { faultProblem, isFileFault } from '../files.js';
 import { redactText } from '../secrets.js';
 import { commands } from './commands/index.js';
-import { EXIT, type Output, processOutput } from './output.js';
+import { EXIT, jsonRequested, type Output, printJsonEnd, processOutput } from './output.js';
 
 /** Runs the CLI with the given arguments and resolves to the exit code; never throws. */
 export async function main(argv: string[], out: Output = processOutput()): Promise<number> {
@@ -49,7 +49,7 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     await cli.parseAsync();
     return exitCode;
   } catch (err) {
-    return reportFatal(err, out);
+    return reportFatal(err, out, jsonRequested(argv));
   } finally {
     restoreEnv();
   }
@@ -68,11 +68,23 @@ function withStdoutOut(argv: string[]): string[] {
   );
 }
 
-export function reportFatal(err: unknown, out: Output): number {
-  if (err instanceof CatalogIoError) {
-    out.error(`catalog-io: ${redactText(err.message)} [${err.code}]`);
-    return EXIT.FATAL;
-  }
+/**
+ * A fatal error as one line on stderr with its code, exit 2; under `--json` (`json`) also as one JSON
+ * object on stdout (`printJsonEnd`).
+ */
+export function reportFatal(err: unknown, out: Output, json = false): number {
+  const { code, message } = fatalOf(err);
+  out.error(`catalog-io: ${message} [${code}]`);
+  // An unexpected failure is still one readable line; the stack only on request.
+  if (code === 'INTERNAL' && process.env.CATALOG_IO_DEBUG && err instanceof Error && err.stack)
+    out.error(redactText(err.stack));
+  if (json) printJsonEnd(out, { code, message, exitCode: EXIT.FATAL });
+  return EXIT.FATAL;
+}
+
+/** A fatal error's code and its sentence for people (without secrets). */
+function fatalOf(err: unknown): { code: string; message: string } {
+  if (err instanceof CatalogIoError) return { code: err.code, message: redactText(err.message) };
   // A file or folder the command could not make or use (an --out in a read-only place, a lock folder
   // where a file is): said as what it is, in words, with its path.
   const target = isFileFault(err)
@@ -80,14 +92,13 @@ export function reportFatal(err: unknown, out: Output): number {
     : undefined;
   if (isFileFault(err) && target !== undefined) {
     const action = FILE_ACTIONS[err.syscall ?? ''] ?? 'use';
-    out.error(`catalog-io: Cannot ${action} ${redactText(target)}: ${faultProblem(err)} [CONFIG_INVALID]`);
-    return EXIT.FATAL;
+    return {
+      code: 'CONFIG_INVALID',
+      message: `Cannot ${action} ${redactText(target)}: ${faultProblem(err)}`,
+    };
   }
-  // An unexpected failure is still one readable line; the stack only on request.
   const message = redactText(err instanceof Error ? err.message : String(err));
-  out.error(`catalog-io: unexpected error: ${message} [INTERNAL]`);
-  if (process.env.CATALOG_IO_DEBUG && err instanceof Error && err.stack) out.error(redactText(err.stack));
-  return EXIT.FATAL;
+  return { code: 'INTERNAL', message: `unexpected error: ${message}` };
 }
 
 function oneLine(text: string): string {

@@ -19,6 +19,7 @@ import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import { checkSummaryPath } from '../../runs/summary.js';
 import { outageLine } from '../outage-notice.js';
+import { printJsonEnd } from '../output.js';
 import { createProgress } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
 import {
@@ -375,9 +376,9 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           },
         );
         if (signal) {
-          out.error(
-            `interrupted (${signal}) before the first row: nothing was written. To import the file, run the same command again`,
-          );
+          const message = `interrupted (${signal}) before the first row: nothing was written. To import the file, run the same command again`;
+          out.error(message);
+          if (args.json) printJsonEnd(out, { code: 'API_STOPPED', message, exitCode: EXIT_CODES[signal] });
           setExitCode(EXIT_CODES[signal]);
           await endRun(start, end, args, out, errorCode);
           return;
@@ -399,6 +400,9 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           throw err;
         }
         out.error(`catalog-io: ${(err as Error).message} [LOCKED]`);
+        // Under --json the refusal is the one object on stdout: a script reading it learns why.
+        if (args.json)
+          printJsonEnd(out, { code: 'LOCKED', message: (err as Error).message, exitCode: EXIT_CODES.locked });
         setExitCode(EXIT_CODES.locked);
         await endRun(start, end, args, out, errorCode);
       } finally {
