@@ -17,6 +17,7 @@ const SLOW = [
   'test/api/outage.test.ts',
   'test/api/timeouts.test.ts',
   'test/cli/progress.eta.test.ts',
+  'test/cli/progress.outage.test.ts',
   'test/readers/hostile.cli.test.ts',
   'test/readers/thread.test.ts',
   'test/runner/copy.test.ts',

@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import type { OutageNotice } from '../../api/circuit.js';
 import type { ServiceName } from '../../api/errors.js';
-import { clockTime } from '../../api/service-http.js';
 import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import { holderWords } from '../../lock/held.js';
@@ -20,7 +19,7 @@ import { tenantHash } from '../../runs/source-identity.js';
 import { checkSummaryPath } from '../../runs/summary.js';
 import { outageLine } from '../outage-notice.js';
 import { printJsonEnd } from '../output.js';
-import { createProgress } from '../progress.js';
+import { createProgress, type Wait } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
 import {
   checkFeedSource,
@@ -218,11 +217,20 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         throw err;
       }
       const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
+      // The services waited for now (the Catalog and the DAM each have their outage), for the progress
+      // line: the rows so far, what it waits for, since when and until the outage budget runs out.
+      const waits = new Map<ServiceName, Wait>();
       outageNote = (service, notice) => {
-        const line = outageLine(service, notice, connection.transport.outage.budgetMs);
-        progress.note(
-          notice.state === 'waiting' ? `waiting for the ${service} since ${clockTime(notice.since)}` : '',
-        );
+        const budgetMs = connection.transport.outage.budgetMs;
+        const line = outageLine(service, notice, budgetMs);
+        if (notice.state === 'waiting') {
+          waits.set(service, {
+            what: `the ${service}`,
+            since: notice.since,
+            until: new Date(notice.since.getTime() + budgetMs),
+          });
+        } else waits.delete(service);
+        progress.waiting([...waits.values()]);
         out.error(line);
       };
       // First signal: no new request; those in flight get a short grace, then are cut; the rows not
