@@ -1,7 +1,10 @@
 // The command line: parse flags with yargs, call the library, turn errors into a message and an exit code.
 // Exit codes (docs/exit-codes.md): 0 ok, 1 some rows failed or were invalid, 2 fatal, 3 stopped on purpose.
 import { readFileSync } from 'node:fs';
-import yargs from 'yargs';
+// yargs' CommonJS build: it lays out help with cliui's CommonJS build, which wraps at word boundaries
+// (wrap-ansi); the ES module build (`import 'yargs'`) brings cliui's, which cuts lines every N
+// characters, mid-word.
+import yargs from 'yargs/yargs';
 import { CatalogIoError } from '../errors.js';
 import { faultProblem, isFileFault } from '../files.js';
 import { redactText } from '../secrets.js';
@@ -27,7 +30,7 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     .alias('h', 'help')
     .version(false)
     .option('version', { type: 'boolean', describe: 'Print the version and exit' })
-    .wrap(Math.min(110, process.stdout.columns || 100))
+    .wrap(helpWidth())
     .exitProcess(false)
     .fail((msg, err) => {
       // yargs' own complaints (a flag without its value, a value a flag's check refused) are bad flags too.
@@ -56,6 +59,15 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
 }
 
 const FEED_COMMANDS = ['import', 'validate', 'preview'];
+
+/**
+ * The width help is wrapped to: the terminal's, else `COLUMNS` (help piped to a pager or a file), else
+ * 100; at most 110, which reads better than a line across a wide screen, and at least 40.
+ */
+function helpWidth(): number {
+  const columns = process.stdout.columns || Number(process.env.COLUMNS) || 100;
+  return Math.max(40, Math.min(110, Math.floor(columns)));
+}
 
 /** `--out -` as `--out=-`: yargs reads a lone `-` after a flag as a positional and leaves the flag empty. */
 function withStdoutOut(argv: string[]): string[] {
