@@ -9,6 +9,7 @@ const SLOW = [
   'test/jobs/**/*.test.ts',
   'test/readers/remote.sftp.test.ts',
   'test/cli/import.remote-notify.test.ts',
+  'test/cli/json-endings.test.ts',
   'test/notify/notify.test.ts',
   'test/console/console.browser.test.ts',
   'test/console/serve.test.ts',

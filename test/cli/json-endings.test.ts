@@ -40,6 +40,14 @@ describe('--json: every ending prints one JSON object on stdout', () => {
       const plain = await runCli(args, tempDir('json-locked-3'), fixture.sb);
       expect(plain.code, plain.stderr).toBe(75);
       expect(plain.stdout).toBe('');
+      // Stopped (SIGTERM) while it waits for the lock, before its first row: said too.
+      const waiter = startCli([...args, '--json', '--wait-lock', '60'], tempDir('json-locked-4'), fixture.sb);
+      await waiter.waitFor('waiting up to 60 s for the lock');
+      waiter.process.kill('SIGTERM');
+      const stopped = await waiter.exited;
+      expect(stopped.code, stopped.stderr).toBe(143);
+      expect(oneObject(stopped.stdout)).toMatchObject({ code: 'API_STOPPED', exitCode: 143 });
+      expect(stopped.stderr).toContain('before the first row: nothing was written');
     } finally {
       holder.process.kill('SIGKILL');
       await holder.exited;
