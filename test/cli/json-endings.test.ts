@@ -1,5 +1,6 @@
 // With --json every ending of a command prints one JSON object on stdout, refusals included: a run
-// refused because another holds the lock (exit 75), bad flags, a missing file or config file (exit 2).
+// refused because another holds the lock (exit 75) or stopped while it waits for it, bad flags, a missing
+// file or config file (exit 2), and `runs report --json`, which printed nothing either.
 // The object is the console's error shape (`error`, `code`) with the exit code; the stderr line stays.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ function oneObject(stdout: string): Record<string, unknown> {
 }
 
 describe('--json: every ending prints one JSON object on stdout', () => {
-  it('an import refused because another run holds the lock: LOCKED, exit 75', async () => {
+  it('an import refused by the lock (LOCKED, exit 75) or stopped while it waits for it; runs report', async () => {
     const cwd = tempDir('json-locked');
     const rows = ['prod_ref,prod_title'];
     for (let i = 1; i <= 200; i++) rows.push(`JL-${i},Item ${i}`);
@@ -52,6 +53,11 @@ describe('--json: every ending prints one JSON object on stdout', () => {
       holder.process.kill('SIGKILL');
       await holder.exited;
     }
+    // A run's report written from its journal says so too.
+    const [runId] = await runIds(cwd);
+    const report = await runCliProcess(['runs', 'report', runId!, '--out', 'again.csv', '--json'], { cwd });
+    expect(report.code, report.stderr).toBe(0);
+    expect(oneObject(report.stdout)).toEqual({ runId, report: 'again.csv' });
   }, 120_000);
 
   it('bad flags, a missing file or config file: the error and its code, exit 2', async () => {
