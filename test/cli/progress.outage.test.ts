@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { seedBulkProducts } from '../../src/sandbox/catalog/index.js';
 import { useFaultProxy } from '../helpers/fault-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { journaledRows, startCli, untilJournaled } from '../runner/import.nightly.support.js';
@@ -13,7 +14,8 @@ import { tempDir } from '../runner/import.support.js';
 
 // Some latency, so the run is still going when the proxy stops listening.
 const fixture = useSandbox({ seed: 'empty', latencyMs: 15 });
-const proxy = useFaultProxy(() => fixture.sb.catalogUrl);
+// The export follows the sandbox's @nextLink: rewritten to stay behind the proxy.
+const proxy = useFaultProxy(() => fixture.sb.catalogUrl, { rewriteLinks: true });
 
 const ROWS = 400;
 const WAITING =
@@ -84,5 +86,58 @@ describe('progress while the service cannot be reached', () => {
       .filter((line) => line.startsWith('import: '))
       .at(-1);
     expect(last).toMatch(new RegExp(`^import: ${ROWS} rows \\(100%\\), \\d+ rows/s, created ${ROWS}, `));
+  }, 120_000);
+
+  it('the export too: its line keeps the rows done and says it waits', async () => {
+    const cwd = tempDir('progress-outage-export');
+    // Enough pages that the service goes away mid-export.
+    seedBulkProducts(fixture.sb.services.catalog, 6000);
+    const child = startCli(
+      [
+        'export',
+        'products',
+        '--out',
+        'products.csv',
+        '--rate-limit',
+        'off',
+        '--retry-budget',
+        '1000',
+        '--outage-budget',
+        '30000',
+      ],
+      cwd,
+      fixture.sb,
+      {
+        CATALOG_URL: proxy.via(fixture.sb.catalogUrl),
+        DAM_URL: proxy.via(fixture.sb.damUrl),
+        CATALOG_IO_TEST_TIME_SCALE: '0.1',
+        CATALOG_IO_PROGRESS_EVERY_MS: '200',
+      },
+    );
+    await child.waitFor(/^export products: [1-9]\d* of \d+ rows/m);
+    await proxy.set({ kind: 'refuse' });
+    const before = Math.max(
+      ...child
+        .stderr()
+        .split('\n')
+        .map((line) => Number(/^export products: (\d+) of/.exec(line)?.[1] ?? 0)),
+    );
+    await child.waitFor(/(; waiting for the Catalog API since[^\n]*\n[\s\S]*){3}/);
+    await proxy.set({ kind: 'pass' });
+    const end = await child.exited;
+    expect(end.code, end.stderr).toBe(0);
+    const waiting = end.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('export products: ') && line.includes('waiting for'));
+    expect(waiting.length, end.stderr).toBeGreaterThanOrEqual(3);
+    for (const line of waiting) {
+      const m =
+        /^export products: (\d+) of (\d+) rows, \d+ requests; waiting for the Catalog API since (\S+) \((\S+) so far, until (\S+)\)$/.exec(
+          line,
+        );
+      expect(m, line).not.toBeNull();
+      expect(Number(m![1]), line).toBeGreaterThanOrEqual(before);
+      expect((seconds(m![5]!) - seconds(m![3]!) + 86_400) % 86_400, line).toBe(30);
+    }
   }, 120_000);
 });

@@ -17,9 +17,9 @@ import type { StructureTable } from '../../runner/structure/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import { checkSummaryPath } from '../../runs/summary.js';
-import { outageLine } from '../outage-notice.js';
+import { OutageWaits, outageLine } from '../outage-notice.js';
 import { printJsonEnd } from '../output.js';
-import { createProgress, type Wait } from '../progress.js';
+import { createProgress } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
 import {
   checkFeedSource,
@@ -217,21 +217,13 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         throw err;
       }
       const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
-      // The services waited for now (the Catalog and the DAM each have their outage), for the progress
-      // line: the rows so far, what it waits for, since when and until the outage budget runs out.
-      const waits = new Map<ServiceName, Wait>();
+      // The progress line, while a service is waited for: the rows so far, what it waits for, since
+      // when and until the outage budget runs out.
+      const waits = new OutageWaits();
       outageNote = (service, notice) => {
         const budgetMs = connection.transport.outage.budgetMs;
-        const line = outageLine(service, notice, budgetMs);
-        if (notice.state === 'waiting') {
-          waits.set(service, {
-            what: `the ${service}`,
-            since: notice.since,
-            until: new Date(notice.since.getTime() + budgetMs),
-          });
-        } else waits.delete(service);
-        progress.waiting([...waits.values()]);
-        out.error(line);
+        progress.waiting(waits.note(service, notice, budgetMs));
+        out.error(outageLine(service, notice, budgetMs));
       };
       // First signal: no new request; those in flight get a short grace, then are cut; the rows not
       // finished are `not-attempted` and the report and journal are complete. Second: no grace. Third:
