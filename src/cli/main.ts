@@ -1,12 +1,15 @@
 // The command line: parse flags with yargs, call the library, turn errors into a message and an exit code.
 // Exit codes (docs/exit-codes.md): 0 ok, 1 some rows failed or were invalid, 2 fatal, 3 stopped on purpose.
 import { readFileSync } from 'node:fs';
-import yargs from 'yargs';
+// yargs' CommonJS build: it lays out help with cliui's CommonJS build, which wraps at word boundaries
+// (wrap-ansi); the ES module build (`import 'yargs'`) brings cliui's, which cuts lines every N
+// characters, mid-word.
+import yargs from 'yargs/yargs';
 import { CatalogIoError } from '../errors.js';
 import { faultProblem, isFileFault } from '../files.js';
 import { redactText } from '../secrets.js';
 import { commands } from './commands/index.js';
-import { EXIT, type Output, processOutput } from './output.js';
+import { EXIT, jsonRequested, type Output, printJsonEnd, processOutput } from './output.js';
 
 /** Runs the CLI with the given arguments and resolves to the exit code; never throws. */
 export async function main(argv: string[], out: Output = processOutput()): Promise<number> {
@@ -27,7 +30,7 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     .alias('h', 'help')
     .version(false)
     .option('version', { type: 'boolean', describe: 'Print the version and exit' })
-    .wrap(Math.min(110, process.stdout.columns || 100))
+    .wrap(helpWidth())
     .exitProcess(false)
     .fail((msg, err) => {
       // yargs' own complaints (a flag without its value, a value a flag's check refused) are bad flags too.
@@ -49,13 +52,22 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     await cli.parseAsync();
     return exitCode;
   } catch (err) {
-    return reportFatal(err, out);
+    return reportFatal(err, out, jsonRequested(argv));
   } finally {
     restoreEnv();
   }
 }
 
 const FEED_COMMANDS = ['import', 'validate', 'preview'];
+
+/**
+ * The width help is wrapped to: the terminal's, else `COLUMNS` (help piped to a pager or a file), else
+ * 100; at most 110, which reads better than a line across a wide screen, and at least 40.
+ */
+function helpWidth(): number {
+  const columns = process.stdout.columns || Number(process.env.COLUMNS) || 100;
+  return Math.max(40, Math.min(110, Math.floor(columns)));
+}
 
 /** `--out -` as `--out=-`: yargs reads a lone `-` after a flag as a positional and leaves the flag empty. */
 function withStdoutOut(argv: string[]): string[] {
@@ -68,11 +80,23 @@ function withStdoutOut(argv: string[]): string[] {
   );
 }
 
-export function reportFatal(err: unknown, out: Output): number {
-  if (err instanceof CatalogIoError) {
-    out.error(`catalog-io: ${redactText(err.message)} [${err.code}]`);
-    return EXIT.FATAL;
-  }
+/**
+ * A fatal error as one line on stderr with its code, exit 2; under `--json` (`json`) also as one JSON
+ * object on stdout (`printJsonEnd`).
+ */
+export function reportFatal(err: unknown, out: Output, json = false): number {
+  const { code, message } = fatalOf(err);
+  out.error(`catalog-io: ${message} [${code}]`);
+  // An unexpected failure is still one readable line; the stack only on request.
+  if (code === 'INTERNAL' && process.env.CATALOG_IO_DEBUG && err instanceof Error && err.stack)
+    out.error(redactText(err.stack));
+  if (json) printJsonEnd(out, { code, message, exitCode: EXIT.FATAL });
+  return EXIT.FATAL;
+}
+
+/** A fatal error's code and its sentence for people (without secrets). */
+function fatalOf(err: unknown): { code: string; message: string } {
+  if (err instanceof CatalogIoError) return { code: err.code, message: redactText(err.message) };
   // A file or folder the command could not make or use (an --out in a read-only place, a lock folder
   // where a file is): said as what it is, in words, with its path.
   const target = isFileFault(err)
@@ -80,14 +104,13 @@ export function reportFatal(err: unknown, out: Output): number {
     : undefined;
   if (isFileFault(err) && target !== undefined) {
     const action = FILE_ACTIONS[err.syscall ?? ''] ?? 'use';
-    out.error(`catalog-io: Cannot ${action} ${redactText(target)}: ${faultProblem(err)} [CONFIG_INVALID]`);
-    return EXIT.FATAL;
+    return {
+      code: 'CONFIG_INVALID',
+      message: `Cannot ${action} ${redactText(target)}: ${faultProblem(err)}`,
+    };
   }
-  // An unexpected failure is still one readable line; the stack only on request.
   const message = redactText(err instanceof Error ? err.message : String(err));
-  out.error(`catalog-io: unexpected error: ${message} [INTERNAL]`);
-  if (process.env.CATALOG_IO_DEBUG && err instanceof Error && err.stack) out.error(redactText(err.stack));
-  return EXIT.FATAL;
+  return { code: 'INTERNAL', message: `unexpected error: ${message}` };
 }
 
 function oneLine(text: string): string {

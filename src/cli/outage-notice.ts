@@ -9,22 +9,52 @@ import { clockTime } from '../api/service-http.js';
 import type { ConnectionFlags } from '../config/config.js';
 import type { Connection } from '../config/index.js';
 import type { Output } from './output.js';
+import type { Wait } from './progress.js';
 
-/** `connect` for a command that waits without a progress bar of its own. */
-export async function connectTelling(out: Output, flags: ConnectionFlags): Promise<Connection> {
+/**
+ * `connect` for a command other than import. `waiting`: told the services waited for whenever that
+ * changes, for the command's progress line (`Progress.waiting`).
+ */
+export async function connectTelling(
+  out: Output,
+  flags: ConnectionFlags,
+  waiting?: (waits: readonly Wait[]) => void,
+): Promise<Connection> {
   // Loaded on use, as the commands load it: --help and offline commands start faster.
   const { connect } = await import('../config/index.js');
   let budgetMs = 0;
+  const waits = new OutageWaits();
   const connection = await connect({
     flags,
     announce: (line) => out.error(line),
     onOutage: (service: ServiceName, notice: OutageNotice) => {
+      waiting?.(waits.note(service, notice, budgetMs));
       // Past the budget the command's own error says why it stops.
       if (notice.state !== 'gone') out.error(outageLine(service, notice, budgetMs, 'then it stops'));
     },
   });
   budgetMs = connection.transport.outage.budgetMs;
   return connection;
+}
+
+/**
+ * The services a command waits for now (the Catalog API and the DAM API each have their outage), as
+ * the progress line says them: since when, and until the outage budget runs out.
+ */
+export class OutageWaits {
+  private readonly waits = new Map<ServiceName, Wait>();
+
+  /** Takes a notice; returns the waits now. */
+  note(service: ServiceName, notice: OutageNotice, budgetMs: number): Wait[] {
+    if (notice.state === 'waiting') {
+      this.waits.set(service, {
+        what: `the ${service}`,
+        since: notice.since,
+        ...(budgetMs > 0 && { until: new Date(notice.since.getTime() + budgetMs) }),
+      });
+    } else this.waits.delete(service);
+    return [...this.waits.values()];
+  }
 }
 
 /** What a person reads when a service cannot be reached, comes back, or is given up on. */

@@ -32,3 +32,27 @@ export function memoryOutput(): Output & { stdout: string[]; stderr: string[] } 
   const stderr: string[] = [];
   return { stdout, stderr, isTTY: false, print: (l) => stdout.push(l), error: (l) => stderr.push(l) };
 }
+
+/**
+ * Under `--json`, a command that ends without its result (a refusal: bad flags, a config error, the
+ * lock held by another run) still prints one JSON object on stdout, so a script that parses stdout
+ * learns what happened: the console's error shape (`error`, `code`) with the exit code. The stderr line
+ * is said as well, as without `--json`.
+ */
+export function printJsonEnd(out: Output, end: { code: string; message: string; exitCode: number }): void {
+  out.print(JSON.stringify({ error: redactText(end.message), code: end.code, exitCode: end.exitCode }));
+}
+
+/**
+ * Whether these arguments ask for `--json` (the last of `--json`, `--json=true|false`, `--no-json` before
+ * `--`): read from the words themselves, as a refusal of the flags comes before yargs gives their values.
+ */
+export function jsonRequested(argv: readonly string[]): boolean {
+  let json = false;
+  for (const arg of argv) {
+    if (arg === '--') break;
+    if (arg === '--json' || arg === '--json=true') json = true;
+    else if (arg === '--no-json' || arg === '--json=false') json = false;
+  }
+  return json;
+}

@@ -32,10 +32,23 @@ export interface ProgressState {
   requestRate?: number;
 }
 
+/** Something the work waits for before it can go on: a service that cannot be reached. */
+export interface Wait {
+  /** What is waited for, e.g. `the Catalog API`. */
+  what: string;
+  since: Date;
+  /** When the wait is given up (the outage budget runs out), when known. */
+  until?: Date;
+}
+
 export interface Progress {
   update(state: ProgressState): void;
-  /** A word on what the work waits for (`waiting for the Catalog API since 20:01:02`); '' clears it. */
-  note(text: string): void;
+  /**
+   * What the work waits for now (none: it goes on). While it waits, the line keeps the rows and counts
+   * done so far and says what it waits for, since when, for how long so far and until when, instead of
+   * a rate and an ETA that would only fall and grow with the wait.
+   */
+  waiting(waits: readonly Wait[]): void;
   /** Ends the display for good: later updates are not drawn (a stopped run is not redrawn at 100%). */
   stop(): void;
 }
@@ -50,7 +63,7 @@ const BAR_EVERY_MS = 250;
 const RATE_WINDOW_MS = 30_000;
 
 export function createProgress(out: Output, label: string, options: ProgressOptions): Progress {
-  if (options.quiet) return { update() {}, note() {}, stop() {} };
+  if (options.quiet) return { update() {}, waiting() {}, stop() {} };
   return out.isTTY && out.terminal ? barProgress(out.terminal, label) : plainProgress(out, label);
 }
 
@@ -62,27 +75,37 @@ function plainProgress(out: Output, label: string): Progress {
   let timer: NodeJS.Timeout | undefined;
   let printed = false;
   let ended = false;
-  let waiting = '';
+  let waits: readonly Wait[] = [];
   const print = () => {
-    if (!last) return;
+    const now = Date.now();
+    // A wait before the work's first report (the schemas' read) is told too, with no rows yet.
+    if (!last && waits.length === 0) return;
     printed = true;
-    out.error(`${plainLine(label, last, clock, Date.now())}${waiting ? `; ${waiting}` : ''}`);
+    out.error(
+      waits.length > 0
+        ? `${label}: ${last ? countsLine(last) : 'no rows yet'}; ${waitingText(waits, now)}`
+        : plainLine(label, last!, clock, now),
+    );
+  };
+  const start = () => {
+    if (timer) return;
+    timer = setInterval(() => {
+      if (last) clock.tick(Date.now(), last.done);
+      print();
+    }, plainEveryMs());
+    timer.unref();
   };
   return {
-    note(text) {
-      waiting = text;
+    waiting(now) {
+      if (ended) return;
+      waits = [...now];
+      if (waits.length > 0) start();
     },
     update(state) {
       if (ended) return;
       last = state;
       clock.update(Date.now(), state);
-      if (!timer) {
-        timer = setInterval(() => {
-          if (last) clock.tick(Date.now(), last.done);
-          print();
-        }, plainEveryMs());
-        timer.unref();
-      }
+      start();
     },
     stop() {
       if (ended) return;
@@ -102,7 +125,7 @@ function barProgress(terminal: NodeJS.WritableStream, label: string): Progress {
   const clock = new EtaClock(Date.now());
   const bar = new cliProgress.SingleBar(
     {
-      format: `${label} [{bar}] {percentage}% | {done}{of} rows | {speed} rows/s | {counts} | {requests} req, {limited} × 429 | ETA {remaining}{waiting}`,
+      format: `${label} [{bar}] {percentage}% | {line}`,
       hideCursor: true,
       clearOnComplete: false,
       stopOnComplete: false,
@@ -113,29 +136,27 @@ function barProgress(terminal: NodeJS.WritableStream, label: string): Progress {
   let last: ProgressState | undefined;
   let timer: NodeJS.Timeout | undefined;
   let ended = false;
-  let waiting = '';
+  let waits: readonly Wait[] = [];
   const draw = () => {
     if (!last) return;
     const now = Date.now();
     clock.tick(now, last.done);
     const { fraction, total } = estimate(last);
-    const rate = clock.rate(now);
-    const eta = clock.remaining(now, last, total);
-    const payload = {
-      done: last.done,
-      of: total !== undefined && last.total !== undefined ? ` of ${total}` : '',
-      speed: Math.round(rate),
-      counts: last.counts ?? '',
-      requests: last.requests ?? 0,
-      limited: last.rateLimited ?? 0,
-      remaining: eta === undefined ? '?' : duration(eta),
-      waiting: waiting ? ` | ${waiting}` : '',
-    };
-    bar.update(Math.round((fraction ?? 0) * 1000), payload);
+    const of = total !== undefined && last.total !== undefined ? ` of ${total}` : '';
+    const traffic = `${last.counts ?? ''} | ${last.requests ?? 0} req, ${last.rateLimited ?? 0} × 429`;
+    let line: string;
+    if (waits.length > 0) {
+      // No rate nor ETA while waiting: they would only fall and grow with the wait.
+      line = `${last.done}${of} rows | ${traffic} | ${waitingText(waits, now)}`;
+    } else {
+      const eta = clock.remaining(now, last, total);
+      line = `${last.done}${of} rows | ${Math.round(clock.rate(now))} rows/s | ${traffic} | ETA ${eta === undefined ? '?' : duration(eta)}`;
+    }
+    bar.update(Math.round((fraction ?? 0) * 1000), { line });
   };
   return {
-    note(text) {
-      waiting = text;
+    waiting(now) {
+      waits = [...now];
     },
     update(state) {
       if (ended) return;
@@ -268,6 +289,37 @@ export class EtaClock {
 function plainEveryMs(): number {
   const fromEnv = Number(process.env.CATALOG_IO_PROGRESS_EVERY_MS);
   return Number.isFinite(fromEnv) && fromEnv >= 100 ? fromEnv : PLAIN_EVERY_MS;
+}
+
+/** The rows done (and their share), counts and requests: what a line says whatever the pace. */
+function countsLine(s: ProgressState): string {
+  const of = s.total !== undefined ? ` of ${s.total}` : '';
+  const { fraction } = estimate(s);
+  const pct = s.total === undefined && fraction !== undefined ? ` (${Math.round(fraction * 100)}%)` : '';
+  const req =
+    s.requests !== undefined
+      ? `, ${s.requests} requests${s.rateLimited ? `, ${s.rateLimited} × 429` : ''}`
+      : '';
+  return `${s.done}${of} rows${pct}${s.counts ? `, ${s.counts}` : ''}${req}`;
+}
+
+/**
+ * `waiting for the Catalog API since 20:01:02 (2m10s so far, until 20:11:02)`: what the work waits for,
+ * for how long so far and, when known, until when (the outage budget's end).
+ */
+export function waitingText(waits: readonly Wait[], now: number): string {
+  return waits
+    .map((w) => {
+      const sofar = `${duration((now - w.since.getTime()) / 1000)} so far`;
+      const until = w.until ? `, until ${clockTime(w.until)}` : '';
+      return `waiting for ${w.what} since ${clockTime(w.since)} (${sofar}${until})`;
+    })
+    .join('; ');
+}
+
+/** `20:01:02`, the local time of day (as the outage lines say it). */
+function clockTime(at: Date): string {
+  return at.toTimeString().slice(0, 8);
 }
 
 function plainLine(label: string, s: ProgressState, clock: EtaClock, now: number): string {

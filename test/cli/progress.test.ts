@@ -45,23 +45,53 @@ describe('progress without a TTY', () => {
     expect(out.stdout).toEqual([]);
   });
 
-  it('says what the work waits for; once stopped (a signal), later updates draw nothing', () => {
+  it('while the work waits: the rows and counts so far, what it waits for, for how long and until when; once stopped (a signal), later updates draw nothing', () => {
     const out = memoryOutput();
     const progress = createProgress(out, 'import', { quiet: false });
-    progress.update({ done: 40, bytesRead: 400, totalBytes: 1000, rowsRead: 40 });
-    progress.note('waiting for the Catalog API since 02:30:05');
-    vi.advanceTimersByTime(10_000);
+    const at = (ms: number) => new Date(Date.now() + ms);
+    const clock = (d: Date) => d.toTimeString().slice(0, 8);
+    progress.update({
+      done: 40,
+      bytesRead: 400,
+      totalBytes: 1000,
+      rowsRead: 40,
+      counts: 'created 40',
+      requests: 9,
+    });
+    const since = at(5_000);
+    const until = at(605_000);
+    vi.advanceTimersByTime(5_000);
+    progress.waiting([{ what: 'the Catalog API', since, until }]);
+    vi.advanceTimersByTime(5_000);
+    // No rate nor ETA: they would fall and grow with the wait; the rows done stay.
     expect(out.stderr).toEqual([
-      'import: 40 rows (40%), 4 rows/s, ETA 15s; waiting for the Catalog API since 02:30:05',
+      `import: 40 rows (40%), created 40, 9 requests; waiting for the Catalog API since ${clock(since)} (5s so far, until ${clock(until)})`,
     ]);
-    progress.note('');
+    vi.advanceTimersByTime(60_000);
+    expect(out.stderr.at(-1)).toContain(`(1m05s so far, until ${clock(until)})`);
+    progress.waiting([]);
     progress.stop();
-    expect(out.stderr[1]).toMatch(/^import: 40 rows \(40%\), \d+ rows\/s, ETA \d+s$/);
+    expect(out.stderr.at(-1)).toMatch(
+      /^import: 40 rows \(40%\), \d+ rows\/s(, ETA \S+)?, created 40, 9 requests$/,
+    );
+    const lines = out.stderr.length;
     // The run then records its rows not attempted: the display does not come back, nor reach 100%.
     progress.update({ done: 40, bytesRead: 1000, totalBytes: 1000, rowsRead: 100 });
     vi.advanceTimersByTime(60_000);
     progress.stop();
-    expect(out.stderr).toHaveLength(2);
+    expect(out.stderr).toHaveLength(lines);
+  });
+
+  it('a wait before the first report is told too, with no rows yet', () => {
+    const out = memoryOutput();
+    const progress = createProgress(out, 'import', { quiet: false });
+    const since = new Date(Date.now());
+    progress.waiting([{ what: 'the Catalog API', since }]);
+    vi.advanceTimersByTime(10_000);
+    expect(out.stderr).toEqual([
+      `import: no rows yet; waiting for the Catalog API since ${since.toTimeString().slice(0, 8)} (10s so far)`,
+    ]);
+    progress.stop();
   });
 
   it('a known total (export @count) is shown as "of N"', () => {
@@ -165,6 +195,30 @@ describe('progress on a terminal', () => {
     expect(written.join('')).toMatch(
       /import \[[^\]]+\] 50% \| 250 rows \| 25 rows\/s \| created 250 \| 4 req, 0 × 429 \| ETA 10s/,
     );
+  });
+
+  it('while the work waits, the bar keeps its rows and counts and says what it waits for', () => {
+    const { out, written } = terminalOutput();
+    const progress = createProgress(out, 'import', { quiet: false });
+    progress.update({
+      done: 250,
+      bytesRead: 500,
+      rowsRead: 250,
+      totalBytes: 1000,
+      counts: 'created 250',
+      requests: 4,
+    });
+    const since = new Date(Date.now());
+    progress.waiting([{ what: 'the DAM API', since }]);
+    vi.advanceTimersByTime(3_000);
+    written.length = 0;
+    vi.advanceTimersByTime(1_000);
+    const screen = written.join('');
+    expect(screen).toMatch(
+      /import \[[^\]]+\] 50% \| 250 rows \| created 250 \| 4 req, 0 × 429 \| waiting for the DAM API since \d\d:\d\d:\d\d \(4s so far\)/,
+    );
+    expect(screen).not.toMatch(/rows\/s|ETA/);
+    progress.stop();
   });
 
   it('is redrawn on a timer between reports: the clock and the rate move while a batch is out', () => {

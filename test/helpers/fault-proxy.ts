@@ -32,7 +32,15 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-export async function faultProxy(target: string): Promise<FaultProxy> {
+export interface FaultProxyOptions {
+  /**
+   * Links in the sandbox's JSON answers (an export's `@nextLink`) name the proxy instead of the sandbox,
+   * so a client that follows them stays behind the proxy. Off by default: answers are passed as sent.
+   */
+  rewriteLinks?: boolean;
+}
+
+export async function faultProxy(target: string, options: FaultProxyOptions = {}): Promise<FaultProxy> {
   const upstream = new URL(target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   let fault: Fault = { kind: 'pass' };
@@ -83,6 +91,20 @@ export async function faultProxy(target: string): Promise<FaultProxy> {
             res.writeHead(500, { 'content-type': 'application/json' });
             res.end(JSON.stringify({ error: 'fault proxy: the answer was lost' }));
           });
+          return;
+        }
+        if (options.rewriteLinks && /json/.test(String(answer.headers['content-type'] ?? ''))) {
+          const chunks: Buffer[] = [];
+          answer.on('data', (c: Buffer) => chunks.push(c));
+          answer.on('end', () => {
+            const body = Buffer.from(
+              Buffer.concat(chunks).toString('utf8').replaceAll(upstream.origin, origin),
+            );
+            const { 'content-length': _length, 'transfer-encoding': _encoding, ...headers } = answer.headers;
+            res.writeHead(answer.statusCode ?? 502, { ...headers, 'content-length': String(body.length) });
+            res.end(body);
+          });
+          answer.on('error', () => res.destroy());
           return;
         }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -148,14 +170,14 @@ export async function faultProxy(target: string): Promise<FaultProxy> {
  * file's sandbox is up), closed after them, and set back to `pass` with its counts cleared after each
  * test, so a fault one test left on never reaches the next. What it returns stands for the running proxy.
  */
-export function useFaultProxy(target: () => string): FaultProxy {
+export function useFaultProxy(target: () => string, options: FaultProxyOptions = {}): FaultProxy {
   let running: FaultProxy | undefined;
   const proxy = (): FaultProxy => {
     if (!running) throw new Error('the fault proxy is not started yet (use it inside a test)');
     return running;
   };
   beforeAll(async () => {
-    running = await faultProxy(target());
+    running = await faultProxy(target(), options);
   });
   afterAll(async () => {
     await running?.close();

@@ -146,7 +146,7 @@ function lineNo(location: string | undefined): number {
 }
 
 /** Rows the first run in `cwd` has journaled (`rows.jsonl`), 0 before it has a journal. */
-async function journaledRows(cwd: string): Promise<number> {
+export async function journaledRows(cwd: string): Promise<number> {
   if (!existsSync(join(cwd, '.catalog-io', 'runs'))) return 0;
   const [runId] = await runIds(cwd);
   const file = runId && join(cwd, '.catalog-io', 'runs', runId, 'rows.jsonl');

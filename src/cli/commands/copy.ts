@@ -11,7 +11,7 @@ import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import type { CopyResult, CopyStep } from '../../runner/copy/copy.js';
 import { EXIT_CODES, type RunStop } from '../../runner/import/types.js';
 import { tenantHash } from '../../runs/source-identity.js';
-import { EXIT, type Output } from '../output.js';
+import { EXIT, type Output, printJsonEnd } from '../output.js';
 import { createProgress, type Progress } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
 import type { CommandFactory } from './index.js';
@@ -149,6 +149,12 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
         // Another import of an entity into the target is running: as the import says it.
         if (!isCatalogIoError(err, 'LOCKED')) throw err;
         out.error(`catalog-io: ${err.message} [LOCKED]; copy --resume goes on once it has finished`);
+        if (args.json)
+          printJsonEnd(out, {
+            code: 'LOCKED',
+            message: `${err.message}; copy --resume goes on once it has finished`,
+            exitCode: EXIT_CODES.locked,
+          });
         setExitCode(EXIT_CODES.locked);
       } finally {
         progress?.stop();

@@ -14,7 +14,7 @@ import { ATTRIBUTE_SETS_TABLE, LAYOUTS_TABLE } from '../../runner/structure/type
 import type { ModelScope } from '../../schema/load.js';
 import { connectTelling } from '../outage-notice.js';
 import { EXIT, type Output } from '../output.js';
-import { createProgress, type Progress } from '../progress.js';
+import { createProgress, type Progress, type Wait } from '../progress.js';
 import type { CommandFactory } from './index.js';
 
 interface ExportArgs {
@@ -103,15 +103,21 @@ export const exportCommand: CommandFactory = (out, setExitCode) =>
           '--json prints the summary on standard output, where --out - writes the export: leave out one of them',
         );
       }
-      const connection = await connectTelling(out, connectionFlagsFrom(args));
-      const quiet = args.quiet || args.json;
       let progress: Progress | undefined;
+      // The services waited for now: each entity's progress line says so while they are.
+      let waits: readonly Wait[] = [];
+      const connection = await connectTelling(out, connectionFlagsFrom(args), (now) => {
+        waits = now;
+        progress?.waiting(now);
+      });
+      const quiet = args.quiet || args.json;
       let current = '';
       const onProgress = (p: ExportProgress) => {
         if (p.entity !== current) {
           progress?.stop();
           current = p.entity;
           progress = createProgress(out, `export ${p.entity}`, { quiet });
+          progress.waiting(waits);
         }
         const counters = connection.snapshot();
         progress?.update({

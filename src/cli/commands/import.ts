@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import type { OutageNotice } from '../../api/circuit.js';
 import type { ServiceName } from '../../api/errors.js';
-import { clockTime } from '../../api/service-http.js';
 import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import { holderWords } from '../../lock/held.js';
@@ -18,7 +17,8 @@ import type { StructureTable } from '../../runner/structure/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import { checkSummaryPath } from '../../runs/summary.js';
-import { outageLine } from '../outage-notice.js';
+import { OutageWaits, outageLine } from '../outage-notice.js';
+import { printJsonEnd } from '../output.js';
 import { createProgress } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
 import {
@@ -218,12 +218,13 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         throw err;
       }
       const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
+      // The progress line, while a service is waited for: the rows so far, what it waits for, since
+      // when and until the outage budget runs out.
+      const waits = new OutageWaits();
       outageNote = (service, notice) => {
-        const line = outageLine(service, notice, connection.transport.outage.budgetMs);
-        progress.note(
-          notice.state === 'waiting' ? `waiting for the ${service} since ${clockTime(notice.since)}` : '',
-        );
-        out.error(line);
+        const budgetMs = connection.transport.outage.budgetMs;
+        progress.waiting(waits.note(service, notice, budgetMs));
+        out.error(outageLine(service, notice, budgetMs));
       };
       // First signal: no new request; those in flight get a short grace, then are cut; the rows not
       // finished are `not-attempted` and the report and journal are complete. Second: no grace. Third:
@@ -377,9 +378,9 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           },
         );
         if (signal) {
-          out.error(
-            `interrupted (${signal}) before the first row: nothing was written. To import the file, run the same command again`,
-          );
+          const message = `interrupted (${signal}) before the first row: nothing was written. To import the file, run the same command again`;
+          out.error(message);
+          if (args.json) printJsonEnd(out, { code: 'API_STOPPED', message, exitCode: EXIT_CODES[signal] });
           setExitCode(EXIT_CODES[signal]);
           await endRun(start, end, args, out, errorCode);
           return;
@@ -401,6 +402,9 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           throw err;
         }
         out.error(`catalog-io: ${(err as Error).message} [LOCKED]`);
+        // Under --json the refusal is the one object on stdout: a script reading it learns why.
+        if (args.json)
+          printJsonEnd(out, { code: 'LOCKED', message: (err as Error).message, exitCode: EXIT_CODES.locked });
         setExitCode(EXIT_CODES.locked);
         await endRun(start, end, args, out, errorCode);
       } finally {

@@ -41,6 +41,8 @@ export const runsCommand: CommandFactory = (out, setExitCode) => ({
         );
       await writeImportReport(args.out, journalReportLines(registry.journalFile(args.id)));
       out.error(`report of run ${args.id}: ${args.out}`);
+      // --json: every ending says itself on stdout, this one too.
+      if (args.json) out.print(JSON.stringify({ runId: args.id, report: args.out }));
       setExitCode(0);
       return;
     }

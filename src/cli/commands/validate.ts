@@ -18,7 +18,7 @@ import { redactText } from '../../secrets.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
 import { connectTelling } from '../outage-notice.js';
 import { EXIT, type Output } from '../output.js';
-import { createProgress } from '../progress.js';
+import { createProgress, type Wait } from '../progress.js';
 import {
   checkFeedSource,
   type FeedArgs,
@@ -66,12 +66,19 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       const readerOptions = readerOptionsFrom(args);
       const reading = await workbookReading(sourceArg(args.source), readerOptions, args);
       // Placing a file by its header reads the model, then the check reads it again: one connection.
+      let progress: ReturnType<typeof createProgress> | undefined;
+      // The services waited for now (reference lookups): the progress line says so while they are.
+      let waits: readonly Wait[] = [];
       const connection =
-        (checkRefs || reading.header) && !flags.schemas ? await connectTelling(out, flags) : undefined;
+        (checkRefs || reading.header) && !flags.schemas
+          ? await connectTelling(out, flags, (now) => {
+              waits = now;
+              progress?.waiting(now);
+            })
+          : undefined;
       // Everything after the connection is inside its `finally`: an open connection (the embedded
       // sandbox's server) would keep the process alive after an error.
       let result: ValidateFileResult;
-      let progress: ReturnType<typeof createProgress> | undefined;
       try {
         // Not connected (offline, or live with no reference check and nothing to place): read once.
         let once: Promise<TenantModel> | undefined;
@@ -84,6 +91,7 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
         if (note) out.error(`note: ${note}`);
         const model = await modelFor(scope);
         const bar = createProgress(out, 'validate', { quiet: args.quiet || args.json });
+        bar.waiting(waits);
         progress = bar;
         let shown = 0;
         const fileOptions: ValidateFileOptions = {
