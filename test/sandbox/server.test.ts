@@ -1,6 +1,6 @@
 // The sandbox's gateway and glue: auth, read-only key, URL length, rate limit, faults, counters,
 // persistence and the CLI's --json line. Real HTTP over loopback throughout.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -474,10 +474,21 @@ describe('catalog-io sandbox flags', () => {
   });
 
   it('a bad knob value is refused with exit code 2 and a message, not a stack trace', async () => {
-    const run = await runCli(['--json', '--port', '0', '--fault-rate', '2']);
-    await run.stop();
-    expect(run.info).toBeUndefined();
-    expect(run.code).toBe(2);
+    const run = spawnSync(
+      process.execPath,
+      [...cliEntry(), 'sandbox', '--json', '--port', '0', '--fault-rate', '2'],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
+    expect(run.status).toBe(2);
+    // Under --json the refusal is the one JSON object on stdout, not a sandbox's address.
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: '--fault-rate must be a number from 0 to 1 (a probability), found 2',
+      code: 'CONFIG_INVALID',
+      exitCode: 2,
+    });
     expect(run.stderr).toContain('--fault-rate must be a number from 0 to 1 (a probability), found 2');
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
