@@ -1,6 +1,7 @@
 // A resumed run's report is the report of one uninterrupted run of the same file, line by line and in
 // the same order, also when the rows left unfinished are in the middle of the file (rows after them
-// were finished by the attempt before): the rows finished before are not put first.
+// were finished by the attempt before: a category whose POST is uncertain, a write cut by SIGTERM):
+// the rows finished before are not put first.
 // The CLI as a child process; the first attempt through a loopback fault proxy in front of one sandbox,
 // the uninterrupted run against a second, clean sandbox.
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { useFaultProxy } from '../helpers/fault-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { runCli, runIds } from './import.nightly.support.js';
+import { runCli, runIds, startCli } from './import.nightly.support.js';
 import { byRef, readCsv, tempDir, writeFeed } from './import.support.js';
 
 const fixture = useSandbox({ seed: 'empty' });
@@ -131,5 +132,58 @@ describe('a resumed report in the order of the file', () => {
     );
     expect(fromJournal.code, fromJournal.stderr).toBe(0);
     expect(await withoutIds(join(resumedDir, 'from-journal.csv'), fixture.sb)).toEqual(wholeLines);
+  }, 90_000);
+
+  it('a row cut by a signal while the rows after it were written: the resumed report is, line by line, the uninterrupted run’s', async () => {
+    const refs = ['SIG-1', 'SIG-2', 'SIG-3', 'SIG-4', 'SIG-5'];
+    const feed = (v: string) => ['prod_ref,prod_title', ...refs.map((r) => `${r},${r} ${v}`)].join('\n');
+    const plain = ['import', 'feed.csv', '--report', 'report.csv', '--rate-limit', 'off'];
+    const resumedDir = join(dir, 'signal-resumed');
+    const wholeDir = join(dir, 'signal-whole');
+    // Both tenants hold the records first; the feed then changes every title.
+    for (const [cwd, sb] of [
+      [resumedDir, fixture.sb],
+      [wholeDir, clean.sb],
+    ] as const) {
+      mkdirSync(cwd);
+      await writeFeed(cwd, 'feed.csv', feed('one'));
+      const before = await runCli(plain, cwd, sb);
+      expect(before.code, before.stderr).toBe(0);
+      await writeFeed(cwd, 'feed.csv', feed('two'));
+    }
+
+    // The PATCH of SIG-2 is held; the others are written; then SIGTERM.
+    const id = (await byRef(fixture.sb, '/Products', 'prod_ref')).get('SIG-2')!.prod_id;
+    await proxy.set({ kind: 'hang', paths: new RegExp(`/Products\\(${id}\\)$`) });
+    const env = { CATALOG_URL: proxy.via(fixture.sb.catalogUrl), CATALOG_IO_TEST_TIME_SCALE: '0.05' };
+    const child = startCli(plain, resumedDir, fixture.sb, env);
+    const others = async () => {
+      const now = await byRef(fixture.sb, '/Products', 'prod_ref');
+      return refs.filter((r) => r !== 'SIG-2').every((r) => now.get(r)!.prod_title === `${r} two`);
+    };
+    for (let waited = 0; !proxy.faulted.hang || !(await others()); waited += 50) {
+      if (waited > 30_000) throw new Error(`the writes never came:\n${child.stderr()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.process.kill('SIGTERM');
+    const end = await child.exited;
+    expect(end.code, end.stderr).toBe(143);
+    expect((await readCsv(join(resumedDir, 'report.csv'))).map((l) => [l.ref, l.outcome])).toEqual([
+      ['SIG-1', 'updated'],
+      ['SIG-2', 'not-attempted'],
+      ['SIG-3', 'updated'],
+      ['SIG-4', 'updated'],
+      ['SIG-5', 'updated'],
+    ]);
+
+    await proxy.set({ kind: 'pass' });
+    const resumed = await runCli([...plain, '--resume'], resumedDir, fixture.sb, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const whole = await runCli(plain, wholeDir, clean.sb);
+    expect(whole.code, whole.stderr).toBe(0);
+
+    const wholeLines = await withoutIds(join(wholeDir, 'report.csv'), clean.sb);
+    expect(wholeLines.map((l) => [l.ref, l.outcome])).toEqual(refs.map((r) => [r, 'updated']));
+    expect(await withoutIds(join(resumedDir, 'report.csv'), fixture.sb)).toEqual(wholeLines);
   }, 90_000);
 });
