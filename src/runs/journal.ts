@@ -5,7 +5,16 @@
 // A journal starts with a `start` line (written when the run folder is made) and a run that ended
 // writes an `end` line: a resume tells a journal cut short or damaged from one a kill left (checked
 // by `checkRecord`, every line, before a resume changes anything).
-import { closeSync, createReadStream, fstatSync, ftruncateSync, futimesSync, openSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  fstatSync,
+  ftruncateSync,
+  futimesSync,
+  openSync,
+  readSync,
+} from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { CatalogIoError } from '../errors.js';
 import { writeFailed, writeFully } from '../files.js';
 import type { ImportReportLine } from '../writers/import-report.js';
@@ -34,6 +43,12 @@ export type JournalRecord =
   | { t: 'done'; b: number }
   /** The first line of every journal. */
   | { t: 'start'; run: string }
+  /**
+   * Written by a resume after the lines it carried over from the attempts before (their finished rows
+   * in report order): the row lines before it and those after it (this attempt's) are merged by row
+   * number into one report in the source's order (`inReportOrder`).
+   */
+  | { t: 'carried' }
   /** The last line of an attempt that ended (not killed): how many row and `na` lines it holds. */
   | { t: 'end'; rows: number }
   /**
@@ -259,6 +274,8 @@ export function checkRecord(value: unknown): string | undefined {
       return count(r.b) ? undefined : 'has a batch without its number (b)';
     case 'start':
       return text(r.run) ? undefined : 'has a start without the run id';
+    case 'carried':
+      return undefined;
     case 'end':
       return count(r.rows) ? undefined : 'has an end without its row count';
     case 'src':
@@ -312,6 +329,12 @@ export class OrdinalSet {
     this.ranges = merged;
   }
 
+  /** The smallest ordinal not in the set (every row before it is finished). */
+  firstMissing(): number {
+    const first = this.ranges[0];
+    return first && first[0] === 1 ? first[1] + 1 : 1;
+  }
+
   has(n: number): boolean {
     let lo = 0;
     let hi = this.ranges.length - 1;
@@ -326,9 +349,145 @@ export class OrdinalSet {
   }
 }
 
-/** The report lines of a journal, in the order they were written: what `runs report` and XLSX write. */
-export async function* journalReportLines(file: string): AsyncGenerator<ImportReportLine> {
+/** A report line's place: a source row's number; a line that is no source row (`extra`) after them all. */
+export function reportKey(record: { t: 'row' | 'na'; n: number } | { t: 'extra' }): number {
+  return record.t === 'extra' ? Number.POSITIVE_INFINITY : record.n;
+}
+
+/**
+ * Two runs of report lines as one: `carried` (the rows the attempts before a resume finished, in their
+ * report order) and `fresh` (this attempt's, in its order). Before each fresh line come the carried
+ * lines whose place is not after it, so the rows are in the source's order, as one uninterrupted run
+ * writes them. Streams both: memory holds one line of each.
+ */
+export async function* inReportOrder<T>(
+  carried: AsyncIterable<T>,
+  fresh: AsyncIterable<T>,
+  key: (item: T) => number,
+): AsyncGenerator<T> {
+  const earlier = carried[Symbol.asyncIterator]();
+  let head = await earlier.next();
+  try {
+    for await (const item of fresh) {
+      const at = key(item);
+      while (!head.done && key(head.value) <= at) {
+        yield head.value;
+        head = await earlier.next();
+      }
+      yield item;
+    }
+    while (!head.done) {
+      yield head.value;
+      head = await earlier.next();
+    }
+  } finally {
+    if (!head.done) await earlier.return?.();
+  }
+}
+
+type ReportRecord = Extract<JournalRecord, { t: 'row' | 'na' | 'extra' }>;
+
+/**
+ * One segment of a journal: `carried` the records before its `carried` line (all of them in a journal
+ * without one), `fresh` those after it. `upTo`: only the journal's first `upTo` records are read.
+ */
+export async function* journalSegment(
+  file: string,
+  segment: 'carried' | 'fresh',
+  upTo = Number.POSITIVE_INFINITY,
+): AsyncGenerator<JournalRecord> {
+  let records = 0;
+  let after = false;
   for await (const record of readJournal(file)) {
-    if (record.t === 'row' || record.t === 'na' || record.t === 'extra') yield record.line;
+    records += 1;
+    if (records > upTo) return;
+    if (record.t === 'carried') {
+      if (segment === 'carried') return;
+      after = true;
+      continue;
+    }
+    if (after === (segment === 'fresh')) yield record;
+  }
+}
+
+async function* reportRecords(records: AsyncIterable<JournalRecord>): AsyncGenerator<ReportRecord> {
+  for await (const record of records)
+    if (record.t === 'row' || record.t === 'na' || record.t === 'extra') yield record;
+}
+
+/**
+ * The report lines of a journal in the report's order: what `runs report` and XLSX write. A resumed
+ * run's journal holds the rows carried over first, then its own: merged by row number, in the
+ * source's order, as one uninterrupted run writes them.
+ */
+export async function* journalReportLines(file: string): AsyncGenerator<ImportReportLine> {
+  for await (const record of inReportOrder(
+    reportRecords(journalSegment(file, 'carried')),
+    reportRecords(journalSegment(file, 'fresh')),
+    reportKey,
+  ))
+    yield record.line;
+}
+
+/**
+ * The report records of a journal's first `end` bytes (the lines a resume carried over), read on
+ * demand without waiting: a resumed run's report takes them as its own rows come, in row order.
+ */
+export class CarriedLines {
+  private fd: number | undefined;
+  private position = 0;
+  /** The whole lines of the last chunk read, the next one to parse, and the part line after them. */
+  private lines: string[] = [];
+  private next = 0;
+  private carry = '';
+  private readonly decoder = new StringDecoder('utf8');
+  private head: ReportRecord | undefined;
+
+  constructor(
+    file: string,
+    private readonly end: number,
+  ) {
+    this.fd = openSync(file, 'r');
+    this.head = this.read();
+  }
+
+  /** The next carried record if its place is not after `key`, taking it. */
+  takeUpTo(key: number): ReportRecord | undefined {
+    const head = this.head;
+    if (!head || reportKey(head) > key) return undefined;
+    this.head = this.read();
+    return head;
+  }
+
+  private read(): ReportRecord | undefined {
+    for (;;) {
+      while (this.next < this.lines.length) {
+        const line = this.lines[this.next]!;
+        this.next += 1;
+        if (line === '') continue;
+        const record = JSON.parse(line) as JournalRecord;
+        if (record.t === 'row' || record.t === 'na' || record.t === 'extra') return record;
+      }
+      if (this.fd === undefined || this.position >= this.end) {
+        this.close();
+        return undefined;
+      }
+      const chunk = Buffer.allocUnsafe(Math.min(256 * 1024, this.end - this.position));
+      const got = readSync(this.fd, chunk, 0, chunk.length, this.position);
+      if (got === 0) {
+        this.close();
+        return undefined;
+      }
+      this.position += got;
+      this.lines = (this.carry + this.decoder.write(chunk.subarray(0, got))).split('\n');
+      this.carry = this.lines.pop()!;
+      this.next = 0;
+    }
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
   }
 }

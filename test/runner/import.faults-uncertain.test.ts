@@ -205,6 +205,61 @@ describe('the last of the POST tries: its outcome unknown too', () => {
   }, 60_000);
 });
 
+describe('the last of an image registration’s tries: its outcome unknown too', () => {
+  const imageFeed = async (name: string) => {
+    const url = `${fixture.sb.assetsUrl}/${name.toLowerCase()}.jpg`;
+    return { url, ...(await setup(name, ['prod_ref,prod_title,prod_images', `${name}-1,Item 1,${url}`])) };
+  };
+
+  it('not registered by any try, as the look-ups after each tell: failed, said not registered, not “may have been processed”', async () => {
+    const { cwd, feed } = await imageFeed('INONE');
+    // Never made: the six tries are answered 500 without reaching the DAM.
+    await proxy.set(unknownEachTry(/\/images\b/, /\/images\b/, 7, false));
+    const run = await runCli(args(feed), cwd, fixture.sb, viaProxy());
+    expect(proxy.faulted['500']).toBe(6);
+    expect(proxy.faulted.lost).toBeUndefined();
+    expect((await damImages(fixture.sb)).map((i) => i.reference)).not.toContain('inone.jpg');
+    const [line] = await readCsv(join(cwd, 'report.csv'));
+    expect(line!.outcome).toBe('created');
+    expect(line!.assets).toMatch(
+      /inone\.jpg failed \(API_SERVER after 6 tries: .*; the look-up after each try found no image: not registered\)/,
+    );
+    expect(line!.assets).not.toMatch(/may have been processed|check before trying again|uncertain/);
+    expect(line!.warnings).toMatch(/image .*inone\.jpg left out: API_SERVER after 6 tries: /);
+    expect(line!.warnings).not.toMatch(/may have been processed|check before trying again/);
+    expect(run.stderr).toMatch(/assets: 0 registered, .*, 1 failed/);
+    expect(run.stderr).not.toMatch(/\d+ uncertain/);
+  }, 60_000);
+
+  it('registered by the last try, its look-up failing: uncertain, not failed', async () => {
+    const { cwd, feed } = await imageFeed('ILAST');
+    await proxy.set(unknownEachTry(/\/images\b/, /\/images\b/, 6, true));
+    const run = await runCli(args(feed), cwd, fixture.sb, viaProxy());
+    expect(proxy.faulted.lost).toBe(1);
+    expect((await damImages(fixture.sb)).map((i) => i.reference)).toContain('ilast.jpg');
+    const [line] = await readCsv(join(cwd, 'report.csv'));
+    expect(line!.outcome).toBe('created');
+    expect(line!.assets).toMatch(/ilast\.jpg uncertain \(/);
+    expect(line!.assets).toMatch(/the look-up that would tell failed/);
+    expect(line!.assets).not.toMatch(/ilast\.jpg failed/);
+    expect(run.stderr).toMatch(/assets: 0 registered, .*, 0 failed, 1 uncertain/);
+  }, 60_000);
+
+  it('registered by the last try, its look-up answering: registered', async () => {
+    const { cwd, feed } = await imageFeed('IOK');
+    await proxy.set(unknownEachTry(/\/images\b/, /\/images\b/, 6, false));
+    const run = await runCli(args(feed), cwd, fixture.sb, viaProxy());
+    expect(proxy.faulted.lost).toBe(1);
+    expect(proxy.faulted['500']).toBe(5);
+    const [line] = await readCsv(join(cwd, 'report.csv'));
+    expect(line!.outcome).toBe('created');
+    expect(line!.assets).toMatch(/iok\.jpg registered/);
+    expect(line!.warnings).toBe('');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/assets: 1 registered/);
+  }, 60_000);
+});
+
 describe('a category of a path whose creation is uncertain', () => {
   it('the rows that need it are not finished (not failed), the others written; the resume finishes them', async () => {
     const cwd = join(dir, 'UPATH');
@@ -263,13 +318,14 @@ describe('a category of a path whose creation is uncertain', () => {
     );
     expect(resumed.code, resumed.stderr).toBe(0);
     const after = await readCsv(join(cwd, 'report.csv'));
-    // Each row once, by ref (a resumed report puts the rows finished before first).
-    expect(Object.fromEntries(after.map((l) => [l.ref, l.outcome]))).toEqual({
-      'UPATH-1': 'created',
-      'UPATH-2': 'created',
-      'UPATH-3': 'created',
-    });
-    expect(after).toHaveLength(3);
+    // Each row once, in the file's order: the row finished before (UPATH-2) between the two finished now.
+    expect(after.map((l) => [l.location, l.ref, l.outcome])).toEqual([
+      ['line 2', 'UPATH-1', 'created'],
+      ['line 3', 'UPATH-2', 'created'],
+      ['line 4', 'UPATH-3', 'created'],
+    ]);
+    // UPATH-2's line is the one the first attempt wrote.
+    expect(after[1]).toEqual(lines[1]);
     // The category the lost POST made is found, not made twice.
     const titles = (await readAll(fixture.sb, '/Categories')).map((c) => c.cat_title);
     expect(titles.filter((t) => t === 'Upath Garden')).toHaveLength(1);
@@ -350,11 +406,10 @@ describe('a category row whose parent row is not finished', () => {
     );
     expect(resumed.code, resumed.stderr).toBe(0);
     const after = await readCsv(join(cwd, 'report.csv'));
-    expect(Object.fromEntries(after.map((l) => [l.ref, l.outcome]))).toEqual({
-      'SCAT-A': 'created',
-      'SCAT-B': 'created',
-    });
-    expect(after).toHaveLength(2);
+    expect(after.map((l) => [l.ref, l.outcome])).toEqual([
+      ['SCAT-A', 'created'],
+      ['SCAT-B', 'created'],
+    ]);
     const categories = await byRef(fixture.sb, '/Categories', 'cat_ref');
     expect(categories.get('SCAT-B')!.cat_parent_id).toBe(categories.get('SCAT-A')!.cat_id);
   }, 60_000);

@@ -384,8 +384,13 @@ export class AssetRegistrar {
         // 500s (storage, database) may pass on another try.
         if (err.status === 500 && isSourceFailure(message))
           return this.failed(url, kind, reference, message, true);
-        if (attempt >= AMBIGUOUS_POST_ATTEMPTS)
-          return { ...this.failed(url, kind, reference, message, false), retry: true };
+        // No try made it (the look-up after each found nothing), and none is left: not registered, said
+        // as such (the DAM failed, not the URL: a resume tries it again).
+        if (attempt >= AMBIGUOUS_POST_ATTEMPTS) {
+          const said = err.failures.map((f) => f.message).join('; ') || err.unmarkedMessage;
+          const notThere = `${err.code} after ${attempt} tries: ${said}; the look-up after each try found no ${kind}: not registered`;
+          return { ...this.failed(url, kind, reference, notThere, false), retry: true };
+        }
         this.resends += 1;
       }
     }

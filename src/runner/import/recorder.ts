@@ -3,17 +3,21 @@
 // journal and report, and learns which rows it may skip and what was in flight when it stopped.
 import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ReaderOptions } from '../../readers/options.js';
 import { replaceFileSync } from '../../replace-file.js';
 import {
+  CarriedLines,
+  inReportOrder,
   type JournalRecord,
   JournalWriter,
   journalReportLines,
+  journalSegment,
   OrdinalSet,
   readJournal,
+  reportKey,
   type WriteIntent,
 } from '../../runs/journal.js';
 import { pauseAt } from '../../runs/pause.js';
@@ -111,6 +115,12 @@ export class RunRecorder implements WriteLog {
   private lines = 0;
   /** Image and file URLs an earlier attempt of this run registered (by URL hash). */
   private readonly earlierAssets = new Map<string, EarlierAsset>();
+  /**
+   * A resume: the report lines carried over (the journal's first bytes), not yet in the report. Each
+   * goes in just before this attempt's first line that comes after it in the source, so the report is
+   * in the source's order, as one uninterrupted run writes it.
+   */
+  private carriedLines: CarriedLines | undefined;
 
   private constructor(
     readonly registry: RunRegistry,
@@ -220,11 +230,14 @@ export class RunRecorder implements WriteLog {
     }
     const reportFile = this.setup.reportFile;
     if (this.meta.resumes > 0) {
-      // The carried lines go to a new report that replaces the old one only once it is whole.
+      // The carried lines go to a new report that replaces the old one once it holds every carried row
+      // before the first row this attempt does; the others go in as this attempt's rows come.
       const building = reportFile && `${reportFile}.resume-${process.pid}${path.extname(reportFile)}`;
       if (building) this.report = openRunReport(building);
-      await this.carryOver();
+      const carriedEnd = await this.carryOver();
       if (building && reportFile && this.report?.format !== 'xlsx') {
+        this.carriedLines = new CarriedLines(this.journalFile, carriedEnd);
+        this.toReport(this.carried.finished.firstMissing() - 1);
         this.report?.flush();
         await rename(building, reportFile);
       }
@@ -232,7 +245,30 @@ export class RunRecorder implements WriteLog {
     this.journal = new JournalWriter(this.journalFile, this.seal);
   }
 
-  private async carryOver(): Promise<void> {
+  /**
+   * Writes to the report the carried lines whose place is not after `key` (a row number; Infinity: all
+   * of them), then `line`, if any.
+   */
+  private toReport(key: number, line?: ImportReportLine): void {
+    const carried = this.carriedLines;
+    if (carried) {
+      for (let record = carried.takeUpTo(key); record; record = carried.takeUpTo(key))
+        this.report?.write(record.line);
+      if (key === Number.POSITIVE_INFINITY) {
+        carried.close();
+        this.carriedLines = undefined;
+      }
+    }
+    if (line) this.report?.write(line);
+  }
+
+  /**
+   * Copies what the attempts before finished into a fresh journal: their image and file outcomes, then
+   * their finished rows in the report's order (the rows carried by an earlier resume and those its
+   * attempt did, merged by row number), then a `carried` line. Learns the rows it may skip and the
+   * writes in flight. Returns the size of the carried part (the report takes its lines as rows come).
+   */
+  private async carryOver(): Promise<number> {
     const fresh = `${this.journalFile}.resume`;
     await rm(fresh, { force: true });
     const writer = new JournalWriter(fresh, this.seal);
@@ -245,11 +281,7 @@ export class RunRecorder implements WriteLog {
       for await (const record of readJournal(this.journalFile)) {
         records += 1;
         if (records > upTo) break;
-        // Rows not attempted, or failed because the service did, are tried again: they leave the journal.
-        if (record.t === 'na' || (record.t === 'row' && record.retry)) continue;
-        // A full sync's deletions not tried (the run stopped in them) are tried again by this attempt's.
-        if (record.t === 'extra' && record.line.outcome === 'not-attempted') continue;
-        if (record.t === 'start' || record.t === 'end' || record.t === 'src') continue;
+        if (!kept(record)) continue;
         if (record.t === 'row') {
           this.carried.finished.add(record.n);
           this.carried.rows += 1;
@@ -257,12 +289,12 @@ export class RunRecorder implements WriteLog {
           if (record.line.outcome === 'failed' || record.line.outcome === 'invalid') this.carried.errors += 1;
           if (leftOutAssets(record.line)) this.carried.warned += 1;
           this.carried.outcomes[record.line.outcome] = (this.carried.outcomes[record.line.outcome] ?? 0) + 1;
+        } else if (record.t === 'extra') {
+          this.carried.outcomes[record.line.outcome] = (this.carried.outcomes[record.line.outcome] ?? 0) + 1;
         } else if (record.t === 'inflight') {
           inflight.set(record.b, record.intents);
-          continue;
         } else if (record.t === 'done') {
           inflight.delete(record.b);
-          continue;
         } else if (record.t === 'asset') {
           const earlier: EarlierAsset = {
             kind: record.kind,
@@ -276,19 +308,28 @@ export class RunRecorder implements WriteLog {
           else if (this.earlierAssets.get(record.u)!.status === 'pending')
             this.earlierAssets.set(record.u, earlier);
           writer.append(record);
-          continue;
         }
-        writer.append(record);
-        this.report?.write(record.line);
-        if (record.t === 'extra')
-          this.carried.outcomes[record.line.outcome] = (this.carried.outcomes[record.line.outcome] ?? 0) + 1;
       }
+      // The finished rows: those carried before the last attempt, merged with the ones it did.
+      const lines = async function* (file: string, segment: 'carried' | 'fresh') {
+        for await (const record of journalSegment(file, segment, upTo))
+          if ((record.t === 'row' || record.t === 'extra') && kept(record)) yield record;
+      };
+      for await (const record of inReportOrder(
+        lines(this.journalFile, 'carried'),
+        lines(this.journalFile, 'fresh'),
+        reportKey,
+      ))
+        writer.append(record);
+      writer.append({ t: 'carried' });
     } finally {
       writer.close();
     }
+    const size = (await stat(fresh)).size;
     for (const intents of inflight.values())
       for (const intent of intents) this.prior_.set(`${intent.entity}\u0000${intent.ref}`, intent);
     await rename(fresh, this.journalFile);
+    return size;
   }
 
   /** What earlier attempts of this run did with image and file URLs (registered, reused, cached). */
@@ -331,19 +372,19 @@ export class RunRecorder implements WriteLog {
       ...(refs.length > 0 && { refs }),
       ...(retry && { retry: true as const }),
     });
-    this.report?.write(line);
+    this.toReport(n, line);
   }
 
   notAttempted(n: number, line: ImportReportLine): void {
     this.lines += 1;
     this.journal.append({ t: 'na', n, line });
-    this.report?.write(line);
+    this.toReport(n, line);
   }
 
   extra(whole: ImportReportLine): void {
     const line = redactFields(whole);
     this.journal.append({ t: 'extra', line });
-    this.report?.write(line);
+    this.toReport(Number.POSITIVE_INFINITY, line);
   }
 
   beforeWrites(intents: WriteIntent[]): void {
@@ -396,6 +437,8 @@ export class RunRecorder implements WriteLog {
     this.journal.append({ t: 'end', rows: this.lines });
     this.journal.close();
     await this.dropSpool();
+    // The carried rows after the last row this attempt did.
+    this.toReport(Number.POSITIVE_INFINITY);
     this.report?.close();
     const full = this.fullSummary(summary);
     if (this.setup.reportFile && this.report?.format === 'xlsx')
@@ -449,6 +492,7 @@ export class RunRecorder implements WriteLog {
       } catch {}
     }
     try {
+      this.toReport(Number.POSITIVE_INFINITY);
       this.report?.close();
     } catch {
       // nothing more can be kept
@@ -482,4 +526,14 @@ export class RunRecorder implements WriteLog {
       message: redactText(summary.message),
     };
   }
+}
+
+/**
+ * Whether a resume keeps a record of the journal: not the rows to try again (not attempted, or failed
+ * because the service did), nor a full sync's deletions not tried, nor the lines of an attempt's end.
+ */
+function kept(record: JournalRecord): boolean {
+  if (record.t === 'na' || (record.t === 'row' && record.retry)) return false;
+  if (record.t === 'extra' && record.line.outcome === 'not-attempted') return false;
+  return record.t !== 'start' && record.t !== 'end' && record.t !== 'src' && record.t !== 'carried';
 }
