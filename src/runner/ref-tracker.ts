@@ -1,17 +1,20 @@
 // Duplicate refs within one file, over the whole file, in bounded memory. Each ref is kept as a 56-bit
 // hash (two 32-bit FNV-1a variants, each mixed at the end, the low byte of the second holding the
 // location's template) with the line that first had it: 12 bytes a ref, side by side in one typed array,
-// an open-addressing table at most 5/8 full. A new ref (most rows) costs one probe into the table, and
-// the hashes and the line of a slot sit together, so the probe and the write touch one cache line.
+// an open-addressing table at most 5/8 full, with a byte of hash B a slot in front of it (a lookup reads
+// the table only where that byte matches). A new ref first goes to a small table of recent refs that
+// stays in the processor's cache (recent-refs.ts), and moves into the large one with a few thousand
+// others, nearly in its order: a file in no order does not pay a trip to memory per row.
 // A file sorted by ref (most exports and ERP feeds) cannot repeat one while each ref is greater than the
 // one before: until a ref breaks that order, refs are only appended to a log, which costs far less than a
 // probe into a large table per row; the first ref out of order moves the log into the table at once.
-// When the table holds `limit` refs (default 2^21, about 2.1 million: at most 40 MB), they go to disk
+// When the table holds `limit` refs (default 2^21, about 2.1 million: at most 44 MB), they go to disk
 // (RefRuns in ref-runs.ts: sorted run files and a Bloom filter) and the table starts again. A ref the
 // table does not know is looked up on disk: exact, and told on the row itself. Two refs with the same
 // hash (odds about 1 in 35,000 at two million refs) would be reported as duplicates; the message names
 // the first location, so a person can check.
 // This file holds the hashing, the location templates, the ordered log and the table in memory.
+import { RECENT_HOLD, RecentRefs } from './recent-refs.js';
 import { RefRuns, TEMPLATE_MASK, WIDTH } from './ref-runs.js';
 
 /** Refs kept in memory before they are written to disk (the table then holds about 3.4 million slots: 40 MB). */
@@ -35,6 +38,14 @@ export class RefTracker {
   /** slots / 2^32: a hash's home slot (see home()). */
   private scale = INITIAL_SLOTS / 2 ** 32;
   private table = new Int32Array(INITIAL_SLOTS * WIDTH);
+  /**
+   * A byte a slot in front of the table: 0 for an empty slot, else a byte of the ref's hash B. A lookup
+   * walks these bytes (a twelfth of the table, likelier in the cache) and reads the table only where one
+   * matches.
+   */
+  private marks = new Uint8Array(INITIAL_SLOTS);
+  /** Refs added lately, not yet in the table (see recent-refs.ts); `size` does not count them. */
+  private readonly recent = new RecentRefs();
   private size = 0;
   /** No ref so far was out of order: refs go to `log`, not the table. */
   private ordered = true;
@@ -152,20 +163,57 @@ export class RefTracker {
     return said;
   }
 
-  /** The table's and the disk's answer for a ref out of order, added when new. */
+  /** The memory's and the disk's answer for a ref out of order, added when new. */
   private checkHashed(a: number, b: number, line: number): string | undefined {
+    const recent = this.recent;
+    const at = recent.probe(a, b);
+    if (at >= 0)
+      return this.describe(recent.table[at * WIDTH + 2]!, recent.table[at * WIDTH + 1]! & TEMPLATE_MASK);
+    const first = this.found(a, b);
+    if (first !== undefined) return first;
+    recent.add(~at, a, b, line);
+    if (recent.count >= RECENT_HOLD || this.size + recent.count >= this.limit) this.moveRecent();
+    return undefined;
+  }
+
+  /** The first location of these hashes in the table or on disk, or undefined. */
+  private found(a: number, b: number): string | undefined {
     const slot = this.probe(a, b);
     if (slot >= 0)
       return this.describe(this.table[slot * WIDTH + 2]!, this.table[slot * WIDTH + 1]! & TEMPLATE_MASK);
     if (this.disk.find(a, b)) return this.describe(this.disk.foundLine, this.disk.foundTemplate);
-    const free = ~slot;
-    this.table[free * WIDTH] = a;
-    this.table[free * WIDTH + 1] = b;
-    this.table[free * WIDTH + 2] = line;
-    this.size += 1;
+    return undefined;
+  }
+
+  /** The recent refs into the table, nearly in its order; then to disk, or a larger table, when due. */
+  private moveRecent(): void {
+    const recent = this.recent;
+    if ((this.size + recent.count) * 8 > this.slots * FILL_EIGHTHS) {
+      this.slots = Math.max(this.slots, slotsFor(Math.min(this.size + recent.count, this.limit)));
+      if (this.slots * WIDTH !== this.table.length) this.rehash();
+    }
+    const held = recent.table;
+    for (let at = 0; at < held.length; at += WIDTH) {
+      if (held[at + 1] === 0) continue;
+      this.place(held[at]!, held[at + 1]!, held[at + 2]!);
+    }
+    this.size += recent.count;
+    recent.clear();
     if (this.size >= this.limit) this.spill();
     else if (this.size * 8 > this.slots * FILL_EIGHTHS) this.grow();
-    return undefined;
+  }
+
+  /** A ref known to be new into the table's first empty slot from its home. */
+  private place(a: number, b: number, line: number): void {
+    const marks = this.marks;
+    const slots = this.slots;
+    let i = this.home(a);
+    while (marks[i] !== 0) i = i + 1 === slots ? 0 : i + 1;
+    marks[i] = markOf(b);
+    const at = i * WIDTH;
+    this.table[at] = a;
+    this.table[at + 1] = b;
+    this.table[at + 2] = line;
   }
 
   /** Whether `check` has seen this ref (or one of the same 56-bit hash), in memory or on disk; adds nothing. */
@@ -174,8 +222,7 @@ export class RefTracker {
     this.hashRef(entity, ref);
     const a = this.refA;
     const b = this.refB;
-    if (this.probe(a, b) >= 0) return true;
-    return this.disk.find(a, b);
+    return this.recent.probe(a, b) >= 0 || this.found(a, b) !== undefined;
   }
 
   /** The location `check` was first given for this ref (or one of the same 56-bit hash); adds nothing. */
@@ -184,10 +231,11 @@ export class RefTracker {
     this.hashRef(entity, ref);
     const a = this.refA;
     const b = this.refB;
-    const slot = this.probe(a, b);
-    if (slot >= 0)
-      return this.describe(this.table[slot * WIDTH + 2]!, this.table[slot * WIDTH + 1]! & TEMPLATE_MASK);
-    return this.disk.find(a, b) ? this.describe(this.disk.foundLine, this.disk.foundTemplate) : undefined;
+    const recent = this.recent;
+    const at = recent.probe(a, b);
+    if (at >= 0)
+      return this.describe(recent.table[at * WIDTH + 2]!, recent.table[at * WIDTH + 1]! & TEMPLATE_MASK);
+    return this.found(a, b);
   }
 
   /**
@@ -196,9 +244,12 @@ export class RefTracker {
    */
   private probe(a: number, b: number): number {
     const table = this.table;
+    const marks = this.marks;
     const slots = this.slots;
+    const mark = markOf(b);
     let i = this.home(a);
-    for (; table[i * WIDTH + 1] !== 0; i = i + 1 === slots ? 0 : i + 1) {
+    for (let seen = marks[i]!; seen !== 0; i = i + 1 === slots ? 0 : i + 1, seen = marks[i]!) {
+      if (seen !== mark) continue;
       const at = i * WIDTH;
       if (table[at] === a && (table[at + 1]! & ~TEMPLATE_MASK) === (b & ~TEMPLATE_MASK)) return i;
     }
@@ -272,15 +323,7 @@ export class RefTracker {
     this.ordered = false;
     this.reserve(Math.max(this.reserved, this.logged));
     const log = this.log;
-    const table = this.table;
-    const slots = this.slots;
-    for (let k = 0; k < this.logged * WIDTH; k += WIDTH) {
-      let i = this.home(log[k]!);
-      while (table[i * WIDTH + 1] !== 0) i = i + 1 === slots ? 0 : i + 1;
-      table[i * WIDTH] = log[k]!;
-      table[i * WIDTH + 1] = log[k + 1]!;
-      table[i * WIDTH + 2] = log[k + 2]!;
-    }
+    for (let k = 0; k < this.logged * WIDTH; k += WIDTH) this.place(log[k]!, log[k + 1]!, log[k + 2]!);
     this.size = this.logged;
     this.log = new Int32Array(0);
     this.logged = 0;
@@ -300,6 +343,7 @@ export class RefTracker {
     }
     this.disk.write(held, n);
     this.table.fill(0);
+    this.marks.fill(0);
     this.size = 0;
   }
 
@@ -356,18 +400,14 @@ export class RefTracker {
   private rehash(): void {
     this.scale = this.slots / 2 ** 32;
     const old = this.table;
-    const table = new Int32Array(this.slots * WIDTH);
-    const slots = this.slots;
-    for (let slot = 0; slot < old.length / WIDTH; slot += 1) {
+    const oldMarks = this.marks;
+    this.table = new Int32Array(this.slots * WIDTH);
+    this.marks = new Uint8Array(this.slots);
+    for (let slot = 0; slot < oldMarks.length; slot += 1) {
+      if (oldMarks[slot] === 0) continue;
       const j = slot * WIDTH;
-      if (old[j + 1] === 0) continue;
-      let i = this.home(old[j]!);
-      while (table[i * WIDTH + 1] !== 0) i = i + 1 === slots ? 0 : i + 1;
-      table[i * WIDTH] = old[j]!;
-      table[i * WIDTH + 1] = old[j + 1]!;
-      table[i * WIDTH + 2] = old[j + 2]!;
+      this.place(old[j]!, old[j + 1]!, old[j + 2]!);
     }
-    this.table = table;
   }
 }
 
@@ -418,6 +458,14 @@ export class RefHasher {
 /** Slots for `refs` refs at most FILL_EIGHTHS full (a multiple of 64). */
 function slotsFor(refs: number): number {
   return Math.ceil((refs * 8) / FILL_EIGHTHS / 64) * 64;
+}
+
+/**
+ * A slot's mark: the byte of hash B above its template byte, never 0 (0 marks an empty slot). Hash A
+ * placed the ref, so its bits would tell little here.
+ */
+function markOf(b: number): number {
+  return (b >>> 8) & 0xff || 1;
 }
 
 /** MurmurHash3's finalizer: every bit of the result depends on every bit of `h`. */

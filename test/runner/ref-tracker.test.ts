@@ -124,6 +124,34 @@ describe('RefTracker', () => {
     }
   });
 
+  it('refs in no order, in memory: the same verdicts as a Map, however near or far the repeat', () => {
+    // Far more refs than the recent table holds (recent-refs.ts): repeats come within the same batch
+    // of recent refs, right after they move into the table, and long after; has() and
+    // firstLocation() see refs wherever they are.
+    const refs = new RefTracker();
+    const seen = new Map<string, number>();
+    let state = 987654;
+    const next = () => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return state;
+    };
+    for (let line = 2; line < 60_000; line += 1) {
+      const ref = `R${next() % 40_000}`;
+      const first = seen.get(ref);
+      expect(refs.check('products', ref, `line ${line}`, line)).toBe(
+        first === undefined ? undefined : `line ${first}`,
+      );
+      if (first === undefined) seen.set(ref, line);
+      if (line % 1_013 === 0) {
+        expect(refs.has('products', ref)).toBe(true);
+        expect(refs.firstLocation('products', ref)).toBe(`line ${seen.get(ref)}`);
+      }
+    }
+    expect(refs.spilled).toBe(0);
+    expect(refs.has('products', 'R40000')).toBe(false);
+    expect(refs.firstLocation('products', 'R40000')).toBeUndefined();
+  });
+
   it('has() knows the refs check() saw, in memory and on disk, and adds none', () => {
     const refs = new RefTracker(500);
     try {
