@@ -1,10 +1,7 @@
 // The command line: parse flags with yargs, call the library, turn errors into a message and an exit code.
 // Exit codes (docs/exit-codes.md): 0 ok, 1 some rows failed or were invalid, 2 fatal, 3 stopped on purpose.
 import { readFileSync } from 'node:fs';
-// yargs' CommonJS build: it lays out help with cliui's CommonJS build, which wraps at word boundaries
-// (wrap-ansi); the ES module build (`import 'yargs'`) brings cliui's, which cuts lines every N
-// characters, mid-word.
-import yargs from 'yargs/yargs';
+import yargs from 'yargs';
 import { CatalogIoError } from '../errors.js';
 import { faultProblem, isFileFault } from '../files.js';
 import { redactText } from '../secrets.js';
@@ -20,7 +17,11 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
   }
   let exitCode: number = EXIT.OK;
   let restoreEnv = () => {};
-  const cli = yargs(withStdoutOut(argv))
+  // Help is laid out by yargs' CommonJS build, whose cliui wraps at word boundaries (wrap-ansi); the ES
+  // module build's cuts lines every N characters, mid-word. Loading the former (and wrap-ansi's tables)
+  // costs about 16 ms, so only a run that shows help pays it.
+  const parser = wantsHelp(argv) ? (await import('yargs/yargs')).default : yargs;
+  const cli = parser(withStdoutOut(argv))
     .scriptName('catalog-io')
     .usage('$0 <command> [options]')
     .strict()
@@ -59,6 +60,11 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
 }
 
 const FEED_COMMANDS = ['import', 'validate', 'preview'];
+
+/** The flags that show help (yargs reads them anywhere among the words). */
+function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h');
+}
 
 /**
  * The width help is wrapped to: the terminal's, else `COLUMNS` (help piped to a pager or a file), else
