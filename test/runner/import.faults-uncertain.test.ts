@@ -358,21 +358,7 @@ describe('a category row whose parent row is not finished', () => {
     expect(first.code, first.stderr).not.toBe(0);
     expect(first.stderr).toMatch(/2 rows not finished: their write may have been made/);
 
-    await proxy.set({ kind: 'pass' });
-    const resumed = await runCli(
-      args(feed, '--entity', 'categories', '--resume'),
-      cwd,
-      fixture.sb,
-      viaProxy(),
-    );
-    expect(resumed.code, resumed.stderr).toBe(0);
-    const after = await readCsv(join(cwd, 'report.csv'));
-    expect(after.map((l) => [l.ref, l.outcome])).toEqual([
-      ['UCAT-A', 'created'],
-      ['UCAT-B', 'created'],
-    ]);
-    const categories = await byRef(fixture.sb, '/Categories', 'cat_ref');
-    expect(categories.get('UCAT-B')!.cat_parent_id).toBe(categories.get('UCAT-A')!.cat_id);
+    await resumeWritesParentAndChild(cwd, feed, 'UCAT');
   }, 60_000);
 
   it('cut short by a signal: the child is not finished (not failed), and the resume writes it', async () => {
@@ -397,23 +383,26 @@ describe('a category row whose parent row is not finished', () => {
       ['SCAT-B', 'not-attempted'],
     ]);
 
-    await proxy.set({ kind: 'pass' });
-    const resumed = await runCli(
-      args(feed, '--entity', 'categories', '--resume'),
-      cwd,
-      fixture.sb,
-      viaProxy(),
-    );
-    expect(resumed.code, resumed.stderr).toBe(0);
-    const after = await readCsv(join(cwd, 'report.csv'));
-    expect(after.map((l) => [l.ref, l.outcome])).toEqual([
-      ['SCAT-A', 'created'],
-      ['SCAT-B', 'created'],
-    ]);
-    const categories = await byRef(fixture.sb, '/Categories', 'cat_ref');
-    expect(categories.get('SCAT-B')!.cat_parent_id).toBe(categories.get('SCAT-A')!.cat_id);
+    await resumeWritesParentAndChild(cwd, feed, 'SCAT');
   }, 60_000);
 });
+
+/**
+ * The proxy lets everything pass and `--resume` runs: both category rows `<prefix>-A` (the parent) and
+ * `<prefix>-B` (its child) are created, the child below the parent.
+ */
+async function resumeWritesParentAndChild(cwd: string, feed: string, prefix: string): Promise<void> {
+  await proxy.set({ kind: 'pass' });
+  const resumed = await runCli(args(feed, '--entity', 'categories', '--resume'), cwd, fixture.sb, viaProxy());
+  expect(resumed.code, resumed.stderr).toBe(0);
+  const after = await readCsv(join(cwd, 'report.csv'));
+  expect(after.map((l) => [l.ref, l.outcome])).toEqual([
+    [`${prefix}-A`, 'created'],
+    [`${prefix}-B`, 'created'],
+  ]);
+  const categories = await byRef(fixture.sb, '/Categories', 'cat_ref');
+  expect(categories.get(`${prefix}-B`)!.cat_parent_id).toBe(categories.get(`${prefix}-A`)!.cat_id);
+}
 
 describe('a workbook imported whole', () => {
   it('a sheet with rows not finished: the summary file says so, and its state, though a sheet after it finished', async () => {
