@@ -149,6 +149,14 @@ export class ColumnPlanner {
   private readonly nameWarnings = new Set<string>();
   private readonly defaults: ConversionRule;
   private readonly fillDown: { all: boolean; headers: Set<string> };
+  /**
+   * The columns the profile's options name (`commandColumn`, `parentColumn`, `scopeColumn`, the lists of
+   * `fillDown` and `ownVariant`): matched to a header list as the `columns` are (`matchLoosely`).
+   * `given`: the profile names it (the default `_command` may be missing without a word).
+   */
+  private readonly optionColumns: Array<{ option: string; name: string; given: boolean }> = [];
+  /** The option columns some header list had, as written or loosely. */
+  private readonly optionsFound = new Set<string>();
   private lastLayout: Layout | undefined;
 
   /**
@@ -206,6 +214,21 @@ export class ColumnPlanner {
       for (const column of rule.from ?? []) named.add(column);
       for (const m of (rule.template ?? '').matchAll(/\{([^{}]+)\}/g)) named.add(m[1]!);
     }
+    this.optionColumns.push({
+      option: 'commandColumn',
+      name: this.commandColumn,
+      given: profile.commandColumn !== undefined,
+    });
+    if (profile.parentColumn)
+      this.optionColumns.push({ option: 'parentColumn', name: profile.parentColumn, given: true });
+    if (profile.scopeColumn)
+      this.optionColumns.push({ option: 'scopeColumn', name: profile.scopeColumn, given: true });
+    for (const key of ['fillDown', 'ownVariant'] as const) {
+      const list = profile[key];
+      if (Array.isArray(list))
+        for (const name of list) this.optionColumns.push({ option: key, name, given: true });
+    }
+    for (const { name } of this.optionColumns) named.add(name);
     for (const name of named) {
       const key = looseName(name);
       const same = this.namedLoosely.get(key);
@@ -234,19 +257,25 @@ export class ColumnPlanner {
       ),
     ];
     const missing = this.layoutsMade === 0 ? [] : this.missingColumns();
+    const strictly = this.strict && this.tableMissing ? ' (--strict: the rows are invalid)' : '';
     if (missing.length > 0) {
       // Each with the field its rule names, as the profile writes it.
       const named = missing.map((c) => {
         const rule = this.profile.columns![c]!;
         return `${JSON.stringify(c)} (${typeof rule === 'string' ? rule : rule.field})`;
       });
-      const strictly = this.strict && this.tableMissing ? ' (--strict: the rows are invalid)' : '';
       lines.push(
         missing.length === 1
           ? `the profile's column ${named[0]} is not in the file: nothing is read for it${strictly}`
           : `the profile's columns ${named.join(', ')} are not in the file: nothing is read for them${strictly}`,
       );
     }
+    // The columns the profile's options name, said as its `columns` are: the option then does nothing.
+    if (this.layoutsMade > 0)
+      for (const { option, name } of this.missingOptions())
+        lines.push(
+          `the profile's ${option} ${JSON.stringify(name)} is not in the file: the option does nothing${strictly}`,
+        );
     return [...this.nameWarnings, ...lines.filter((l): l is string => l !== undefined)];
   }
 
@@ -256,6 +285,20 @@ export class ColumnPlanner {
     for (const [column, plan] of this.columnRules)
       if (plan !== null && !this.columnsFound.has(column)) missing.push(column);
     return missing;
+  }
+
+  /** The option columns the profile gives that no header list had (one a column missing is not named twice). */
+  private missingOptions(): Array<{ option: string; name: string }> {
+    const out: Array<{ option: string; name: string }> = [];
+    const said = new Set<string>();
+    for (const { option, name, given } of this.optionColumns) {
+      if (!given || this.optionsFound.has(name) || this.columnRules.get(name)) continue;
+      const key = `${option}\u0000${name}`;
+      if (said.has(key)) continue;
+      said.add(key);
+      out.push({ option, name });
+    }
+    return out;
   }
 
   private warnOnce(line: string): void {
@@ -309,6 +352,10 @@ export class ColumnPlanner {
       if (asWritten.has(column) || aliases.has(column)) this.columnsFound.add(column);
       else if (plan !== null) missing.push(column);
     }
+    for (const { name, given } of this.optionColumns) {
+      if (asWritten.has(name) || aliases.has(name)) this.optionsFound.add(name);
+      else if (given && !missing.includes(name)) missing.push(name);
+    }
     return { aliases, missing };
   }
 
@@ -323,7 +370,8 @@ export class ColumnPlanner {
     const last = this.lastLayout;
     if (last && (last.headers === headers || sameHeaders(last.headers, headers))) return last;
     this.layoutsMade++;
-    const { aliases, missing } = this.matchLoosely(headers.map((h) => this.nameOf(h)));
+    const names = headers.map((h) => this.nameOf(h));
+    const { aliases, missing } = this.matchLoosely(names);
     if (!keyed && missing.length > 0) this.tableMissing = true;
     // A header read as a profile column written otherwise takes that column's rule, under its own name.
     const loose = new Map<number, PositionPlan>();
@@ -333,17 +381,21 @@ export class ColumnPlanner {
       const header = this.nameOf(headers[at]!);
       loose.set(at, rule && { ...rule, header, column: header });
     }
+    // The columns the options name, found as the `columns` are: as written, else loosely.
+    const at = (name: string | undefined) => (name ? columnAt(names, aliases, name) : -1);
+    const commandAt = at(this.commandColumn);
+    const parentAt = at(this.profile.parentColumn);
+    const scopeAt = at(this.profile.scopeColumn);
+    const filled = new Set([...this.fillDown.headers].map(at));
     const plans = headers.map((header, i) =>
-      header === this.commandColumn ||
-      header === this.profile.parentColumn ||
-      header === this.profile.scopeColumn
+      i === commandAt || i === parentAt || i === scopeAt
         ? null
         : loose.has(i)
           ? loose.get(i)!
           : this.planFor(header),
     );
     // The command, parent and scope columns are the profile's own: never filled, never a field.
-    const fills = headers.map((header, i) => plans[i] !== null && this.fillsDown(header));
+    const fills = headers.map((header, i) => plans[i] !== null && (filled.has(i) || this.fillsAll(header)));
     const keyAt = plans.findIndex(
       (plan) =>
         typeof plan === 'object' &&
@@ -355,23 +407,23 @@ export class ColumnPlanner {
     const layout: Layout = {
       headers,
       plans,
-      commandAt: headers.indexOf(this.commandColumn),
-      parentAt: this.profile.parentColumn ? headers.indexOf(this.profile.parentColumn) : -1,
-      scopeAt: this.profile.scopeColumn ? headers.indexOf(this.profile.scopeColumn) : -1,
+      commandAt,
+      parentAt,
+      scopeAt,
       fillDown: fills.some(Boolean) ? fills : undefined,
       keyAt,
       positions: undefined,
       aliases,
       missing: keyed ? [] : missing,
       plain: undefined,
-      columns: this.columnsOf(plans),
+      columns: this.columnsOf(plans, parentAt < 0 ? undefined : headers[parentAt]),
     };
     this.lastLayout = layout;
     return layout;
   }
 
   /** Where each part's write paths come from, for the messages: worked out once per layout. */
-  private columnsOf(plans: Layout['plans']): Array<Record<string, string>> {
+  private columnsOf(plans: Layout['plans'], parentHeader: string | undefined): Array<Record<string, string>> {
     const columns = this.entities.map(() => Object.create(null) as Record<string, string>);
     const record = (place: Placement) => {
       const into = columns[place.part]!;
@@ -382,13 +434,14 @@ export class ColumnPlanner {
     for (const plan of this.fieldPlans) record(plan);
     const [main, variant] = columns;
     if (variant) {
-      variant['link:productRef'] = this.profile.parentColumn ?? main![this.main.refField] ?? '';
+      variant['link:productRef'] =
+        parentHeader ?? this.profile.parentColumn ?? main![this.main.refField] ?? '';
     }
     return columns;
   }
 
-  private fillsDown(header: string): boolean {
-    if (this.fillDown.headers.has(header)) return true;
+  /** `fillDown: true`: whether this header's column is filled (the listed ones are found by name). */
+  private fillsAll(header: string): boolean {
     if (!this.fillDown.all) return false;
     const plan = this.planFor(header);
     // `true` fills the product columns (variant rows leave them blank); without variants, every column.
@@ -546,6 +599,16 @@ function coerceTypeOf(target: Target, rule: ConversionRule): CoerceType {
   if (target.kind === 'link') return 'string';
   const { type } = target.field;
   return type === 'object' || type === 'array' || type === 'unknown' ? 'string' : type;
+}
+
+/**
+ * Where a column the profile names is in a header list (`names`, as the profile would name them): as
+ * written, else the one header that differs from it only in letter case or surrounding spaces
+ * (`aliases`, from `matchLoosely`, which also said so); -1 when neither.
+ */
+function columnAt(names: readonly string[], aliases: ReadonlyMap<string, number>, name: string): number {
+  const at = names.indexOf(name);
+  return at >= 0 ? at : (aliases.get(name) ?? -1);
 }
 
 function sameHeaders(a: readonly string[], b: readonly string[]): boolean {

@@ -93,7 +93,12 @@ class ProfileMapper implements Mapper {
         brief: row.error.message,
       });
     const commandCell = layout.commandAt < 0 ? undefined : cells[layout.commandAt];
-    const command = readCommand(commandCell, planner.commandColumn, issues);
+    // Messages name the profile's own columns as the file's header writes them.
+    const command = readCommand(
+      commandCell,
+      headerAt(layout, layout.commandAt, planner.commandColumn),
+      issues,
+    );
     const result: MappedRow = {
       location: row.location,
       row,
@@ -134,17 +139,17 @@ class ProfileMapper implements Mapper {
     if (layout.scopeAt >= 0 && !isBlank(cells[layout.scopeAt])) {
       // A store view's row: its report line names the record it overrides (the one its default row
       // writes last, as that row's line does).
-      result.skipReason = scopeSkipReason(planner.profile.scopeColumn!, cells[layout.scopeAt]);
+      result.skipReason = scopeSkipReason(layout.headers[layout.scopeAt]!, cells[layout.scopeAt]);
       return skippedNaming(result, parts);
     }
     if (layout.parentAt >= 0) {
       const cellOf = (column: string) => cellNamed(layout, cells, column);
-      const { parentColumn, ownVariant = false } = planner.profile;
+      const { ownVariant = false } = planner.profile;
       collectByParent(
         result,
         parts,
         cells[layout.parentAt],
-        { parentColumn: parentColumn!, ownVariant },
+        { parentColumn: layout.headers[layout.parentAt]!, ownVariant },
         cellOf,
       );
     } else collect(result, parts, command, this.groups);
@@ -244,6 +249,11 @@ function joinOf(layout: Layout, name: string): string | undefined {
   const at = positionOf(layout, name);
   const plan = at === undefined ? undefined : layout.plans[at];
   return typeof plan === 'object' && plan !== null ? plan.rule.join : undefined;
+}
+
+/** The header at a position (the profile's `name` when the file has none there). */
+function headerAt(layout: Layout, at: number, name: string): string {
+  return at < 0 ? name : layout.headers[at]!;
 }
 
 /** A cell of the row by its column name (field rules name their columns). */

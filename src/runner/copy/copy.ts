@@ -264,7 +264,10 @@ async function importEntity(
     importFile(
       {
         source: file,
-        profile: { entity: entity.name },
+        // Values as the source holds them: the import's default trim would write a ref or a text with
+        // spaces at its ends trimmed (and a ref so would name another record than the source's).
+        profile: { entity: entity.name, trim: false },
+        exactText: true,
         model: to.model,
         catalog: to.catalog,
         dam: to.dam,

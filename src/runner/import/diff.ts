@@ -40,6 +40,8 @@ export function diffDraft(
   entity: EntityModel,
   baseLanguage: string,
   ids: Record<string, unknown> = {},
+  /** Texts compared exactly: no difference is taken for a file's rendering (`readAlike`). */
+  exactText = false,
 ): DiffResult {
   const changes: FieldChange[] = [];
   const body: Record<string, unknown> = {};
@@ -54,7 +56,7 @@ export function diffDraft(
   const consider = (name: string, culture: string | undefined, next: unknown, old: unknown) => {
     const field = entity.field(name);
     if (field && (field.readOnly || field.immutable)) return; // never written on update
-    if (sameValue(field, old, next) || readAlike(field, old, next)) return;
+    if (sameValue(field, old, next) || (!exactText && readAlike(field, old, next))) return;
     changes.push({ field: name, ...(culture !== undefined ? { culture } : {}), old: old ?? null, new: next });
     put(field, name, culture, next);
   };

@@ -121,6 +121,7 @@ export class ImportRun {
         concurrency: options.concurrency ?? 4,
         deleteVariants: options.deleteVariants ?? false,
         onAssetError: options.onAssetError ?? 'warn',
+        ...(options.exactText && { exactText: true }),
       },
       writeLog: recorder,
       ...(planned && { planned }),

@@ -93,6 +93,11 @@ export interface ExecutorSettings {
   deleteVariants: boolean;
   /** An image or file that cannot be registered: write the record without it (`warn`) or fail the row. */
   onAssetError: AssetErrorPolicy;
+  /**
+   * Texts compared exactly: one that differs from the tenant's only in line ends, control characters or
+   * spaces at its ends is a change (a copy between tenants, whose values come from an API, not a file).
+   */
+  exactText?: boolean;
 }
 
 export interface ExecutorContext {

@@ -166,6 +166,11 @@ export interface ImportOptions {
   summaryFile?: string;
   /** Look every row up, ignoring what earlier runs recorded in the state folder. */
   fullCompare?: boolean;
+  /**
+   * Texts compared exactly (`catalog-io copy`, with a profile of `trim: false`): a difference in line
+   * ends, control characters or spaces at the ends is written, not taken for a file's rendering.
+   */
+  exactText?: boolean;
 }
 
 /** The options once the run holds its lock: the model read. */

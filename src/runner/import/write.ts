@@ -359,7 +359,7 @@ function decide(
   }
   if (found) {
     if (found.plannedBy !== undefined) return done(valuesUnknown(draft, found.id, found.plannedBy));
-    const diff = diffDraft(draft, found, entity, ctx.model.baseLanguage, ids);
+    const diff = diffDraft(draft, found, entity, ctx.model.baseLanguage, ids, ctx.settings.exactText);
     if (diff.changes.length === 0) {
       if (prior?.action === 'create') return done({ draft, outcome: 'created', id: found.id, status: 201 });
       if (prior?.action === 'update')
