@@ -14,6 +14,10 @@ import { tempDir } from '../runner/import.support.js';
 
 const fixture = useSandbox({ seed: 'empty', rateLimit: { requests: 10, windowSeconds: 1 } });
 
+// One request per second: a client told 2 is cut to 1 by its first 429s, and back at 2 after one
+// accepted answer, again and again.
+const strict = useSandbox({ seed: 'empty', rateLimit: { requests: 1, windowSeconds: 1 } });
+
 const ROWS = 60;
 const LOWERED =
   /^pace lowered from 50 to 25 requests per 1 s, below the rate limit of 50: the Catalog API answered 429 \(too many requests\) at \d\d:\d\d:\d\d; it climbs back while requests are accepted$/;
@@ -88,6 +92,33 @@ describe('a run whose pace 429s lowered says so', () => {
     const requests = stderr.findIndex((l) => /^ {2}requests: \d+ .*, [1-9]\d* × 429$/.test(l));
     expect(requests, end.stderr).toBeGreaterThan(-1);
     expect(stderr[requests + 1]).toBe(line);
+  }, 120_000);
+});
+
+describe('a pace back at the limit', () => {
+  it('says it once it said the pace was lowered, with how long it was below and how low', async () => {
+    const cwd = tempDir('pace-back');
+    writeFileSync(join(cwd, 'products.csv'), 'prod_ref,prod_title\nB-1,One\nB-2,Two\nB-3,Three\nB-4,Four\n');
+    const child = startCli(['import', 'products.csv', '--rate-limit', '2/1', '--json'], cwd, strict.sb, {
+      CATALOG_IO_TEST_TIME_SCALE: '0.1',
+    });
+    const end = await child.exited;
+    expect(end.code, end.stderr).toBe(0);
+    const pace = (JSON.parse(end.stdout) as { requests: { pace: Pace } }).requests.pace;
+    expect(pace).toMatchObject({ limitPerWindow: 2, windowSeconds: 1, lowestPerWindow: 1 });
+    expect(pace.timesLowered, end.stderr).toBeGreaterThanOrEqual(1);
+    // Cut and back however many times: within the minute, one line each way.
+    const said = end.stderr.split('\n').filter((line) => line.startsWith('pace '));
+    expect(said, end.stderr).toHaveLength(2);
+    expect(said[0]).toMatch(
+      /^pace lowered from 2 to 1 requests per 1 s, below the rate limit of 2: the Catalog API answered 429 \(too many requests\) at (\d\d:\d\d:\d\d); it climbs back while requests are accepted$/,
+    );
+    const since = /at (\d\d:\d\d:\d\d);/.exec(said[0]!)![1];
+    expect(said[1]).toMatch(
+      new RegExp(
+        `^pace back at the rate limit, 2 requests per 1 s \\(below it since ${since} for [\\d.]+ (ms|s), 1 at the lowest\\)$`,
+      ),
+    );
   }, 120_000);
 });
 
