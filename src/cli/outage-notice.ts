@@ -6,7 +6,7 @@
 import type { OutageNotice } from '../api/circuit.js';
 import { formatDuration } from '../api/deadline.js';
 import type { ServiceName } from '../api/errors.js';
-import type { PaceNotice } from '../api/pace.js';
+import type { PaceNotice, PaceSummary } from '../api/pace.js';
 import { clockTime } from '../api/service-http.js';
 import type { ConnectionFlags } from '../config/config.js';
 import type { Connection } from '../config/index.js';
@@ -126,4 +126,13 @@ export function paceLine(notice: PaceNotice, again = false): string {
     return `pace lowered${again ? ' again' : ''} from ${notice.from} to ${notice.to} ${per}, below the rate limit of ${notice.limit}: the ${notice.service} answered 429 (too many requests) at ${clockTime(notice.at)}; it climbs back while requests are accepted`;
   }
   return `pace back at the rate limit, ${notice.limit} ${per} (below it since ${clockTime(notice.belowSince)} for ${formatDuration(notice.at.getTime() - notice.belowSince.getTime())}, ${notice.lowest} at the lowest)`;
+}
+
+/**
+ * A summary's words for a pace 429s lowered (`lowered 4 times by 429s, to 6 requests per 10 s at the
+ * lowest (rate limit 50); 83.2 s below the rate limit`); none when it was never lowered.
+ */
+export function paceSummaryWords(pace: PaceSummary | undefined): string | undefined {
+  if (!pace || pace.timesLowered === 0) return undefined;
+  return `lowered ${pace.timesLowered} ${pace.timesLowered === 1 ? 'time' : 'times'} by 429s, to ${pace.lowestPerWindow} requests per ${pace.windowSeconds} s at the lowest (rate limit ${pace.limitPerWindow}); ${formatDuration(pace.belowLimitMs)} below the rate limit`;
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PaceNotice } from '../../src/api/pace.js';
 import { PaceLines } from '../../src/cli/outage-notice.js';
+import { seedBulkProducts } from '../../src/sandbox/catalog/index.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { startCli } from '../runner/import.nightly.support.js';
 import { tempDir } from '../runner/import.support.js';
@@ -92,6 +93,30 @@ describe('a run whose pace 429s lowered says so', () => {
     const requests = stderr.findIndex((l) => /^ {2}requests: \d+ .*, [1-9]\d* × 429$/.test(l));
     expect(requests, end.stderr).toBeGreaterThan(-1);
     expect(stderr[requests + 1]).toBe(line);
+  }, 120_000);
+});
+
+describe('an export slowed by 429s', () => {
+  it('says so once, and its --json summary records the pace', async () => {
+    const cwd = tempDir('pace-export');
+    // Pages of 100, one request each: more of them than the service takes in a second.
+    seedBulkProducts(fixture.sb.services.catalog, 3000);
+    const child = startCli(
+      ['export', 'products', '--out', 'products.csv', '--rate-limit', '50/1', '--json'],
+      cwd,
+      fixture.sb,
+      { CATALOG_IO_TEST_TIME_SCALE: '0.1' },
+    );
+    const end = await child.exited;
+    expect(end.code, end.stderr).toBe(0);
+    const requests = (JSON.parse(end.stdout) as { requests: { rateLimited: number; pace: Pace } }).requests;
+    expect(requests.rateLimited, end.stderr).toBeGreaterThan(0);
+    expect(requests.pace).toMatchObject({ limitPerWindow: 50, windowSeconds: 1 });
+    expect(requests.pace.timesLowered).toBeGreaterThanOrEqual(1);
+    expect(requests.pace.lowestPerWindow).toBeLessThanOrEqual(25);
+    const said = end.stderr.split('\n').filter((line) => line.startsWith('pace '));
+    expect(said, end.stderr).toHaveLength(1);
+    expect(said[0]).toMatch(LOWERED);
   }, 120_000);
 });
 

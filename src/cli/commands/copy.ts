@@ -14,7 +14,7 @@ import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import type { CopyResult, CopyStep } from '../../runner/copy/copy.js';
 import { EXIT_CODES, type RunStop } from '../../runner/import/types.js';
 import { tenantHash } from '../../runs/source-identity.js';
-import { OutageWaits, outageLine, PaceLines } from '../outage-notice.js';
+import { OutageWaits, outageLine, PaceLines, paceSummaryWords } from '../outage-notice.js';
 import { EXIT, type Output, printJsonEnd } from '../output.js';
 import { createProgress, type Progress, type Wait } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
@@ -252,7 +252,12 @@ function printResult(
 ): void {
   const requests = (c: Connection) => {
     const s = c.snapshot();
-    return { total: s.requests, byMethod: s.byMethod, rateLimited: s.rateLimited };
+    return {
+      total: s.requests,
+      byMethod: s.byMethod,
+      rateLimited: s.rateLimited,
+      ...(s.pace && { pace: s.pace }),
+    };
   };
   if (args.json) {
     out.print(
@@ -274,7 +279,8 @@ function printResult(
     const methods = Object.entries(r.byMethod)
       .map(([m, n]) => `${m} ${n}`)
       .join(', ');
-    return `${name}: ${r.total} requests (${methods || 'none'})`;
+    const pace = paceSummaryWords(r.pace);
+    return `${name}: ${r.total} requests (${methods || 'none'})${pace ? `, pace ${pace}` : ''}`;
   };
   out.error(`${line('source', from)}; ${line('target', to)}`);
   if (result.stopped)
