@@ -19,6 +19,7 @@ const SLOW = [
   'test/api/timeouts.test.ts',
   'test/cli/progress.eta.test.ts',
   'test/cli/progress.outage.test.ts',
+  'test/cli/pace.notice.test.ts',
   'test/readers/hostile.cli.test.ts',
   'test/readers/thread.test.ts',
   'test/runner/copy.test.ts',

@@ -1,5 +1,6 @@
 // Request counters for one run: what the reports and benchmarks print. Requests are the scarce
 // resource (the service allows 50 per 10 s), so every attempt is counted, retries included.
+import type { PaceSummary } from './pace.js';
 
 export interface CountersSnapshot {
   /** Every attempt sent, retries included. */
@@ -19,6 +20,8 @@ export interface CountersSnapshot {
   bytesOut: number;
   /** Time spent waiting before retries, ms. */
   retryWaitMs: number;
+  /** The pace the run kept under its rate limit (lowered after 429s); absent without a rate limit. */
+  pace?: PaceSummary;
 }
 
 export class RunCounters {
@@ -92,6 +95,8 @@ export function countedFromNow(counters: () => CountersSnapshot): () => Counters
       bytesIn: now.bytesIn - base.bytesIn,
       bytesOut: now.bytesOut - base.bytesOut,
       retryWaitMs: now.retryWaitMs - base.retryWaitMs,
+      // The connection's pace so far: its lowest is not a difference.
+      ...(now.pace && { pace: now.pace }),
     };
   };
 }

@@ -11,6 +11,7 @@ export { type AssetKind, DamClient, type FileRecord, type ImageRecord, type Regi
 export { ApiError, type ApiFailure, isApiError } from './errors.js';
 export * as filter from './filter.js';
 export { LIMIT_DEFAULTS, type RateLimit } from './limiter.js';
+export type { PaceNotice, PaceSummary } from './pace.js';
 export { MAX_PAGE_SIZE, type PageOptions, type PagingMode } from './paging.js';
 export { RETRY_DEFAULTS, type RetryPolicy } from './retry.js';
 export { Transport, type TransportOptions } from './transport.js';

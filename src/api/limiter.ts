@@ -9,6 +9,7 @@
 // spends the tenant's quota), and a client that keeps its pace then collects 429s in every window.
 // So the pace adapts (AdaptivePace, below): halved on a 429, raised back by one request per window's
 // worth of accepted ones, never above the configured rate.
+import type { PaceNow } from './pace.js';
 
 export interface RateLimit {
   requests: number;
@@ -48,6 +49,8 @@ export interface RequestLimiter {
   answered?(limited: boolean, startedAt: number): void;
   /** Requests per second the pace lets start now (window margin included); undefined without a limit. */
   requestRate?(): number | undefined;
+  /** The pace now, requests per window, and the limit it is below or at; undefined without a limit. */
+  paceNow?(): PaceNow | undefined;
 }
 
 /** The window margin applied to a rate: the least time between two request starts that keeps it. */
@@ -125,6 +128,15 @@ export class RunLimiter implements RequestLimiter {
   requestRate(): number | undefined {
     if (!this.rate || !this.pace) return undefined;
     return (this.pace.requests * 1000) / windowWithMargin(this.rate);
+  }
+
+  paceNow(): PaceNow | undefined {
+    if (!this.rate || !this.pace) return undefined;
+    return {
+      requests: this.pace.requests,
+      limit: this.rate.requests,
+      windowSeconds: this.rate.windowSeconds,
+    };
   }
 
   /** Runs `fn` when a concurrency slot and a rate slot are free. */

@@ -207,6 +207,7 @@ export class ServiceHttp {
           // The pace follows what the service accepts: lowered on a 429, raised back while it takes
           // requests (a gateway's 502/503/504 says nothing of the pace).
           limiter.answered?.(res.status === 429, startedAt);
+          transport.paceAnswered(this.service);
         }
         if (res.status < 300) return { ...this.parse<T>(method, shownPath, res), attempts: attempt };
         if (method === 'DELETE' && res.status === 404 && unknownOutcomeBefore) {

@@ -9,6 +9,7 @@ import { Circuit, OUTAGE_DEFAULTS, type OutageNotice, type OutagePolicy } from '
 import { type CountersSnapshot, RunCounters } from './counters.js';
 import type { ServiceName } from './errors.js';
 import { createLimiter, type RateLimit, type RequestLimiter } from './limiter.js';
+import { type PaceNotice, PaceRecord } from './pace.js';
 import { type RetryPolicy, retryPolicy } from './retry.js';
 
 export const TIMEOUT_DEFAULTS = Object.freeze({
@@ -33,12 +34,16 @@ export interface TransportOptions {
   outage?: Partial<OutagePolicy>;
   /** Told when a service becomes unreachable, is back, or was waited for past the outage budget. */
   onOutage?: (service: ServiceName, notice: OutageNotice) => void;
+  /** Told when a 429 lowers the pace below the rate limit (each cut), and when it is back at the limit. */
+  onPace?: (notice: PaceNotice) => void;
 }
 
 /** What one run shares: connections, limiter, counters, retry policy. Close it when the run ends. */
 export class Transport {
   readonly limiter: RequestLimiter;
   readonly counters = new RunCounters();
+  /** The pace the limiter kept, answer by answer: for the notices and the summary. */
+  private readonly pace: PaceRecord;
   readonly policy: RetryPolicy;
   readonly concurrency: number;
   readonly timeoutMs: number;
@@ -72,6 +77,7 @@ export class Transport {
     this.connectTimeoutMs = options.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs;
     this.outage = { ...OUTAGE_DEFAULTS, ...options.outage };
     this.onOutage = options.onOutage;
+    this.pace = new PaceRecord(options.onPace);
     // Every request in flight or waiting listens to these two: as many as the run has, not ten.
     setMaxListeners(0, this.waits.signal, this.tries.signal);
   }
@@ -158,8 +164,17 @@ export class Transport {
     return pool;
   }
 
+  /**
+   * An answer from `service` (not a gateway's): the limiter has heard it (`RequestLimiter.answered`),
+   * and its pace, lowered or raised, is recorded.
+   */
+  paceAnswered(service: ServiceName): void {
+    this.pace.observe(service, this.limiter.paceNow?.());
+  }
+
   snapshot(): CountersSnapshot {
-    return this.counters.snapshot();
+    const pace = this.pace.summary(this.limiter.paceNow?.());
+    return { ...this.counters.snapshot(), ...(pace && { pace }) };
   }
 
   async close(): Promise<void> {

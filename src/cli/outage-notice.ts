@@ -1,10 +1,12 @@
-// What a person reads while a service cannot be reached (`outageLine`, an import's too). A command other
-// than import connects with `connectTelling`: it says the embedded sandbox's line, and
+// What a person reads while a service cannot be reached (`outageLine`, an import's too), and when the
+// service's 429s lowered the run's pace below its rate limit and when it is back (`PaceLines`). A command
+// other than import connects with `connectTelling`: it says the embedded sandbox's line, and
 // while a service cannot be reached, the same lines a person sees during an import's wait, so a validate,
 // export or schema command that waits is not silent for minutes.
 import type { OutageNotice } from '../api/circuit.js';
 import { formatDuration } from '../api/deadline.js';
 import type { ServiceName } from '../api/errors.js';
+import type { PaceNotice, PaceSummary } from '../api/pace.js';
 import { clockTime } from '../api/service-http.js';
 import type { ConnectionFlags } from '../config/config.js';
 import type { Connection } from '../config/index.js';
@@ -24,9 +26,11 @@ export async function connectTelling(
   const { connect } = await import('../config/index.js');
   let budgetMs = 0;
   const waits = new OutageWaits();
+  const pace = new PaceLines((line) => out.error(line));
   const connection = await connect({
     flags,
     announce: (line) => out.error(line),
+    onPace: (notice) => pace.note(notice),
     onOutage: (service: ServiceName, notice: OutageNotice) => {
       waiting?.(waits.note(service, notice, budgetMs));
       // Past the budget the command's own error says why it stops.
@@ -44,11 +48,14 @@ export async function connectTelling(
 export class OutageWaits {
   private readonly waits = new Map<ServiceName, Wait>();
 
+  /** `whose`: the side a copy's connection is (`the target's Catalog API`); none for one tenant. */
+  constructor(private readonly whose?: string) {}
+
   /** Takes a notice; returns the waits now. */
   note(service: ServiceName, notice: OutageNotice, budgetMs: number): Wait[] {
     if (notice.state === 'waiting') {
       this.waits.set(service, {
-        what: `the ${service}`,
+        what: this.whose ? `the ${this.whose}'s ${service}` : `the ${service}`,
         since: notice.since,
         ...(budgetMs > 0 && { until: new Date(notice.since.getTime() + budgetMs) }),
       });
@@ -74,4 +81,58 @@ export function outageLine(
     case 'gone':
       return `the ${service} could not be reached since ${since}, longer than ${formatDuration(budgetMs)}: stopping`;
   }
+}
+
+/** Between two lines that say the pace was lowered, at least this long (a minute). */
+export const PACE_LINE_GAP_MS = 60_000;
+
+/**
+ * Says on stderr when 429s lowered the run's pace below its rate limit, and when it is back at the limit,
+ * without a line per 429: a pace that swings below the limit says it was lowered once (and again only
+ * when it goes lower than it said, a minute or more after its last line), and says it is back only after
+ * it said it was lowered. At most one line per change of direction, and none of the lowered ones within
+ * a minute of the line before.
+ */
+export class PaceLines {
+  /** The pace the last line said it was lowered to, until a line says it is back. */
+  private told: number | undefined;
+  private lastLineAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly say: (line: string) => void,
+    private readonly gapMs = PACE_LINE_GAP_MS,
+  ) {}
+
+  note(notice: PaceNotice): void {
+    const now = notice.at.getTime();
+    if (notice.state === 'lowered') {
+      if (now - this.lastLineAt < this.gapMs) return;
+      if (this.told !== undefined && notice.to >= this.told) return;
+      this.say(paceLine(notice, this.told !== undefined));
+      this.told = notice.to;
+    } else {
+      if (this.told === undefined) return;
+      this.say(paceLine(notice));
+      this.told = undefined;
+    }
+    this.lastLineAt = now;
+  }
+}
+
+/** What a person reads when 429s lower the pace, and when it is back at the rate limit. */
+export function paceLine(notice: PaceNotice, again = false): string {
+  const per = `requests per ${notice.windowSeconds} s`;
+  if (notice.state === 'lowered') {
+    return `pace lowered${again ? ' again' : ''} from ${notice.from} to ${notice.to} ${per}, below the rate limit of ${notice.limit}: the ${notice.service} answered 429 (too many requests) at ${clockTime(notice.at)}; it climbs back while requests are accepted`;
+  }
+  return `pace back at the rate limit, ${notice.limit} ${per} (below it since ${clockTime(notice.belowSince)} for ${formatDuration(notice.at.getTime() - notice.belowSince.getTime())}, ${notice.lowest} at the lowest)`;
+}
+
+/**
+ * A summary's words for a pace 429s lowered (`lowered 4 times by 429s, to 6 requests per 10 s at the
+ * lowest (rate limit 50); 83.2 s below the rate limit`); none when it was never lowered.
+ */
+export function paceSummaryWords(pace: PaceSummary | undefined): string | undefined {
+  if (!pace || pace.timesLowered === 0) return undefined;
+  return `lowered ${pace.timesLowered} ${pace.timesLowered === 1 ? 'time' : 'times'} by 429s, to ${pace.lowestPerWindow} requests per ${pace.windowSeconds} s at the lowest (rate limit ${pace.limitPerWindow}); ${formatDuration(pace.belowLimitMs)} below the rate limit`;
 }

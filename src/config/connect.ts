@@ -39,6 +39,8 @@ export interface ConnectOptions {
   announce?: (line: string) => void;
   /** Told when a service becomes unreachable, is back, or was waited for past the outage budget. */
   onOutage?: TransportOptions['onOutage'];
+  /** Told when a 429 lowers the pace below the rate limit, and when it is back at the limit. */
+  onPace?: TransportOptions['onPace'];
   /** Embedded sandbox only: start from the seed, ignoring the persisted state. */
   resetSandbox?: boolean;
   /** How messages name the settings (copy's `--from-…` flags); the usual flags and environment by default. */
@@ -174,6 +176,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
       probeMaxMs: OUTAGE_DEFAULTS.probeMaxMs * timeScale,
     },
     ...(options.onOutage && { onOutage: options.onOutage }),
+    ...(options.onPace && { onPace: options.onPace }),
     retry: {
       ...(settings.maxAttempts !== undefined ? { maxAttempts: settings.maxAttempts } : {}),
       ...(settings.retryBudgetMs !== undefined ? { budgetMs: settings.retryBudgetMs } : {}),

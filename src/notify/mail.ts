@@ -43,6 +43,7 @@ export function mailBody(summary: RunSummary, reportNote: string | undefined): s
     .filter(([, n]) => n > 0)
     .map(([o, n]) => `${o} ${n}`)
     .join(' · ');
+  const pace = summary.requests.pace;
   return [
     summary.message,
     '',
@@ -52,7 +53,12 @@ export function mailBody(summary: RunSummary, reportNote: string | undefined): s
     `run:       ${summary.runId || '(none: it failed before a run was recorded)'}`,
     `state:     ${summary.state}, exit code ${summary.exitCode}`,
     `rows:      ${summary.rows}${outcomes ? ` — ${outcomes}` : ''}`,
-    `requests:  ${summary.requests.total}`,
+    `requests:  ${summary.requests.total}${summary.requests.rateLimited ? `, ${summary.requests.rateLimited} × 429` : ''}`,
+    ...(pace && pace.timesLowered > 0
+      ? [
+          `pace:      lowered by 429s to ${pace.lowestPerWindow} of ${pace.limitPerWindow} requests per ${pace.windowSeconds} s at the lowest; ${(pace.belowLimitMs / 1000).toFixed(1)} s below the rate limit`,
+        ]
+      : []),
     `started:   ${summary.startedAt}`,
     `finished:  ${summary.finishedAt} (${(summary.durationMs / 1000).toFixed(1)} s)`,
     ...(reportNote ? [`report:    ${reportNote}`] : []),

@@ -39,6 +39,7 @@ import {
   RunLimiter,
   windowWithMargin,
 } from '../api/limiter.js';
+import type { PaceNow } from '../api/pace.js';
 import { KEY_PREFIX } from './url.js';
 
 export interface SharedLimiterOptions {
@@ -172,6 +173,18 @@ export class SharedLimiter implements RequestLimiter {
   /** Requests per second this process may start: the tenant's strictest spacing, or its own if stricter. */
   requestRate(): number {
     return 1000 / Math.max(this.applied, this.spacing);
+  }
+
+  /**
+   * This process's own pace (lowered by its own 429s). The tenant's spacing may be stricter, held by
+   * another process's cut or lower limit: `requestRate` follows that one.
+   */
+  paceNow(): PaceNow {
+    return {
+      requests: this.pace.requests,
+      limit: this.rate.requests,
+      windowSeconds: this.rate.windowSeconds,
+    };
   }
 
   /** Bottleneck's settings key of this limiter (its datastore's naming). */

@@ -1,5 +1,6 @@
 // The morning summary: what every import run writes to `summary.json` in its run folder, what
 // `--summary FILE` copies, and what a notification carries.
+import type { PaceSummary } from '../api/pace.js';
 
 /** `abandoned`: an unfinished run a bare `--resume` could not continue (its source changed). */
 export type RunState = 'running' | 'finished' | 'interrupted' | 'crashed' | 'stopped' | 'abandoned';
@@ -21,7 +22,14 @@ export interface RunSummary {
   rows: number;
   /** Rows written without an image or file that could not be registered (imports). */
   assetWarnings?: number;
-  requests: { total: number; byMethod: Record<string, number> };
+  requests: {
+    total: number;
+    byMethod: Record<string, number>;
+    /** 429 answers (too many requests) received. */
+    rateLimited?: number;
+    /** The pace kept under the rate limit: how low the 429s brought it and how long it ran below the limit. */
+    pace?: PaceSummary;
+  };
   startedAt: string;
   finishedAt: string;
   durationMs: number;

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClients } from '../../src/api/index.js';
 import { AdaptivePace, RunLimiter } from '../../src/api/limiter.js';
+import { type PaceNotice, PaceRecord } from '../../src/api/pace.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 describe('adaptive pace', () => {
@@ -57,6 +58,37 @@ describe('adaptive pace', () => {
     expect(started).toBe(4);
     await limiter.stop({ dropWaitingJobs: true });
     expect((await Promise.all(rest)).filter((r) => r === 'dropped')).toHaveLength(4);
+  });
+
+  it("the run's pace record: lowered, back at the limit, the lowest and the time below it", async () => {
+    const limiter = new RunLimiter({ rateLimit: { requests: 4, windowSeconds: 10 } });
+    const notices: PaceNotice[] = [];
+    const record = new PaceRecord((notice) => notices.push(notice));
+    expect(record.summary(limiter.paceNow())).toEqual({
+      limitPerWindow: 4,
+      windowSeconds: 10,
+      lowestPerWindow: 4,
+      timesLowered: 0,
+      belowLimitMs: 0,
+    });
+    const answer = (limited: boolean) => {
+      limiter.answered(limited, performance.now());
+      record.observe('DAM API', limiter.paceNow());
+    };
+    answer(false);
+    answer(true);
+    answer(true);
+    await new Promise((r) => setTimeout(r, 20));
+    while (limiter.paceNow()!.requests < 4) answer(false);
+    answer(false);
+    // Each cut is told (the CLI decides what it says), the return to the limit once.
+    expect(
+      notices.map((n) => (n.state === 'lowered' ? `${n.service} ${n.from}->${n.to}` : `back ${n.lowest}`)),
+    ).toEqual(['DAM API 4->2', 'DAM API 2->1', 'back 1']);
+    const summary = record.summary(limiter.paceNow())!;
+    expect(summary).toMatchObject({ limitPerWindow: 4, lowestPerWindow: 1, timesLowered: 2 });
+    expect(summary.belowLimitMs).toBeGreaterThanOrEqual(15);
+    await limiter.stop({ dropWaitingJobs: true });
   });
 
   it('without a rate limit there is no pace to adapt', () => {

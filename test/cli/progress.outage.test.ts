@@ -2,13 +2,14 @@
 // terminal, the line every 10 s, here every 200 ms): it keeps the rows and counts done so far and says
 // what it waits for, since when, for how long so far and until when the budget runs out, instead of a
 // rate and an ETA that only fall and grow with the wait. A real CLI through a fault proxy that stops
-// listening (connections refused) mid-run, then listens again.
+// listening (connections refused) mid-run, then listens again. The import, the export, and a copy
+// whose target goes away while its products are written.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seedBulkProducts } from '../../src/sandbox/catalog/index.js';
 import { useFaultProxy } from '../helpers/fault-proxy.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { useSandbox, useTargetSandbox } from '../helpers/sandbox.js';
 import { journaledRows, startCli, untilJournaled } from '../runner/import.nightly.support.js';
 import { tempDir } from '../runner/import.support.js';
 
@@ -16,6 +17,11 @@ import { tempDir } from '../runner/import.support.js';
 const fixture = useSandbox({ seed: 'empty', latencyMs: 15 });
 // The export follows the sandbox's @nextLink: rewritten to stay behind the proxy.
 const proxy = useFaultProxy(() => fixture.sb.catalogUrl, { rewriteLinks: true });
+// A copy's source (products of its own) and its target, the target behind a proxy of its own.
+const copySource = useSandbox({ seed: 'empty' });
+const copyTarget = useTargetSandbox(copySource, { latencyMs: 15 });
+const targetProxy = useFaultProxy(() => copyTarget.sb.catalogUrl);
+const COPIED = 300;
 
 const ROWS = 400;
 const WAITING =
@@ -139,5 +145,57 @@ describe('progress while the service cannot be reached', () => {
       expect(Number(m![1]), line).toBeGreaterThanOrEqual(before);
       expect((seconds(m![5]!) - seconds(m![3]!) + 86_400) % 86_400, line).toBe(30);
     }
+  }, 120_000);
+
+  it("a copy too: its step's line keeps the rows done and says it waits for the target", async () => {
+    const cwd = tempDir('progress-outage-copy');
+    seedBulkProducts(copySource.sb.services.catalog, COPIED);
+    const side = (sb: typeof fixture.sb, via: (url: string) => string = (url) => url) => ({
+      catalogUrl: via(sb.catalogUrl),
+      damUrl: via(sb.damUrl),
+      apiKey: sb.apiKey,
+      rateLimit: 'off',
+      // A copy reads no environment: its sides' budgets come from their files.
+      retryBudgetMs: 1000,
+      outageBudgetMs: 30000,
+    });
+    writeFileSync(join(cwd, 'from.json'), JSON.stringify(side(copySource.sb)));
+    writeFileSync(join(cwd, 'to.json'), JSON.stringify(side(copyTarget.sb, targetProxy.via)));
+    const child = startCli(
+      ['copy', '--from', 'from.json', '--to', 'to.json', '--to-concurrency', '1'],
+      cwd,
+      copySource.sb,
+      { CATALOG_IO_PROGRESS_EVERY_MS: '200' },
+    );
+    await child.waitFor(/^copy products: [1-9]\d* rows/m);
+    await targetProxy.set({ kind: 'refuse' });
+    const before = Math.max(
+      ...child
+        .stderr()
+        .split('\n')
+        .map((line) => Number(/^copy products: (\d+) rows/.exec(line)?.[1] ?? 0)),
+    );
+    await child.waitFor(/(; waiting for the target's Catalog API since[^\n]*\n[\s\S]*){3}/);
+    await targetProxy.set({ kind: 'pass' });
+    const end = await child.exited;
+    expect(end.code, end.stderr).toBe(0);
+    // The outage said as a line too, naming the side.
+    expect(end.stderr).toMatch(/^target: waiting for the Catalog API since \S+: it cannot be reached/m);
+    expect(end.stderr).toMatch(/^target: the Catalog API is back /m);
+    const waiting = end.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('copy products: ') && line.includes('waiting for'));
+    expect(waiting.length, end.stderr).toBeGreaterThanOrEqual(3);
+    for (const line of waiting) {
+      const m =
+        /^copy products: (\d+) rows.*; waiting for the target's Catalog API since (\S+) \((\S+) so far, until (\S+)\)$/.exec(
+          line,
+        );
+      expect(m, line).not.toBeNull();
+      expect(Number(m![1]), line).toBeGreaterThanOrEqual(before);
+      expect((seconds(m![4]!) - seconds(m![2]!) + 86_400) % 86_400, line).toBe(30);
+      expect(line).not.toMatch(/rows\/s|ETA/);
+    }
+    expect(end.stderr).toMatch(new RegExp(`^products: ${COPIED} copied`, 'm'));
   }, 120_000);
 });

@@ -5,14 +5,18 @@
 // side, so a CATALOG_URL meant for other commands never picks the wrong tenant.
 import path from 'node:path';
 import type { Argv, CommandModule, Options } from 'yargs';
+import type { OutageNotice } from '../../api/circuit.js';
+import type { ServiceName } from '../../api/errors.js';
+import type { PaceNotice } from '../../api/pace.js';
 import { type Connection, connect, numberFlag } from '../../config/index.js';
 import { NUMBER_SETTINGS } from '../../config/numbers.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import type { CopyResult, CopyStep } from '../../runner/copy/copy.js';
 import { EXIT_CODES, type RunStop } from '../../runner/import/types.js';
 import { tenantHash } from '../../runs/source-identity.js';
+import { OutageWaits, outageLine, PaceLines, paceSummaryWords } from '../outage-notice.js';
 import { EXIT, type Output, printJsonEnd } from '../output.js';
-import { createProgress, type Progress } from '../progress.js';
+import { createProgress, type Progress, type Wait } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
 import type { CommandFactory } from './index.js';
 
@@ -74,16 +78,34 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
         .option('json', { type: 'boolean', default: false, describe: 'Print the result as one JSON object' })
         .option('quiet', { type: 'boolean', default: false, describe: 'No line per step' }),
     handler: async (args: CopyArgs) => {
-      const from = await connectSide('from', args, out);
+      let progress: Progress | undefined;
+      // The services waited for now, each side's: the step's progress line says so while they are.
+      const waits = { from: [] as Wait[], to: [] as Wait[] };
+      const waitingNow = () => [...waits.from, ...waits.to];
+      const telling = (side: 'from' | 'to'): SideNotices => {
+        const name = SIDE_NAMES[side];
+        const outages = new OutageWaits(name);
+        const pace = new PaceLines((line) => out.error(`${name}: ${line}`));
+        return {
+          onOutage: (service, notice, budgetMs) => {
+            waits[side] = outages.note(service, notice, budgetMs);
+            progress?.waiting(waitingNow());
+            out.error(
+              `${name}: ${outageLine(service, notice, budgetMs, 'then the copy stops and copy --resume goes on')}`,
+            );
+          },
+          onPace: (notice) => pace.note(notice),
+        };
+      };
+      const from = await connectSide('from', args, out, telling('from'));
       let to: Connection;
       try {
-        to = await connectSide('to', args, out);
+        to = await connectSide('to', args, out, telling('to'));
       } catch (err) {
         await from.close();
         throw err;
       }
       const stop: RunStop = {};
-      let progress: Progress | undefined;
       let current = '';
       // As an import stops (stop-signals.ts): the step under way ends `interrupted` with its report, and
       // `copy --resume` goes on from it. The target's requests are the ones cut.
@@ -133,6 +155,7 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
               progress?.stop();
               current = entity;
               progress = createProgress(out, `copy ${entity}`, { quiet: args.quiet || args.json });
+              progress.waiting(waitingNow());
             }
             progress?.update({
               done: p.rows,
@@ -165,7 +188,20 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
     },
   }) as unknown as CommandModule<object, CopyArgs>;
 
-async function connectSide(side: 'from' | 'to', args: CopyArgs, out: Output): Promise<Connection> {
+const SIDE_NAMES = { from: 'source', to: 'target' } as const;
+
+/** What a side's connection tells while it runs: a service it cannot reach, and its pace lowered by 429s. */
+interface SideNotices {
+  onOutage: (service: ServiceName, notice: OutageNotice, budgetMs: number) => void;
+  onPace: (notice: PaceNotice) => void;
+}
+
+async function connectSide(
+  side: 'from' | 'to',
+  args: CopyArgs,
+  out: Output,
+  notices: SideNotices,
+): Promise<Connection> {
   const flag = (name: (typeof SIDE_FLAGS)[number]) => args[`${side}-${name}`] as string | undefined;
   const concurrency = args[`${side}-concurrency`] as number | undefined;
   const config = args[side];
@@ -175,7 +211,9 @@ async function connectSide(side: 'from' | 'to', args: CopyArgs, out: Output): Pr
       `copy needs the ${side === 'from' ? 'source' : 'target'} tenant: --${side} FILE (a config file) or --${side}-catalog-url with --${side}-dam-url and --${side}-api-key`,
     );
   }
-  return connect({
+  // The outage budget is the connection's, known once it is made (a notice comes only after a request).
+  let budgetMs = 0;
+  const connection = await connect({
     flags: {
       // Without a file of its own, a side does not fall back to the nearest catalog-io.config.json.
       ...(config !== undefined ? { config } : { noConfigFile: true }),
@@ -189,7 +227,11 @@ async function connectSide(side: 'from' | 'to', args: CopyArgs, out: Output): Pr
     env: {},
     names: { flagPrefix: `${side}-`, readsEnvironment: false, configFile: `the --${side} file` },
     announce: (line) => out.error(line),
+    onOutage: (service, notice) => notices.onOutage(service, notice, budgetMs),
+    onPace: notices.onPace,
   });
+  budgetMs = connection.transport.outage.budgetMs;
+  return connection;
 }
 
 function stepLine(step: CopyStep, plan: boolean): string {
@@ -210,7 +252,12 @@ function printResult(
 ): void {
   const requests = (c: Connection) => {
     const s = c.snapshot();
-    return { total: s.requests, byMethod: s.byMethod, rateLimited: s.rateLimited };
+    return {
+      total: s.requests,
+      byMethod: s.byMethod,
+      rateLimited: s.rateLimited,
+      ...(s.pace && { pace: s.pace }),
+    };
   };
   if (args.json) {
     out.print(
@@ -232,7 +279,8 @@ function printResult(
     const methods = Object.entries(r.byMethod)
       .map(([m, n]) => `${m} ${n}`)
       .join(', ');
-    return `${name}: ${r.total} requests (${methods || 'none'})`;
+    const pace = paceSummaryWords(r.pace);
+    return `${name}: ${r.total} requests (${methods || 'none'})${pace ? `, pace ${pace}` : ''}`;
   };
   out.error(`${line('source', from)}; ${line('target', to)}`);
   if (result.stopped)

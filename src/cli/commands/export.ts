@@ -12,7 +12,7 @@ import { parseSince } from '../../runner/export/since.js';
 import { EXPORT_FORMATS } from '../../runner/export/target.js';
 import { ATTRIBUTE_SETS_TABLE, LAYOUTS_TABLE } from '../../runner/structure/types.js';
 import type { ModelScope } from '../../schema/load.js';
-import { connectTelling } from '../outage-notice.js';
+import { connectTelling, paceSummaryWords } from '../outage-notice.js';
 import { EXIT, type Output } from '../output.js';
 import { createProgress, type Progress, type Wait } from '../progress.js';
 import type { CommandFactory } from './index.js';
@@ -180,6 +180,7 @@ function printSummary(out: Output, result: ExportResult, counters: CountersSnaps
           total: counters.requests,
           byMethod: counters.byMethod,
           rateLimited: counters.rateLimited,
+          ...(counters.pace && { pace: counters.pace }),
         },
         startedAt: result.startedAt,
         durationMs: result.durationMs,
@@ -200,6 +201,8 @@ function printSummary(out: Output, result: ExportResult, counters: CountersSnaps
   out.error(
     `${counters.requests} requests (${methods || 'none'}${limited}) in ${(result.durationMs / 1000).toFixed(1)} s`,
   );
+  const pace = paceSummaryWords(counters.pace);
+  if (pace) out.error(`pace: ${pace}`);
   for (const note of result.notes) out.error(`note: ${note}`);
 }
 

@@ -2,6 +2,7 @@ import type { FullSyncCounts } from '../../runner/import/full-sync.js';
 import type { ImportSummary, RowOutcome } from '../../runner/import/run.js';
 import { redactText } from '../../secrets.js';
 import { rejectsFileOf } from '../../writers/rejects.js';
+import { paceSummaryWords } from '../outage-notice.js';
 import type { Output } from '../output.js';
 import { printFindings } from './feed.js';
 import type { ImportArgs } from './import.js';
@@ -91,6 +92,8 @@ export function printSummary(out: Output, s: ImportSummary, args: ImportArgs): v
   out.error(
     `  requests: ${s.requests.total}${methods ? ` (${methods})` : ''}, ${s.requests.retries} retries, ${s.requests.rateLimited} × 429`,
   );
+  const pace = paceSummaryWords(s.requests.pace);
+  if (pace) out.error(`  pace: ${pace}`);
   printFindings(out, s);
   if (s.fullSync) {
     const f = s.fullSync;

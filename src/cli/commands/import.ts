@@ -17,7 +17,7 @@ import type { StructureTable } from '../../runner/structure/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import { checkSummaryPath } from '../../runs/summary.js';
-import { OutageWaits, outageLine } from '../outage-notice.js';
+import { OutageWaits, outageLine, PaceLines } from '../outage-notice.js';
 import { printJsonEnd } from '../output.js';
 import { createProgress } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
@@ -200,6 +200,8 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       let connection: Awaited<ReturnType<typeof connect>>;
       // Set once the progress exists: a service found unreachable shows there and as a line.
       let outageNote: ((service: ServiceName, notice: OutageNotice) => void) | undefined;
+      // 429s that lower the pace below --rate-limit, and its return to it: a line each, not one per 429.
+      const pace = new PaceLines((line) => out.error(line));
       try {
         start = await beginRun(sourceArg(args.source), args);
         const reading = await wholeWorkbook(start.source, readerOptions, args);
@@ -211,6 +213,7 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
           flags: connectionFlagsFrom(args),
           announce: (line) => out.error(line),
           onOutage: (service, notice) => outageNote?.(service, notice),
+          onPace: (notice) => pace.note(notice),
         });
         if (reading.note) out.error(`note: ${reading.note}`);
       } catch (err) {
@@ -441,7 +444,12 @@ async function finishedRunSummary(
       tenant,
       rows: s.rows,
       outcomes: s.outcomes,
-      requests: { total: s.requests.total, byMethod: s.requests.byMethod },
+      requests: {
+        total: s.requests.total,
+        byMethod: s.requests.byMethod,
+        rateLimited: s.requests.rateLimited,
+        ...(s.requests.pace && { pace: s.requests.pace }),
+      },
       ...(args.report && { reportFile: args.report }),
       message: `${s.rows} rows`,
     },

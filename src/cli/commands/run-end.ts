@@ -75,7 +75,7 @@ export interface RunEnd {
   tenant: string;
   rows: number;
   outcomes: Record<string, number>;
-  requests: { total: number; byMethod: Record<string, number> };
+  requests: RunSummary['requests'];
   reportFile?: string;
   message: string;
 }

@@ -5,6 +5,7 @@
 
 import { hostname } from 'node:os';
 import path from 'node:path';
+import type { CountersSnapshot } from '../../api/counters.js';
 import { isApiError } from '../../api/errors.js';
 import { CatalogIoError, type ErrorCode, isCatalogIoError } from '../../errors.js';
 import { faultProblem } from '../../files.js';
@@ -17,6 +18,7 @@ import { hashOf, type SourceIdentity, sourceIdentity } from '../../runs/source-i
 import type { EntityModel, TenantModel } from '../../schema/model.js';
 import { redactText } from '../../secrets.js';
 import { openRejectsFor, type RejectsWriter } from '../../writers/rejects.js';
+import type { RunSummary } from '../summary-types.js';
 import { type FullSyncResult, notDeleted } from './full-sync.js';
 import { ImportRun } from './import-run.js';
 import { PlannedRecords } from './planned.js';
@@ -259,6 +261,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
         // A POST the registrar sent again after an unknown outcome is a retry too.
         retries: (requests?.retries ?? 0) + (run.registrar?.resends ?? 0),
         rateLimited: requests?.rateLimited ?? 0,
+        ...(requests?.pace && { pace: requests.pace }),
       },
       stopped: stopReason !== undefined,
       ...(stopReason && { stopReason }),
@@ -283,7 +286,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
         outcomes: Object.fromEntries(Object.entries(summary.outcomes).filter(([, n]) => n > 0)),
         rows: summary.rows,
         ...(summary.assetWarnings > 0 && { assetWarnings: summary.assetWarnings }),
-        requests: { total: summary.requests.total, byMethod: summary.requests.byMethod },
+        requests: runRequests(requests),
         startedAt: recorder.meta.startedAt,
         finishedAt: new Date().toISOString(),
         durationMs: summary.durationMs,
@@ -313,7 +316,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
       exitCode: locked ? EXIT_CODES.locked : signal ? EXIT_CODES[signal] : EXIT_CODES.fatal,
       outcomes: {},
       rows: 0,
-      requests: { total: options.counters?.().requests ?? 0, byMethod: options.counters?.().byMethod ?? {} },
+      requests: runRequests(options.counters?.()),
       startedAt: recorder.meta.startedAt,
       finishedAt: new Date().toISOString(),
       durationMs: Date.now() - started,
@@ -490,4 +493,17 @@ function sentence(s: Omit<ImportSummary, 'exitCode'> & { exitCode: number }): st
           : `Finished: ${s.rows} rows, none failed.${warned}`;
     }
   }
+}
+
+/**
+ * summary.json's requests: by method, the 429s, and the pace the run kept under its rate limit (how low
+ * the 429s brought it, how long it ran below the limit), so a slow run says why.
+ */
+function runRequests(counted: CountersSnapshot | undefined): RunSummary['requests'] {
+  return {
+    total: counted?.requests ?? 0,
+    byMethod: counted?.byMethod ?? {},
+    rateLimited: counted?.rateLimited ?? 0,
+    ...(counted?.pace && { pace: counted.pace }),
+  };
 }

@@ -2,6 +2,7 @@
 import type { CatalogClient } from '../../api/catalog.js';
 import type { CountersSnapshot } from '../../api/counters.js';
 import type { DamClient } from '../../api/dam.js';
+import type { PaceSummary } from '../../api/pace.js';
 import type { LockHolder, RunLockStore } from '../../lock/types.js';
 import type { Profile } from '../../mappers/profile-types.js';
 import type { Command } from '../../mappers/types.js';
@@ -207,7 +208,14 @@ export interface ImportSummary {
   categoriesCreated: CreatedCategories;
   /** Images registered by this run whose processing failed (`--wait-for-images`). */
   failedImages: string[];
-  requests: { total: number; byMethod: Record<string, number>; retries: number; rateLimited: number };
+  requests: {
+    total: number;
+    byMethod: Record<string, number>;
+    retries: number;
+    rateLimited: number;
+    /** The pace kept under the rate limit: how low the 429s brought it and how long it ran below the limit. */
+    pace?: PaceSummary;
+  };
   /** The run ended before its last row (see `stopReason`). */
   stopped: boolean;
   stopReason?: StopReason;

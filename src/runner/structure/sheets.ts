@@ -210,6 +210,7 @@ function structureSummary(
       byMethod: counters?.byMethod ?? {},
       retries: counters?.retries ?? 0,
       rateLimited: counters?.rateLimited ?? 0,
+      ...(counters?.pace && { pace: counters.pace }),
     },
     stopped: false,
     state: 'finished',
