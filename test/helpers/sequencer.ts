@@ -12,6 +12,7 @@ const LONGEST = [
   'test/redis/faults.test.ts',
   'test/redis/import.shared.test.ts',
   'test/runner/export.memory.test.ts',
+  'test/cli/pace.notice.test.ts',
   'test/jobs/worker-wait.test.ts',
   'test/runner/import.resume-checks.test.ts',
   'test/runner/import.faults-rows.test.ts',
