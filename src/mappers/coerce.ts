@@ -93,8 +93,9 @@ function exact(text: string, value: number, expected: string): Coerced {
     significant(value.toPrecision(Math.min(digits.length, 100))) === digits
   )
     return { ok: true, value };
+  const past = Number.isInteger(value) && Math.abs(value) > Number.MAX_SAFE_INTEGER ? 'past 2^53, ' : '';
   return fail(
-    `${expected} of at most ${EXACT_DIGITS} significant digits (this one cannot be written exactly)`,
+    `${expected} of at most ${EXACT_DIGITS} significant digits (this one cannot be written exactly: ${past}it would become ${value})`,
   );
 }
 

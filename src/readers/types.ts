@@ -28,6 +28,11 @@ export interface SourceRow {
    */
   readonly values?: readonly Cell[];
   readonly headers?: readonly string[];
+  /**
+   * CSV: the texts of the row's quoted cells that hold an escaped quote (`"12"" PAN"` gives `12" PAN`),
+   * as read, before any trim: that quote is the file's own, not a stray one. Absent on most rows.
+   */
+  escapedQuotes?: readonly string[];
 }
 
 /**
@@ -37,6 +42,7 @@ export interface SourceRow {
  */
 export class TableRow implements SourceRow {
   error?: { code: string; message: string };
+  escapedQuotes?: readonly string[];
   private named: Record<string, Cell> | undefined;
   /**
    * Made when someone asks for it, for a CSV row (`line 17`): a large file's rows are mostly judged by

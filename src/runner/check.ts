@@ -133,8 +133,15 @@ export interface TopProblem {
 /**
  * A reference that holds a double quote: most likely a stray quote the file kept (eShopOnContainers'
  * `Roslyn Red T-Shirt",12`: a quote opens a quoted cell only at its start, elsewhere it is text). It is
- * written as given, with a warning on the row, once per column.
+ * written as given, with a warning on the row, once per column. Not for a CSV cell quoted as CSV quotes
+ * a quote (`"12"" PAN"`, see `escapedInFile`): that quote is meant.
  */
+/** The ref is a quoted CSV cell of the row whose quote was written `""`: the file's own quote. */
+function escapedInFile(row: SourceRow, ref: string): boolean {
+  const texts = row.escapedQuotes;
+  return texts?.some((text) => text === ref || text.trim() === ref) === true;
+}
+
 function quotedRefWarning(mapped: MappedRow, draft: MappedRow['drafts'][number], model: TenantModel): void {
   const field = model.entity(draft.entity)?.refField ?? '';
   const column = draft.source.columns[field];
@@ -410,7 +417,7 @@ export class RowChecker {
     const groupedProducts = profile.variants === true && !profile.parentColumn;
     for (const draft of mapped.drafts) {
       if (defaultCommand && !explicit && draft.command === 'MERGE') draft.command = defaultCommand;
-      if (draft.ref.includes('"')) quotedRefWarning(mapped, draft, model);
+      if (draft.ref.includes('"') && !escapedInFile(row, draft.ref)) quotedRefWarning(mapped, draft, model);
       for (const issue of this.validator.validate(draft)) add(issue);
       if (!draft.ref || (groupedProducts && draft.entity === profile.entity)) continue;
       const first = this.firstUse(draft.entity, draft.ref, row);

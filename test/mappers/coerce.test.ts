@@ -50,14 +50,23 @@ describe('coerce numbers', () => {
     expect(coerce(4.2, 'integer', {}).ok).toBe(false);
   });
   it('refuses a number a double cannot hold exactly, rather than write another one', () => {
-    const inexact = (expected: string) => ({
+    const inexact = (expected: string, becomes: string) => ({
       ok: false,
-      expected: `${expected} of at most 15 significant digits (this one cannot be written exactly)`,
+      expected: `${expected} of at most 15 significant digits (this one cannot be written exactly: ${becomes})`,
     });
-    expect(coerce('9007199254740993', 'integer', {})).toEqual(inexact('a whole number'));
-    expect(coerce('12345678901234567890', 'integer', {})).toEqual(inexact('a whole number'));
-    expect(coerce('12345678901234567890', 'number', {})).toEqual(inexact('a number'));
-    expect(coerce('0,12345678901234567891', 'number', {})).toEqual(inexact('a number'));
+    const past = 'past 2^53, it would become';
+    expect(coerce('9007199254740993', 'integer', {})).toEqual(
+      inexact('a whole number', `${past} 9007199254740992`),
+    );
+    expect(coerce('12345678901234567890', 'integer', {})).toEqual(
+      inexact('a whole number', `${past} 12345678901234567000`),
+    );
+    expect(coerce('12345678901234567890', 'number', {})).toEqual(
+      inexact('a number', `${past} 12345678901234567000`),
+    );
+    expect(coerce('0,12345678901234567891', 'number', {})).toEqual(
+      inexact('a number', 'it would become 0.12345678901234568'),
+    );
     // Long texts that are exact, or only long by their zeros.
     expect(coerce('9007199254740992', 'integer', {})).toEqual(ok(9007199254740992));
     expect(coerce('1000000000000000000000', 'number', {})).toEqual(ok(1e21));

@@ -2,7 +2,8 @@
 // cell on over the lines after it. Such a record is a row error that names the lines it took in, so the
 // rows there are not read as part of one valid row; the rows after it read as usual.
 import { describe, expect, it } from 'vitest';
-import { readAll, tempFile } from './helpers.js';
+import { openSourceThreaded } from '../../src/readers/thread/open-on-thread.js';
+import { collect, readAll, tempFile } from './helpers.js';
 
 describe('CSV malformed quotes', () => {
   it('a cell that swallows the next lines is a row error naming them; the other rows are whole', async () => {
@@ -34,5 +35,30 @@ describe('CSV malformed quotes', () => {
     expect(one.error).toBeUndefined();
     expect(rows.at(-1)!.cells.sku).toBe('S-LAST');
     expect(rows.filter((r) => !r.error)).toHaveLength(20_000 + 2);
+  });
+});
+
+// A quote written `""` inside a quoted cell is the file's own: the row names those cells' texts
+// (`escapedQuotes`), so a ref such as `12" PAN` is not taken for a stray quote (runner/check.ts).
+describe('CSV quoted cells holding an escaped quote', () => {
+  it('are named on their row, read here or on a reading thread; a stray quote in an unquoted cell is not', async () => {
+    const text =
+      '"sku ""a""",name\n"12"" PAN",Pan\nQ-2",Desk\nP-3,"Desk 12"" wide"\nP-4,"plain, quoted"\n"Pan 14""",x\n';
+    for (const readThread of ['off', 'on'] as const) {
+      const source = await openSourceThreaded(tempFile(`escaped-${readThread}.csv`, text), {}, readThread);
+      const rows = await collect(source);
+      expect(source.headers, readThread).toEqual(['sku "a"', 'name']);
+      expect(
+        rows.map((r) => [r.location.text, r.escapedQuotes]),
+        readThread,
+      ).toEqual([
+        ['line 2', ['12" PAN']],
+        ['line 3', undefined],
+        ['line 4', ['Desk 12" wide']],
+        ['line 5', undefined],
+        ['line 6', ['Pan 14"']],
+      ]);
+      expect(rows[1]!.cells['sku "a"'], readThread).toBe('Q-2"');
+    }
   });
 });

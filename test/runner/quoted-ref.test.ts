@@ -1,7 +1,8 @@
 // A stray quote kept in a reference is written as given, with a warning on the row in validate, the plan
 // and the import alike: eShopOnContainers' `Roslyn Red T-Shirt",12,7.png` (record 7, line 8), whose Name
 // is also the ref (the feed has no SKU column), tried as a new user tries it; and a plain table whose
-// rows validate judges in its quick lane.
+// rows validate judges in its quick lane. A ref quoted as CSV quotes a quote (`"12"" PAN"`) holds the
+// file's own quote: no warning.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,10 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'quoted-ref-'));
   trial = await tryFeed(eshop.sb, join(REALWORLD, 'eshoponcontainersai_CatalogItems.csv'), { dir });
   const feed = join(dir, 'plain.csv');
-  await writeFile(feed, 'prod_ref,prod_title\nQ-1,Lamp\nQ-2",Desk\n');
+  await writeFile(
+    feed,
+    'prod_ref,prod_title\nQ-1,Lamp\nQ-2",Desk\n"12"" PAN",Pan\n"Pan 14""",Pan\nQ-5","Desk 12"" wide"\n',
+  );
   table = await tryFeed(plain.sb, feed, { dir, profile: false, feed: ['--entity', 'products'] });
 }, 120_000);
 
@@ -54,7 +58,16 @@ describe('a reference with a stray quote', () => {
       ).toEqual([
         ['line 2', ''],
         ['line 3', said],
+        // Quoted cells with an escaped quote: the quote is meant.
+        ['line 4', ''],
+        ['line 5', ''],
+        // A stray quote in the ref, though another cell of the row quotes a quote as it should.
+        ['line 6', said.replace('Q-2', 'Q-5')],
       ]);
+      expect(
+        step.lines.map((l) => l.ref),
+        name,
+      ).toEqual(['Q-1', 'Q-2"', '12" PAN', 'Pan 14"', 'Q-5"']);
     }
     expect(table.validate.lines[1]?.outcome).toBe('valid');
     // The row names no image: it is not among the rows written without one.

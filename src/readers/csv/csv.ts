@@ -70,7 +70,7 @@ export async function readCsv(text: AsyncIterable<string>, given: CsvSettings): 
   while (!header) {
     const next = await iterator.next();
     if (next.done) break;
-    const { records, lines, tooLarge, malformed } = next.value;
+    const { records, lines, tooLarge, malformed, escapedQuotes } = next.value;
     if (tooLarge) {
       throw new CatalogIoError(
         'CELL_TOO_LARGE',
@@ -84,6 +84,11 @@ export async function readCsv(text: AsyncIterable<string>, given: CsvSettings): 
       rest = { records: records.slice(at + 1), lines: lines.slice(at + 1) };
       const after = malformed?.filter((i) => i > at).map((i) => i - at - 1);
       if (after?.length) rest.malformed = after;
+      if (escapedQuotes) {
+        const moved = new Map<number, string[]>();
+        for (const [i, texts] of escapedQuotes) if (i > at) moved.set(i - at - 1, texts);
+        if (moved.size > 0) rest.escapedQuotes = moved;
+      }
     }
   }
   if (!header) {
@@ -208,12 +213,14 @@ async function* batchesOfRows(
   let batch = first;
   for (;;) {
     const rows: SourceRow[] = [];
-    const { records, lines, tooLarge, malformed } = batch;
+    const { records, lines, tooLarge, malformed, escapedQuotes } = batch;
     if (tooLarge) rows.push(tooLargeRow(tooLarge, headers, settings, counter));
     try {
       for (let i = 0; i < records.length; i++) {
         const row = dataRow(records[i]!, lines[i]!, headers, settings, counter);
         if (row && malformed?.includes(i)) row.error = malformedQuotes(records[i]!, lines[i]!, headers);
+        const escaped = escapedQuotes?.get(i);
+        if (row && escaped) row.escapedQuotes = escaped;
         if (row) rows.push(row);
       }
     } catch (err) {

@@ -15,6 +15,11 @@ export interface CsvBatch {
    * what the file meant (by index in `records`).
    */
   malformed?: number[];
+  /**
+   * Records with a quoted cell that holds an escaped quote (`"12"" PAN"`): by index in `records`, the
+   * texts of those cells (`12" PAN`). Their quote is the file's, not a stray one (see runner/check.ts).
+   */
+  escapedQuotes?: Map<number, string[]>;
 }
 
 /** CRLF and lone CR become LF; a CR at the end of one chunk and LF at the start of the next is one break. */
@@ -77,7 +82,13 @@ export async function* csvRecordBatches(
   let scan: RecordEnd | undefined;
 
   /** Numbers the records of `consumed` characters of `input`: a cell may hold line breaks of its own. */
-  function number(records: string[][], input: string, consumed: number, errors: Papa.ParseError[]): CsvBatch {
+  function number(
+    records: string[][],
+    input: string,
+    consumed: number,
+    errors: Papa.ParseError[],
+    escapedQuotes?: Map<number, string[]>,
+  ): CsvBatch {
     const lines = new Int32Array(records.length);
     // As many breaks as records: no cell holds one, so the lines simply follow each other.
     const plain = countBreaks(input, consumed) === records.length;
@@ -86,7 +97,9 @@ export async function* csvRecordBatches(
       line += plain ? 1 : 1 + countNewlines(records[i]!);
     }
     const malformed = plain ? undefined : malformedRecords(records, errors);
-    return malformed ? { records, lines, malformed } : { records, lines };
+    const batch: CsvBatch = malformed ? { records, lines, malformed } : { records, lines };
+    if (escapedQuotes) batch.escapedQuotes = escapedQuotes;
+    return batch;
   }
 
   /** Records of text without quotes: a record is a line. */
@@ -134,7 +147,7 @@ export async function* csvRecordBatches(
     const input = partial + chunk;
     let consumed: number;
     const quoted = input.includes('"');
-    const own = !quoted
+    const own: ReturnType<typeof quotedRecords> = !quoted
       ? plainRecords(input, delimiter, true)
       : papaparseOnly
         ? undefined
@@ -142,7 +155,7 @@ export async function* csvRecordBatches(
     if (own) {
       consumed = own.consumed;
       if (own.records.length > 0)
-        yield quoted ? number(own.records, input, consumed, []) : numberPlain(own.records);
+        yield quoted ? number(own.records, input, consumed, [], own.escapedQuotes) : numberPlain(own.records);
     } else {
       // Quotes our loop leaves to papaparse (see quotedRecords), for the rest of the file.
       papaparseOnly = true;
@@ -178,7 +191,7 @@ export async function* csvRecordBatches(
   }
   const own = papaparseOnly ? undefined : quotedRecords(partial, delimiter, false);
   if (own) {
-    if (own.records.length > 0) yield number(own.records, partial, -1, []);
+    if (own.records.length > 0) yield number(own.records, partial, -1, [], own.escapedQuotes);
     return;
   }
   const result = parser.parse(partial, baseIndex, false);
@@ -237,14 +250,36 @@ export function plainRecords(
  * quote anywhere else in a cell is text, as for papaparse. undefined when a closing quote is followed by
  * anything else (spaces, text) or a quote is still open at the end of the text (`ignoreLastRow` false):
  * papaparse then reads the text, with its errors. A record unfinished at the end of the text (a quote still
- * open, or no line break after it) is left for the next chunk when `ignoreLastRow`.
+ * open, or no line break after it) is left for the next chunk when `ignoreLastRow`. `escapedQuotes`:
+ * the records with a quoted cell holding `""`, and those cells' texts (see CsvBatch).
  */
 export function quotedRecords(
   input: string,
   delimiter: string,
   ignoreLastRow: boolean,
-): { records: string[][]; consumed: number } | undefined {
+): { records: string[][]; consumed: number; escapedQuotes?: Map<number, string[]> } | undefined {
   const records: string[][] = [];
+  let escapedQuotes: Map<number, string[]> | undefined;
+  /** The cells of the record being read that held `""` (committed with the record). */
+  let escaped: string[] | undefined;
+  const done = (consumed: number) =>
+    escapedQuotes ? { records, consumed, escapedQuotes } : { records, consumed };
+  /** A quoted cell, `from` and `close` its quotes: noted when shorter than the text between them (`""`). */
+  const quotedCell = (from: number, close: number): string => {
+    const cell = unquote(input, from + 1, close);
+    if (cell.length !== close - from - 1) {
+      escaped ??= [];
+      escaped.push(cell);
+    }
+    return cell;
+  };
+  /** Before a record is pushed: its cells that held `""`. */
+  const commit = () => {
+    if (!escaped) return;
+    escapedQuotes ??= new Map();
+    escapedQuotes.set(records.length, escaped);
+    escaped = undefined;
+  };
   const width = delimiter.length;
   const length = input.length;
   if (length === 0) return { records, consumed: 0 };
@@ -260,14 +295,15 @@ export function quotedRecords(
         close = input.indexOf('"', close + 1);
         if (close === -1) {
           if (!ignoreLastRow) return undefined;
-          return { records, consumed };
+          return done(consumed);
         }
         if (close === length - 1) {
           // Closed at the end of the text: a record only when the text is all there is.
-          if (ignoreLastRow) return { records, consumed };
-          cells.push(unquote(input, at + 1, close));
+          if (ignoreLastRow) return done(consumed);
+          cells.push(quotedCell(at, close));
+          commit();
           records.push(cells);
-          return { records, consumed: length };
+          return done(length);
         }
         const next = input.charCodeAt(close + 1);
         if (next === QUOTE) {
@@ -276,12 +312,13 @@ export function quotedRecords(
         }
         break;
       }
-      const cell = unquote(input, at + 1, close);
+      const cell = quotedCell(at, close);
       if (input.startsWith(delimiter, close + 1)) {
         cells.push(cell);
         at = close + 1 + width;
       } else if (input.charCodeAt(close + 1) === NEWLINE) {
         cells.push(cell);
+        commit();
         records.push(cells);
         cells = [];
         at = close + 2;
@@ -299,6 +336,7 @@ export function quotedRecords(
     }
     if (nextBreak !== -1) {
       cells.push(input.slice(at, nextBreak));
+      commit();
       records.push(cells);
       cells = [];
       at = nextBreak + 1;
@@ -307,10 +345,11 @@ export function quotedRecords(
       continue;
     }
     // The text after the last break: a record only when the text is all there is.
-    if (ignoreLastRow) return { records, consumed };
+    if (ignoreLastRow) return done(consumed);
     cells.push(input.slice(at));
+    commit();
     records.push(cells);
-    return { records, consumed: length };
+    return done(length);
   }
 }
 

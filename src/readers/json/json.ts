@@ -11,6 +11,7 @@ import { maxRowBytes } from '../options.js';
 import type { Cell, SourceRow } from '../types.js';
 import { flattenRecord, HeaderUnion, invalidIn, KEY_BYTES } from './flatten.js';
 import { locateInText, PositionTracker, replayPrefix, syntaxDetail, type TextPosition } from './locate.js';
+import { numberOrText } from './numbers.js';
 import { createTokenizer, type Token } from './tokenizer.js';
 
 export interface JsonSettings {
@@ -34,6 +35,13 @@ export interface OpenedRecords {
   /** Union of the columns seen so far; grows while rows are read. */
   headers: string[];
   rows: AsyncIterable<SourceRow>;
+}
+
+/** The assembler, with a number a double would change kept as its text (numbers.ts). */
+class ExactAssembler extends Assembler {
+  override numberValue(text: string): void {
+    (this as unknown as { _saveValue(value: unknown): void })._saveValue(numberOrText(text));
+  }
 }
 
 interface Container {
@@ -179,7 +187,7 @@ async function* jsonRows(
         case 'startObject':
         case 'startArray':
           if (inRecords) {
-            assembler = new Assembler();
+            assembler = new ExactAssembler();
             assembler.consume(token);
             depth = 1;
             recordBytes = 0;

@@ -10,6 +10,7 @@ import type { Cell, SourceRow } from '../types.js';
 import { type FlattenLimits, flattenRecord, HeaderUnion, invalidIn } from './flatten.js';
 import type { OpenedRecords } from './json.js';
 import { syntaxDetail } from './locate.js';
+import { MAY_HOLD_LONG_NUMBER, quoteLongNumbers } from './numbers.js';
 import { createTokenizer } from './tokenizer.js';
 
 export interface NdjsonSettings {
@@ -150,21 +151,29 @@ class NdjsonLines {
       contents.push(content);
       numbers.push(line);
     }
-    const values = parseEach(contents);
+    if (contents.length === 0) return;
+    const joined = `[${contents.join(SEPARATOR_JSON)}]`;
+    const values = parseEach(joined, contents.length);
+    // A number a double would change is read from the line with it written as a string (numbers.ts);
+    // only a chunk whose text has a long run of digits is looked at line by line.
+    const long = MAY_HOLD_LONG_NUMBER.test(joined);
     for (let i = 0; i < contents.length; i++) {
-      this.take(contents[i]!, numbers[i]!, values ? values[2 * i] : UNPARSED);
+      const content = contents[i]!;
+      const exact = long && MAY_HOLD_LONG_NUMBER.test(content) ? quoteLongNumbers(content) : undefined;
+      this.take(content, numbers[i]!, values && exact === undefined ? values[2 * i] : UNPARSED, exact);
     }
   }
 
   /** One non-blank line to a row; `value` is its parsed value when the batch parse gave it. */
-  private take(content: string, line: number, parsed: unknown): void {
+  private take(content: string, line: number, parsed: unknown, exact?: string): void {
     const index = ++this.index;
     const where = `line ${line}`;
     const location = { text: where, source: this.settings.source, line };
     let value = parsed;
     if (value === UNPARSED) {
       try {
-        value = JSON.parse(content);
+        // `exact`: the line with its long numbers quoted; a syntax error is still located in the line itself.
+        value = JSON.parse(exact ?? content);
       } catch {
         const { column, detail } = locateInLine(content);
         this.batch.push({
@@ -211,23 +220,24 @@ const UNPARSED = Symbol('unparsed');
  * It lets the result prove its own alignment: only when every separator is an array element of its own,
  * at every second place, was each line exactly one JSON value.
  */
-const SEPARATOR = randomBytes(8).toString('hex'); // short: it is parsed once per line
+// Letters g to z: no digit or `e`, so the separators give no false sign of a long number (numbers.ts).
+const SEPARATOR = Array.from(randomBytes(14), (byte) => String.fromCharCode(103 + (byte % 20))).join(''); // short: it is parsed once per line
 const SEPARATOR_JSON = `,${JSON.stringify(SEPARATOR)},`;
 
 /**
- * Parses the lines with one JSON.parse (a third cheaper than one call per line) and returns
+ * Parses the lines, joined with SEPARATOR_JSON in `[...]`, with one JSON.parse (a third cheaper than one
+ * call per line) and returns
  * `[line 1, separator, line 2, ...]`, so line i is at 2i; undefined when any line is not exactly one
  * JSON value, which the caller then parses line by line for its own error.
  */
-function parseEach(lines: string[]): unknown[] | undefined {
-  if (lines.length === 0) return undefined;
+function parseEach(joined: string, count: number): unknown[] | undefined {
   let values: unknown;
   try {
-    values = JSON.parse(`[${lines.join(SEPARATOR_JSON)}]`);
+    values = JSON.parse(joined);
   } catch {
     return undefined;
   }
-  if (!Array.isArray(values) || values.length !== 2 * lines.length - 1) return undefined;
+  if (!Array.isArray(values) || values.length !== 2 * count - 1) return undefined;
   for (let i = 1; i < values.length; i += 2) if (values[i] !== SEPARATOR) return undefined;
   return values;
 }

@@ -241,6 +241,7 @@ class BatchDecoder {
       row = { location, cells, index };
     }
     if (special?.error) row.error = special.error;
+    if (special?.escapedQuotes) row.escapedQuotes = special.escapedQuotes;
     return row;
   }
 

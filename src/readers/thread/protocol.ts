@@ -45,6 +45,7 @@ export interface RowExtra {
   /** The location's source, when it is not the opened source's. */
   source?: string;
   error?: { code: string; message: string };
+  escapedQuotes?: readonly string[];
 }
 
 export interface OpenedMessage {

@@ -163,10 +163,11 @@ async function run(): Promise<void> {
     };
     const add = (row: SourceRow) => {
       const { location, values, headers } = row;
-      if (location.source !== opened.source || row.error) {
+      if (location.source !== opened.source || row.error || row.escapedQuotes) {
         const extra: RowExtra = {};
         if (location.source !== opened.source) extra.source = location.source;
         if (row.error) extra.error = row.error;
+        if (row.escapedQuotes) extra.escapedQuotes = row.escapedQuotes;
         batch.extras.push([batch.count, extra]);
       }
       batch.text(location.text);
