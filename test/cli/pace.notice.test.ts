@@ -19,7 +19,7 @@ const fixture = useSandbox({ seed: 'empty', rateLimit: { requests: 10, windowSec
 // accepted answer, again and again.
 const strict = useSandbox({ seed: 'empty', rateLimit: { requests: 1, windowSeconds: 1 } });
 
-const ROWS = 60;
+const ROWS = 30;
 const LOWERED =
   /^pace lowered from 50 to 25 requests per 1 s, below the rate limit of 50: the Catalog API answered 429 \(too many requests\) at \d\d:\d\d:\d\d; it climbs back while requests are accepted$/;
 
@@ -100,7 +100,7 @@ describe('an export slowed by 429s', () => {
   it('says so once, and its --json summary records the pace', async () => {
     const cwd = tempDir('pace-export');
     // Pages of 100, one request each: more of them than the service takes in a second.
-    seedBulkProducts(fixture.sb.services.catalog, 3000);
+    seedBulkProducts(fixture.sb.services.catalog, 1500);
     const child = startCli(
       ['export', 'products', '--out', 'products.csv', '--rate-limit', '50/1', '--json'],
       cwd,
