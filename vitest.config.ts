@@ -43,7 +43,7 @@ export default defineConfig({
     pool: 'forks',
     // The slow files mostly wait (on retries, timers, child processes), so more files than cores run
     // at once; one number for both projects, which share the pool. `--maxWorkers N` overrides it.
-    maxWorkers: 4,
+    maxWorkers: 5,
     // The slow project's files first, longest first, so none starts last and runs alone.
     sequence: { sequencer: SlowFirstSequencer },
     reporters: ['default', './test/helpers/skipped-reporter.ts'],
