@@ -29,6 +29,14 @@ const WAITING =
 
 /** `20:01:02` as seconds of the day. */
 const seconds = (clock: string) => clock.split(':').reduce((s, part) => s * 60 + Number(part), 0);
+/** Seconds from one clock time (HH:MM:SS) to a later one, across midnight too. */
+const secondsBetween = (since: string, until: string) => (seconds(until) - seconds(since) + 86_400) % 86_400;
+/** The progress lines of `prefix` that say the run waits. */
+const waitingLines = (stderr: string, prefix: string) =>
+  stderr.split('\n').filter((line) => line.startsWith(prefix) && line.includes('waiting for'));
+/** The most rows a progress line (`pattern`'s first group) said so far. */
+const mostRows = (stderr: string, pattern: RegExp) =>
+  Math.max(...stderr.split('\n').map((line) => Number(pattern.exec(line)?.[1] ?? 0)));
 
 describe('progress while the service cannot be reached', () => {
   it('keeps the rows and counts done so far and says it waits, for how long so far and until when', async () => {
@@ -70,9 +78,7 @@ describe('progress while the service cannot be reached', () => {
     const end = await child.exited;
     expect(end.code, end.stderr).toBe(0);
 
-    const waiting = end.stderr
-      .split('\n')
-      .filter((line) => line.startsWith('import: ') && line.includes('waiting for'));
+    const waiting = waitingLines(end.stderr, 'import: ');
     expect(waiting.length, end.stderr).toBeGreaterThanOrEqual(3);
     for (const line of waiting) {
       const m = WAITING.exec(line);
@@ -82,7 +88,7 @@ describe('progress while the service cannot be reached', () => {
       expect(Number(rows), line).toBeGreaterThanOrEqual(doneBefore);
       expect(line).toContain(`created ${rows},`);
       // Until the budget (30 s) runs out from when the wait began.
-      expect((seconds(until!) - seconds(since!) + 86_400) % 86_400, line).toBe(30);
+      expect(secondsBetween(since!, until!), line).toBe(30);
       // No rate nor ETA while nothing moves.
       expect(line).not.toMatch(/rows\/s|ETA/);
     }
@@ -122,19 +128,12 @@ describe('progress while the service cannot be reached', () => {
     );
     await child.waitFor(/^export products: [1-9]\d* of \d+ rows/m);
     await proxy.set({ kind: 'refuse' });
-    const before = Math.max(
-      ...child
-        .stderr()
-        .split('\n')
-        .map((line) => Number(/^export products: (\d+) of/.exec(line)?.[1] ?? 0)),
-    );
+    const before = mostRows(child.stderr(), /^export products: (\d+) of/);
     await child.waitFor(/(; waiting for the Catalog API since[^\n]*\n[\s\S]*){3}/);
     await proxy.set({ kind: 'pass' });
     const end = await child.exited;
     expect(end.code, end.stderr).toBe(0);
-    const waiting = end.stderr
-      .split('\n')
-      .filter((line) => line.startsWith('export products: ') && line.includes('waiting for'));
+    const waiting = waitingLines(end.stderr, 'export products: ');
     expect(waiting.length, end.stderr).toBeGreaterThanOrEqual(3);
     for (const line of waiting) {
       const m =
@@ -143,7 +142,7 @@ describe('progress while the service cannot be reached', () => {
         );
       expect(m, line).not.toBeNull();
       expect(Number(m![1]), line).toBeGreaterThanOrEqual(before);
-      expect((seconds(m![5]!) - seconds(m![3]!) + 86_400) % 86_400, line).toBe(30);
+      expect(secondsBetween(m![3]!, m![5]!), line).toBe(30);
     }
   }, 120_000);
 
@@ -169,12 +168,7 @@ describe('progress while the service cannot be reached', () => {
     );
     await child.waitFor(/^copy products: [1-9]\d* rows/m);
     await targetProxy.set({ kind: 'refuse' });
-    const before = Math.max(
-      ...child
-        .stderr()
-        .split('\n')
-        .map((line) => Number(/^copy products: (\d+) rows/.exec(line)?.[1] ?? 0)),
-    );
+    const before = mostRows(child.stderr(), /^copy products: (\d+) rows/);
     await child.waitFor(/(; waiting for the target's Catalog API since[^\n]*\n[\s\S]*){3}/);
     await targetProxy.set({ kind: 'pass' });
     const end = await child.exited;
@@ -182,9 +176,7 @@ describe('progress while the service cannot be reached', () => {
     // The outage said as a line too, naming the side.
     expect(end.stderr).toMatch(/^target: waiting for the Catalog API since \S+: it cannot be reached/m);
     expect(end.stderr).toMatch(/^target: the Catalog API is back /m);
-    const waiting = end.stderr
-      .split('\n')
-      .filter((line) => line.startsWith('copy products: ') && line.includes('waiting for'));
+    const waiting = waitingLines(end.stderr, 'copy products: ');
     expect(waiting.length, end.stderr).toBeGreaterThanOrEqual(3);
     for (const line of waiting) {
       const m =
@@ -193,7 +185,7 @@ describe('progress while the service cannot be reached', () => {
         );
       expect(m, line).not.toBeNull();
       expect(Number(m![1]), line).toBeGreaterThanOrEqual(before);
-      expect((seconds(m![4]!) - seconds(m![2]!) + 86_400) % 86_400, line).toBe(30);
+      expect(secondsBetween(m![2]!, m![4]!), line).toBe(30);
       expect(line).not.toMatch(/rows\/s|ETA/);
     }
     expect(end.stderr).toMatch(new RegExp(`^products: ${COPIED} copied`, 'm'));
