@@ -16,6 +16,7 @@ import { cpus, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { ownPeakRssKb } from '../test/helpers/own-peak-rss.mjs';
 
 type Format = 'csv' | 'xlsx' | 'json' | 'ndjson';
 type Impl = 'raw' | 'ours' | 'floor';
@@ -179,7 +180,7 @@ async function runCase(format: Format, impl: Impl, path: string): Promise<void> 
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   const cpu = process.cpuUsage(cpuStart);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  const peakRssMb = ownPeakRssKb() / 1024;
   const result: CaseResult = { format, impl, rows, seconds, cpuSeconds, peakRssMb };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

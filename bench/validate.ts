@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ExcelJS from 'exceljs';
 import type { Profile } from '../src/mappers/profile-types.js';
+import { ownPeakRssKb } from '../test/helpers/own-peak-rss.mjs';
 import { pulledSchemas } from './_schemas.js';
 
 type Impl =
@@ -279,7 +280,7 @@ if (invokedDirectly) {
     const started = process.hrtime.bigint();
     const counts = await CASES[impl](path, schemasDir);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+    const peakRssMb = Math.round(ownPeakRssKb() / 1024);
     process.stdout.write(`${JSON.stringify({ impl, ...counts, seconds, peakRssMb } satisfies CaseResult)}\n`);
   } else {
     await run();

@@ -5,6 +5,7 @@
 import { connect } from '../../src/config/index.js';
 import type { Draft, DraftSource } from '../../src/mappers/types.js';
 import { KnownState } from '../../src/runs/known-state.js';
+import { ownPeakRssKb } from '../helpers/own-peak-rss.mjs';
 
 const records = Number(process.env.RECORDS);
 const phase = process.env.PHASE as 'write' | 'read';
@@ -82,6 +83,6 @@ process.stdout.write(
     wrongIds,
     ownWrites: ownWrites?.unchanged.map((u) => u.id) ?? null,
     peakHeldMb: peak / MB,
-    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    maxRssMb: ownPeakRssKb() / 1024,
   })}\n`,
 );
