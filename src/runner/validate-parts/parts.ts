@@ -43,8 +43,12 @@ const DEFAULT_MODE = 'auto';
 const AUTO_FROM_ROWS = 1_000_000;
 /** `auto` looks for quotes, and counts lines, in this much of the file's head. */
 const HEAD_PROBE_BYTES = 64 << 10;
-/** Small parts keep memory low (a part's rows, report text and strings live at once) at no cost in speed. */
-const PART_BYTES = 256 << 10;
+/**
+ * Small parts keep memory low (a part's rows, report text and strings live at once) at no cost in speed:
+ * at 2M rows, parts of 128 KB peaked 13 to 35 MB lower than parts of 256 KB on every shape, in about the
+ * same time (docs/benchmarks.md).
+ */
+const PART_BYTES = 128 << 10;
 /** A part thread gets this many parts for each one this thread checks. */
 const MAIN_SHARE = 1;
 /**
