@@ -58,6 +58,9 @@ describe('plainRecords', () => {
   });
 });
 
+/** The line breaks a record's cells hold. */
+const breaksIn = (cells: string[]) => cells.reduce((n, cell) => n + cell.split('\n').length - 1, 0);
+
 describe('quotedRecords', () => {
   const delimiters = [',', ';', '\t', '::'];
 
@@ -74,6 +77,8 @@ describe('quotedRecords', () => {
         const { records, consumed, errors } = papaparse(input, delimiter, ignoreLastRow);
         expect(errors).toEqual([]);
         expect({ records: own.records, consumed: own.consumed }).toEqual({ records, consumed });
+        // Each record's line breaks, counted as it was read: the breaks its cells hold.
+        expect(own.breaks).toEqual(records.map(breaksIn));
       }),
       { numRuns: 5000 },
     );
@@ -112,6 +117,7 @@ describe('quotedRecords', () => {
           const own = quotedRecords(input, delimiter, ignoreLastRow);
           const { records, consumed } = papaparse(input, delimiter, ignoreLastRow);
           expect({ records: own?.records, consumed: own?.consumed }).toEqual({ records, consumed });
+          expect(own?.breaks).toEqual(records.map(breaksIn));
           // Only the records given: an unfinished one left for the next chunk is not named.
           for (const at of own?.escapedQuotes?.keys() ?? []) expect(at).toBeLessThan(records.length);
         }
@@ -131,8 +137,12 @@ describe('quotedRecords', () => {
     expect(quotedRecords('"a"x,b\n', ',', true)).toBeUndefined();
     expect(quotedRecords('a,"b\nc', ',', false)).toBeUndefined();
     // Open at the end of a chunk: the record waits for the next one.
-    expect(quotedRecords('x\na,"b\nc', ',', true)).toEqual({ records: [['x']], consumed: 2 });
+    expect(quotedRecords('x\na,"b\nc', ',', true)).toEqual({ records: [['x']], consumed: 2, breaks: [0] });
     // A quote inside a cell that does not start with one is text.
-    expect(quotedRecords('a"b,c\n', ',', true)).toEqual({ records: [['a"b', 'c']], consumed: 6 });
+    expect(quotedRecords('a"b,c\n', ',', true)).toEqual({
+      records: [['a"b', 'c']],
+      consumed: 6,
+      breaks: [0],
+    });
   });
 });

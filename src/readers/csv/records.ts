@@ -82,13 +82,7 @@ export async function* csvRecordBatches(
   let scan: RecordEnd | undefined;
 
   /** Numbers the records of `consumed` characters of `input`: a cell may hold line breaks of its own. */
-  function number(
-    records: string[][],
-    input: string,
-    consumed: number,
-    errors: Papa.ParseError[],
-    escapedQuotes?: Map<number, string[]>,
-  ): CsvBatch {
+  function number(records: string[][], input: string, consumed: number, errors: Papa.ParseError[]): CsvBatch {
     const lines = new Int32Array(records.length);
     // As many breaks as records: no cell holds one, so the lines simply follow each other.
     const plain = countBreaks(input, consumed) === records.length;
@@ -97,9 +91,17 @@ export async function* csvRecordBatches(
       line += plain ? 1 : 1 + countNewlines(records[i]!);
     }
     const malformed = plain ? undefined : malformedRecords(records, errors);
-    const batch: CsvBatch = malformed ? { records, lines, malformed } : { records, lines };
-    if (escapedQuotes) batch.escapedQuotes = escapedQuotes;
-    return batch;
+    return malformed ? { records, lines, malformed } : { records, lines };
+  }
+
+  /** Records our own loop read from text with quotes: each record's breaks were counted as it was read. */
+  function numberQuoted({ records, breaks, escapedQuotes }: QuotedRecords): CsvBatch {
+    const lines = new Int32Array(records.length);
+    for (let i = 0; i < records.length; i++) {
+      lines[i] = line;
+      line += 1 + breaks[i]!;
+    }
+    return escapedQuotes ? { records, lines, escapedQuotes } : { records, lines };
   }
 
   /** Records of text without quotes: a record is a line. */
@@ -147,15 +149,14 @@ export async function* csvRecordBatches(
     const input = partial + chunk;
     let consumed: number;
     const quoted = input.includes('"');
-    const own: ReturnType<typeof quotedRecords> = !quoted
-      ? plainRecords(input, delimiter, true)
-      : papaparseOnly
-        ? undefined
-        : quotedRecords(input, delimiter, true);
-    if (own) {
+    const plain = quoted ? undefined : plainRecords(input, delimiter, true);
+    const own = quoted && !papaparseOnly ? quotedRecords(input, delimiter, true) : undefined;
+    if (plain) {
+      consumed = plain.consumed;
+      if (plain.records.length > 0) yield numberPlain(plain.records);
+    } else if (own) {
       consumed = own.consumed;
-      if (own.records.length > 0)
-        yield quoted ? number(own.records, input, consumed, [], own.escapedQuotes) : numberPlain(own.records);
+      if (own.records.length > 0) yield numberQuoted(own);
     } else {
       // Quotes our loop leaves to papaparse (see quotedRecords), for the rest of the file.
       papaparseOnly = true;
@@ -191,7 +192,7 @@ export async function* csvRecordBatches(
   }
   const own = papaparseOnly ? undefined : quotedRecords(partial, delimiter, false);
   if (own) {
-    if (own.records.length > 0) yield number(own.records, partial, -1, [], own.escapedQuotes);
+    if (own.records.length > 0) yield numberQuoted(own);
     return;
   }
   const result = parser.parse(partial, baseIndex, false);
@@ -251,19 +252,23 @@ export function plainRecords(
  * anything else (spaces, text) or a quote is still open at the end of the text (`ignoreLastRow` false):
  * papaparse then reads the text, with its errors. A record unfinished at the end of the text (a quote still
  * open, or no line break after it) is left for the next chunk when `ignoreLastRow`. `escapedQuotes`:
- * the records with a quoted cell holding `""`, and those cells' texts (see CsvBatch).
+ * the records with a quoted cell holding `""`, and those cells' texts (see CsvBatch); `breaks`: each
+ * record's line breaks inside its quoted cells, counted as they are passed (no search of every cell after).
  */
 export function quotedRecords(
   input: string,
   delimiter: string,
   ignoreLastRow: boolean,
-): { records: string[][]; consumed: number; escapedQuotes?: Map<number, string[]> } | undefined {
+): QuotedRecords | undefined {
   const records: string[][] = [];
+  const breaks: number[] = [];
+  /** Line breaks inside the quoted cells of the record being read. */
+  let inside = 0;
   let escapedQuotes: Map<number, string[]> | undefined;
   /** The cells of the record being read that held `""` (committed with the record). */
   let escaped: string[] | undefined;
-  const done = (consumed: number) =>
-    escapedQuotes ? { records, consumed, escapedQuotes } : { records, consumed };
+  const done = (consumed: number): QuotedRecords =>
+    escapedQuotes ? { records, consumed, breaks, escapedQuotes } : { records, consumed, breaks };
   /** A quoted cell, `from` and `close` its quotes: noted when shorter than the text between them (`""`). */
   const quotedCell = (from: number, close: number): string => {
     const cell = unquote(input, from + 1, close);
@@ -273,8 +278,10 @@ export function quotedRecords(
     }
     return cell;
   };
-  /** Before a record is pushed: its cells that held `""`. */
+  /** Before a record is pushed: its line breaks and its cells that held `""`. */
   const commit = () => {
+    breaks.push(inside);
+    inside = 0;
     if (!escaped) return;
     escapedQuotes ??= new Map();
     escapedQuotes.set(records.length, escaped);
@@ -282,7 +289,7 @@ export function quotedRecords(
   };
   const width = delimiter.length;
   const length = input.length;
-  if (length === 0) return { records, consumed: 0 };
+  if (length === 0) return { records, consumed: 0, breaks };
   let consumed = 0;
   let at = 0;
   let cells: string[] = [];
@@ -300,6 +307,10 @@ export function quotedRecords(
         if (close === length - 1) {
           // Closed at the end of the text: a record only when the text is all there is.
           if (ignoreLastRow) return done(consumed);
+          while (nextBreak !== -1 && nextBreak < close) {
+            inside++;
+            nextBreak = input.indexOf('\n', nextBreak + 1);
+          }
           cells.push(quotedCell(at, close));
           commit();
           records.push(cells);
@@ -311,6 +322,11 @@ export function quotedRecords(
           continue;
         }
         break;
+      }
+      // The breaks the cell holds (the next break is never before the cell's start).
+      while (nextBreak !== -1 && nextBreak < close) {
+        inside++;
+        nextBreak = input.indexOf('\n', nextBreak + 1);
       }
       const cell = quotedCell(at, close);
       if (input.startsWith(delimiter, close + 1)) {
@@ -351,6 +367,14 @@ export function quotedRecords(
     records.push(cells);
     return done(length);
   }
+}
+
+/** What `quotedRecords` read: see there. */
+export interface QuotedRecords {
+  records: string[][];
+  consumed: number;
+  breaks: number[];
+  escapedQuotes?: Map<number, string[]>;
 }
 
 /** A quoted cell's text between its quotes, `""` read as one quote. */
