@@ -9,32 +9,48 @@ import type { ServiceName } from '../api/errors.js';
 import type { PaceNotice, PaceSummary } from '../api/pace.js';
 import { clockTime } from '../api/service-http.js';
 import type { ConnectionFlags } from '../config/config.js';
-import type { Connection } from '../config/index.js';
+import type { Connection, ConnectOptions } from '../config/index.js';
 import type { Output } from './output.js';
 import type { Wait } from './progress.js';
 
-/**
- * `connect` for a command other than import. `waiting`: told the services waited for whenever that
- * changes, for the command's progress line (`Progress.waiting`).
- */
+/** How a connection made by `connectTelling` tells what it meets. */
+export interface Telling {
+  /** Told the services waited for whenever that changes, for the command's progress line (`Progress.waiting`). */
+  waiting?: (waits: readonly Wait[]) => void;
+  /** A copy's side (`source`, `target`): its lines start with it, and its waits name it. */
+  side?: string;
+  /** What happens once the outage budget runs out, as the waiting line says it (default `then it stops`). */
+  pastBudget?: string;
+  /** The line past the budget too (a copy); else the command's own error says why it stops. */
+  sayGone?: boolean;
+  /** More for `connect` (a copy's side reads no environment and names its own flags). */
+  connect?: Omit<ConnectOptions, 'flags' | 'announce' | 'onPace' | 'onOutage'>;
+}
+
+/** `connect` for a command other than import: its outage and pace lines, and its waits for the progress line. */
 export async function connectTelling(
   out: Output,
   flags: ConnectionFlags,
-  waiting?: (waits: readonly Wait[]) => void,
+  telling: Telling = {},
 ): Promise<Connection> {
   // Loaded on use, as the commands load it: --help and offline commands start faster.
   const { connect } = await import('../config/index.js');
+  const say = telling.side
+    ? (line: string) => out.error(`${telling.side}: ${line}`)
+    : (line: string) => out.error(line);
+  // The outage budget is the connection's, known once it is made (a notice comes only after a request).
   let budgetMs = 0;
-  const waits = new OutageWaits();
-  const pace = new PaceLines((line) => out.error(line));
+  const waits = new OutageWaits(telling.side);
+  const pace = new PaceLines(say);
   const connection = await connect({
+    ...telling.connect,
     flags,
     announce: (line) => out.error(line),
     onPace: (notice) => pace.note(notice),
     onOutage: (service: ServiceName, notice: OutageNotice) => {
-      waiting?.(waits.note(service, notice, budgetMs));
-      // Past the budget the command's own error says why it stops.
-      if (notice.state !== 'gone') out.error(outageLine(service, notice, budgetMs, 'then it stops'));
+      telling.waiting?.(waits.note(service, notice, budgetMs));
+      if (notice.state !== 'gone' || telling.sayGone)
+        say(outageLine(service, notice, budgetMs, telling.pastBudget ?? 'then it stops'));
     },
   });
   budgetMs = connection.transport.outage.budgetMs;

@@ -5,16 +5,13 @@
 // side, so a CATALOG_URL meant for other commands never picks the wrong tenant.
 import path from 'node:path';
 import type { Argv, CommandModule, Options } from 'yargs';
-import type { OutageNotice } from '../../api/circuit.js';
-import type { ServiceName } from '../../api/errors.js';
-import type { PaceNotice } from '../../api/pace.js';
-import { type Connection, connect, numberFlag } from '../../config/index.js';
+import { type Connection, numberFlag } from '../../config/index.js';
 import { NUMBER_SETTINGS } from '../../config/numbers.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import type { CopyResult, CopyStep } from '../../runner/copy/copy.js';
 import { EXIT_CODES, type RunStop } from '../../runner/import/types.js';
 import { tenantHash } from '../../runs/source-identity.js';
-import { OutageWaits, outageLine, PaceLines, paceSummaryWords } from '../outage-notice.js';
+import { connectTelling, paceSummaryWords } from '../outage-notice.js';
 import { EXIT, type Output, printJsonEnd } from '../output.js';
 import { createProgress, type Progress, type Wait } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
@@ -80,27 +77,18 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
     handler: async (args: CopyArgs) => {
       let progress: Progress | undefined;
       // The services waited for now, each side's: the step's progress line says so while they are.
-      const waits = { from: [] as Wait[], to: [] as Wait[] };
+      const waits: { from: readonly Wait[]; to: readonly Wait[] } = { from: [], to: [] };
       const waitingNow = () => [...waits.from, ...waits.to];
-      const telling = (side: 'from' | 'to'): SideNotices => {
-        const name = SIDE_NAMES[side];
-        const outages = new OutageWaits(name);
-        const pace = new PaceLines((line) => out.error(`${name}: ${line}`));
-        return {
-          onOutage: (service, notice, budgetMs) => {
-            waits[side] = outages.note(service, notice, budgetMs);
-            progress?.waiting(waitingNow());
-            out.error(
-              `${name}: ${outageLine(service, notice, budgetMs, 'then the copy stops and copy --resume goes on')}`,
-            );
-          },
-          onPace: (notice) => pace.note(notice),
-        };
-      };
-      const from = await connectSide('from', args, out, telling('from'));
+      const from = await connectSide('from', args, out, (now) => {
+        waits.from = now;
+        progress?.waiting(waitingNow());
+      });
       let to: Connection;
       try {
-        to = await connectSide('to', args, out, telling('to'));
+        to = await connectSide('to', args, out, (now) => {
+          waits.to = now;
+          progress?.waiting(waitingNow());
+        });
       } catch (err) {
         await from.close();
         throw err;
@@ -190,17 +178,11 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
 
 const SIDE_NAMES = { from: 'source', to: 'target' } as const;
 
-/** What a side's connection tells while it runs: a service it cannot reach, and its pace lowered by 429s. */
-interface SideNotices {
-  onOutage: (service: ServiceName, notice: OutageNotice, budgetMs: number) => void;
-  onPace: (notice: PaceNotice) => void;
-}
-
 async function connectSide(
   side: 'from' | 'to',
   args: CopyArgs,
   out: Output,
-  notices: SideNotices,
+  waiting: (waits: readonly Wait[]) => void,
 ): Promise<Connection> {
   const flag = (name: (typeof SIDE_FLAGS)[number]) => args[`${side}-${name}`] as string | undefined;
   const concurrency = args[`${side}-concurrency`] as number | undefined;
@@ -211,10 +193,10 @@ async function connectSide(
       `copy needs the ${side === 'from' ? 'source' : 'target'} tenant: --${side} FILE (a config file) or --${side}-catalog-url with --${side}-dam-url and --${side}-api-key`,
     );
   }
-  // The outage budget is the connection's, known once it is made (a notice comes only after a request).
-  let budgetMs = 0;
-  const connection = await connect({
-    flags: {
+  const name = SIDE_NAMES[side];
+  return connectTelling(
+    out,
+    {
       // Without a file of its own, a side does not fall back to the nearest catalog-io.config.json.
       ...(config !== undefined ? { config } : { noConfigFile: true }),
       ...(flag('catalog-url') && { catalogUrl: flag('catalog-url') }),
@@ -223,15 +205,18 @@ async function connectSide(
       ...(flag('rate-limit') && { rateLimit: flag('rate-limit') }),
       ...(concurrency !== undefined && { concurrency }),
     },
-    // A copy reads no environment; its errors name the side's own flags and file.
-    env: {},
-    names: { flagPrefix: `${side}-`, readsEnvironment: false, configFile: `the --${side} file` },
-    announce: (line) => out.error(line),
-    onOutage: (service, notice) => notices.onOutage(service, notice, budgetMs),
-    onPace: notices.onPace,
-  });
-  budgetMs = connection.transport.outage.budgetMs;
-  return connection;
+    {
+      waiting,
+      side: name,
+      pastBudget: 'then the copy stops and copy --resume goes on',
+      sayGone: true,
+      // A copy reads no environment; its errors name the side's own flags and file.
+      connect: {
+        env: {},
+        names: { flagPrefix: `${side}-`, readsEnvironment: false, configFile: `the --${side} file` },
+      },
+    },
+  );
 }
 
 function stepLine(step: CopyStep, plan: boolean): string {

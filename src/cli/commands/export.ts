@@ -106,9 +106,11 @@ export const exportCommand: CommandFactory = (out, setExitCode) =>
       let progress: Progress | undefined;
       // The services waited for now: each entity's progress line says so while they are.
       let waits: readonly Wait[] = [];
-      const connection = await connectTelling(out, connectionFlagsFrom(args), (now) => {
-        waits = now;
-        progress?.waiting(now);
+      const connection = await connectTelling(out, connectionFlagsFrom(args), {
+        waiting: (now) => {
+          waits = now;
+          progress?.waiting(now);
+        },
       });
       const quiet = args.quiet || args.json;
       let current = '';

@@ -71,9 +71,11 @@ export const validateCommand: CommandFactory = (out, setExitCode) =>
       let waits: readonly Wait[] = [];
       const connection =
         (checkRefs || reading.header) && !flags.schemas
-          ? await connectTelling(out, flags, (now) => {
-              waits = now;
-              progress?.waiting(now);
+          ? await connectTelling(out, flags, {
+              waiting: (now) => {
+                waits = now;
+                progress?.waiting(now);
+              },
             })
           : undefined;
       // Everything after the connection is inside its `finally`: an open connection (the embedded
