@@ -143,14 +143,10 @@ export class RefTracker {
       this.leaveOrder();
     }
     let said: Array<string | undefined> | undefined;
-    // The part's refs probe the table in the order of their home slots (rows in order among equal
-    // homes, so the first of two equal refs is the one kept): a walk up the table instead of a jump
-    // per row, which the processor's caches and page tables follow far better.
-    const order = new Float64Array(n);
-    for (let i = 0; i < n; i++) order[i] = this.home(hashes[2 * i]!) * n + i;
-    order.sort();
-    for (let k = 0; k < n; k++) {
-      const i = order[k]! % n;
+    // In the part's order: the table of recent refs keeps the large table's walk in order (recent-refs.ts).
+    // Walking the refs sorted by home slot instead piled them onto one end of that small table, where
+    // each probe then ran along all the refs before it.
+    for (let i = 0; i < n; i++) {
       const first = this.checkHashed(
         hashes[2 * i]!,
         (hashes[2 * i + 1]! & ~TEMPLATE_MASK) | template,

@@ -62,10 +62,17 @@ class RefNotes {
   }
 }
 
-/** A part's report lines as UTF-8 bytes, in a buffer of their own that grows (moved to the main thread). */
+/**
+ * A part's report lines as UTF-8 bytes, in a buffer of their own that grows (moved to the main thread):
+ * one the main thread gave back when it has one.
+ */
 class ReportBytes implements ByteTail {
-  chunk = Buffer.allocUnsafeSlow(64 * 1024);
+  chunk: Buffer;
   at = 0;
+
+  constructor(spare: ArrayBuffer | undefined) {
+    this.chunk = spare ? Buffer.from(spare) : Buffer.allocUnsafeSlow(64 * 1024);
+  }
 
   room(bytes: number): undefined {
     if (bytes <= this.chunk.length - this.at) return undefined;
@@ -82,6 +89,9 @@ class ReportBytes implements ByteTail {
   }
 }
 
+/** Report buffers a checker keeps for later parts. */
+const MAX_SPARES = 4;
+
 /**
  * Checks parts one at a time: the same reader, checker and row loop as one thread over the whole file,
  * the report and rejects lines gathered as text, the duplicate check's questions noted for the thread
@@ -93,6 +103,11 @@ export class PartChecker {
   private readonly checker: RowChecker;
   private readonly lines: ReportText | undefined;
   private readonly rejectsText: ReturnType<typeof csvRejectsText> | undefined;
+  /**
+   * Report buffers the main thread gave back once it wrote their lines: a part's lines go into one of
+   * them rather than into new memory, which the collector would free only late (it is outside its heap).
+   */
+  private readonly spares: ArrayBuffer[] = [];
 
   constructor(
     private readonly input: PartThreadInput,
@@ -120,7 +135,8 @@ export class PartChecker {
     const { input, model, checker, lines, rejectsText } = this;
     this.notes = new RefNotes(this.hasher);
     const notes = this.notes;
-    const report = lines && new ReportBytes();
+    if (message.spare && this.spares.length < MAX_SPARES) this.spares.push(message.spare);
+    const report = lines && new ReportBytes(this.spares.pop());
     let rejects = '';
     let rejected = 0;
     const { validAt, validRoom } = lines ?? {};

@@ -26,10 +26,10 @@ import { registeredSecrets } from '../../secrets.js';
 import { AssetCheck } from '../asset-check.js';
 import { RowChecker } from '../check.js';
 import { checkRows, emptySummary, type ValidateRowsOptions, type ValidateSummary } from '../validate-rows.js';
-import { pieces } from './part-check.js';
+import { PartChecker, pieces } from './part-check.js';
 import type { PartResult, PartThreadInput } from './protocol.js';
 import { type DataStart, dataStart, FileParts, type Part, SlotPool } from './split.js';
-import { PARTS_PER_THREAD, ThreadPool } from './thread-pool.js';
+import { PARTS_PER_THREAD, partMessage, ThreadPool } from './thread-pool.js';
 
 /**
  * `auto` (the default) checks in parts only where two threads measured faster than one on a 2-core
@@ -280,7 +280,11 @@ interface Here {
   plan: PartsPlan;
 }
 
-/** A part read and waiting for its turn: checked by a thread (`result`), or here when its turn comes. */
+/**
+ * A part read and waiting for its turn: checked by a thread or here (`result`), or not yet given out.
+ * Parts checked here are checked as a thread checks them (PartChecker), whenever this thread would
+ * otherwise wait, and wait for their turn like the threads' results.
+ */
 interface Given {
   part: Part;
   /** Dealt to this thread. */
@@ -297,6 +301,7 @@ async function checkInParts(
 ): Promise<void> {
   const { plan, summary, options, checker } = here;
   pool.init(plan.input);
+  const local = new PartChecker(plan.input, options.model);
   // Tests make the threads take their share from the first part on.
   if (process.env.CATALOG_IO_VALIDATE_WAIT_THREADS === '1') await pool.ready();
   try {
@@ -307,6 +312,9 @@ async function checkInParts(
     // Parts are dealt in turn: one to this thread, then MAIN_SHARE to each part thread (this thread also
     // reads the file, answers the duplicate check and writes every part's bytes).
     let sinceMine = Number.POSITIVE_INFINITY;
+    let seq = 0;
+    // Report buffers whose lines are written: they go back to a checker with a later part.
+    const spares: ArrayBuffer[] = [];
     for (;;) {
       if (options.signal?.aborted) throw options.signal.reason;
       while (!ended && given.length < window) {
@@ -325,23 +333,27 @@ async function checkInParts(
       // A thread's parts go out while it has room; one it cannot take yet stays for this thread.
       for (const entry of given) {
         if (entry.result || entry.mine) continue;
-        const result = pool.offer(entry.part);
+        const result = pool.offer(entry.part, spares);
         if (!result) break;
         track(entry, result);
       }
       const first = given[0];
       if (!first) break;
-      if (!first.result) {
-        given.shift();
-        plan.checked++;
-        await checkHere(here, first.part);
-        plan.pool.release(first.part.slot);
-        options.onRow?.(summary);
-        continue;
+      if (!first.settled) {
+        // Rather than wait for the first part's result, this thread checks the first part nobody has;
+        // then lets the threads' messages in (a thread that became ready, a result that came).
+        const open = given.find((entry) => !entry.result);
+        if (open) {
+          const result = await local.check(partMessage(open.part, seq++, spares.pop()));
+          open.result = Promise.resolve(result);
+          open.settled = true;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          continue;
+        }
       }
       given.shift();
       plan.checked++;
-      const result = await first.result;
+      const result = await first.result!;
       if (result.assets) {
         // The asset check follows the whole file: from this part on, the rows are checked here.
         rest = { offset: first.part.offset, line: first.part.firstLine };
@@ -350,6 +362,7 @@ async function checkInParts(
       if (askDuplicates(checker, result)) {
         await checkAgain(here, result, first.part.firstLine);
         plan.pool.release(first.part.slot);
+        if (result.report) spares.push(result.report);
         continue;
       }
       plan.pool.release(first.part.slot);
@@ -363,6 +376,8 @@ async function checkInParts(
       mergeShortRows(here.short, result.short);
       if (result.report && result.reportLength > 0)
         await options.report?.writeBytes?.(new Uint8Array(result.report, 0, result.reportLength));
+      // The writer copied the lines: the buffer can take another part's.
+      if (result.report) spares.push(result.report);
       if (result.rejected > 0) await options.rejects?.writeText?.(result.rejects, result.rejected);
       if (result.error) throw partError(result.error);
       options.onRow?.(summary);
@@ -383,18 +398,6 @@ function track(entry: Given, result: Promise<PartResult>): void {
       entry.settled = true;
     },
   );
-}
-
-/** A part checked on this thread, in its turn: the file's duplicate check and asset check answer. */
-async function checkHere(here: Here, part: Part): Promise<void> {
-  const decoded: DecodeStatus = { invalidSequences: 0 };
-  const text = decodeUtf8Part(Buffer.from(part.bytes, 0, part.length), decoded);
-  const { rows, short } = readCsvPart(pieces(text), partSettings(here.plan, part.firstLine, decoded));
-  try {
-    await checkRows(here.checker, here.summary, rowsOf(here, rows), here.assets);
-  } finally {
-    mergeShortRows(here.short, short);
-  }
 }
 
 /**

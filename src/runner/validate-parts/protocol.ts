@@ -35,6 +35,8 @@ export interface PartMessage {
   bytes?: ArrayBuffer;
   length: number;
   firstLine: number;
+  /** A report buffer whose lines the main thread wrote: the part's lines may go into it (moved). */
+  spare?: ArrayBuffer;
 }
 
 /** The refs of a part's rows in the order the duplicate check was asked (RefTracker.checkPart). */

@@ -73,8 +73,11 @@ export class ThreadPool {
     for (const w of this.workers) w.worker.postMessage(input);
   }
 
-  /** The part's result from a ready thread with room, or undefined when none has room. */
-  offer(part: Part): Promise<PartResult> | undefined {
+  /**
+   * The part's result from a ready thread with room, or undefined when none has room. A buffer of
+   * `spares` goes with the part, for its report lines.
+   */
+  offer(part: Part, spares: ArrayBuffer[]): Promise<PartResult> | undefined {
     if (this.failure) return Promise.reject(this.failure);
     let entry: (typeof this.workers)[number] | undefined;
     for (const w of this.workers)
@@ -82,9 +85,12 @@ export class ThreadPool {
     if (!entry) return undefined;
     const seq = this.seq++;
     entry.waiting++;
-    const message = partMessage(part, seq);
+    const message = partMessage(part, seq, spares.pop());
     const result = new Promise<PartResult>((resolve, reject) => this.pending.set(seq, { resolve, reject }));
-    entry.worker.postMessage(message, message.bytes ? [message.bytes] : []);
+    entry.worker.postMessage(message, [
+      ...(message.bytes ? [message.bytes] : []),
+      ...(message.spare ? [message.spare] : []),
+    ]);
     return result;
   }
 
@@ -107,12 +113,14 @@ function startWorker(): Worker {
   return startThread(import.meta.url, 'part-worker', { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
 }
 
-function partMessage(part: Part, seq: number): PartMessage {
+/** A part as a thread is given it (the part checker on the main thread takes the same). */
+export function partMessage(part: Part, seq: number, spare: ArrayBuffer | undefined): PartMessage {
   return {
     seq,
     slot: part.slot,
     ...(part.slot < 0 && { bytes: part.bytes as ArrayBuffer }),
     length: part.length,
     firstLine: part.firstLine,
+    ...(spare && { spare }),
   };
 }
