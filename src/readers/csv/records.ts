@@ -269,13 +269,15 @@ export function quotedRecords(
   let escaped: string[] | undefined;
   const done = (consumed: number): QuotedRecords =>
     escapedQuotes ? { records, consumed, breaks, escapedQuotes } : { records, consumed, breaks };
-  /** A quoted cell, `from` and `close` its quotes: noted when shorter than the text between them (`""`). */
-  const quotedCell = (from: number, close: number): string => {
-    const cell = unquote(input, from + 1, close);
-    if (cell.length !== close - from - 1) {
-      escaped ??= [];
-      escaped.push(cell);
-    }
+  /**
+   * A quoted cell, `from` and `close` its quotes; `doubled`: the scan for its close passed a `""`. Such a
+   * cell is noted (see CsvBatch's escapedQuotes).
+   */
+  const quotedCell = (from: number, close: number, doubled: boolean): string => {
+    if (!doubled) return input.slice(from + 1, close);
+    const cell = input.slice(from + 1, close).replaceAll('""', '"');
+    escaped ??= [];
+    escaped.push(cell);
     return cell;
   };
   /** Before a record is pushed: its line breaks and its cells that held `""`. */
@@ -298,6 +300,7 @@ export function quotedRecords(
   for (;;) {
     if (input.charCodeAt(at) === QUOTE) {
       let close = at;
+      let doubled = false;
       for (;;) {
         close = input.indexOf('"', close + 1);
         if (close === -1) {
@@ -311,7 +314,7 @@ export function quotedRecords(
             inside++;
             nextBreak = input.indexOf('\n', nextBreak + 1);
           }
-          cells.push(quotedCell(at, close));
+          cells.push(quotedCell(at, close, doubled));
           commit();
           records.push(cells);
           return done(length);
@@ -319,6 +322,7 @@ export function quotedRecords(
         const next = input.charCodeAt(close + 1);
         if (next === QUOTE) {
           close++;
+          doubled = true;
           continue;
         }
         break;
@@ -328,7 +332,7 @@ export function quotedRecords(
         inside++;
         nextBreak = input.indexOf('\n', nextBreak + 1);
       }
-      const cell = quotedCell(at, close);
+      const cell = quotedCell(at, close, doubled);
       if (input.startsWith(delimiter, close + 1)) {
         cells.push(cell);
         at = close + 1 + width;
@@ -375,12 +379,6 @@ export interface QuotedRecords {
   consumed: number;
   breaks: number[];
   escapedQuotes?: Map<number, string[]>;
-}
-
-/** A quoted cell's text between its quotes, `""` read as one quote. */
-function unquote(input: string, start: number, end: number): string {
-  const text = input.slice(start, end);
-  return text.includes('"') ? text.replaceAll('""', '"') : text;
 }
 
 /** The records papaparse found malformed quotes in (`InvalidQuotes`) that hold a line break. */

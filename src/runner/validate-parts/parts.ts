@@ -1,6 +1,7 @@
 // Validate on several cores: a large local CSV file is cut into parts on record boundaries (split.ts),
 // and worker threads (part-worker.ts) check the parts with the same reader, mapper, checker and row loop
-// as a run on one thread. This thread keeps the order: it answers each part's duplicate-check questions
+// as a run on one thread. This thread checks its own share the same way (PartChecker), whenever it would
+// otherwise wait for a thread's result. It keeps the order: it answers each part's duplicate-check questions
 // against the whole file's refs, writes the parts' report and rejects text in the file's order, and adds
 // their counts up. The report, the rejects and the summary are the same as on one thread, byte for byte:
 // a part whose rows hold a duplicate is checked again here (rare), with the answers the file gives; a
