@@ -1,8 +1,8 @@
-// What a person reads while a service cannot be reached (`outageLine`, an import's too), and when the
-// service's 429s lowered the run's pace below its rate limit and when it is back (`PaceLines`). A command
-// other than import connects with `connectTelling`: it says the embedded sandbox's line, and
-// while a service cannot be reached, the same lines a person sees during an import's wait, so a validate,
-// export or schema command that waits is not silent for minutes.
+// What a person reads while a service cannot be reached (`outageLine`), and when the service's 429s
+// lowered the run's pace below its rate limit and when it is back (`PaceLines`). Every command that talks
+// to the services connects with `connectTelling`: it says the embedded sandbox's line and, while a service
+// cannot be reached, the same lines and progress-line waits whatever the command, so a validate, export,
+// schema or copy command that waits is not silent for minutes, and an import says what its run will do.
 import type { OutageNotice } from '../api/circuit.js';
 import { formatDuration } from '../api/deadline.js';
 import type { ServiceName } from '../api/errors.js';
@@ -27,7 +27,7 @@ export interface Telling {
   connect?: Omit<ConnectOptions, 'flags' | 'announce' | 'onPace' | 'onOutage'>;
 }
 
-/** `connect` for a command other than import: its outage and pace lines, and its waits for the progress line. */
+/** `connect` with the command's outage and pace lines, and its waits for the progress line. */
 export async function connectTelling(
   out: Output,
   flags: ConnectionFlags,

@@ -3,9 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
-import type { OutageNotice } from '../../api/circuit.js';
-import type { ServiceName } from '../../api/errors.js';
-import { connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
+import { type connect, connectionFlagsFrom, connectionOptions, numberFlag } from '../../config/index.js';
 import { CatalogIoError, isCatalogIoError } from '../../errors.js';
 import { holderWords } from '../../lock/held.js';
 import type { ReaderOptions } from '../../readers/index.js';
@@ -17,7 +15,7 @@ import type { StructureTable } from '../../runner/structure/types.js';
 import type { RunSummary } from '../../runner/summary-types.js';
 import { tenantHash } from '../../runs/source-identity.js';
 import { checkSummaryPath } from '../../runs/summary.js';
-import { OutageWaits, outageLine, PaceLines } from '../outage-notice.js';
+import { connectTelling } from '../outage-notice.js';
 import { printJsonEnd } from '../output.js';
 import { createProgress } from '../progress.js';
 import { watchStopSignals } from '../stop-signals.js';
@@ -198,10 +196,9 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
       let structure: StructureTable | undefined;
       let placing: FeedReading | undefined;
       let connection: Awaited<ReturnType<typeof connect>>;
-      // Set once the progress exists: a service found unreachable shows there and as a line.
-      let outageNote: ((service: ServiceName, notice: OutageNotice) => void) | undefined;
-      // 429s that lower the pace below --rate-limit, and its return to it: a line each, not one per 429.
-      const pace = new PaceLines((line) => out.error(line));
+      // Set once it exists: a service found unreachable shows on the progress line as well as in a line
+      // of its own (as do 429s that lower the pace below --rate-limit, and its return to it).
+      let progress: ReturnType<typeof createProgress> | undefined;
       try {
         start = await beginRun(sourceArg(args.source), args);
         const reading = await wholeWorkbook(start.source, readerOptions, args);
@@ -209,26 +206,19 @@ export const importCommand: CommandFactory = (out, setExitCode) =>
         structure = reading.structure;
         placing = reading;
         if (reading.entity) profile.entity = reading.entity;
-        connection = await connect({
-          flags: connectionFlagsFrom(args),
-          announce: (line) => out.error(line),
-          onOutage: (service, notice) => outageNote?.(service, notice),
-          onPace: (notice) => pace.note(notice),
+        connection = await connectTelling(out, connectionFlagsFrom(args), {
+          waiting: (now) => progress?.waiting(now),
+          pastBudget: 'then the run stops and --resume finishes it',
+          sayGone: true,
         });
         if (reading.note) out.error(`note: ${reading.note}`);
       } catch (err) {
         await notifyEarlyFailure(sourceArg(args.source), args, err, out);
         throw err;
       }
-      const progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
       // The progress line, while a service is waited for: the rows so far, what it waits for, since
       // when and until the outage budget runs out.
-      const waits = new OutageWaits();
-      outageNote = (service, notice) => {
-        const budgetMs = connection.transport.outage.budgetMs;
-        progress.waiting(waits.note(service, notice, budgetMs));
-        out.error(outageLine(service, notice, budgetMs));
-      };
+      progress = createProgress(out, args.plan ? 'plan' : 'import', { quiet: args.quiet || args.json });
       // First signal: no new request; those in flight get a short grace, then are cut; the rows not
       // finished are `not-attempted` and the report and journal are complete. Second: no grace. Third:
       // out at once (the journal is flushed; --resume still works).
