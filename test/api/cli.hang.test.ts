@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { cliEntry } from '../helpers/cli-entry.js';
 
 const KEY = 'cli-hang-secret-key-0001';
@@ -61,12 +61,15 @@ function runBounded(
 }
 
 describe('a service that hangs, seen from the command line', () => {
-  it.each([
+  // Two child processes, each waiting on its own timers (no answer, the outage budget): they wait
+  // side by side, not one after the other.
+  it.concurrent.for<[string, string]>([
     ['never answers', '/catalog'],
     ['sends headers, then stalls the body', '/stall/catalog'],
   ])(
     '%s: exit 2 with which request, what happened and what to raise',
-    async (_name, base) => {
+    { timeout: CHILD_LIMIT_MS + 10_000 },
+    async ([, base], { expect }) => {
       const run = await runBounded([
         'validate',
         'samples/products.csv',
@@ -92,6 +95,5 @@ describe('a service that hangs, seen from the command line', () => {
       expect(run.stderr).not.toContain(KEY);
       expect(run.stderr).not.toMatch(/\n\s+at /);
     },
-    CHILD_LIMIT_MS + 10_000,
   );
 });

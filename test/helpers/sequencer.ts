@@ -1,6 +1,7 @@
 // The order the test files start in: the slow project's first, longest first (by the last run's
 // durations that vitest caches; on a fresh checkout, as CI has, by the measured list below), then the
-// fast project's as vitest orders them. With a few workers sharing two cores, a long file that starts
+// fast project's as vitest orders them (longest first by the cached durations; on a fresh checkout,
+// the measured list of the longest first). With a few workers sharing two cores, a long file that starts
 // last is what makes the whole run long.
 import type { TestSpecification } from 'vitest/node';
 import { BaseSequencer } from 'vitest/node';
@@ -26,6 +27,24 @@ const LONGEST = [
   'test/cli/progress.eta.test.ts',
 ];
 
+/**
+ * The longest fast files as measured, longest first (CPU-bound, or waiting on their own child
+ * processes and sandboxes): with no earlier run cached, vitest starts the fast files largest first,
+ * which left import.full-sync-stop (some 12 s, mostly waiting) to start among the last and run alone.
+ */
+const FAST_LONGEST = [
+  'test/runner/validate.parts.test.ts',
+  'test/runner/realworld.agreement.test.ts',
+  'test/runner/output-full.test.ts',
+  'test/cli/errors.ux.test.ts',
+  'test/runner/check.quick.test.ts',
+  'test/runner/import.full-sync-variants.test.ts',
+  'test/readers/bounds.cli.test.ts',
+  'test/runner/import.full-sync-stop.test.ts',
+  'test/runner/validate.parts-auto.test.ts',
+  'test/runner/import.stop-early.test.ts',
+];
+
 export class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
@@ -46,6 +65,14 @@ export class SlowFirstSequencer extends BaseSequencer {
       if (da !== undefined && db !== undefined) return db - da;
       return rank(a) - rank(b);
     });
+    // Cached durations already ordered the fast files (vitest: longest first); with none, the list.
+    if (!rest.some((spec) => cached(spec) !== undefined)) {
+      const fastRank = (spec: TestSpecification) => {
+        const i = FAST_LONGEST.findIndex((path) => spec.moduleId.endsWith(path));
+        return i === -1 ? FAST_LONGEST.length : i;
+      };
+      rest.sort((a, b) => fastRank(a) - fastRank(b));
+    }
     return [...slow, ...rest];
   }
 }

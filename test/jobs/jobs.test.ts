@@ -133,7 +133,7 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('feed jobs', () => {
   it('a worker killed mid-job: another takes the job over and completes it, nothing created twice', async () => {
     const { sb } = fixture;
     const before = await posts(sb.origin);
-    // 10 requests a second: long enough a run to kill it half-way.
+    // 20 requests a second: 120 rows last some 6 s, long enough a run to kill it after 20 writes.
     const file = feed('long.csv', 120, 'KILL');
     const added = await cli([
       'enqueue',
@@ -142,7 +142,7 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('feed jobs', () => {
       '--entity',
       'products',
       '--rate-limit',
-      '10/1',
+      '20/1',
       '--tenant',
       'acme',
       '--redis',
@@ -270,7 +270,12 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('stopping workers, kille
     writeFileSync(path, `${header}\n${lines.join('\n')}\n`);
     return path;
   };
-  const enqueue = async (path: string, entity: string) => {
+  /**
+   * 10 requests a second by default: a job still runs when the worker is told to stop, and the job
+   * beside the killed one still runs when it is killed. The one killed once 10 rows were written needs
+   * no such margin: 20 a second, its resume in half the time.
+   */
+  const enqueue = async (path: string, entity: string, rateLimit = '10/1') => {
     const added = await cli([
       'enqueue',
       'import',
@@ -278,7 +283,7 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('stopping workers, kille
       '--entity',
       entity,
       '--rate-limit',
-      '10/1',
+      rateLimit,
       '--batch-size',
       '10',
       '--tenant',
@@ -335,7 +340,7 @@ describe.runIf(redisTestsRun('test/jobs/jobs.test.ts'))('stopping workers, kille
 
     // 2. kill -9 of one job's process: the worker and its other job run on; the killed job is resumed.
     before = await posted();
-    const killed = await enqueue(file('k9.csv', 'prod_ref,prod_title', 80, 'K9'), 'products');
+    const killed = await enqueue(file('k9.csv', 'prod_ref,prod_title', 80, 'K9'), 'products', '20/1');
     const other = await enqueue(file('k9cats.csv', 'cat_ref,cat_title', 40, 'K9CAT'), 'categories');
     const pid = await until(async () => runPid('k9.csv'));
     await until(async () => (await posted()) - before >= 10);

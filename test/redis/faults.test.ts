@@ -60,8 +60,10 @@ describe.runIf(redisTestsRun('test/redis/faults.test.ts'))('Redis faults during 
     fixture.sb.damUrl,
     '--redis',
     redis.url,
+    // 40 a second: 150 rows take some 4 s, and a run that loses its lock (at most 1.3 s after the
+    // fault, which comes once 30 rows were written) still leaves rows not attempted.
     '--rate-limit',
-    '20/1',
+    '40/1',
     '--batch-size',
     '10',
     '--report',

@@ -92,13 +92,17 @@ async function state(sb: SandboxHandle) {
 
 describe('faults', () => {
   it('10% 5xx, 5% resets and a tight rate limit: the same tenant as a clean run, nothing twice', async () => {
+    // The client's waits (backoff, the 429s' and 503s' Retry-After) at a tenth of real time: the same
+    // faults are met and retried through, sooner.
+    const timeScale = 0.1;
     for (const sb of [clean.sb, faulty.sb]) {
-      const c = await importWith(sb, categories, { entity: 'categories', batchSize: 3 });
+      const c = await importWith(sb, categories, { entity: 'categories', batchSize: 3, timeScale });
       expect(c.outcomes.created).toBe(8);
       const p = await importWith(sb, products, {
         profile: { entity: 'products', variants: true },
         batchSize: 10,
         concurrency: 8,
+        timeScale,
       });
       expect(p.outcomes.failed + p.outcomes.invalid, JSON.stringify(p.topErrors)).toBe(0);
       expect(p.rows).toBe(24);
@@ -142,17 +146,19 @@ describe('image quota reached mid-run', () => {
 });
 
 describe('pacing under the service limit', () => {
-  const limited = useSandbox({ seed: 'empty', rateLimit: { requests: 50, windowSeconds: 10 } });
+  // The real service's 50 requests, in a window of 5 s instead of its 10: the same sliding count
+  // (more requests than one window holds), the run in half the time.
+  const limited = useSandbox({ seed: 'empty', rateLimit: { requests: 50, windowSeconds: 5 } });
 
-  // The client counts a sliding window, as the service does: a fixed window refilled every 10 s
+  // The client counts a sliding window, as the service does: a fixed window refilled every 5 s
   // would let up to 100 requests through around a refill.
-  it('a run paced at 50 / 10 s receives no 429', async () => {
+  it('a run paced at 50 / 5 s receives no 429', async () => {
     const { sb } = limited;
     const rows = ['prod_ref,prod_title'];
     for (let i = 0; i < 60; i++) rows.push(`RL-${i},Item ${i}`);
     const feed = await writeFeed(dir, 'paced.csv', rows.join('\n'));
     await resetStats(sb);
-    const summary = await importWith(sb, feed, { rateLimit: { requests: 50, windowSeconds: 10 } });
+    const summary = await importWith(sb, feed, { rateLimit: { requests: 50, windowSeconds: 5 } });
     expect(summary.outcomes.created).toBe(60);
     expect((await stats(sb)).byStatus['429'] ?? 0).toBe(0);
   }, 60_000);

@@ -37,6 +37,12 @@ beforeAll(() => {
   dir = tempDir('import-resume');
 });
 
+/**
+ * The client's waits (the 503s' Retry-After of 1 s, retry backoff) at a tenth of real time: the faults
+ * are still retried through, the kills and resumes are what is tested, not how long a retry waits.
+ */
+const SCALED = { CATALOG_IO_TEST_TIME_SCALE: '0.1' };
+
 const args = (feed: string) => [
   'import',
   feed,
@@ -57,11 +63,12 @@ describe('resume after kill -9', () => {
     const cleanFeed = await writeFeed(cleanDir, 'feed.csv', feedText(clean.sb.assetsUrl));
     const crashFeed = await writeFeed(crashDir, 'feed.csv', feedText(crashy.sb.assetsUrl));
 
-    const reference = await runCli(args(cleanFeed), cleanDir, clean.sb);
+    const reference = await runCli(args(cleanFeed), cleanDir, clean.sb, SCALED);
     expect(reference.code, reference.stderr).toBe(0);
 
     const killAt = async (point: string, resume: boolean) => {
       const child = startCli([...args(crashFeed), ...(resume ? ['--resume'] : [])], crashDir, crashy.sb, {
+        ...SCALED,
         CATALOG_IO_TEST_PAUSE_AT: point,
       });
       await child.waitFor(`paused at ${point}`, 120_000);
@@ -87,7 +94,7 @@ describe('resume after kill -9', () => {
     const lastBatch = Math.ceil((ROWS - finished) / 100);
     await killAt(`write:${lastBatch}`, true);
 
-    const resumed = await runCli([...args(crashFeed), '--resume'], crashDir, crashy.sb);
+    const resumed = await runCli([...args(crashFeed), '--resume'], crashDir, crashy.sb, SCALED);
     expect(resumed.code, resumed.stderr).toBe(reference.code);
     // Still one run: each resume continued it.
     expect(await runIds(crashDir)).toEqual([runId]);

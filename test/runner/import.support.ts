@@ -18,17 +18,23 @@ export function tempDir(prefix: string): string {
 /** A connection to the test sandbox, without the client-side 50/10 s pacing (the sandbox decides). */
 export function connectTo(
   sb: SandboxHandle,
-  extra: { concurrency?: number; rateLimit?: { requests: number; windowSeconds: number } | null } = {},
+  extra: {
+    concurrency?: number;
+    rateLimit?: { requests: number; windowSeconds: number } | null;
+    /** The client's waits (backoff, Retry-After) at this fraction of real time: CATALOG_IO_TEST_TIME_SCALE. */
+    timeScale?: number;
+  } = {},
 ): Promise<Connection> {
+  const { timeScale, ...settings } = extra;
   return connect({
     settings: {
       catalogUrl: sb.catalogUrl,
       damUrl: sb.damUrl,
       apiKey: sb.apiKey,
       rateLimit: null,
-      ...extra,
+      ...settings,
     },
-    env: {},
+    env: timeScale === undefined ? {} : { CATALOG_IO_TEST_TIME_SCALE: String(timeScale) },
   });
 }
 
@@ -37,6 +43,8 @@ export type RunOptions = Partial<Omit<ImportOptions, 'source' | 'model' | 'catal
   entity?: string;
   /** The client's own pacing (default off). */
   rateLimit?: { requests: number; windowSeconds: number } | null;
+  /** The client's waits at this fraction of real time (default: real time). */
+  timeScale?: number;
 };
 
 /** importFile over a fresh connection (its own counters), closed afterwards. */
@@ -45,10 +53,11 @@ export async function importWith(
   source: string,
   options: RunOptions = {},
 ): Promise<ImportSummary> {
-  const { entity, profile, rateLimit, ...rest } = options;
+  const { entity, profile, rateLimit, timeScale, ...rest } = options;
   // `concurrency` caps the connection's requests in flight too (1: a seeded faulty sandbox repeats exactly).
   const connection = await connectTo(sb, {
     ...(rateLimit !== undefined && { rateLimit }),
+    ...(timeScale !== undefined && { timeScale }),
     ...(rest.concurrency !== undefined && { concurrency: rest.concurrency }),
   });
   try {
