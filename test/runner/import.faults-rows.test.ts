@@ -35,22 +35,34 @@ describe('faults fail rows, not the run', () => {
     const report = await readCsv(join(dir, 'first.csv'));
     expect(report).toHaveLength(ROWS);
     expect(new Set(report.map((l) => l.ref)).size).toBe(ROWS);
-    for (const l of report) expect(['created', 'failed']).toContain(l.outcome);
-    // A failed row says what failed and after how many tries.
+    // A create whose answer a reset lost, and whose look-up by ref failed too, may have been made: it is
+    // not finished (not attempted, for --resume to check), and the run is not either. Rare at these rates.
+    for (const l of report) expect(['created', 'failed', 'not-attempted']).toContain(l.outcome);
+    // A failed row says what failed and after how many tries; an unfinished one, why and what checks it.
     for (const l of report.filter((r) => r.outcome === 'failed')) expect(l.message).toMatch(/API_\w+/);
+    for (const l of report.filter((r) => r.outcome === 'not-attempted'))
+      expect(l.message).toMatch(/(look-up by ref that would tell failed|not finished).*--resume/);
+    const unfinished = report.filter((l) => l.outcome === 'not-attempted').length;
     const summary = JSON.parse(first.stdout);
-    expect(summary).toMatchObject({ rows: ROWS, stopped: false, state: 'finished' });
+    expect(summary).toMatchObject({
+      rows: ROWS,
+      stopped: false,
+      state: unfinished > 0 ? 'stopped' : 'finished',
+    });
 
     const second = await runCli([...args, '--report', 'second.csv'], dir, faulty.sb, FAST_CLOCK);
     const again = await readCsv(join(dir, 'second.csv'));
     expect(again).toHaveLength(ROWS);
     const failedAgain = again.filter((l) => l.outcome === 'failed').length;
-    expect(second.code, second.stderr).toBe(failedAgain > 0 ? 1 : 0);
-    for (const l of again) expect(['created', 'unchanged', 'failed']).toContain(l.outcome);
+    const unfinishedAgain = again.filter((l) => l.outcome === 'not-attempted').length;
+    expect(second.code, second.stderr).toBe(failedAgain + unfinishedAgain > 0 ? 1 : 0);
+    for (const l of again) expect(['created', 'unchanged', 'failed', 'not-attempted']).toContain(l.outcome);
 
+    // No record twice; every row not failed is there (an unfinished one's create may or may not be).
     const products = await productsByRef(faulty.sb);
     expect(products.duplicates).toEqual([]);
-    expect(products.records).toBe(ROWS - failedAgain);
+    expect(products.records).toBeGreaterThanOrEqual(ROWS - failedAgain - unfinishedAgain);
+    expect(products.records).toBeLessThanOrEqual(ROWS - failedAgain);
   }, 900_000);
 
   for (const gone of ['failing', 'refusing'] as const) {
