@@ -1,4 +1,5 @@
 // `catalog-io validate` end to end: main([...]) against a real sandbox over loopback.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -244,6 +245,23 @@ describe('catalog-io validate', () => {
     expect(pattern.out.stderr).toContain(
       '      1  column "frmt_ean": must match the pattern ^[0-9]{13}$ (found "12345") (first such row: line 2)',
     );
+  });
+
+  it('reads a named pipe (a `<(curl …)` source) once: no header read before the run, which would leave it empty', async () => {
+    const pipe = join(dir, 'piped');
+    execFileSync('mkfifo', [pipe]);
+    // Another process writes it, as a shell's process substitution does: opening a pipe waits for both ends.
+    const writer = spawn('sh', [
+      '-c',
+      `printf 'prod_ref,prod_title\\nPIPE-1,Shirt\\nPIPE-2,Pants\\n' > "$1"`,
+      'sh',
+      pipe,
+    ]);
+    const written = new Promise((resolve) => writer.once('exit', resolve));
+    const { code, out } = await run(['validate', pipe, ...connection()]);
+    await written;
+    expect(code).toBe(0);
+    expect(out.stderr.join('\n')).toContain('2 rows: 2 valid, 0 invalid, 0 skipped');
   });
 });
 

@@ -182,8 +182,9 @@ export async function workbookReading(
   if (custom) return { entity: `custom:${custom[1]}` };
   const table = structureTable(named);
   if (table) return { structure: table };
-  // Named otherwise: a local file's header says what it holds (read twice: stdin and URLs are not).
-  if (isStreamOrUrl(source)) return {};
+  // Named otherwise: a local file's header says what it holds (read twice: stdin, URLs and named pipes,
+  // such as `<(curl …)`, are not: they can be read only once).
+  if (!(await readsTwice(source))) return {};
   const header = await headerOf(source, readerOptions);
   if (!header) return {};
   const structure = structureTable(named, header);
@@ -206,6 +207,12 @@ function exportedFileName(source: string): string {
 }
 
 const isStreamOrUrl = (source: string) => source === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(source);
+
+/** A local regular file: it can be read more than once (a named pipe gives its bytes once). */
+async function readsTwice(source: string): Promise<boolean> {
+  if (isStreamOrUrl(source)) return false;
+  return (await stat(source).catch(() => undefined))?.isFile() === true;
+}
 
 /** The header of a local file (or of the sheet read), without its rows; none when it cannot be read. */
 async function headerOf(source: string, readerOptions: ReaderOptions): Promise<string[] | undefined> {
