@@ -1,6 +1,7 @@
-// The local file source (src/readers/sources/file.ts): a regular file is read a chunk at a time on this
-// thread; a named pipe through a stream, as before. The bytes are the file's, in order; the file is
-// closed at its end or when the source is closed, and not read after; timers still run during a read.
+// The local file source (src/readers/sources/file.ts): a regular file is read with fs.read, the next
+// read asked for before the last one's chunks are parsed; a named pipe through a stream. The bytes are
+// the file's, in order; the file is closed at its end, or when the source is closed (once no read is in
+// flight), and not read after; timers run during a read.
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync as closeFd, openSync as openFd, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
