@@ -38,35 +38,30 @@ const waitingLines = (stderr: string, prefix: string) =>
 const mostRows = (stderr: string, pattern: RegExp) =>
   Math.max(...stderr.split('\n').map((line) => Number(pattern.exec(line)?.[1] ?? 0)));
 
+/**
+ * The CLI with its Catalog and DAM APIs behind the proxy: retries within 1 s, an outage budget of 30 s, the
+ * client's pauses between probes at a tenth of real time and a progress line every 200 ms.
+ */
+const startBehindProxy = (args: string[], cwd: string) =>
+  startCli(
+    [...args, '--rate-limit', 'off', '--retry-budget', '1000', '--outage-budget', '30000'],
+    cwd,
+    fixture.sb,
+    {
+      CATALOG_URL: proxy.via(fixture.sb.catalogUrl),
+      DAM_URL: proxy.via(fixture.sb.damUrl),
+      CATALOG_IO_TEST_TIME_SCALE: '0.1',
+      CATALOG_IO_PROGRESS_EVERY_MS: '200',
+    },
+  );
+
 describe('progress while the service cannot be reached', () => {
   it('keeps the rows and counts done so far and says it waits, for how long so far and until when', async () => {
     const cwd = tempDir('progress-outage');
     const lines = ['prod_ref,prod_title'];
     for (let i = 1; i <= ROWS; i++) lines.push(`PO-${i},Item ${i}`);
     writeFileSync(join(cwd, 'products.csv'), `${lines.join('\n')}\n`);
-    const child = startCli(
-      [
-        'import',
-        'products.csv',
-        '--batch-size',
-        '10',
-        '--rate-limit',
-        'off',
-        '--retry-budget',
-        '1000',
-        '--outage-budget',
-        '30000',
-      ],
-      cwd,
-      fixture.sb,
-      {
-        CATALOG_URL: proxy.via(fixture.sb.catalogUrl),
-        DAM_URL: proxy.via(fixture.sb.damUrl),
-        // The client's pauses between probes at a tenth of real time; a progress line every 200 ms.
-        CATALOG_IO_TEST_TIME_SCALE: '0.1',
-        CATALOG_IO_PROGRESS_EVERY_MS: '200',
-      },
-    );
+    const child = startBehindProxy(['import', 'products.csv', '--batch-size', '10'], cwd);
     await untilJournaled(cwd, 50);
     await proxy.set({ kind: 'refuse' });
     // Rows done before the service went away: the lines during the wait show at least these.
@@ -104,28 +99,7 @@ describe('progress while the service cannot be reached', () => {
     const cwd = tempDir('progress-outage-export');
     // Enough pages that the service goes away mid-export.
     seedBulkProducts(fixture.sb.services.catalog, 6000);
-    const child = startCli(
-      [
-        'export',
-        'products',
-        '--out',
-        'products.csv',
-        '--rate-limit',
-        'off',
-        '--retry-budget',
-        '1000',
-        '--outage-budget',
-        '30000',
-      ],
-      cwd,
-      fixture.sb,
-      {
-        CATALOG_URL: proxy.via(fixture.sb.catalogUrl),
-        DAM_URL: proxy.via(fixture.sb.damUrl),
-        CATALOG_IO_TEST_TIME_SCALE: '0.1',
-        CATALOG_IO_PROGRESS_EVERY_MS: '200',
-      },
-    );
+    const child = startBehindProxy(['export', 'products', '--out', 'products.csv'], cwd);
     await child.waitFor(/^export products: [1-9]\d* of \d+ rows/m);
     await proxy.set({ kind: 'refuse' });
     const before = mostRows(child.stderr(), /^export products: (\d+) of/);

@@ -179,18 +179,21 @@ describe('progress on a terminal', () => {
     return { out: { ...memoryOutput(), isTTY: true, terminal }, written };
   }
 
+  /** Half the file read and its rows created, in 4 requests. */
+  const HALF_WAY = {
+    done: 250,
+    bytesRead: 500,
+    rowsRead: 250,
+    totalBytes: 1000,
+    counts: 'created 250',
+    requests: 4,
+  };
+
   it('draws the bar: rows done, share in rows, rate, a readable ETA', () => {
     const { out, written } = terminalOutput();
     const progress = createProgress(out, 'import', { quiet: false });
     vi.advanceTimersByTime(10_000);
-    progress.update({
-      done: 250,
-      bytesRead: 500,
-      rowsRead: 250,
-      totalBytes: 1000,
-      counts: 'created 250',
-      requests: 4,
-    });
+    progress.update(HALF_WAY);
     progress.stop();
     expect(written.join('')).toMatch(
       /import \[[^\]]+\] 50% \| 250 rows \| 25 rows\/s \| created 250 \| 4 req, 0 × 429 \| ETA 10s/,
@@ -200,14 +203,7 @@ describe('progress on a terminal', () => {
   it('while the work waits, the bar keeps its rows and counts and says what it waits for', () => {
     const { out, written } = terminalOutput();
     const progress = createProgress(out, 'import', { quiet: false });
-    progress.update({
-      done: 250,
-      bytesRead: 500,
-      rowsRead: 250,
-      totalBytes: 1000,
-      counts: 'created 250',
-      requests: 4,
-    });
+    progress.update(HALF_WAY);
     const since = new Date(Date.now());
     progress.waiting([{ what: 'the DAM API', since }]);
     vi.advanceTimersByTime(3_000);

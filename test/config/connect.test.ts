@@ -87,15 +87,7 @@ describe('connect', () => {
   });
 
   it('CATALOG_IO_TEST_TIME_SCALE (tests only) shortens the wait a Retry-After asks for; out of (0, 1] it is CONFIG_INVALID', async () => {
-    const server = await tinyServer((_req, res, index) => {
-      if (index === 0) {
-        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
-        res.end('{"message":"Too many requests"}');
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"value":[]}');
-    });
+    const server = await throttledOnce();
     try {
       const settings = { catalogUrl: `${server.url}/catalog`, apiKey: 'k', rateLimit: null };
       const c = await connect({ cwd: dir, env: { CATALOG_IO_TEST_TIME_SCALE: '0.1' }, settings });
@@ -123,15 +115,7 @@ describe('connect', () => {
     }
   });
   it('the request rate (for the ETA) is the pace now: halved after a 429, never above the limit', async () => {
-    const server = await tinyServer((_req, res, index) => {
-      if (index === 0) {
-        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
-        res.end('{"message":"Too many requests"}');
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"value":[]}');
-    });
+    const server = await throttledOnce();
     try {
       const settings = {
         catalogUrl: `${server.url}/catalog`,
@@ -195,3 +179,16 @@ describe('connect', () => {
     }
   });
 });
+
+/** A service whose first answer is a 429 asking to wait 1 s, and every later one an empty page. */
+function throttledOnce() {
+  return tinyServer((_req, res, index) => {
+    if (index === 0) {
+      res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
+      res.end('{"message":"Too many requests"}');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"value":[]}');
+  });
+}
