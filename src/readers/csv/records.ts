@@ -301,6 +301,8 @@ export function quotedRecords(
     if (input.charCodeAt(at) === QUOTE) {
       let close = at;
       let doubled = false;
+      /** The cell closes at the end of the text. */
+      let endsText = false;
       for (;;) {
         close = input.indexOf('"', close + 1);
         if (close === -1) {
@@ -310,14 +312,8 @@ export function quotedRecords(
         if (close === length - 1) {
           // Closed at the end of the text: a record only when the text is all there is.
           if (ignoreLastRow) return done(consumed);
-          while (nextBreak !== -1 && nextBreak < close) {
-            inside++;
-            nextBreak = input.indexOf('\n', nextBreak + 1);
-          }
-          cells.push(quotedCell(at, close, doubled));
-          commit();
-          records.push(cells);
-          return done(length);
+          endsText = true;
+          break;
         }
         const next = input.charCodeAt(close + 1);
         if (next === QUOTE) {
@@ -333,6 +329,12 @@ export function quotedRecords(
         nextBreak = input.indexOf('\n', nextBreak + 1);
       }
       const cell = quotedCell(at, close, doubled);
+      if (endsText) {
+        cells.push(cell);
+        commit();
+        records.push(cells);
+        return done(length);
+      }
       if (input.startsWith(delimiter, close + 1)) {
         cells.push(cell);
         at = close + 1 + width;

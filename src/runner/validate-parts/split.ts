@@ -4,8 +4,8 @@
 // quote, and a quote closes them only before the delimiter or a line break (after spaces, if any).
 // Line breaks are LF or CRLF; a lone CR (which the reader also reads as a break) or a record longer
 // than the reader's record limit ends the splitting: the rest of the file is read as one stream.
-import { readSync } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -181,7 +181,8 @@ export interface Rest {
 }
 
 export class FileParts {
-  private file: FileHandle | undefined;
+  /** The file, opened at the first part and read synchronously (see `next`). */
+  private fd: number | undefined;
   private carry: Buffer = Buffer.alloc(0);
   /** File offset of `carry`'s first byte. */
   private offset: number;
@@ -212,7 +213,8 @@ export class FileParts {
   /** The next part, the rest of the file to read as a stream, or undefined at the end. */
   async next(): Promise<Part | Rest | undefined> {
     if (this.ended && this.carry.length === 0) return undefined;
-    this.file ??= await open(this.path, 'r');
+    this.fd ??= openSync(this.path, 'r');
+    const fd = this.fd;
     let size = this.partBytes;
     for (;;) {
       const { buf, slot } = this.pool.take(Math.max(size, this.carry.length + Math.min(size, 64 * 1024)));
@@ -221,7 +223,7 @@ export class FileParts {
       while (!this.ended && filled < buf.length) {
         // Read here, not on the I/O thread pool: a file in the page cache is copied in microseconds,
         // and a wait for the pool's thread costs this thread a wake-up on a machine whose cores are busy.
-        const bytesRead = readSync(this.file.fd, buf, filled, buf.length - filled, this.readAt);
+        const bytesRead = readSync(fd, buf, filled, buf.length - filled, this.readAt);
         if (bytesRead === 0) this.ended = true;
         filled += bytesRead;
         this.readAt += bytesRead;
@@ -277,7 +279,7 @@ export class FileParts {
   }
 
   async close(): Promise<void> {
-    await this.file?.close();
-    this.file = undefined;
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 }
