@@ -16,11 +16,14 @@
 //   CATALOG_IO_BENCH_SHAPES=dates,mixed  only these shapes
 //   CATALOG_IO_BENCH_NO_REPORT=0         skip the runs without the report
 //   CATALOG_IO_BENCH_ONE_THREAD=0        skip ours on one thread where the default checks in parts
+//   CATALOG_IO_BENCH_STDIN=0             skip ours reading the file as standard input (no size known)
 import { spawn, spawnSync } from 'node:child_process';
 import {
+  closeSync,
   createWriteStream,
   existsSync,
   mkdirSync,
+  openSync,
   readFileSync,
   rmSync,
   statSync,
@@ -244,24 +247,28 @@ function runProcess(
   args: string[],
   env: Record<string, string>,
   parse: (stdout: string) => { rows: number; invalid: number },
+  stdinFile?: string,
 ): Promise<Run> {
   const usageFile = join(DATA, `usage-${process.pid}.json`);
   rmSync(usageFile, { force: true });
   return new Promise((resolve, reject) => {
+    const input = stdinFile === undefined ? 'ignore' : openSync(stdinFile, 'r');
     const started = process.hrtime.bigint();
     const child = spawn(process.execPath, ['--import', join(HERE, '_peak-rss.mjs'), ...args], {
       cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input, 'pipe', 'pipe'],
       env: { ...process.env, ...env, CATALOG_IO_BENCH_USAGE: usageFile },
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c) => {
+    // Piped (stdio's tuple type does not tell so once standard input is a descriptor).
+    child.stdout!.on('data', (c) => {
       stdout += c;
     });
-    child.stderr.on('data', (c) => {
+    child.stderr!.on('data', (c) => {
       stderr += c;
     });
+    if (typeof input === 'number') closeSync(input);
     child.on('error', reject);
     child.on('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -290,20 +297,24 @@ function rawSide(shape: Shape, path: string, schemasDir: string): Promise<Run> {
   );
 }
 
-/** `catalog-io validate` as a user runs it; with `report`, also writing its per-row report. */
+/**
+ * `catalog-io validate` as a user runs it; with `report`, also writing its per-row report; with `stdin`,
+ * reading the file as its standard input (`validate -`: no size known, one thread).
+ */
 function ourSide(
   shape: Shape,
   path: string,
   schemasDir: string,
   report = false,
   env: Record<string, string> = {},
+  stdin = false,
 ): Promise<Run> {
   const profile = join(DATA, `shape-${shape.name}.profile.json`);
   writeFileSync(profile, JSON.stringify(profileOf(shape)));
   const args = [
     join(ROOT, 'bin', 'catalog-io.js'),
     'validate',
-    path,
+    stdin ? '-' : path,
     '--schemas',
     schemasDir,
     '--profile',
@@ -311,13 +322,18 @@ function ourSide(
     ...(report ? ['--report', join(DATA, `shape-${shape.name}.report.csv`)] : []),
     '--json',
   ];
-  return runProcess(args, env, (out) => {
-    const summary = JSON.parse(out.trim().split('\n').pop()!) as {
-      rows: number;
-      outcomes: { invalid: number };
-    };
-    return { rows: summary.rows, invalid: summary.outcomes.invalid };
-  });
+  return runProcess(
+    args,
+    env,
+    (out) => {
+      const summary = JSON.parse(out.trim().split('\n').pop()!) as {
+        rows: number;
+        outcomes: { invalid: number };
+      };
+      return { rows: summary.rows, invalid: summary.outcomes.invalid };
+    },
+    stdin ? path : undefined,
+  );
 }
 
 const median = (xs: number[]) => {
@@ -328,6 +344,7 @@ const median = (xs: number[]) => {
 
 const NO_REPORT = process.env.CATALOG_IO_BENCH_NO_REPORT !== '0';
 const ONE_THREAD = process.env.CATALOG_IO_BENCH_ONE_THREAD !== '0';
+const STDIN = process.env.CATALOG_IO_BENCH_STDIN !== '0';
 /** Whether the CLI as shipped checks this file in parts (on a machine with a second core). */
 const inParts = (path: string) =>
   availableParallelism() > 1 && wantsParts('auto', statSync(path).size, () => fileHead(path));
@@ -338,18 +355,22 @@ async function measure(shape: Shape, rows: number, reps: number, schemasDir: str
   const ours: Run[] = [];
   const bare: Run[] = [];
   const single: Run[] = [];
+  const piped: Run[] = [];
   for (let rep = 0; rep < reps; rep++) {
     raw.push(await rawSide(shape, path, schemasDir));
     ours.push(await ourSide(shape, path, schemasDir, true));
     if (NO_REPORT) bare.push(await ourSide(shape, path, schemasDir));
     if (ONE_THREAD && inParts(path))
       single.push(await ourSide(shape, path, schemasDir, true, { CATALOG_IO_VALIDATE_PARTS: 'off' }));
+    if (STDIN) piped.push(await ourSide(shape, path, schemasDir, true, {}, true));
   }
   const r = median(raw.map((x) => x.seconds));
   const o = median(ours.map((x) => x.seconds));
   const cpu = median(raw.map((x) => x.cpuSeconds)) / median(ours.map((x) => x.cpuSeconds));
   const pairs = raw.map((x, i) => (x.seconds / ours[i]!.seconds).toFixed(2)).join(' ');
-  const agree = [...ours, ...bare].every((x) => x.invalid === raw[0]!.invalid && x.rows === raw[0]!.rows);
+  const agree = [...ours, ...bare, ...single, ...piped].every(
+    (x) => x.invalid === raw[0]!.invalid && x.rows === raw[0]!.rows,
+  );
   const peak = (runs: Run[]) => Math.max(...runs.map((x) => x.peakRssMb));
   const b = bare.length > 0 ? median(bare.map((x) => x.seconds)) : undefined;
   process.stdout.write(
@@ -362,6 +383,9 @@ async function measure(shape: Shape, rows: number, reps: number, schemasDir: str
       (single.length === 0
         ? ''
         : `  | one thread ${median(single.map((x) => x.seconds)).toFixed(2)} s, raw/ours ${(r / median(single.map((x) => x.seconds))).toFixed(2)}, CPU ${(median(raw.map((x) => x.cpuSeconds)) / median(single.map((x) => x.cpuSeconds))).toFixed(2)}, ${peak(single)} MB`) +
+      (piped.length === 0
+        ? ''
+        : `  | from stdin ${median(piped.map((x) => x.seconds)).toFixed(2)} s, raw/ours ${(r / median(piped.map((x) => x.seconds))).toFixed(2)}, ${peak(piped)} MB`) +
       `  invalid ${raw[0]!.invalid}/${ours[0]!.invalid}${agree ? '' : ' DISAGREE'}\n`,
   );
 }
@@ -379,7 +403,7 @@ export async function run(): Promise<void> {
       .join(' ');
   process.stdout.write(
     `validate-shapes: ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}, load ${load()}\n` +
-      `  ${REPS} pairs a shape at ${ROWS} rows, 1 at ${BIG_ROWS}; raw, ours with --report, ours without, in turns; medians\n`,
+      `  ${REPS} pairs a shape at ${ROWS} rows, 1 at ${BIG_ROWS}; raw, ours with --report, ours without, ours from stdin, in turns; medians\n`,
   );
   for (const shape of shapes) await measure(shape, ROWS, REPS, schemasDir);
   if (BIG_ROWS > 0)

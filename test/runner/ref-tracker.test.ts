@@ -11,6 +11,19 @@ describe('RefTracker', () => {
     expect(refs.check('variants', 'P-0', 'line 3', 3)).toBeUndefined();
   });
 
+  it('refs in no order with no reserve (standard input, an import): the table grows by doubling', () => {
+    // Grown by one move's refs at a time, the table was made anew about every 4,096 refs (73 times here).
+    const refs = new RefTracker();
+    const n = 300_000;
+    // A step prime to n walks every number once, in no order.
+    const at = (i: number) => (i * 7_919) % n;
+    for (let i = 0; i < n; i += 1)
+      expect(refs.check('products', `SKU-${at(i)}`, `line ${i + 2}`, i + 2)).toBeUndefined();
+    expect(refs.rehashes).toBeLessThanOrEqual(Math.ceil(Math.log2(n / 10_000)) + 1);
+    for (let i = 0; i < n; i += 4_999)
+      expect(refs.check('products', `SKU-${at(i)}`, 'line 999999', 999_999)).toBe(`line ${i + 2}`);
+  });
+
   it('keeps every ref and its first location when it makes room in one step', () => {
     const refs = new RefTracker(300_000);
     for (let i = 0; i < 20_000; i += 1) refs.check('products', `P-${i}`, `line ${i + 2}`, i + 2);
