@@ -28,6 +28,11 @@ export interface CheckOptions {
    */
   unguardFormulas?: boolean;
   /**
+   * A double quote in a ref may be a stray one the file's quoting left (CSV): the row is warned. Off for
+   * sources without quoting (XLSX, JSON), where a quote is the cell's own text. Default on.
+   */
+  strayQuotes?: boolean;
+  /**
    * The plain lane keeps each row's links to other records (`quickLinks`) for validate's reference check.
    */
   collectLinks?: boolean;
@@ -412,12 +417,14 @@ export class RowChecker {
     };
     for (const issue of mapped.issues) add(issue);
     const { model, profile, defaultCommand } = this.options;
+    const strayQuotes = this.options.strayQuotes !== false;
     const explicit = mapped.commandGiven;
     // Products of a one-row-per-variant feed repeat by design: the grouping checks them instead.
     const groupedProducts = profile.variants === true && !profile.parentColumn;
     for (const draft of mapped.drafts) {
       if (defaultCommand && !explicit && draft.command === 'MERGE') draft.command = defaultCommand;
-      if (draft.ref.includes('"') && !escapedInFile(row, draft.ref)) quotedRefWarning(mapped, draft, model);
+      if (strayQuotes && draft.ref.includes('"') && !escapedInFile(row, draft.ref))
+        quotedRefWarning(mapped, draft, model);
       for (const issue of this.validator.validate(draft)) add(issue);
       if (!draft.ref || (groupedProducts && draft.entity === profile.entity)) continue;
       const first = this.firstUse(draft.entity, draft.ref, row);

@@ -40,6 +40,8 @@ export interface ValidateRowsOptions {
   refLimit?: number;
   /** Take the CSV export's formula guard off text cells (see CheckOptions). */
   unguardFormulas?: boolean;
+  /** Warn of a double quote in a ref, maybe a stray one (a CSV source; see CheckOptions). Default on. */
+  strayQuotes?: boolean;
   /** Called after each row (progress). */
   onRow?: (summary: Readonly<ValidateSummary>) => void;
   /** How far the reader is in the source: its size tells how many rows to make room for. */

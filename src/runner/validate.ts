@@ -31,6 +31,7 @@ export async function validateRows(options: ValidateRowsOptions): Promise<Valida
     strict: options.strict ?? false,
     ...(options.refLimit !== undefined && { refLimit: options.refLimit }),
     ...(options.unguardFormulas !== undefined && { unguardFormulas: options.unguardFormulas }),
+    ...(options.strayQuotes !== undefined && { strayQuotes: options.strayQuotes }),
   });
   const summary: ValidateSummary = emptySummary();
   if (options.references) options.references.locate = (entity, ref) => checker.firstLocation(entity, ref);
@@ -106,6 +107,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
       rows: opened.rows,
       source: opened,
       unguardFormulas: opened.format === 'csv' && raw !== true,
+      strayQuotes: opened.format === 'csv',
       ...(onRow && { onRow: (s: Readonly<ValidateSummary>) => onRow(s, opened) }),
       ...(report && { report }),
       ...(rejects && { rejects }),

@@ -2,10 +2,12 @@
 // and the import alike: eShopOnContainers' `Roslyn Red T-Shirt",12,7.png` (record 7, line 8), whose Name
 // is also the ref (the feed has no SKU column), tried as a new user tries it; and a plain table whose
 // rows validate judges in its quick lane. A ref quoted as CSV quotes a quote (`"12"" PAN"`) holds the
-// file's own quote: no warning.
+// file's own quote: no warning. Nor in an XLSX cell or a JSON string, which no quoting wraps: a quote
+// there is the cell's own text.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Trial, trialSteps, tryFeed } from '../helpers/feed-trial.js';
 import { useSandbox } from '../helpers/sandbox.js';
@@ -16,6 +18,7 @@ const plain = useSandbox();
 let dir: string;
 let trial: Trial;
 let table: Trial;
+let unquoted: Trial[];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'quoted-ref-'));
@@ -26,6 +29,23 @@ beforeAll(async () => {
     'prod_ref,prod_title\nQ-1,Lamp\nQ-2",Desk\n"12"" PAN",Pan\n"Pan 14""",Pan\nQ-5","Desk 12"" wide"\n',
   );
   table = await tryFeed(plain.sb, feed, { dir, profile: false, feed: ['--entity', 'products'] });
+  const json = join(dir, 'plain.ndjson');
+  await writeFile(
+    json,
+    '{"prod_ref":"J-1","prod_title":"Lamp"}\n{"prod_ref":"J-2\\"","prod_title":"Desk"}\n',
+  );
+  const workbook = new ExcelJS.Workbook();
+  const sheet = workbook.addWorksheet('Products');
+  sheet.addRows([
+    ['prod_ref', 'prod_title'],
+    ['X-1', 'Lamp'],
+    ['X-2"', 'Desk'],
+  ]);
+  const xlsx = join(dir, 'plain.xlsx');
+  await workbook.xlsx.writeFile(xlsx);
+  unquoted = [];
+  for (const file of [json, xlsx])
+    unquoted.push(await tryFeed(plain.sb, file, { dir, profile: false, feed: ['--entity', 'products'] }));
 }, 120_000);
 
 describe('a reference with a stray quote', () => {
@@ -72,5 +92,19 @@ describe('a reference with a stray quote', () => {
     expect(table.validate.lines[1]?.outcome).toBe('valid');
     // The row names no image: it is not among the rows written without one.
     expect(table.imported.summary).toMatchObject({ assetWarnings: 0 });
+  });
+
+  it("an XLSX cell or a JSON string: the quote is the cell's own, no warning; written as given", () => {
+    for (const [i, trial] of unquoted.entries()) {
+      const refs = i === 0 ? ['J-1', 'J-2"'] : ['X-1', 'X-2"'];
+      for (const [name, step] of Object.entries(trialSteps(trial))) {
+        expect(step.code, `${name}: ${step.stderr.join('\n')}`).toBe(0);
+        expect(
+          step.lines.map((l) => [l.ref, l.warnings ?? '']),
+          name,
+        ).toEqual(refs.map((ref) => [ref, '']));
+      }
+      expect(trial.imported.lines.map((l) => l.outcome)).toEqual(['created', 'created']);
+    }
   });
 });

@@ -80,6 +80,8 @@ export class ImportRun {
   constructor(
     private readonly options: RunningImport,
     unguardFormulas: boolean,
+    /** The source quotes cells (CSV): a quote in a ref may be a stray one (see CheckOptions). */
+    strayQuotes: boolean,
     private readonly recorder: RunRecorder,
     private readonly rejects: RejectsWriter | undefined,
     private readonly position: () => { bytesRead: number; totalBytes?: number; rowsMade?: number },
@@ -94,6 +96,7 @@ export class ImportRun {
       ...(options.strict !== undefined && { strict: options.strict }),
       defaultCommand: MODE_COMMAND[options.mode ?? 'upsert'],
       unguardFormulas,
+      strayQuotes,
     });
     const registrar = (): AssetRegistrar => {
       this.registrar ??= new AssetRegistrar(options.dam(), {

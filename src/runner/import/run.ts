@@ -169,6 +169,7 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     const run = new ImportRun(
       running,
       opened.format === 'csv' && options.raw !== true,
+      opened.format === 'csv',
       recorder,
       rejects,
       () => ({
