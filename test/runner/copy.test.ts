@@ -1,7 +1,8 @@
 // `catalog-io copy` between two sandboxes: the demo tenant into an empty one gives the same attribute
 // sets, layouts, categories, products, variants, custom entities and assets (field by field, ids mapped
 // by ref); a second copy writes nothing; `--since` after 5 edits writes exactly 5 records; a copy killed
-// with SIGKILL, or stopped by SIGINT, in the middle and resumed ends with the same tenant.
+// with SIGKILL, or stopped by SIGINT, in the middle and resumed ends with the same tenant; a second copy
+// between the same tenants, or a `--resume`, while one runs is refused (exit 75) and touches nothing.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +20,8 @@ const target = useTargetSandbox(demo);
 const slow = useTargetSandbox(demo, { latencyMs: 40 });
 // The same pace, for a copy stopped by Ctrl-C.
 const stopped = useTargetSandbox(demo, { latencyMs: 40 });
+// Slower still, for a second copy tried while the first runs.
+const busy = useTargetSandbox(demo, { latencyMs: 60 });
 const dir = useCliFolder('copy');
 
 const side = copySideFlags;
@@ -346,4 +349,41 @@ describe('catalog-io copy', () => {
     ).toBe(2);
     expect(same.stderr.join('\n')).toContain('--from and --to name the same tenant');
   });
+
+  it('a second copy, or copy --resume, beside a live copy is refused with exit 75 and makes no folder', async () => {
+    const child = startCli(
+      ['copy', ...side('from', demo.sb), ...side('to', busy.sb), '--to-concurrency', '1'],
+      { cwd: dir },
+    );
+    try {
+      // The live copy is in its records (its lock taken long before).
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const products = (await get(busy, 'catalogUrl', '/Products?$top=0')) as { '@count': number };
+        if (products['@count'] >= 1) break;
+        if (Date.now() > deadline) throw new Error(`no product written in 60 s: ${child.stderr()}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const folders = readdirSync(join(dir, '.catalog-io', 'copies')).sort();
+      for (const extra of [[], ['--resume']]) {
+        const out = memoryOutput();
+        const code = await main(
+          ['copy', ...side('from', demo.sb), ...side('to', busy.sb), '--json', ...extra],
+          out,
+        );
+        expect(code, out.stderr.join('\n')).toBe(75);
+        const said = JSON.parse(out.stdout.at(-1)!) as { code: string; error: string };
+        expect(said.code).toBe('LOCKED');
+        expect(said.error).toMatch(
+          new RegExp(
+            `^Another copy from \\S+ to this tenant is running: run copy-${child.child.pid} \\(pid ${child.child.pid} on .+, started .+\\)\\. Try again when it ends$`,
+          ),
+        );
+        expect(readdirSync(join(dir, '.catalog-io', 'copies')).sort()).toEqual(folders);
+      }
+    } finally {
+      child.child.kill('SIGINT');
+      await child.done;
+    }
+  }, 120_000);
 });

@@ -157,15 +157,13 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
         printResult(out, result, from, to, args);
         setExitCode(result.exitCode === EXIT_CODES.ok ? EXIT.OK : result.exitCode);
       } catch (err) {
-        // Another import of an entity into the target is running: as the import says it.
+        // Another copy between these tenants, or another import of an entity into the target, is running:
+        // as the import says it (a step cut by an import's lock goes on with copy --resume).
         if (!isCatalogIoError(err, 'LOCKED')) throw err;
-        out.error(`catalog-io: ${err.message} [LOCKED]; copy --resume goes on once it has finished`);
-        if (args.json)
-          printJsonEnd(out, {
-            code: 'LOCKED',
-            message: `${err.message}; copy --resume goes on once it has finished`,
-            exitCode: EXIT_CODES.locked,
-          });
+        const message =
+          err.details.copy === true ? err.message : `${err.message}; copy --resume goes on once it has finished`;
+        out.error(`catalog-io: ${message} [LOCKED]`);
+        if (args.json) printJsonEnd(out, { code: 'LOCKED', message, exitCode: EXIT_CODES.locked });
         setExitCode(EXIT_CODES.locked);
       } finally {
         progress?.stop();

@@ -10,10 +10,13 @@
 // entity's import resumes its own run). `--since` exports only what the changelogs name after the last
 // finished copy between the same two tenants.
 import { statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { CatalogClient } from '../../api/catalog.js';
 import { type CountersSnapshot, countedFromNow } from '../../api/counters.js';
 import type { DamClient } from '../../api/dam.js';
-import type { RunLockStore } from '../../lock/types.js';
+import { CatalogIoError, isCatalogIoError } from '../../errors.js';
+import { holderWords } from '../../lock/held.js';
+import type { HeldLock, LockHolder, RunLockStore } from '../../lock/types.js';
 import type { EntityModel, TenantModel } from '../../schema/model.js';
 import { openImportReport } from '../../writers/import-report.js';
 import { exportCatalog } from '../export/export.js';
@@ -89,6 +92,51 @@ export function copyOrder(model: TenantModel): EntityModel[] {
 }
 
 export async function copyTenant(options: CopyOptions): Promise<CopyResult> {
+  const plan = options.plan === true;
+  const lock = plan ? undefined : await lockCopy(options);
+  try {
+    return await copyLocked(options);
+  } finally {
+    await lock?.release();
+  }
+}
+
+/**
+ * One copy between two tenants at a time (a plan writes nothing to the target: it is not held back). A
+ * second one, a `copy --resume` beside the copy it would go on with or a copy started twice, would export
+ * to the same files and mark the same steps of the copy's folder while the first imports from them. Taken
+ * before the folder is made or read; a copy whose lock is lost stops as an import does.
+ */
+async function lockCopy(options: CopyOptions): Promise<HeldLock | undefined> {
+  const store = options.to.lockStore;
+  if (!store) return undefined;
+  const scope = { tenant: options.to.tenant, entity: `copy from ${options.from.name}` };
+  const holder: LockHolder = {
+    runId: `copy-${process.pid}`,
+    pid: process.pid,
+    host: hostname(),
+    startedAt: new Date().toISOString(),
+  };
+  const stop = options.stop;
+  let lock: HeldLock;
+  try {
+    lock = await store.acquire(scope, holder, { stopped: () => stop?.signal !== undefined });
+  } catch (err) {
+    if (!isCatalogIoError(err, 'LOCKED')) throw err;
+    const held = err.details.holder as LockHolder | undefined;
+    throw new CatalogIoError(
+      'LOCKED',
+      `Another copy from ${options.from.name} to this tenant is running: ${holderWords(held)}. Try again when it ends`,
+      { holder: held, scope, copy: true },
+    );
+  }
+  lock.lost.catch(() => {
+    if (stop) stop.lockLost = true;
+  });
+  return lock;
+}
+
+async function copyLocked(options: CopyOptions): Promise<CopyResult> {
   const { from, to } = options;
   const plan = options.plan === true;
   const folder = options.resume
