@@ -161,7 +161,9 @@ export const copyCommand: CommandFactory = (out, setExitCode) =>
         // as the import says it (a step cut by an import's lock goes on with copy --resume).
         if (!isCatalogIoError(err, 'LOCKED')) throw err;
         const message =
-          err.details.copy === true ? err.message : `${err.message}; copy --resume goes on once it has finished`;
+          err.details.copy === true
+            ? err.message
+            : `${err.message}; copy --resume goes on once it has finished`;
         out.error(`catalog-io: ${message} [LOCKED]`);
         if (args.json) printJsonEnd(out, { code: 'LOCKED', message, exitCode: EXIT_CODES.locked });
         setExitCode(EXIT_CODES.locked);
