@@ -1,12 +1,22 @@
 // The local file source (src/readers/sources/file.ts): a regular file is read with fs.read, the next
 // read asked for before the last one's chunks are parsed; a named pipe through a stream. The bytes are
 // the file's, in order; the file is closed at its end, or when the source is closed (once no read is in
-// flight), and not read after; timers run during a read.
+// flight), and not read after; timers run during a read. Standard input redirected from a file is read as
+// a file, from where it stands, its size known, and left open.
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync as closeFd, openSync as openFd, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  closeSync as closeFd,
+  openSync as openFd,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSource } from '../../src/readers/index.js';
 import { openFile } from '../../src/readers/sources/file.js';
@@ -118,5 +128,58 @@ describe('a named pipe', () => {
     await source.close();
     await exited;
     expect(text).toBe('sku,name\nA1,Chaise\nB2,Table\n');
+  });
+});
+
+describe('standard input redirected from a regular file', () => {
+  it('is read as a file from where it stands (a shell may have read a line), its size known, and left open', () => {
+    const content = Buffer.alloc(3 * 64 * 1024 + 777);
+    for (let i = 0; i < content.length; i++) content[i] = (i * 13 + (i >> 12)) & 0xff;
+    const path = join(dir, 'stdin.bin');
+    writeFileSync(path, content);
+    const script = join(dir, 'read-stdin.mts');
+    const source = fileURLToPath(new URL('../../src/readers/sources/file.ts', import.meta.url));
+    writeFileSync(
+      script,
+      [
+        "import { createHash } from 'node:crypto';",
+        "import { fstatSync } from 'node:fs';",
+        `import { openStdin } from ${JSON.stringify(source)};`,
+        'const stdin = openStdin();',
+        'const hash = createHash("sha256");',
+        'let chunks = 0;',
+        'for await (const chunk of stdin.chunks) { hash.update(chunk); chunks += 1; }',
+        'await stdin.close();',
+        'const open = fstatSync(0).isFile();',
+        'process.stdout.write(JSON.stringify({ total: stdin.totalBytes, read: stdin.bytesRead(), chunks, hash: hash.digest("hex"), open }));',
+      ].join('\n'),
+    );
+    const fd = openFd(path, 'r');
+    try {
+      // The first 1,000 bytes taken already: standard input starts after them.
+      readSync(fd, Buffer.alloc(1000), 0, 1000, null);
+      const out = execFileSync(process.execPath, ['--import', 'tsx', script], {
+        cwd: fileURLToPath(new URL('../../', import.meta.url)),
+        stdio: [fd, 'pipe', 'pipe'],
+        encoding: 'utf8',
+      });
+      const said = JSON.parse(out) as {
+        total: number;
+        read: number;
+        chunks: number;
+        hash: string;
+        open: boolean;
+      };
+      expect(said).toEqual({
+        total: content.length,
+        read: content.length - 1000,
+        // Read as a file is: chunks of at most 64 KB (a stream gives other sizes).
+        chunks: Math.ceil((content.length - 1000) / (64 * 1024)),
+        hash: createHash('sha256').update(content.subarray(1000)).digest('hex'),
+        open: true,
+      });
+    } finally {
+      closeFd(fd);
+    }
   });
 });

@@ -1,5 +1,5 @@
 // Local files and stdin as byte sources.
-import { closeSync, createReadStream, openSync, read } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, read } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { CatalogIoError } from '../../errors.js';
@@ -39,11 +39,13 @@ export async function openFile(path: string): Promise<ByteSource> {
 
 /**
  * A file descriptor until closed, and the read in flight on it: a number closed is not read again (the
- * system may give it to another file), and it is closed only once no read is in flight.
+ * system may give it to another file), and it is closed only once no read is in flight. `borrowed`:
+ * standard input, read from where it stands and never closed here.
  */
 interface OpenFile {
   fd: number | undefined;
   reading: Promise<unknown> | undefined;
+  borrowed?: true;
 }
 
 async function closeFile(file: OpenFile): Promise<void> {
@@ -51,12 +53,16 @@ async function closeFile(file: OpenFile): Promise<void> {
   if (fd === undefined) return;
   file.fd = undefined;
   await file.reading;
-  closeSync(fd);
+  if (!file.borrowed) closeSync(fd);
 }
 
-/** The chunks of a regular file from its start, each read asked for before the last one's are parsed. */
+/**
+ * The chunks of a regular file from its start (standard input: from where it stands), each read asked
+ * for before the last one's are parsed.
+ */
 async function* fileChunks(file: OpenFile, path: string): AsyncGenerator<Buffer> {
-  let position = 0;
+  // Standard input's own position (null): a shell may have read its first lines already.
+  let position: number | null = file.borrowed ? null : 0;
   const readNext = (): Promise<Buffer> => {
     const fd = file.fd;
     if (fd === undefined) return Promise.resolve(Buffer.alloc(0));
@@ -76,7 +82,7 @@ async function* fileChunks(file: OpenFile, path: string): AsyncGenerator<Buffer>
     for (;;) {
       const bytes = await next;
       if (bytes.length === 0) return;
-      position += bytes.length;
+      if (position !== null) position += bytes.length;
       next = readNext();
       for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
         if (file.fd === undefined) return;
@@ -114,8 +120,34 @@ async function readableFile(path: string): Promise<{ size: number; regular: bool
   }
 }
 
-export function openStdin(stdin: Readable = process.stdin): ByteSource {
-  return fromStream(stdin, 'stdin', '', undefined);
+/**
+ * Standard input: `stdin` when given, else the process's. Redirected from a regular file (`validate - <
+ * feed.csv`), it is read as a local file is (its size known for progress and the duplicate table, no
+ * stream's machinery), from where it stands, and left open; a pipe or a terminal is read as a stream.
+ */
+export function openStdin(stdin?: Readable): ByteSource {
+  const size = stdin === undefined ? regularStdinSize() : undefined;
+  if (size === undefined) return fromStream(stdin ?? process.stdin, 'stdin', '', undefined);
+  const file: OpenFile = { fd: 0, reading: undefined, borrowed: true };
+  const { chunks, count } = counted(fileChunks(file, 'stdin'));
+  return {
+    name: 'stdin',
+    fileName: '',
+    chunks,
+    totalBytes: size,
+    bytesRead: count,
+    close: () => closeFile(file),
+  };
+}
+
+/** The size of the regular file standard input reads from, or undefined (a pipe, a terminal, none). */
+function regularStdinSize(): number | undefined {
+  try {
+    const info = fstatSync(0);
+    return info.isFile() ? info.size : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `chunkBytes`: larger chunks from the stream are handed out in pieces of at most this size. */
