@@ -44,6 +44,20 @@ const cases: Array<{ name: string; bytes: () => Buffer; format: string; sizes: n
     sizes: [1, 2, 3, 5, 7, 64],
   },
   {
+    // Read by our own split, a record cut between two chunks read apart from the rest of the chunk.
+    name: 'quote-free CSV (CRLF, empty cells, accents, a quoted line late)',
+    bytes: () => {
+      const lines = ['sku;name;size;tags'];
+      // Past the head the reader looks at first (64 KB) in one piece.
+      for (let i = 0; i < 6000; i++)
+        lines.push(`S-${i};Th\u00e9 ${i % 7 ? i : ''};${i % 3 ? 'M' : ''};a|b|${i}`);
+      lines.push('S-6000;"quoted; late";L;x');
+      return Buffer.from(`${lines.join('\r\n')}\r\n`, 'utf8');
+    },
+    format: 'csv',
+    sizes: [3, 7, 64, 4096],
+  },
+  {
     name: 'CSV in UTF-16 LE with BOM',
     bytes: () => iconv.encode('sku,name\nA,\u00e9t\u00e9\nB,\u65e5\u672c\n', 'utf-16le', { addBOM: true }),
     format: 'csv',

@@ -34,6 +34,25 @@ describe('plainRecords', () => {
     );
   });
 
+  it('from a line start, after records read apart: the same records as the text from there', () => {
+    // The reader reads a record split between two chunks apart, then the rest of the chunk in place.
+    const text = fc
+      .array(fc.constantFrom('a', 'b', ',', ';', '\n', '\u00e9'), { maxLength: 60 })
+      .map((chars) => chars.join(''));
+    fc.assert(
+      fc.property(text, fc.nat(), fc.constantFrom(',', ';', '::'), (input, pick, delimiter) => {
+        const starts = [0, ...[...input.matchAll(/\n/g)].map((m) => m.index + 1)];
+        const start = starts[pick % starts.length]!;
+        const rest = plainRecords(input.slice(start), delimiter, true);
+        expect(plainRecords(input, delimiter, true, start, [['before']])).toEqual({
+          records: [['before'], ...rest.records],
+          consumed: start + rest.consumed,
+        });
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('keeps the last line for the next chunk, or reads it at the end', () => {
     expect(plainRecords('a,b\nc,d\ne', ',', true)).toEqual({
       records: [
