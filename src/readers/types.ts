@@ -41,9 +41,11 @@ export interface SourceRow {
  * every row of a large file costs more than reading it.
  */
 export class TableRow implements SourceRow {
-  error?: { code: string; message: string };
-  escapedQuotes?: readonly string[];
-  private named: Record<string, Cell> | undefined;
+  // Declared, not defined: set on few rows, they take no room in the others (a row of a large file is
+  // made hundreds of thousands of times).
+  declare error?: { code: string; message: string };
+  declare escapedQuotes?: readonly string[];
+  declare private named?: Record<string, Cell>;
   /**
    * Made when someone asks for it, for a CSV row (`line 17`): a large file's rows are mostly judged by
    * their line number alone (the duplicate check), and a string per row costs time.

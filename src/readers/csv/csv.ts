@@ -212,21 +212,25 @@ async function* batchesOfRows(
 ): AsyncGenerator<SourceRow[]> {
   let batch = first;
   for (;;) {
-    const rows: SourceRow[] = [];
     const { records, lines, tooLarge, malformed, escapedQuotes } = batch;
-    if (tooLarge) rows.push(tooLargeRow(tooLarge, headers, settings, counter));
+    // As long as the batch can need (pushed one by one, the array was made again eight times on the way).
+    const rows = new Array<SourceRow>(records.length + (tooLarge ? 1 : 0));
+    let n = 0;
+    if (tooLarge) rows[n++] = tooLargeRow(tooLarge, headers, settings, counter);
     try {
       for (let i = 0; i < records.length; i++) {
         const row = dataRow(records[i]!, lines[i]!, headers, settings, counter);
         if (row && malformed?.includes(i)) row.error = malformedQuotes(records[i]!, lines[i]!, headers);
         const escaped = escapedQuotes?.get(i);
         if (row && escaped) row.escapedQuotes = escaped;
-        if (row) rows.push(row);
+        if (row) rows[n++] = row;
       }
     } catch (err) {
+      rows.length = n;
       if (rows.length > 0) yield rows;
       throw err;
     }
+    rows.length = n;
     if (rows.length > 0) yield rows;
     const next = await batches.next();
     if (next.done) return;
