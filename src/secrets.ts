@@ -76,7 +76,9 @@ export function redactText(text: string): string {
 /** The record itself when no text field needs redacting (the usual case), else a redacted copy. */
 export function redactFields<T extends object>(record: T): T {
   let out: Record<string, unknown> | undefined;
-  for (const [key, value] of Object.entries(record)) {
+  // By key, not Object.entries (a pair per field): this runs for every line of a journal and report.
+  for (const key in record) {
+    const value: unknown = record[key];
     if (typeof value !== 'string') continue;
     const safe = redactText(value);
     if (safe === value) continue;

@@ -15,7 +15,9 @@ export const MAX_REPORT_FIELD = 4096;
  */
 export function shownFields<T extends object>(record: T): T {
   let out: Record<string, unknown> | undefined;
-  for (const [key, value] of Object.entries(record)) {
+  // By key, not Object.entries: a pair per field of every report line was a tenth of what a plan allocated.
+  for (const key in record) {
+    const value: unknown = record[key];
     if (typeof value !== 'string') continue;
     const shown = redactText(value.length > MAX_REPORT_FIELD ? cut(value) : value);
     if (shown === value) continue;
