@@ -10,7 +10,7 @@ import { shownFields } from '../writers/bounds.js';
 import type { RejectsWriter } from '../writers/rejects.js';
 import type { Outcome, ReportLine, ReportWriter } from '../writers/report.js';
 import { AssetCheck, type AssetFindings } from './asset-check.js';
-import { type RowChecker, rowWarnings, type TopProblem } from './check.js';
+import { type RowChecker, rowWarnings, type TopProblem, whereOf } from './check.js';
 import type { ReferenceCheck, RowRefs, Unresolved } from './references.js';
 
 /** A summary before its first row. */
@@ -135,7 +135,7 @@ export async function checkRows(
       else {
         // Counted by kind, without the value or the row it names (the summary groups them).
         for (const u of unknown)
-          checker.countKind(`column "${u.column}": ${u.brief ?? briefOf(u)}`, () => h.row.location.text);
+          checker.countKind(`column "${u.column}": ${u.brief ?? briefOf(u)}`, whereOf(h.row));
         await emit(h.row, withMissing(line, unknown), 'invalid');
       }
     }
@@ -191,8 +191,7 @@ export async function checkRows(
         if (found.leftOut.length > 0 && failOnAssets) {
           // `--on-asset-error fail`: the import fails the row for them.
           errors = found.leftOut.map(assetIssue);
-          for (const e of errors)
-            checker.countKind(fullSentence(undefined, e.column, e.brief), () => row.location.text);
+          for (const e of errors) checker.countKind(fullSentence(undefined, e.column, e.brief), whereOf(row));
           outcome = 'invalid';
         } else if (found.leftOut.length > 0) {
           const said = found.leftOut.map((l) => `${l.message}: the import writes the record without it`);

@@ -10,7 +10,7 @@ import type { KnownStates } from '../../runs/known-states.js';
 import { fullSentence } from '../../schema/messages.js';
 import { shownFields } from '../../writers/bounds.js';
 import type { RejectsWriter } from '../../writers/rejects.js';
-import { RowChecker } from '../check.js';
+import { RowChecker, whereOf } from '../check.js';
 import { AssetRegistrar } from './assets.js';
 import type { CreatedCategories } from './category-paths.js';
 import { registerDraftAssets } from './draft-assets.js';
@@ -376,7 +376,7 @@ export class ImportRun {
       const kind = failed?.problem
         ? fullSentence(undefined, failed.problem.column, failed.problem.brief)
         : (failed?.kind ?? failed?.message ?? line.message);
-      this.checker.countKind(kind, () => row.location.text);
+      this.checker.countKind(kind, whereOf(row));
     } else if (line.outcome === 'invalid') this.errors += 1;
     if (leftOutAssets(line)) this.warned += 1;
     if (this.options.waitForImages) this.noteImages(row, results);
