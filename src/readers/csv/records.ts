@@ -315,7 +315,10 @@ export function quotedRecords(
   if (length === 0) return { records, consumed: 0, breaks };
   let consumed = 0;
   let at = 0;
-  let cells: string[] = [];
+  // As in plainRecords: a record's cells go into an array as long as the record before had.
+  let count = 1;
+  let cells = new Array<string>(count);
+  let n = 0;
   let nextDelimiter = input.indexOf(delimiter);
   let nextBreak = input.indexOf('\n');
   for (;;) {
@@ -350,20 +353,22 @@ export function quotedRecords(
         nextBreak = input.indexOf('\n', nextBreak + 1);
       }
       const cell = quotedCell(at, close, doubled);
+      cells[n++] = cell;
       if (endsText) {
-        cells.push(cell);
+        if (n < cells.length) cells.length = n;
         commit();
         records.push(cells);
         return done(length);
       }
       if (input.startsWith(delimiter, close + 1)) {
-        cells.push(cell);
         at = close + 1 + width;
       } else if (input.charCodeAt(close + 1) === NEWLINE) {
-        cells.push(cell);
+        if (n < cells.length) cells.length = n;
         commit();
         records.push(cells);
-        cells = [];
+        count = n;
+        cells = new Array<string>(count);
+        n = 0;
         at = close + 2;
         consumed = at;
       } else return undefined;
@@ -372,16 +377,19 @@ export function quotedRecords(
       continue;
     }
     if (nextDelimiter !== -1 && (nextDelimiter < nextBreak || nextBreak === -1)) {
-      cells.push(input.slice(at, nextDelimiter));
+      cells[n++] = input.slice(at, nextDelimiter);
       at = nextDelimiter + width;
       nextDelimiter = input.indexOf(delimiter, at);
       continue;
     }
     if (nextBreak !== -1) {
-      cells.push(input.slice(at, nextBreak));
+      cells[n++] = input.slice(at, nextBreak);
+      if (n < cells.length) cells.length = n;
       commit();
       records.push(cells);
-      cells = [];
+      count = n;
+      cells = new Array<string>(count);
+      n = 0;
       at = nextBreak + 1;
       consumed = at;
       nextBreak = input.indexOf('\n', at);
@@ -389,7 +397,8 @@ export function quotedRecords(
     }
     // The text after the last break: a record only when the text is all there is.
     if (ignoreLastRow) return done(consumed);
-    cells.push(input.slice(at));
+    cells[n++] = input.slice(at);
+    if (n < cells.length) cells.length = n;
     commit();
     records.push(cells);
     return done(length);
