@@ -128,6 +128,21 @@ async function tenant(fixture: SandboxFixture): Promise<Record<string, unknown>>
   return out;
 }
 
+/** Waits until the live copy `child` has written `count` products into `fixture` (60 s at most). */
+async function untilProducts(
+  fixture: SandboxFixture,
+  count: number,
+  child: { stderr(): string },
+): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const products = (await get(fixture, 'catalogUrl', '/Products?$top=0')) as { '@count': number };
+    if (products['@count'] >= count) return;
+    if (Date.now() > deadline) throw new Error(`no product written in 60 s: ${child.stderr()}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** Images registered by the copy are processed in the background: wait until none is. */
 async function processed(fixture: SandboxFixture): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -247,13 +262,7 @@ describe('catalog-io copy', () => {
       { cwd: dir },
     );
     // Killed once some products are in (the categories are, the products are being written).
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const products = (await get(slow, 'catalogUrl', '/Products?$top=0')) as { '@count': number };
-      if (products['@count'] >= 3) break;
-      if (Date.now() > deadline) throw new Error(`no product written in 60 s: ${child.stderr()}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await untilProducts(slow, 3, child);
     child.child.kill('SIGKILL');
     const killed = await child.done;
     expect(killed.code).toBeNull();
@@ -276,13 +285,7 @@ describe('catalog-io copy', () => {
       ['copy', ...side('from', demo.sb), ...side('to', stopped.sb), '--to-concurrency', '1'],
       { cwd: dir },
     );
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const products = (await get(stopped, 'catalogUrl', '/Products?$top=0')) as { '@count': number };
-      if (products['@count'] >= 3) break;
-      if (Date.now() > deadline) throw new Error(`no product written in 60 s: ${child.stderr()}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await untilProducts(stopped, 3, child);
     const signalled = Date.now();
     child.child.kill('SIGINT');
     const ended = await child.done;
@@ -357,13 +360,7 @@ describe('catalog-io copy', () => {
     );
     try {
       // The live copy is in its records (its lock taken long before).
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const products = (await get(busy, 'catalogUrl', '/Products?$top=0')) as { '@count': number };
-        if (products['@count'] >= 1) break;
-        if (Date.now() > deadline) throw new Error(`no product written in 60 s: ${child.stderr()}`);
-        await new Promise((r) => setTimeout(r, 5));
-      }
+      await untilProducts(busy, 1, child);
       const folders = readdirSync(join(dir, '.catalog-io', 'copies')).sort();
       for (const extra of [[], ['--resume']]) {
         const out = memoryOutput();
