@@ -25,16 +25,13 @@ export async function openFile(path: string): Promise<ByteSource> {
   } catch (err) {
     throw unreadable(path, err);
   }
-  const { chunks, count } = counted(fileChunks(file, path));
-  return {
-    name: path,
-    fileName: path.toLowerCase(),
-    path,
-    chunks,
-    totalBytes: size,
-    bytesRead: count,
-    close: () => closeFile(file),
-  };
+  return { ...fileSource(file, path, path.toLowerCase(), size), path };
+}
+
+/** The byte source of an open file (a path's, or standard input's), read by `fileChunks`. */
+function fileSource(file: OpenFile, name: string, fileName: string, size: number): ByteSource {
+  const { chunks, count } = counted(fileChunks(file, name));
+  return { name, fileName, chunks, totalBytes: size, bytesRead: count, close: () => closeFile(file) };
 }
 
 /**
@@ -128,16 +125,7 @@ async function readableFile(path: string): Promise<{ size: number; regular: bool
 export function openStdin(stdin?: Readable): ByteSource {
   const size = stdin === undefined ? regularStdinSize() : undefined;
   if (size === undefined) return fromStream(stdin ?? process.stdin, 'stdin', '', undefined);
-  const file: OpenFile = { fd: 0, reading: undefined, borrowed: true };
-  const { chunks, count } = counted(fileChunks(file, 'stdin'));
-  return {
-    name: 'stdin',
-    fileName: '',
-    chunks,
-    totalBytes: size,
-    bytesRead: count,
-    close: () => closeFile(file),
-  };
+  return fileSource({ fd: 0, reading: undefined, borrowed: true }, 'stdin', '', size);
 }
 
 /** The size of the regular file standard input reads from, or undefined (a pipe, a terminal, none). */

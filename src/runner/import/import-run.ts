@@ -79,9 +79,11 @@ export class ImportRun {
 
   constructor(
     private readonly options: RunningImport,
-    unguardFormulas: boolean,
-    /** The source quotes cells (CSV): a quote in a ref may be a stray one (see CheckOptions). */
-    strayQuotes: boolean,
+    /**
+     * The source is CSV: its export's formula guard comes off text cells (unless `raw`), and a quote in a
+     * ref may be a stray one (see CheckOptions).
+     */
+    csv: boolean,
     private readonly recorder: RunRecorder,
     private readonly rejects: RejectsWriter | undefined,
     private readonly position: () => { bytesRead: number; totalBytes?: number; rowsMade?: number },
@@ -95,8 +97,8 @@ export class ImportRun {
       profile: options.profile,
       ...(options.strict !== undefined && { strict: options.strict }),
       defaultCommand: MODE_COMMAND[options.mode ?? 'upsert'],
-      unguardFormulas,
-      strayQuotes,
+      unguardFormulas: csv && options.raw !== true,
+      strayQuotes: csv,
     });
     const registrar = (): AssetRegistrar => {
       this.registrar ??= new AssetRegistrar(options.dam(), {

@@ -168,7 +168,6 @@ export async function importFile(request: ImportOptions, carried?: PlannedRecord
     const source = opened;
     const run = new ImportRun(
       running,
-      opened.format === 'csv' && options.raw !== true,
       opened.format === 'csv',
       recorder,
       rejects,
